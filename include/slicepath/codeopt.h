@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * slicepath code option ABI: what a slice developer implements.
+ *
+ * A code option parses the slice's own header (the inner packet, i.e. the
+ * UDP payload of the substrate encapsulation) into a 112-bit lookup key, and
+ * after the lookup rewrites that header from the matching filter's result.
+ * The framework owns everything else: substrate decap, the lookup itself,
+ * the outer header, queueing and transmission.
+ *
+ * Both callbacks work on bursts. On entry to parse() every packet's data
+ * offset is at the inner header and its sp_meta has verdict SP_FORWARD.
+ * A code option may mark a packet SP_EXCEPTION (hand it to the slice's slow
+ * path) or SP_DROP with a reason; the framework counts it by that reason and
+ * skips it in every later stage. format() is called only with the packets
+ * that matched a filter (verdict still SP_FORWARD, sp_meta.result filled).
+ *
+ * Callbacks run on forwarding lcores: they must not block, allocate from the
+ * heap, take locks or make system calls.
+ */
+#ifndef SLICEPATH_CODEOPT_H
+#define SLICEPATH_CODEOPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_mbuf.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bump on any incompatible change of this header. */
+#define SP_CODEOPT_ABI 1
+
+/* The lookup key: 112 bits, opaque to the lookup engine. Bytes compare in
+ * order, so put the field that prefixes are taken on first, in network order.
+ */
+#define SP_KEY_BYTES 14
+struct sp_key {
+	uint8_t b[SP_KEY_BYTES];
+};
+
+#define SP_RESULT_DATA_BYTES 8
+
+/* What a filter yields. Endpoint and queue are slice-relative: the framework
+ * maps them to the node's endpoints and physical queues, so a slice can only
+ * ever send from its own endpoints into its own queues.
+ */
+struct sp_result {
+	uint16_t endpoint; /* index into the slice's endpoints */
+	uint16_t queue;    /* slice-relative queue id */
+	uint32_t nh_ip;    /* next hop IPv4 address, network byte order */
+	uint16_t nh_port;  /* next hop UDP port, network byte order */
+	uint8_t data[SP_RESULT_DATA_BYTES]; /* slice-defined, for format() */
+};
+
+enum sp_verdict {
+	SP_FORWARD = 0,
+	SP_EXCEPTION, /* to the slice's slow path */
+	SP_DROP,
+};
+
+/*
+ * Why a packet left the fast path. One list for the whole node so every
+ * counter has a single name; code options use the generic ones.
+ */
+enum sp_reason {
+	SP_REASON_NONE = 0,
+	/* substrate (framework) */
+	SP_REASON_TRUNCATED,     /* frame shorter than its headers say */
+	SP_REASON_NOT_IPV4,      /* neither IPv4 nor ARP */
+	SP_REASON_OTHER_MAC,     /* unicast to a MAC that is not the port's */
+	SP_REASON_BAD_IP_HEADER, /* outer IPv4 version, length or checksum wrong */
+	SP_REASON_FRAGMENT,      /* outer IPv4 fragment */
+	SP_REASON_NOT_LOCAL,     /* outer destination is not one of the node's addresses */
+	SP_REASON_NOT_UDP,       /* to a node address, neither UDP nor ICMP echo */
+	SP_REASON_NO_ENDPOINT,   /* no endpoint reserved on that UDP port */
+	SP_REASON_ARP_IGNORED,   /* ARP neither for us nor a reply we asked for */
+	SP_REASON_ICMP_IGNORED,  /* ICMP to the node other than echo request */
+	/* code option (generic) */
+	SP_REASON_MALFORMED,     /* inner header makes no sense */
+	SP_REASON_BAD_HDR_LEN,   /* inner header length field wrong */
+	SP_REASON_BAD_CHECKSUM,  /* inner header checksum wrong */
+	SP_REASON_TTL_EXPIRED,   /* TTL or hop limit would reach zero */
+	SP_REASON_OPTIONS,       /* header options: slow path work */
+	SP_REASON_UNSUPPORTED,   /* valid, but not handled by the fast path */
+	/* lookup and output (framework) */
+	SP_REASON_MISS,          /* no filter matched */
+	SP_REASON_BAD_RESULT,    /* filter names an endpoint or queue the slice lacks */
+	SP_REASON_NO_NEIGHBOR,   /* next hop MAC not (yet) resolved */
+	SP_REASON_QUEUE_FULL,    /* queue over its threshold */
+	SP_REASON_RING_FULL,     /* ring between lcores full */
+	SP_REASON_TX_FULL,       /* port did not take the packet */
+	SP_REASON_NO_SLOW_PATH,  /* exception with no slow-path channel to take it */
+	SP_REASON_MAX
+};
+
+/* Per-packet state, in the mbuf private area. */
+struct sp_meta {
+	uint16_t slice;    /* node slice id */
+	uint16_t in_ep;    /* node endpoint id the packet arrived on */
+	uint8_t verdict;   /* enum sp_verdict */
+	uint8_t reason;    /* enum sp_reason, when not SP_FORWARD */
+	uint16_t out_port; /* output port, set by the framework */
+	uint32_t queue;    /* physical queue, set by the framework */
+	uint32_t filter;   /* matched filter, set by the lookup */
+	struct sp_key key; /* set by parse() */
+	struct sp_result result; /* set by the lookup */
+};
+
+static inline struct sp_meta *
+sp_meta(struct rte_mbuf *m)
+{
+	return (struct sp_meta *)rte_mbuf_to_priv(m);
+}
+
+static inline void
+sp_meta_exception(struct rte_mbuf *m, enum sp_reason reason)
+{
+	struct sp_meta *meta = sp_meta(m);
+
+	meta->verdict = SP_EXCEPTION;
+	meta->reason = (uint8_t)reason;
+}
+
+static inline void
+sp_meta_drop(struct rte_mbuf *m, enum sp_reason reason)
+{
+	struct sp_meta *meta = sp_meta(m);
+
+	meta->verdict = SP_DROP;
+	meta->reason = (uint8_t)reason;
+}
+
+/* A slice, as a code option sees it. */
+struct sp_slice;
+
+uint16_t sp_slice_id(const struct sp_slice *s);
+/* The slice's private memory block (SPP's per-slice SRAM), written by its
+ * slow path with mem.write; zeroed at creation. */
+void *sp_slice_mem(struct sp_slice *s);
+size_t sp_slice_mem_size(const struct sp_slice *s);
+/* A pointer the code option may keep per slice (set in slice_init). */
+void *sp_slice_priv(struct sp_slice *s);
+void sp_slice_set_priv(struct sp_slice *s, void *priv);
+
+struct sp_codeopt {
+	const char *name;
+	uint32_t abi_version; /* SP_CODEOPT_ABI */
+	/* Optional; called off the fast path. Return 0 or a negative errno. */
+	int (*slice_init)(struct sp_slice *s);
+	void (*slice_fini)(struct sp_slice *s);
+	/* Required: fill sp_meta(pkts[i])->key, or mark an exception or drop. */
+	void (*parse)(struct sp_slice *s, struct rte_mbuf **pkts, uint16_t n);
+	/* Required: rewrite the inner header from sp_meta(pkts[i])->result. */
+	void (*format)(struct sp_slice *s, struct rte_mbuf **pkts, uint16_t n);
+};
+
+/* Make a code option known to the daemon by name. Returns 0, -EINVAL for a
+ * malformed descriptor, -EEXIST for a taken name, -ENOTSUP for another ABI. */
+int sp_codeopt_register(const struct sp_codeopt *co);
+
+/* Register at load time: works for built-in code options and for shared
+ * objects the daemon loads at start-up. */
+#define SP_CODEOPT_REGISTER(co)                                                                    \
+	RTE_INIT(sp_codeopt_register_##co)                                                         \
+	{                                                                                          \
+		sp_codeopt_register(&(co));                                                        \
+	}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SLICEPATH_CODEOPT_H */

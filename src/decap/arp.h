@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Private to src/decap: the node's own address on a port, and the answers to
+ * ARP and ICMP echo that decap.c hands over to arp.c. Each *_input function
+ * either turns the mbuf into the reply or passes it up (appending it to out)
+ * and returns SP_REASON_NONE, or returns why the frame is to be dropped and
+ * leaves freeing it to the caller.
+ */
+#ifndef SP_DECAP_ARP_H
+#define SP_DECAP_ARP_H
+
+#include <stdint.h>
+
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+
+#include <slicepath/codeopt.h>
+
+#include "decap.h"
+
+struct sp_port_addr {
+	uint32_t ip_be; /* 0: the port has no address */
+	struct rte_ether_addr mac;
+};
+
+/* NULL when port is out of range. */
+const struct sp_port_addr *sp_decap_port_addr(const struct sp_decap_table *t, uint16_t port);
+
+/* An ARP frame that passed the destination MAC check. */
+enum sp_reason sp_arp_input(const struct sp_port_addr *a, uint16_t port, struct rte_mbuf *m,
+			    struct sp_decap_out *out);
+
+/*
+ * An ICMP packet to the port's address; ip is its validated IPv4 header and
+ * the mbuf is already trimmed to the IPv4 total length.
+ */
+enum sp_reason sp_icmp_input(const struct sp_port_addr *a, struct rte_mbuf *m,
+			     struct rte_ipv4_hdr *ip, struct sp_decap_out *out);
+
+#endif

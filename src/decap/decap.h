@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Substrate decapsulation (SPP Line Card, receive side). The endpoint table
+ * maps (port, destination IPv4, destination UDP port) to (slice, endpoint);
+ * a matching frame's outer Ethernet/IPv4/UDP headers are stripped by moving
+ * the data offset, so the slice's code option starts at its own header.
+ * ARP requests and ICMP echo requests for the node's addresses are answered
+ * in place (the same mbuf becomes the reply). Everything else is counted by
+ * reason and dropped.
+ */
+#ifndef SP_DECAP_H
+#define SP_DECAP_H
+
+#include <stdint.h>
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#include "../stats/stats.h"
+
+#define SP_BURST 32
+
+/* Outer header the framework strips and writes: Ethernet + IPv4 (no options) + UDP. */
+#define SP_OUTER_HDR_LEN (RTE_ETHER_HDR_LEN + 20 + 8)
+
+struct sp_decap_table;
+
+struct sp_decap_table *sp_decap_create(const char *name, uint32_t max_endpoints, int socket);
+void sp_decap_free(struct sp_decap_table *t);
+
+/* The node's own address on a port (ARP, ICMP echo, destination check). */
+int sp_decap_set_port(struct sp_decap_table *t, uint16_t port, uint32_t ip_be,
+		      const struct rte_ether_addr *mac);
+
+/*
+ * The RCU variable the lcores running sp_decap_burst() report quiescent states
+ * on. A deleted endpoint's slot is then reused only after every reader has
+ * moved on. Without one, sp_decap_del_endpoint() reuses the slot at once, which
+ * is safe only while no lcore reads the table. Returns 0 or a negative errno.
+ */
+struct rte_rcu_qsbr;
+int sp_decap_set_rcu(struct sp_decap_table *t, struct rte_rcu_qsbr *v);
+
+/* One writer (management thread); lookups never wait. -EEXIST if taken, -ENOSPC when full. */
+int sp_decap_add_endpoint(struct sp_decap_table *t, uint16_t port, uint32_t ip_be,
+			  uint16_t udp_port_be, uint16_t slice, uint16_t endpoint);
+int sp_decap_del_endpoint(struct sp_decap_table *t, uint16_t port, uint32_t ip_be,
+			  uint16_t udp_port_be);
+
+struct sp_decap_out {
+	uint16_t nb_fwd;   /* for slices: sp_meta slice and in_ep set, data at inner header */
+	uint16_t nb_reply; /* ARP replies and ICMP echo replies to send out the same port */
+	uint16_t nb_learn; /* ARP replies addressed to us, for the neighbor table */
+	struct rte_mbuf *fwd[SP_BURST];
+	struct rte_mbuf *reply[SP_BURST];
+	struct rte_mbuf *learn[SP_BURST];
+};
+
+/*
+ * Classify a received burst (n <= SP_BURST) from one port. Counts port rx,
+ * slice rx, endpoint rx and drop reasons into st; frees what it drops.
+ * One rte_hash bulk lookup per burst.
+ */
+void sp_decap_burst(const struct sp_decap_table *t, uint16_t port, struct rte_mbuf **pkts,
+		    uint16_t n, struct sp_decap_out *out, struct sp_lcore_stats *st);
+
+/* Build an ARP request for ip_be from the port's address (management thread). */
+struct rte_mbuf *sp_arp_request(const struct sp_decap_table *t, struct rte_mempool *mp,
+				uint16_t port, uint32_t ip_be);
+
+/* Read the sender of an ARP reply handed up in sp_decap_out.learn. */
+int sp_arp_reply_sender(const struct rte_mbuf *m, uint32_t *ip_be, struct rte_ether_addr *mac);
+
+#endif

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Neighbor table on a lock-free rte_hash. The MAC lives in the hash's 8-byte
+ * data pointer itself: nothing to allocate or free, and an update is one
+ * atomic store, so a reader sees either the old or the new MAC, never half.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_bitops.h>
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_hash.h>
+#include <rte_malloc.h>
+
+#include "neigh.h"
+
+/* rte_hash refuses tables smaller than one bucket. */
+#define HASH_MIN_ENTRIES 8
+
+struct neigh_key {
+	uint32_t ip_be;
+	uint16_t port;
+	uint16_t pad; /* always 0: keys are compared and hashed as bytes */
+};
+
+struct sp_neigh {
+	struct rte_hash *h;
+	uint32_t entries; /* capacity asked for; the hash may be rounded up */
+};
+
+static struct neigh_key
+neigh_key(uint16_t port, uint32_t ip_be)
+{
+	return (struct neigh_key){.ip_be = ip_be, .port = port, .pad = 0};
+}
+
+static void *
+mac_pack(const struct rte_ether_addr *mac)
+{
+	uint64_t v = 0;
+
+	RTE_BUILD_BUG_ON(sizeof(void *) < sizeof(v));
+	memcpy(&v, mac->addr_bytes, RTE_ETHER_ADDR_LEN);
+	return (void *)(uintptr_t)v;
+}
+
+static void
+mac_unpack(const void *data, struct rte_ether_addr *mac)
+{
+	uint64_t v = (uintptr_t)data;
+
+	memcpy(mac->addr_bytes, &v, RTE_ETHER_ADDR_LEN);
+}
+
+struct sp_neigh *
+sp_neigh_create(const char *name, uint32_t entries, int socket)
+{
+	struct rte_hash_parameters p = {
+		.name = name,
+		.entries = RTE_MAX(entries, (uint32_t)HASH_MIN_ENTRIES),
+		.key_len = sizeof(struct neigh_key),
+		.socket_id = socket,
+		/* One writer, readers never wait; extendable buckets so that all
+		 * `entries` fit whatever their hashes. */
+		.extra_flag =
+			RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF | RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
+	};
+	struct sp_neigh *n;
+
+	if (name == NULL || entries == 0) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	n = rte_zmalloc_socket("sp_neigh", sizeof(*n), 0, socket);
+	if (n == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	n->h = rte_hash_create(&p);
+	if (n->h == NULL) {
+		rte_free(n);
+		return NULL;
+	}
+	n->entries = entries;
+	return n;
+}
+
+void
+sp_neigh_free(struct sp_neigh *n)
+{
+	if (n == NULL)
+		return;
+	rte_hash_free(n->h);
+	rte_free(n);
+}
+
+int
+sp_neigh_set(struct sp_neigh *n, uint16_t port, uint32_t ip_be, const struct rte_ether_addr *mac)
+{
+	const struct neigh_key key = neigh_key(port, ip_be);
+	int32_t ret;
+
+	/* Entries are never deleted, so the hash's count is exact. */
+	if (rte_hash_lookup(n->h, &key) < 0 && (uint32_t)rte_hash_count(n->h) >= n->entries)
+		return -ENOSPC;
+	/* Adding a present key replaces its data in place. */
+	ret = rte_hash_add_key_data(n->h, &key, mac_pack(mac));
+	return ret < 0 ? ret : 0;
+}
+
+int
+sp_neigh_get(const struct sp_neigh *n, uint16_t port, uint32_t ip_be, struct rte_ether_addr *mac)
+{
+	const struct neigh_key key = neigh_key(port, ip_be);
+	void *data;
+
+	if (rte_hash_lookup_data(n->h, &key, &data) < 0)
+		return -ENOENT;
+	mac_unpack(data, mac);
+	return 0;
+}
+
+uint64_t
+sp_neigh_get_bulk(const struct sp_neigh *n, const uint16_t *ports, const uint32_t *ips_be,
+		  uint16_t count, struct rte_ether_addr *found)
+{
+	struct neigh_key keys[RTE_HASH_LOOKUP_BULK_MAX];
+	const void *key_ptrs[RTE_HASH_LOOKUP_BULK_MAX];
+	void *data[RTE_HASH_LOOKUP_BULK_MAX];
+	uint64_t hits = 0;
+	uint16_t i;
+
+	/* The hit mask has 64 bits: a longer list cannot be answered. */
+	count = RTE_MIN(count, (uint16_t)RTE_HASH_LOOKUP_BULK_MAX);
+	if (count == 0)
+		return 0;
+	for (i = 0; i < count; i++) {
+		keys[i] = neigh_key(ports[i], ips_be[i]);
+		key_ptrs[i] = &keys[i];
+	}
+	if (rte_hash_lookup_bulk_data(n->h, key_ptrs, count, &hits, data) < 0)
+		return 0;
+	for (i = 0; i < count; i++)
+		if (hits & RTE_BIT64(i))
+			mac_unpack(data[i], &found[i]);
+	return hits;
+}
+
+int32_t
+sp_neigh_next(const struct sp_neigh *n, uint32_t *iter, uint16_t *port, uint32_t *ip_be,
+	      struct rte_ether_addr *mac)
+{
+	const void *key;
+	void *data;
+	const struct neigh_key *k;
+	int32_t pos = rte_hash_iterate(n->h, &key, &data, iter);
+
+	if (pos < 0)
+		return pos;
+	k = key;
+	*port = k->port;
+	*ip_be = k->ip_be;
+	mac_unpack(data, mac);
+	return pos;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Neighbor table: (port, IPv4) -> MAC of a next hop. One writer (the
+ * management thread: static entries from the config, ARP replies the LC
+ * lcore passed up), lock-free readers on forwarding lcores.
+ */
+#ifndef SP_NEIGH_H
+#define SP_NEIGH_H
+
+#include <stdint.h>
+
+#include <rte_ether.h>
+
+struct sp_neigh;
+
+struct sp_neigh *sp_neigh_create(const char *name, uint32_t entries, int socket);
+void sp_neigh_free(struct sp_neigh *n);
+
+/* Writer side (one thread). Returns 0, -ENOSPC when full. */
+int sp_neigh_set(struct sp_neigh *n, uint16_t port, uint32_t ip_be, const struct rte_ether_addr *mac);
+
+/* Reader side, lock-free. Returns 0 and the MAC, or -ENOENT. */
+int sp_neigh_get(const struct sp_neigh *n, uint16_t port, uint32_t ip_be, struct rte_ether_addr *mac);
+
+/* Bulk form for a burst: hit mask bit i set when found[i] was written. */
+uint64_t sp_neigh_get_bulk(const struct sp_neigh *n, const uint16_t *ports, const uint32_t *ips_be,
+			   uint16_t count, struct rte_ether_addr *found);
+
+/* Iterate entries (off the fast path). Returns next position or -ENOENT at the end. */
+int32_t sp_neigh_next(const struct sp_neigh *n, uint32_t *iter, uint16_t *port, uint32_t *ip_be,
+		      struct rte_ether_addr *mac);
+
+#endif

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * slicepathd: the fast-path daemon. Reads the JSON config, starts DPDK,
+ * builds the node, launches the forwarding lcores and runs the management
+ * thread on the main lcore until SIGINT or SIGTERM.
+ *
+ *   slicepathd -c FILE [--check-config] [-- EXTRA_EAL_ARGS...]
+ *
+ * Exit status: 0 after a clean shutdown (or a valid --check-config), 1 for
+ * an invalid config, 2 when DPDK or a port cannot start.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+
+#include "main/config.h"
+#include "mgmt/mgmt.h"
+#include "pipeline/node.h"
+#include "pipeline/pipeline.h"
+#include "stats/stats.h"
+
+enum { EXIT_CONFIG = 1, EXIT_RUNTIME = 2 };
+
+static struct sp_node node;
+
+static void
+on_signal(int sig __rte_unused)
+{
+	node.quit = true;
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: slicepathd -c FILE [--check-config] [-- EXTRA_EAL_ARGS...]\n"
+		   "  -c, --config FILE   the node's JSON config (docs/config.md)\n"
+		   "      --check-config  validate FILE (and its code options), then exit\n"
+		   "  -h, --help          this text\n"
+		   "  -V, --version       print the version\n"
+		   "Arguments after -- are appended to the config's \"eal\" arguments.\n");
+}
+
+static int
+load_codeopt_libs(const struct sp_config *cfg)
+{
+	for (uint16_t i = 0; i < cfg->nb_codeopt_libs; i++) {
+		/* Registration happens in the object's constructor. */
+		if (dlopen(cfg->codeopt_libs[i], RTLD_NOW | RTLD_GLOBAL) == NULL) {
+			fprintf(stderr, "slicepathd: codeopt_libs[%u]: cannot load: %s\n", i,
+				dlerror());
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int
+check_codeopts(const struct sp_config *cfg)
+{
+	char names[256];
+
+	for (uint16_t i = 0; i < cfg->nb_slices; i++) {
+		if (sp_codeopt_find(cfg->slices[i].codeopt) != NULL)
+			continue;
+		sp_codeopt_names(names, sizeof(names));
+		fprintf(stderr, "slicepathd: slices[%u].codeopt: unknown code option \"%s\"; use "
+				"one of: %s (or load it with \"codeopt_libs\")\n",
+			i, cfg->slices[i].codeopt, names);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool
+has_lcore_option(const struct sp_config *cfg, int extra_argc, char **extra_argv)
+{
+	static const char *const opts[] = {"-l", "-c", "--lcores"};
+
+	for (unsigned int k = 0; k < RTE_DIM(opts); k++) {
+		for (int i = 0; i < cfg->eal_argc; i++)
+			if (strncmp(cfg->eal_argv[i], opts[k], strlen(opts[k])) == 0)
+				return true;
+		for (int i = 0; i < extra_argc; i++)
+			if (strncmp(extra_argv[i], opts[k], strlen(opts[k])) == 0)
+				return true;
+	}
+	return false;
+}
+
+/* argv for rte_eal_init: the config's "eal", the command line's extras, and
+ * "-l 0,<workers>" unless an lcore option was given. */
+static int
+eal_start(const struct sp_config *cfg, const char *argv0, int extra_argc, char **extra_argv)
+{
+	static char lcores[256];
+	char *argv[SP_MAX_EAL_ARGS * 2 + 4];
+	int argc = 0, off;
+
+	argv[argc++] = (char *)argv0;
+	for (int i = 0; i < cfg->eal_argc; i++)
+		argv[argc++] = cfg->eal_argv[i];
+	for (int i = 0; i < extra_argc && argc < (int)RTE_DIM(argv) - 3; i++)
+		argv[argc++] = extra_argv[i];
+	if (!has_lcore_option(cfg, extra_argc, extra_argv)) {
+		off = snprintf(lcores, sizeof(lcores), "0");
+		for (unsigned int i = 0; i < cfg->nb_lcores; i++)
+			off += snprintf(lcores + off, sizeof(lcores) - off, ",%u", cfg->lcores[i].id);
+		argv[argc++] = "-l";
+		argv[argc++] = lcores;
+	}
+	argv[argc] = NULL;
+	return rte_eal_init(argc, argv);
+}
+
+static int
+check_lcores(const struct sp_config *cfg)
+{
+	for (unsigned int i = 0; i < cfg->nb_lcores; i++) {
+		unsigned int id = cfg->lcores[i].id;
+
+		if (id == rte_get_main_lcore()) {
+			fprintf(stderr, "slicepathd: lcores[%u].id: lcore %u is the main lcore, which "
+					"runs the management thread; pick another id\n", i, id);
+			return -EINVAL;
+		}
+		if (!rte_lcore_is_enabled(id)) {
+			fprintf(stderr, "slicepathd: lcores[%u].id: lcore %u is not among the EAL's "
+					"lcores; add it to -l/--lcores or drop that option\n", i, id);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int
+run(const struct sp_config *cfg)
+{
+	char err[SP_CONFIG_ERR_LEN];
+	uint16_t slices = 0;
+
+	if (sp_stats_init() < 0) {
+		fprintf(stderr, "slicepathd: out of memory for counters\n");
+		return EXIT_RUNTIME;
+	}
+	if (sp_node_init(&node, cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "slicepathd: %s\n", err);
+		return EXIT_RUNTIME;
+	}
+	if (sp_telemetry_init(&node) < 0)
+		fprintf(stderr, "slicepathd: telemetry commands unavailable\n");
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	for (unsigned int i = 0; i < cfg->nb_lcores; i++)
+		rte_eal_remote_launch(sp_lcore_main, &node, cfg->lcores[i].id);
+	for (unsigned int i = 0; i < SP_MAX_SLICES; i++)
+		slices += node.slices[i] != NULL;
+	fprintf(stderr, "slicepathd: forwarding on %u port(s) with %u slice(s), %u NPE(s), %u "
+			"lcore(s)\n", node.nb_ports, slices, node.nb_npes, cfg->nb_lcores);
+	sp_mgmt_run(&node);
+	rte_eal_mp_wait_lcore();
+	sp_node_fini(&node);
+	sp_stats_fini();
+	fprintf(stderr, "slicepathd: stopped\n");
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"check-config", no_argument, NULL, 'k'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	static struct sp_config cfg;
+	char err[SP_CONFIG_ERR_LEN];
+	const char *path = NULL;
+	bool check_only = false;
+	int opt, rc;
+
+	while ((opt = getopt_long(argc, argv, "c:hV", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'c': path = optarg; break;
+		case 'k': check_only = true; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("slicepathd %s\n", SP_VERSION); return 0;
+		default: usage(stderr); return EXIT_CONFIG;
+		}
+	}
+	if (path == NULL) {
+		fprintf(stderr, "slicepathd: no config file; give one with -c FILE\n");
+		usage(stderr);
+		return EXIT_CONFIG;
+	}
+	if (sp_config_load(path, &cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "slicepathd: %s\n", err);
+		return EXIT_CONFIG;
+	}
+	if (load_codeopt_libs(&cfg) < 0 || check_codeopts(&cfg) < 0) {
+		sp_config_free(&cfg);
+		return EXIT_CONFIG;
+	}
+	if (check_only) {
+		printf("slicepathd: %s is valid\n", path);
+		sp_config_free(&cfg);
+		return 0;
+	}
+	if (eal_start(&cfg, argv[0], argc - optind, argv + optind) < 0) {
+		fprintf(stderr, "slicepathd: DPDK's EAL did not start: %s; check the \"eal\" "
+				"arguments, hugepages (or add --no-huge -m 1024) and that no other "
+				"DPDK process uses the same --file-prefix\n",
+			rte_strerror(rte_errno));
+		sp_config_free(&cfg);
+		return EXIT_RUNTIME;
+	}
+	rc = check_lcores(&cfg) < 0 ? EXIT_CONFIG : run(&cfg);
+	rte_eal_cleanup();
+	sp_config_free(&cfg);
+	return rc;
+}

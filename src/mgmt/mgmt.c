@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "mgmt.h"
+
+#include <time.h>
+
+#include <rte_cycles.h>
+#include <rte_log.h>
+
+RTE_LOG_REGISTER_SUFFIX(sp_mgmt_logtype, mgmt, INFO);
+#define MGMT_LOG(level, ...) rte_log(RTE_LOG_##level, sp_mgmt_logtype, "mgmt: " __VA_ARGS__)
+
+#define MAX_PENDING 256
+#define POLL_NS 2000000 /* 2 ms: ARP answers and requests need no more */
+#define BURST 32
+
+/* Next hops being resolved: ask once a second until answered. */
+struct pending {
+	uint16_t port;
+	uint32_t ip_be;
+	uint64_t last_tsc; /* 0: free slot */
+};
+
+struct mgmt {
+	struct sp_node *node;
+	struct pending pending[MAX_PENDING];
+	bool full_logged;
+};
+
+static void
+learn(struct mgmt *g)
+{
+	struct rte_mbuf *pkts[BURST];
+	unsigned int n = rte_ring_dequeue_burst(g->node->learn_ring, (void **)pkts, BURST, NULL);
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct rte_ether_addr mac;
+		uint32_t ip;
+
+		if (sp_arp_reply_sender(pkts[i], &ip, &mac) == 0 &&
+		    sp_neigh_set(g->node->neigh, pkts[i]->port, ip, &mac) < 0)
+			MGMT_LOG(WARNING, "neighbor table full; cannot learn a neighbor\n");
+	}
+	rte_pktmbuf_free_bulk(pkts, n);
+}
+
+static struct pending *
+pending_slot(struct mgmt *g, uint16_t port, uint32_t ip)
+{
+	struct pending *free_slot = NULL;
+
+	for (unsigned int i = 0; i < MAX_PENDING; i++) {
+		struct pending *p = &g->pending[i];
+
+		if (p->last_tsc != 0 && p->port == port && p->ip_be == ip)
+			return p;
+		if (p->last_tsc == 0 && free_slot == NULL)
+			free_slot = p;
+	}
+	if (free_slot == NULL && !g->full_logged) {
+		MGMT_LOG(WARNING, "more than %d next hops unresolved at once\n", MAX_PENDING);
+		g->full_logged = true;
+	}
+	return free_slot;
+}
+
+static void
+collect_requests(struct mgmt *g)
+{
+	void *reqs[BURST];
+	unsigned int n = rte_ring_dequeue_burst(g->node->resolve_ring, reqs, BURST, NULL);
+
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t r = (uint64_t)(uintptr_t)reqs[i];
+		uint16_t port = (uint16_t)(r >> 32);
+		uint32_t ip = (uint32_t)r;
+		struct pending *p = pending_slot(g, port, ip);
+
+		if (p != NULL && p->last_tsc == 0)
+			*p = (struct pending){.port = port, .ip_be = ip, .last_tsc = 1};
+	}
+}
+
+/* Ask for every pending next hop not asked for within the last second; forget
+ * those that got resolved. */
+static void
+send_requests(struct mgmt *g)
+{
+	uint64_t now = rte_get_timer_cycles(), hz = rte_get_timer_hz();
+
+	for (unsigned int i = 0; i < MAX_PENDING; i++) {
+		struct pending *p = &g->pending[i];
+		struct rte_ether_addr mac;
+		struct rte_mbuf *m;
+
+		if (p->last_tsc == 0)
+			continue;
+		if (sp_neigh_get(g->node->neigh, p->port, p->ip_be, &mac) == 0) {
+			p->last_tsc = 0;
+			continue;
+		}
+		if (p->last_tsc != 1 && now - p->last_tsc < hz)
+			continue;
+		p->last_tsc = now;
+		m = sp_arp_request(g->node->decap, g->node->pool, p->port, p->ip_be);
+		if (m != NULL && rte_ring_enqueue(g->node->ctrl_tx_ring, m) < 0)
+			rte_pktmbuf_free(m);
+	}
+}
+
+void
+sp_mgmt_run(struct sp_node *node)
+{
+	struct mgmt g = {.node = node};
+	const struct timespec poll = {.tv_sec = 0, .tv_nsec = POLL_NS};
+
+	while (!node->quit) {
+		learn(&g);
+		collect_requests(&g);
+		send_requests(&g);
+		nanosleep(&poll, NULL);
+	}
+}

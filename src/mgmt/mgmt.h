@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The management thread (SPP's Management Processor): runs on the main
+ * lcore, never forwards. It learns neighbors from the ARP replies the LC
+ * lcore hands up, sends ARP requests for next hops the NPEs could not
+ * resolve, and serves DPDK telemetry (/slicepath/... commands).
+ */
+#ifndef SP_MGMT_H
+#define SP_MGMT_H
+
+#include "../pipeline/node.h"
+
+/* Run until node->quit is set. */
+void sp_mgmt_run(struct sp_node *node);
+
+/* Register the /slicepath/... telemetry commands for this node. */
+int sp_telemetry_init(const struct sp_node *node);
+
+#endif

@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * /slicepath/... DPDK telemetry commands, so dpdk-telemetry.py and any
+ * telemetry client read the node's counters. Callbacks run in DPDK's
+ * telemetry thread and only read: counters are summed over lcores on read.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_telemetry.h>
+
+#include "../stats/stats.h"
+#include "mgmt.h"
+
+static const struct sp_node *tnode;
+
+static void
+add_counter(struct rte_tel_data *d, const char *prefix, const struct sp_counter *c)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s_pkts", prefix);
+	rte_tel_data_add_dict_u64(d, name, c->pkts);
+	snprintf(name, sizeof(name), "%s_bytes", prefix);
+	rte_tel_data_add_dict_u64(d, name, c->bytes);
+}
+
+static void
+add_ipv4(struct rte_tel_data *d, const char *name, uint32_t ip_be)
+{
+	const uint8_t *b = (const uint8_t *)&ip_be;
+	char s[16];
+
+	snprintf(s, sizeof(s), "%u.%u.%u.%u", b[0], b[1], b[2], b[3]);
+	rte_tel_data_add_dict_string(d, name, s);
+}
+
+static void
+add_mac(struct rte_tel_data *d, const char *name, const struct rte_ether_addr *mac)
+{
+	char s[RTE_ETHER_ADDR_FMT_SIZE];
+
+	rte_ether_format_addr(s, sizeof(s), mac);
+	rte_tel_data_add_dict_string(d, name, s);
+}
+
+static const struct sp_slice *
+find_slice(const char *param)
+{
+	char *end;
+	unsigned long id;
+
+	if (param == NULL || *param == '\0')
+		return NULL;
+	for (unsigned int i = 0; i < SP_MAX_SLICES; i++)
+		if (tnode->slices[i] != NULL && strcmp(tnode->slices[i]->name, param) == 0)
+			return tnode->slices[i];
+	id = strtoul(param, &end, 10);
+	return *end == '\0' && id < SP_MAX_SLICES ? tnode->slices[id] : NULL;
+}
+
+static int
+cmd_info(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
+{
+	unsigned int slices = 0;
+
+	for (unsigned int i = 0; i < SP_MAX_SLICES; i++)
+		slices += tnode->slices[i] != NULL;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "version", SP_VERSION);
+	rte_tel_data_add_dict_string(d, "state", tnode->quit ? "stopping" : "running");
+	rte_tel_data_add_dict_u64(d, "ports", tnode->nb_ports);
+	rte_tel_data_add_dict_u64(d, "slices", slices);
+	rte_tel_data_add_dict_u64(d, "npes", tnode->nb_npes);
+	rte_tel_data_add_dict_u64(d, "endpoints", tnode->nb_endpoints);
+	return 0;
+}
+
+static int
+cmd_ports(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
+{
+	rte_tel_data_start_dict(d);
+	for (uint16_t p = 0; p < tnode->nb_ports; p++) {
+		const struct sp_port *port = &tnode->ports[p];
+		struct rte_tel_data *c = rte_tel_data_alloc();
+		struct sp_port_stats ps;
+
+		if (c == NULL)
+			return -ENOMEM;
+		sp_stats_port(p, &ps);
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_u64(c, "port_id", port->port_id);
+		add_ipv4(c, "ipv4", port->ip_be);
+		add_mac(c, "mac", &port->mac);
+		rte_tel_data_add_dict_u64(c, "rate_bps", port->rate_bps);
+		add_counter(c, "rx", &ps.rx);
+		add_counter(c, "tx", &ps.tx);
+		add_counter(c, "tx_drop", &ps.tx_drop);
+		rte_tel_data_add_dict_container(d, port->name, c, 0);
+	}
+	return 0;
+}
+
+static int
+cmd_drops(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
+{
+	uint64_t reasons[SP_REASON_MAX];
+
+	sp_stats_reasons(reasons);
+	rte_tel_data_start_dict(d);
+	for (unsigned int r = SP_REASON_NONE + 1; r < SP_REASON_MAX; r++)
+		rte_tel_data_add_dict_u64(d, sp_reason_name(r), reasons[r]);
+	return 0;
+}
+
+static void
+add_slice_fields(struct rte_tel_data *d, const struct sp_slice *s, const struct sp_slice_stats *ss)
+{
+	rte_tel_data_add_dict_u64(d, "id", s->id);
+	rte_tel_data_add_dict_string(d, "codeopt", s->co->name);
+	rte_tel_data_add_dict_u64(d, "npe", s->npe);
+	add_counter(d, "rx", &ss->rx);
+	add_counter(d, "fwd", &ss->fwd);
+	add_counter(d, "exception", &ss->exception);
+	add_counter(d, "drop", &ss->drop);
+}
+
+static int
+cmd_slices(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
+{
+	rte_tel_data_start_dict(d);
+	for (unsigned int i = 0; i < SP_MAX_SLICES; i++) {
+		const struct sp_slice *s = tnode->slices[i];
+		struct rte_tel_data *c;
+		struct sp_slice_stats ss;
+
+		if (s == NULL)
+			continue;
+		c = rte_tel_data_alloc();
+		if (c == NULL)
+			return -ENOMEM;
+		sp_stats_slice(s->id, &ss);
+		rte_tel_data_start_dict(c);
+		add_slice_fields(c, s, &ss);
+		rte_tel_data_add_dict_container(d, s->name, c, 0);
+	}
+	return 0;
+}
+
+static int
+cmd_slice(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	const struct sp_slice *s = find_slice(params);
+	struct rte_tel_data *reasons;
+	struct sp_slice_stats ss;
+
+	if (s == NULL)
+		return -EINVAL;
+	reasons = rte_tel_data_alloc();
+	if (reasons == NULL)
+		return -ENOMEM;
+	sp_stats_slice(s->id, &ss);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "name", s->name);
+	add_slice_fields(d, s, &ss);
+	rte_tel_data_start_dict(reasons);
+	for (unsigned int r = SP_REASON_NONE + 1; r < SP_REASON_MAX; r++)
+		rte_tel_data_add_dict_u64(reasons, sp_reason_name(r), ss.reason[r]);
+	rte_tel_data_add_dict_container(d, "reasons", reasons, 0);
+	return 0;
+}
+
+static int
+cmd_endpoints(const char *cmd __rte_unused, const char *params __rte_unused,
+	      struct rte_tel_data *d)
+{
+	rte_tel_data_start_dict(d);
+	for (uint16_t e = 0; e < tnode->nb_endpoints && e < RTE_TEL_MAX_DICT_ENTRIES; e++) {
+		const struct sp_endpoint *ep = &tnode->endpoints[e];
+		struct rte_tel_data *c = rte_tel_data_alloc();
+		struct sp_endpoint_stats es;
+		char name[8];
+
+		if (c == NULL)
+			return -ENOMEM;
+		sp_stats_endpoint(e, &es);
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_string(c, "slice", tnode->slices[ep->slice]->name);
+		rte_tel_data_add_dict_string(c, "port", tnode->ports[ep->port].name);
+		add_ipv4(c, "ipv4", ep->ip_be);
+		rte_tel_data_add_dict_u64(c, "udp_port", rte_be_to_cpu_16(ep->udp_port_be));
+		add_counter(c, "rx", &es.rx);
+		add_counter(c, "tx", &es.tx);
+		snprintf(name, sizeof(name), "%u", e);
+		rte_tel_data_add_dict_container(d, name, c, 0);
+	}
+	return 0;
+}
+
+static int
+cmd_filters(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	const struct sp_slice *s = find_slice(params);
+	const struct sp_lookup *t;
+	unsigned int shown = 0;
+	uint32_t pos = 0;
+
+	if (s == NULL)
+		return -EINVAL;
+	t = tnode->npes[s->npe].lookup;
+	rte_tel_data_start_dict(d);
+	while (shown < RTE_TEL_MAX_DICT_ENTRIES && sp_lookup_next(t, s->id, &pos) == 0) {
+		struct sp_filter f;
+		uint64_t hits;
+		char name[12];
+
+		if (sp_lookup_read(t, s->id, pos, &f, &hits) == 0) {
+			snprintf(name, sizeof(name), "%u", pos);
+			rte_tel_data_add_dict_u64(d, name, hits);
+			shown++;
+		}
+		pos++;
+	}
+	return 0;
+}
+
+static int
+cmd_queues(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	const struct sp_slice *s = find_slice(params);
+
+	if (s == NULL)
+		return -EINVAL;
+	rte_tel_data_start_dict(d);
+	for (uint16_t q = 0; q < s->queue_quota; q++) {
+		struct sp_qm_queue_stats qs;
+		struct rte_tel_data *c;
+		char name[8];
+
+		if (s->qmap[q] == SP_QUEUE_UNBOUND ||
+		    sp_qm_queue_stats(tnode->npes[s->npe].qm, s->qmap[q], &qs) < 0)
+			continue;
+		c = rte_tel_data_alloc();
+		if (c == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_u64(c, "phys", s->qmap[q]);
+		rte_tel_data_add_dict_string(c, "port", tnode->ports[s->qport[q]].name);
+		rte_tel_data_add_dict_u64(c, "enq_pkts", qs.enq_pkts);
+		rte_tel_data_add_dict_u64(c, "enq_bytes", qs.enq_bytes);
+		rte_tel_data_add_dict_u64(c, "sent_pkts", qs.sent_pkts);
+		rte_tel_data_add_dict_u64(c, "sent_bytes", qs.sent_bytes);
+		rte_tel_data_add_dict_u64(c, "drop_pkts", qs.drop_pkts);
+		rte_tel_data_add_dict_u64(c, "drop_bytes", qs.drop_bytes);
+		rte_tel_data_add_dict_u64(c, "len_pkts", qs.len_pkts);
+		rte_tel_data_add_dict_u64(c, "len_bytes", qs.len_bytes);
+		snprintf(name, sizeof(name), "%u", q);
+		rte_tel_data_add_dict_container(d, name, c, 0);
+	}
+	return 0;
+}
+
+static int
+cmd_neighbors(const char *cmd __rte_unused, const char *params __rte_unused,
+	      struct rte_tel_data *d)
+{
+	struct rte_ether_addr mac;
+	unsigned int shown = 0;
+	uint32_t iter = 0, ip;
+	uint16_t port;
+
+	rte_tel_data_start_dict(d);
+	while (shown++ < RTE_TEL_MAX_DICT_ENTRIES &&
+	       sp_neigh_next(tnode->neigh, &iter, &port, &ip, &mac) >= 0) {
+		const uint8_t *b = (const uint8_t *)&ip;
+		char name[64];
+
+		snprintf(name, sizeof(name), "%s/%u.%u.%u.%u", tnode->ports[port].name, b[0], b[1],
+			 b[2], b[3]);
+		add_mac(d, name, &mac);
+	}
+	return 0;
+}
+
+static const struct {
+	const char *cmd;
+	telemetry_cb fn;
+	const char *help;
+} commands[] = {
+	{"/slicepath/info", cmd_info, "Node summary. Takes no parameters."},
+	{"/slicepath/ports", cmd_ports, "Per-port addresses and counters. Takes no parameters."},
+	{"/slicepath/drops", cmd_drops,
+	 "Packets that left the fast path, by reason. Takes no parameters."},
+	{"/slicepath/slices", cmd_slices, "Per-slice counters. Takes no parameters."},
+	{"/slicepath/slice", cmd_slice, "One slice with counters by reason. Parameter: name or id."},
+	{"/slicepath/endpoints", cmd_endpoints, "Endpoints and counters. Takes no parameters."},
+	{"/slicepath/filters", cmd_filters, "Hit count per filter position. Parameter: slice."},
+	{"/slicepath/queues", cmd_queues, "A slice's queues and counters. Parameter: slice."},
+	{"/slicepath/neighbors", cmd_neighbors, "Resolved next hops. Takes no parameters."},
+};
+
+int
+sp_telemetry_init(const struct sp_node *node)
+{
+	tnode = node;
+	for (unsigned int i = 0; i < RTE_DIM(commands); i++) {
+		int rc = rte_telemetry_register_cmd(commands[i].cmd, commands[i].fn,
+						    commands[i].help);
+
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}

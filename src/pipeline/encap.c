@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_udp.h>
+
+#include "pipeline.h"
+
+#define OUTER_TTL 64
+
+struct outer_hdr {
+	struct rte_ether_hdr eth;
+	struct rte_ipv4_hdr ip;
+	struct rte_udp_hdr udp;
+} __rte_packed __rte_aligned(2);
+
+/* Map the slice-relative endpoint and queue of the result to node ones; a
+ * filter naming what the slice does not own is the slice's error, counted. */
+static bool
+map_result(const struct sp_node *node, const struct sp_slice *s, struct sp_meta *meta,
+	   const struct sp_endpoint **ep)
+{
+	uint16_t e = meta->result.endpoint, q = meta->result.queue;
+
+	if (e >= s->nb_endpoints || q >= s->queue_quota || s->qmap[q] == SP_QUEUE_UNBOUND)
+		return false;
+	*ep = &node->endpoints[s->endpoints[e]];
+	if (s->qport[q] != (*ep)->port)
+		return false;
+	meta->out_port = (*ep)->port;
+	meta->queue = s->qmap[q];
+	return true;
+}
+
+static void
+write_outer(struct rte_mbuf *m, const struct sp_port *port, const struct sp_endpoint *ep,
+	    const struct sp_result *res, const struct rte_ether_addr *nh_mac)
+{
+	uint16_t inner = (uint16_t)rte_pktmbuf_pkt_len(m);
+	struct outer_hdr *h = (struct outer_hdr *)rte_pktmbuf_prepend(m, sizeof(*h));
+
+	rte_ether_addr_copy(nh_mac, &h->eth.dst_addr);
+	rte_ether_addr_copy(&port->mac, &h->eth.src_addr);
+	h->eth.ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	h->ip.version_ihl = RTE_IPV4_VHL_DEF;
+	h->ip.type_of_service = 0;
+	h->ip.total_length = rte_cpu_to_be_16(inner + sizeof(h->ip) + sizeof(h->udp));
+	h->ip.packet_id = 0;
+	h->ip.fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+	h->ip.time_to_live = OUTER_TTL;
+	h->ip.next_proto_id = IPPROTO_UDP;
+	h->ip.src_addr = ep->ip_be;
+	h->ip.dst_addr = res->nh_ip;
+	h->ip.hdr_checksum = 0;
+	h->ip.hdr_checksum = rte_ipv4_cksum(&h->ip);
+	h->udp.src_port = ep->udp_port_be;
+	h->udp.dst_port = res->nh_port;
+	h->udp.dgram_len = rte_cpu_to_be_16(inner + sizeof(h->udp));
+	/* Zero: "no checksum", valid for UDP over IPv4, and the inner header
+	 * carries its own. */
+	h->udp.dgram_cksum = 0;
+}
+
+/* Ask the management thread to resolve a next hop; if its ring is full a
+ * later packet asks again. */
+static void
+request_resolution(const struct sp_node *node, uint16_t port, uint32_t ip_be)
+{
+	uint64_t req = (uint64_t)port << 32 | ip_be;
+
+	rte_ring_enqueue(node->resolve_ring, (void *)(uintptr_t)req);
+}
+
+void
+sp_encap_burst(const struct sp_node *node, const struct sp_slice *s, struct rte_mbuf **pkts,
+	       uint16_t n)
+{
+	const struct sp_endpoint *eps[SP_BURST];
+	struct rte_ether_addr macs[SP_BURST];
+	uint16_t ports[SP_BURST];
+	uint32_t ips[SP_BURST];
+	uint16_t idx[SP_BURST];
+	uint16_t k = 0;
+	uint64_t hit;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct sp_meta *meta = sp_meta(pkts[i]);
+
+		if (meta->verdict != SP_FORWARD)
+			continue;
+		if (!map_result(node, s, meta, &eps[k])) {
+			sp_meta_drop(pkts[i], SP_REASON_BAD_RESULT);
+			continue;
+		}
+		if (rte_pktmbuf_headroom(pkts[i]) < sizeof(struct outer_hdr)) {
+			sp_meta_drop(pkts[i], SP_REASON_MALFORMED);
+			continue;
+		}
+		ports[k] = meta->out_port;
+		ips[k] = meta->result.nh_ip;
+		idx[k++] = i;
+	}
+	if (k == 0)
+		return;
+	hit = sp_neigh_get_bulk(node->neigh, ports, ips, k, macs);
+	for (uint16_t j = 0; j < k; j++) {
+		struct rte_mbuf *m = pkts[idx[j]];
+
+		if (!(hit & (1ULL << j))) {
+			sp_meta_drop(m, SP_REASON_NO_NEIGHBOR);
+			request_resolution(node, ports[j], ips[j]);
+			continue;
+		}
+		write_outer(m, &node->ports[ports[j]], eps[j], &sp_meta(m)->result, &macs[j]);
+	}
+}

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The forwarding lcore loop. An lcore may hold the LC role (all ports: rx,
+ * decap, demux, tx) and any number of NPEs. NPEs on the LC lcore are called
+ * directly (run to completion); the others are fed and drained through
+ * their rings.
+ */
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_log.h>
+#include <rte_malloc.h>
+
+#include "pipeline.h"
+
+RTE_LOG_REGISTER_SUFFIX(sp_pipeline_logtype, pipeline, INFO);
+#define PIPE_LOG(level, ...) rte_log(RTE_LOG_##level, sp_pipeline_logtype, "pipeline: " __VA_ARGS__)
+
+#define TX_BUFFER_SIZE 64
+
+struct tx_port {
+	struct rte_eth_dev_tx_buffer *buf;
+	struct sp_lcore_stats *st;
+	uint16_t port;
+};
+
+struct lcore_ctx {
+	struct sp_node *node;
+	struct sp_lcore_stats *st;
+	bool lc;
+	uint16_t nb_npes;
+	struct sp_npe *npes[SP_MAX_NPES];
+	struct tx_port tx[SP_MAX_PORTS];
+	unsigned int rcu_thread;
+};
+
+/* Frames the port would not take: uncount them from tx, count the drop. */
+static void
+tx_refused(struct rte_mbuf **unsent, uint16_t count, void *userdata)
+{
+	struct tx_port *tx = userdata;
+	struct sp_port_stats *ps = &tx->st->port[tx->port];
+
+	for (uint16_t i = 0; i < count; i++) {
+		ps->tx.pkts--;
+		ps->tx.bytes -= rte_pktmbuf_pkt_len(unsent[i]);
+		sp_counter_add(&ps->tx_drop, unsent[i]);
+	}
+	tx->st->reason[SP_REASON_TX_FULL] += count;
+	rte_pktmbuf_free_bulk(unsent, count);
+}
+
+static void
+tx_one(struct lcore_ctx *c, uint16_t port, struct rte_mbuf *m)
+{
+	sp_counter_add(&c->st->port[port].tx, m);
+	rte_eth_tx_buffer(c->node->ports[port].port_id, 0, c->tx[port].buf, m);
+}
+
+static void
+tx_burst(struct lcore_ctx *c, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++)
+		tx_one(c, port, pkts[i]);
+}
+
+/* SPP's switch from Line Card to NPE: by the slice's NPE. */
+static void
+demux(struct lcore_ctx *c, struct rte_mbuf **pkts, uint16_t n)
+{
+	const struct sp_node *node = c->node;
+	struct rte_mbuf *per_npe[SP_MAX_NPES][SP_BURST];
+	uint16_t cnt[SP_MAX_NPES] = {0};
+
+	for (uint16_t i = 0; i < n; i++) {
+		const struct sp_slice *s = node->slices[sp_meta(pkts[i])->slice];
+		/* A slice deleted meanwhile: its NPE drops it, counted. */
+		uint16_t npe = s != NULL ? s->npe : 0;
+
+		per_npe[npe][cnt[npe]++] = pkts[i];
+	}
+	for (uint16_t e = 0; e < node->nb_npes; e++) {
+		struct sp_npe *npe = &c->node->npes[e];
+		uint16_t sent;
+
+		if (cnt[e] == 0)
+			continue;
+		if (npe->on_lc) {
+			sp_npe_process(node, npe, per_npe[e], cnt[e], c->st);
+			continue;
+		}
+		sent = (uint16_t)rte_ring_enqueue_burst(npe->rx_ring, (void **)per_npe[e], cnt[e],
+							NULL);
+		for (uint16_t i = sent; i < cnt[e]; i++)
+			sp_meta_drop(per_npe[e][i], SP_REASON_RING_FULL);
+		sp_retire_burst(&per_npe[e][sent], cnt[e] - sent, c->st);
+	}
+}
+
+static void
+lc_rx(struct lcore_ctx *c)
+{
+	struct sp_node *node = c->node;
+	struct rte_mbuf *pkts[SP_BURST];
+	struct sp_decap_out out;
+
+	for (uint16_t p = 0; p < node->nb_ports; p++) {
+		uint16_t n = rte_eth_rx_burst(node->ports[p].port_id, 0, pkts, SP_BURST);
+		unsigned int learned;
+
+		if (n == 0)
+			continue;
+		sp_decap_burst(node->decap, p, pkts, n, &out, c->st);
+		tx_burst(c, p, out.reply, out.nb_reply);
+		learned = rte_ring_enqueue_burst(node->learn_ring, (void **)out.learn,
+						 out.nb_learn, NULL);
+		/* The management thread is behind; a later reply teaches the same. */
+		rte_pktmbuf_free_bulk(&out.learn[learned], out.nb_learn - learned);
+		demux(c, out.fwd, out.nb_fwd);
+	}
+}
+
+/* Queue manager output of an NPE: to the tx buffers (on the LC lcore) or
+ * into the NPE's tx rings, never more than a ring can take. */
+static void
+npe_output(struct lcore_ctx *c, struct sp_npe *npe)
+{
+	struct rte_mbuf *pkts[SP_BURST];
+
+	for (uint16_t p = 0; p < c->node->nb_ports; p++) {
+		uint16_t max = SP_BURST, n;
+
+		if (!npe->on_lc)
+			max = (uint16_t)RTE_MIN((unsigned int)SP_BURST,
+						rte_ring_free_count(npe->tx_ring[p]));
+		n = sp_qm_dequeue_burst(npe->qm, p, pkts, max);
+		if (n == 0)
+			continue;
+		if (npe->on_lc)
+			tx_burst(c, p, pkts, n);
+		else
+			rte_ring_enqueue_burst(npe->tx_ring[p], (void **)pkts, n, NULL);
+	}
+}
+
+static void
+npe_rx(struct lcore_ctx *c, struct sp_npe *npe)
+{
+	struct rte_mbuf *pkts[SP_BURST];
+	unsigned int n = rte_ring_dequeue_burst(npe->rx_ring, (void **)pkts, SP_BURST, NULL);
+
+	if (n > 0)
+		sp_npe_process(c->node, npe, pkts, (uint16_t)n, c->st);
+}
+
+/* Everything the LC lcore transmits besides its own NPEs' output. */
+static void
+lc_tx(struct lcore_ctx *c)
+{
+	struct sp_node *node = c->node;
+	struct rte_mbuf *pkts[SP_BURST];
+	unsigned int n;
+
+	for (uint16_t e = 0; e < node->nb_npes; e++) {
+		if (node->npes[e].on_lc)
+			continue;
+		for (uint16_t p = 0; p < node->nb_ports; p++) {
+			n = rte_ring_dequeue_burst(node->npes[e].tx_ring[p], (void **)pkts,
+						   SP_BURST, NULL);
+			tx_burst(c, p, pkts, (uint16_t)n);
+		}
+	}
+	n = rte_ring_dequeue_burst(node->ctrl_tx_ring, (void **)pkts, SP_BURST, NULL);
+	for (unsigned int i = 0; i < n; i++)
+		tx_one(c, pkts[i]->port, pkts[i]);
+	for (uint16_t p = 0; p < node->nb_ports; p++)
+		rte_eth_tx_buffer_flush(node->ports[p].port_id, 0, c->tx[p].buf);
+}
+
+static int
+ctx_init(struct lcore_ctx *c, struct sp_node *node, unsigned int lcore)
+{
+	memset(c, 0, sizeof(*c));
+	c->node = node;
+	c->st = sp_stats_lcore(lcore);
+	c->lc = lcore == node->lc_lcore;
+	c->rcu_thread = sp_node_rcu_thread(node, lcore);
+	for (uint16_t e = 0; e < node->nb_npes; e++)
+		if (node->npes[e].lcore == lcore)
+			c->npes[c->nb_npes++] = &node->npes[e];
+	if (!c->lc)
+		return 0;
+	for (uint16_t p = 0; p < node->nb_ports; p++) {
+		struct tx_port *tx = &c->tx[p];
+
+		tx->buf = rte_zmalloc_socket("sp_txbuf", RTE_ETH_TX_BUFFER_SIZE(TX_BUFFER_SIZE), 0,
+					     rte_lcore_to_socket_id(lcore));
+		if (tx->buf == NULL)
+			return -ENOMEM;
+		tx->st = c->st;
+		tx->port = p;
+		rte_eth_tx_buffer_init(tx->buf, TX_BUFFER_SIZE);
+		rte_eth_tx_buffer_set_err_callback(tx->buf, tx_refused, tx);
+	}
+	return 0;
+}
+
+static void
+ctx_fini(struct lcore_ctx *c)
+{
+	for (uint16_t p = 0; p < c->node->nb_ports; p++)
+		rte_free(c->tx[p].buf);
+}
+
+int
+sp_lcore_main(void *arg)
+{
+	struct sp_node *node = arg;
+	unsigned int lcore = rte_lcore_id();
+	struct lcore_ctx c;
+	int rc = ctx_init(&c, node, lcore);
+
+	if (rc < 0) {
+		PIPE_LOG(ERR, "lcore %u: out of memory for tx buffers\n", lcore);
+		node->quit = true;
+		ctx_fini(&c);
+		return rc;
+	}
+	PIPE_LOG(INFO, "lcore %u: %s%u NPE(s)\n", lcore, c.lc ? "LC + " : "", c.nb_npes);
+	rte_rcu_qsbr_thread_online(node->qsbr, c.rcu_thread);
+	while (!node->quit) {
+		if (c.lc)
+			lc_rx(&c);
+		for (uint16_t i = 0; i < c.nb_npes; i++) {
+			if (!c.npes[i]->on_lc)
+				npe_rx(&c, c.npes[i]);
+			npe_output(&c, c.npes[i]);
+		}
+		if (c.lc)
+			lc_tx(&c);
+		rte_rcu_qsbr_quiescent(node->qsbr, c.rcu_thread);
+	}
+	rte_rcu_qsbr_thread_offline(node->qsbr, c.rcu_thread);
+	ctx_fini(&c);
+	return 0;
+}

@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "node.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+
+#define NPE_RING_SIZE 1024
+#define LEARN_RING_SIZE 256
+#define RESOLVE_RING_SIZE 1024
+#define CTRL_TX_RING_SIZE 256
+#define NEIGH_ENTRIES 4096
+
+unsigned int
+sp_node_rcu_thread(const struct sp_node *node, unsigned int lcore)
+{
+	for (unsigned int i = 0; i < node->cfg->nb_lcores; i++)
+		if (node->cfg->lcores[i].id == lcore)
+			return i;
+	return 0;
+}
+
+static unsigned int
+npe_lcore(const struct sp_config *cfg, uint16_t npe)
+{
+	for (unsigned int i = 0; i < cfg->nb_lcores; i++)
+		for (unsigned int j = 0; j < cfg->lcores[i].nb_npes; j++)
+			if (cfg->lcores[i].npes[j] == npe)
+				return cfg->lcores[i].id;
+	return RTE_MAX_LCORE; /* the config parser guarantees every NPE has one */
+}
+
+static struct rte_ring *
+ring(const char *name, unsigned int size, unsigned int flags)
+{
+	return rte_ring_create(name, size, (int)rte_socket_id(), flags);
+}
+
+static int
+open_ports(struct sp_node *node, char *err, size_t errlen)
+{
+	for (uint16_t i = 0; i < node->cfg->nb_ports; i++) {
+		int rc = sp_port_open(&node->cfg->ports[i], node->pool, &node->ports[i], err,
+				      errlen);
+
+		if (rc < 0)
+			return rc;
+		node->nb_ports++;
+	}
+	return 0;
+}
+
+static int
+init_addresses(struct sp_node *node, char *err, size_t errlen)
+{
+	const struct sp_config *cfg = node->cfg;
+	int socket = (int)rte_socket_id();
+
+	node->decap = sp_decap_create("sp_endpoints", SP_MAX_ENDPOINTS, socket);
+	node->neigh = sp_neigh_create("sp_neighbors", NEIGH_ENTRIES, socket);
+	if (node->decap == NULL || node->neigh == NULL) {
+		snprintf(err, errlen, "cannot create the endpoint and neighbor tables: %s",
+			 rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	for (uint16_t i = 0; i < node->nb_ports; i++)
+		sp_decap_set_port(node->decap, i, node->ports[i].ip_be, &node->ports[i].mac);
+	for (uint16_t i = 0; i < cfg->nb_neighbors; i++) {
+		struct rte_ether_addr mac;
+
+		memcpy(mac.addr_bytes, cfg->neighbors[i].mac, RTE_ETHER_ADDR_LEN);
+		if (sp_neigh_set(node->neigh, cfg->neighbors[i].port, cfg->neighbors[i].ipv4,
+				 &mac) < 0) {
+			snprintf(err, errlen, "neighbors[%u]: the neighbor table is full (%u entries)",
+				 i, NEIGH_ENTRIES);
+			return -ENOSPC;
+		}
+	}
+	return 0;
+}
+
+static int
+init_rcu(struct sp_node *node)
+{
+	uint32_t threads = RTE_MAX(node->cfg->nb_lcores, 1);
+	size_t sz = rte_rcu_qsbr_get_memsize(threads);
+
+	node->qsbr = rte_zmalloc("sp_qsbr", sz, RTE_CACHE_LINE_SIZE);
+	if (node->qsbr == NULL)
+		return -ENOMEM;
+	rte_rcu_qsbr_init(node->qsbr, threads);
+	for (uint32_t t = 0; t < node->cfg->nb_lcores; t++)
+		rte_rcu_qsbr_thread_register(node->qsbr, t);
+	return 0;
+}
+
+static int
+init_rings(struct sp_node *node)
+{
+	node->learn_ring = ring("sp_learn", LEARN_RING_SIZE, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	node->resolve_ring = ring("sp_resolve", RESOLVE_RING_SIZE, RING_F_SC_DEQ);
+	node->ctrl_tx_ring = ring("sp_ctrl_tx", CTRL_TX_RING_SIZE, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	return node->learn_ring && node->resolve_ring && node->ctrl_tx_ring ? 0 : -ENOMEM;
+}
+
+static int
+init_npe(struct sp_node *node, uint16_t id)
+{
+	const struct sp_cfg_npe *cfg = &node->cfg->npes[id];
+	struct sp_npe *npe = &node->npes[id];
+	char name[32];
+	struct sp_lookup_params lp = {
+		.name = name,
+		.capacity = cfg->filters,
+		.max_slices = SP_MAX_SLICES,
+		.socket = (int)rte_socket_id(),
+		.qsbr = node->qsbr,
+	};
+	struct sp_qm_params qp = {
+		.name = name,
+		.nb_ports = node->nb_ports,
+		.max_queues = cfg->queues,
+		.socket = (int)rte_socket_id(),
+	};
+
+	npe->id = id;
+	npe->lcore = npe_lcore(node->cfg, id);
+	npe->on_lc = npe->lcore == node->lc_lcore;
+	snprintf(name, sizeof(name), "sp_npe%u", id);
+	npe->lookup = sp_lookup_create(&lp);
+	npe->qm = sp_qm_create(&qp);
+	if (npe->lookup == NULL || npe->qm == NULL)
+		return -ENOMEM;
+	for (uint16_t p = 0; p < node->nb_ports; p++)
+		if (sp_qm_port_config(npe->qm, p, node->ports[p].rate_bps,
+				      node->cfg->ports[p].fifo_bytes) < 0)
+			return -EINVAL;
+	if (npe->on_lc)
+		return 0;
+	snprintf(name, sizeof(name), "sp_rx_npe%u", id);
+	npe->rx_ring = ring(name, NPE_RING_SIZE, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (npe->rx_ring == NULL)
+		return -ENOMEM;
+	for (uint16_t p = 0; p < node->nb_ports; p++) {
+		snprintf(name, sizeof(name), "sp_tx_npe%u_p%u", id, p);
+		npe->tx_ring[p] = ring(name, NPE_RING_SIZE, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (npe->tx_ring[p] == NULL)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int
+add_endpoints(struct sp_node *node, struct sp_slice *s, const struct sp_cfg_slice *cs,
+	      char *err, size_t errlen)
+{
+	for (uint16_t j = 0; j < cs->nb_endpoints; j++) {
+		const struct sp_cfg_endpoint *ce = &cs->endpoints[j];
+		uint16_t id = node->nb_endpoints;
+		struct sp_endpoint *ep = &node->endpoints[id];
+		int rc;
+
+		if (id == SP_MAX_ENDPOINTS) {
+			snprintf(err, errlen, "slice %s: endpoints[%u]: the node has no room for "
+				 "more than %u endpoints", cs->name, j, SP_MAX_ENDPOINTS);
+			return -ENOSPC;
+		}
+		ep->port = ce->port;
+		ep->ip_be = node->ports[ce->port].ip_be;
+		ep->udp_port_be = rte_cpu_to_be_16(ce->udp_port);
+		ep->slice = s->id;
+		rc = sp_decap_add_endpoint(node->decap, ep->port, ep->ip_be, ep->udp_port_be,
+					   s->id, id);
+		if (rc < 0) {
+			snprintf(err, errlen, "slice %s: endpoints[%u]: cannot reserve UDP port %u "
+				 "on %s: %s", cs->name, j, ce->udp_port, node->ports[ce->port].name,
+				 strerror(-rc));
+			return rc;
+		}
+		s->endpoints[s->nb_endpoints++] = id;
+		node->nb_endpoints++;
+	}
+	return 0;
+}
+
+static int
+add_queues(struct sp_node *node, struct sp_slice *s, const struct sp_cfg_slice *cs, char *err,
+	   size_t errlen)
+{
+	struct sp_npe *npe = &node->npes[s->npe];
+
+	for (uint16_t j = 0; j < cs->nb_queues; j++) {
+		const struct sp_cfg_queue *cq = &cs->queues[j];
+		uint16_t port = node->endpoints[s->endpoints[cq->endpoint]].port;
+		int rc = -ENOSPC;
+
+		if (npe->nb_queues < node->cfg->npes[s->npe].queues)
+			rc = sp_qm_queue_bind(npe->qm, npe->nb_queues, port, cq->threshold,
+					      cq->share);
+		if (rc < 0) {
+			snprintf(err, errlen, "slice %s: queues[%u]: cannot bind queue %u on NPE %u: "
+				 "%s", cs->name, j, cq->id, s->npe, strerror(-rc));
+			return rc;
+		}
+		s->qmap[cq->id] = npe->nb_queues++;
+		s->qport[cq->id] = port;
+	}
+	return 0;
+}
+
+static int
+add_filters(struct sp_node *node, struct sp_slice *s, const struct sp_cfg_slice *cs, char *err,
+	    size_t errlen)
+{
+	struct sp_lookup *t = node->npes[s->npe].lookup;
+	int rc = sp_lookup_slice_add(t, s->id, cs->filter_quota);
+
+	if (rc < 0) {
+		snprintf(err, errlen, "slice %s: filter_quota %u does not fit NPE %u's filter "
+			 "table: %s", cs->name, cs->filter_quota, s->npe, strerror(-rc));
+		return rc;
+	}
+	for (uint32_t j = 0; j < cs->nb_filters; j++) {
+		const struct sp_cfg_filter *cf = &cs->filters[j];
+		struct sp_filter f = {.key = cf->key, .mask = cf->mask, .result = cf->result};
+
+		rc = sp_lookup_write(t, s->id, cf->position, &f);
+		if (rc < 0) {
+			snprintf(err, errlen, "slice %s: filters[%u]: cannot write position %u: %s",
+				 cs->name, j, cf->position, strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int
+add_slice(struct sp_node *node, const struct sp_cfg_slice *cs, char *err, size_t errlen)
+{
+	struct sp_slice *s = sp_slice_create(cs->id, cs->name, cs->codeopt, cs->npe, cs->mem_bytes,
+					     err, errlen);
+	int rc;
+
+	if (s == NULL)
+		return -EINVAL;
+	s->filter_quota = cs->filter_quota;
+	s->queue_quota = cs->queue_quota;
+	node->slices[s->id] = s; /* from here on sp_node_fini() frees it */
+	rc = add_endpoints(node, s, cs, err, errlen);
+	if (rc == 0)
+		rc = add_queues(node, s, cs, err, errlen);
+	if (rc == 0)
+		rc = add_filters(node, s, cs, err, errlen);
+	return rc;
+}
+
+int
+sp_node_init(struct sp_node *node, const struct sp_config *cfg, char *err, size_t errlen)
+{
+	int rc;
+
+	memset(node, 0, sizeof(*node));
+	node->cfg = cfg;
+	for (unsigned int i = 0; i < cfg->nb_lcores; i++)
+		if (cfg->lcores[i].lc)
+			node->lc_lcore = cfg->lcores[i].id;
+	node->pool = sp_pktmbuf_pool_create("sp_pool", cfg->mbufs, (int)rte_socket_id());
+	if (node->pool == NULL) {
+		snprintf(err, errlen, "cannot allocate %u packet buffers: %s; lower \"mbufs\" or "
+			 "give DPDK more memory (hugepages, or -m with --no-huge)",
+			 cfg->mbufs, rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	rc = open_ports(node, err, errlen);
+	if (rc == 0)
+		rc = init_addresses(node, err, errlen);
+	if (rc == 0 && (init_rcu(node) < 0 || init_rings(node) < 0)) {
+		snprintf(err, errlen, "out of memory for rings");
+		rc = -ENOMEM;
+	}
+	for (uint16_t e = 0; rc == 0 && e < cfg->nb_npes; e++) {
+		node->nb_npes++; /* so that sp_node_fini() frees a half-built one */
+		rc = init_npe(node, e);
+		if (rc < 0)
+			snprintf(err, errlen, "npes[%u]: cannot create its filter table (%u filters) "
+				 "and queue manager (%u queues): out of memory", e,
+				 cfg->npes[e].filters, cfg->npes[e].queues);
+	}
+	for (uint16_t i = 0; rc == 0 && i < cfg->nb_slices; i++)
+		rc = add_slice(node, &cfg->slices[i], err, errlen);
+	if (rc < 0)
+		sp_node_fini(node);
+	return rc;
+}
+
+void
+sp_node_fini(struct sp_node *node)
+{
+	for (unsigned int i = 0; i < SP_MAX_SLICES; i++) {
+		sp_slice_destroy(node->slices[i]);
+		node->slices[i] = NULL;
+	}
+	for (uint16_t e = 0; e < node->nb_npes; e++) {
+		struct sp_npe *npe = &node->npes[e];
+
+		sp_lookup_free(npe->lookup);
+		sp_qm_free(npe->qm);
+		rte_ring_free(npe->rx_ring);
+		for (uint16_t p = 0; p < node->nb_ports; p++)
+			rte_ring_free(npe->tx_ring[p]);
+	}
+	for (uint16_t p = 0; p < node->nb_ports; p++)
+		sp_port_close(&node->ports[p]);
+	rte_ring_free(node->learn_ring);
+	rte_ring_free(node->resolve_ring);
+	rte_ring_free(node->ctrl_tx_ring);
+	sp_decap_free(node->decap);
+	sp_neigh_free(node->neigh);
+	rte_free(node->qsbr);
+	rte_mempool_free(node->pool);
+	memset(node, 0, sizeof(*node));
+}

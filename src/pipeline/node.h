@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The node: everything slicepathd's lcores share, built from the config
+ * before the lcores start. Ports are referred to by their index in the
+ * config ("port index") everywhere inside the daemon; only rx/tx bursts use
+ * the DPDK port id (ports[i].port_id).
+ */
+#ifndef SP_NODE_H
+#define SP_NODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ring.h>
+#include <rte_rcu_qsbr.h>
+
+#include "../decap/decap.h"
+#include "../decap/neigh.h"
+#include "../lookup/lookup.h"
+#include "../main/config.h"
+#include "../port/port.h"
+#include "../qm/qm.h"
+#include "slice.h"
+
+/* An endpoint (SPP meta-interface): the slice's UDP port on a node port. */
+struct sp_endpoint {
+	uint16_t port;        /* port index */
+	uint16_t udp_port_be;
+	uint32_t ip_be;       /* the port's address */
+	uint16_t slice;
+};
+
+/* An NPE: one filter table and one queue manager, run by exactly one lcore,
+ * so neither needs a lock. When that lcore is not the LC lcore, rings join
+ * the two (the SPP switch between Line Card and NPE). */
+struct sp_npe {
+	uint16_t id;
+	unsigned int lcore;
+	bool on_lc;              /* runs on the LC lcore: no rings, direct calls */
+	struct sp_lookup *lookup;
+	struct sp_qm *qm;
+	uint32_t nb_queues;      /* physical queues handed out so far */
+	struct rte_ring *rx_ring;               /* LC -> NPE */
+	struct rte_ring *tx_ring[SP_MAX_PORTS]; /* NPE -> LC, per output port */
+};
+
+struct sp_node {
+	const struct sp_config *cfg;
+	struct rte_mempool *pool;
+	uint16_t nb_ports;
+	struct sp_port ports[SP_MAX_PORTS];
+	struct sp_decap_table *decap;
+	struct sp_neigh *neigh;
+	struct rte_rcu_qsbr *qsbr;
+	unsigned int lc_lcore;
+	uint16_t nb_npes;
+	struct sp_npe npes[SP_MAX_NPES];
+	struct sp_slice *slices[SP_MAX_SLICES];
+	uint16_t nb_endpoints;
+	struct sp_endpoint endpoints[SP_MAX_ENDPOINTS];
+	/* Management thread plumbing. */
+	struct rte_ring *learn_ring;   /* LC -> mgmt: ARP replies to learn from */
+	struct rte_ring *resolve_ring; /* NPEs -> mgmt: next hops to resolve (port << 32 | ip) */
+	struct rte_ring *ctrl_tx_ring; /* mgmt -> LC: frames to send (ARP requests) */
+	volatile bool quit;
+};
+
+/* Build the node from a validated config (EAL running). On error returns a
+ * negative errno, writes a message into err, and leaves nothing allocated.
+ * -ENODEV means a port could not be opened. */
+int sp_node_init(struct sp_node *node, const struct sp_config *cfg, char *err, size_t errlen);
+void sp_node_fini(struct sp_node *node);
+
+/* Index of the worker lcore in the RCU thread list (0..). */
+unsigned int sp_node_rcu_thread(const struct sp_node *node, unsigned int lcore);
+
+#endif

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The forwarding stages above decap, as burst functions, and the lcore loop.
+ * Read sp_npe_process() top to bottom and it is the SPP NPE: parse (code
+ * option) -> lookup (TCAM) -> format (code option) -> outer header -> queue
+ * manager.
+ */
+#ifndef SP_PIPELINE_H
+#define SP_PIPELINE_H
+
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "../stats/stats.h"
+#include "node.h"
+
+/* Parse, look up, format, encapsulate and enqueue a burst of packets that
+ * decap handed to slices of this NPE. Counts and frees what leaves. */
+void sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf **pkts,
+		    uint16_t n, struct sp_lcore_stats *st);
+
+/* Write the outer Ethernet/IPv4/UDP header from each packet's lookup result
+ * (the framework half of SPP's header format block); map slice-relative
+ * endpoint and queue to node ones. Marks drops, never frees. */
+void sp_encap_burst(const struct sp_node *node, const struct sp_slice *s, struct rte_mbuf **pkts,
+		    uint16_t n);
+
+/* Count packets that left the fast path (exception or drop) by reason and
+ * free them. Exceptions are dropped here until the slow-path channel exists. */
+void sp_retire_burst(struct rte_mbuf **pkts, uint16_t n, struct sp_lcore_stats *st);
+
+/* rte_eal_remote_launch() entry: arg is the struct sp_node. */
+int sp_lcore_main(void *arg);
+
+#endif

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "slice.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_log.h>
+#include <rte_malloc.h>
+
+RTE_LOG_REGISTER_SUFFIX(sp_slice_logtype, slice, INFO);
+#define SLICE_LOG(level, ...) rte_log(RTE_LOG_##level, sp_slice_logtype, "slice: " __VA_ARGS__)
+
+#define MAX_CODEOPTS 32
+
+/* Filled by constructors before main() and by dlopen() at start-up, read
+ * afterwards only: no lock needed. */
+static const struct sp_codeopt *codeopts[MAX_CODEOPTS];
+static unsigned int nb_codeopts;
+
+int
+sp_codeopt_register(const struct sp_codeopt *co)
+{
+	if (co == NULL || co->name == NULL || co->name[0] == '\0' ||
+	    strlen(co->name) >= SP_NAME_LEN || co->parse == NULL || co->format == NULL) {
+		SLICE_LOG(ERR, "code option refused: it needs a name shorter than %d bytes, "
+			       "parse and format\n", SP_NAME_LEN);
+		return -EINVAL;
+	}
+	if (co->abi_version != SP_CODEOPT_ABI) {
+		SLICE_LOG(ERR, "code option %s refused: built for ABI %u, this daemon runs ABI %u; "
+			       "rebuild it against this slicepath's codeopt.h\n",
+			  co->name, co->abi_version, SP_CODEOPT_ABI);
+		return -ENOTSUP;
+	}
+	if (sp_codeopt_find(co->name) != NULL) {
+		SLICE_LOG(ERR, "code option %s refused: the name is taken\n", co->name);
+		return -EEXIST;
+	}
+	if (nb_codeopts == MAX_CODEOPTS) {
+		SLICE_LOG(ERR, "code option %s refused: at most %d code options\n", co->name,
+			  MAX_CODEOPTS);
+		return -ENOSPC;
+	}
+	codeopts[nb_codeopts++] = co;
+	return 0;
+}
+
+const struct sp_codeopt *
+sp_codeopt_find(const char *name)
+{
+	for (unsigned int i = 0; i < nb_codeopts; i++)
+		if (strcmp(codeopts[i]->name, name) == 0)
+			return codeopts[i];
+	return NULL;
+}
+
+void
+sp_codeopt_names(char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < nb_codeopts && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s", i ? ", " : "", codeopts[i]->name);
+}
+
+struct sp_slice *
+sp_slice_create(uint16_t id, const char *name, const char *codeopt, uint16_t npe, size_t mem_size,
+		char *err, size_t errlen)
+{
+	const struct sp_codeopt *co = sp_codeopt_find(codeopt);
+	struct sp_slice *s;
+	char names[256];
+	int rc;
+
+	if (co == NULL) {
+		sp_codeopt_names(names, sizeof(names));
+		snprintf(err, errlen, "slice %s: unknown code option \"%s\"; use one of: %s", name,
+			 codeopt, names);
+		return NULL;
+	}
+	s = rte_zmalloc("sp_slice", sizeof(*s), RTE_CACHE_LINE_SIZE);
+	if (s == NULL)
+		goto nomem;
+	if (mem_size > 0) {
+		s->mem = rte_zmalloc("sp_slice_mem", mem_size, RTE_CACHE_LINE_SIZE);
+		if (s->mem == NULL)
+			goto nomem;
+	}
+	s->id = id;
+	s->npe = npe;
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->co = co;
+	s->mem_size = mem_size;
+	for (unsigned int q = 0; q < SP_MAX_SLICE_QUEUES; q++)
+		s->qmap[q] = SP_QUEUE_UNBOUND;
+	if (co->slice_init != NULL) {
+		rc = co->slice_init(s);
+		if (rc < 0) {
+			snprintf(err, errlen, "slice %s: code option %s failed to start: %s", name,
+				 co->name, strerror(-rc));
+			rte_free(s->mem);
+			rte_free(s);
+			return NULL;
+		}
+	}
+	return s;
+nomem:
+	snprintf(err, errlen, "slice %s: out of memory for %zu bytes of slice memory", name,
+		 mem_size);
+	if (s != NULL)
+		rte_free(s->mem);
+	rte_free(s);
+	return NULL;
+}
+
+void
+sp_slice_destroy(struct sp_slice *s)
+{
+	if (s == NULL)
+		return;
+	if (s->co->slice_fini != NULL)
+		s->co->slice_fini(s);
+	rte_free(s->mem);
+	rte_free(s);
+}
+
+uint16_t
+sp_slice_id(const struct sp_slice *s)
+{
+	return s->id;
+}
+
+void *
+sp_slice_mem(struct sp_slice *s)
+{
+	return s->mem;
+}
+
+size_t
+sp_slice_mem_size(const struct sp_slice *s)
+{
+	return s->mem_size;
+}
+
+void *
+sp_slice_priv(struct sp_slice *s)
+{
+	return s->priv;
+}
+
+void
+sp_slice_set_priv(struct sp_slice *s, void *priv)
+{
+	s->priv = priv;
+}

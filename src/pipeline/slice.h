@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Slices and the code option registry. A slice is what SPP called a slice's
+ * fast-path instance: a code option, a private memory block, its endpoints
+ * (slice-relative index -> node endpoint) and its queues (slice-relative id
+ * -> physical queue of its NPE).
+ */
+#ifndef SP_SLICE_H
+#define SP_SLICE_H
+
+#include <stdint.h>
+
+#include <slicepath/codeopt.h>
+
+#include "../main/config.h"
+
+#define SP_QUEUE_UNBOUND UINT32_MAX
+
+struct sp_slice {
+	uint16_t id; /* node slice id, 1..SP_MAX_SLICES-1 */
+	uint16_t npe;
+	char name[SP_NAME_LEN];
+	const struct sp_codeopt *co;
+	void *priv; /* the code option's per-slice state */
+	uint8_t *mem;
+	size_t mem_size;
+	uint32_t filter_quota;
+	uint16_t nb_endpoints;
+	uint16_t endpoints[SP_MAX_SLICE_ENDPOINTS]; /* node endpoint ids */
+	uint16_t queue_quota;
+	uint32_t qmap[SP_MAX_SLICE_QUEUES]; /* slice queue id -> physical, or SP_QUEUE_UNBOUND */
+	uint16_t qport[SP_MAX_SLICE_QUEUES]; /* port index each bound queue feeds */
+};
+
+/* Code option registry (sp_codeopt_register() is in the public header). */
+const struct sp_codeopt *sp_codeopt_find(const char *name);
+/* Names of all registered code options, comma-separated, for error messages. */
+void sp_codeopt_names(char *buf, size_t len);
+
+/*
+ * Create a slice (zeroed memory block, all queues unbound) and run its code
+ * option's slice_init. Returns NULL and writes the reason into err.
+ */
+struct sp_slice *sp_slice_create(uint16_t id, const char *name, const char *codeopt, uint16_t npe,
+				 size_t mem_size, char *err, size_t errlen);
+void sp_slice_destroy(struct sp_slice *s);
+
+#endif

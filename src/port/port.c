@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "port.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_dev.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+
+#include <slicepath/codeopt.h>
+
+RTE_LOG_REGISTER_SUFFIX(sp_port_logtype, port, INFO);
+#define PORT_LOG(level, ...) rte_log(RTE_LOG_##level, sp_port_logtype, "port: " __VA_ARGS__)
+
+#define POOL_CACHE 256
+
+struct rte_mempool *
+sp_pktmbuf_pool_create(const char *name, uint32_t n, int socket)
+{
+	uint16_t priv = RTE_ALIGN_CEIL(sizeof(struct sp_meta), RTE_MBUF_PRIV_ALIGN);
+
+	return rte_pktmbuf_pool_create(name, n, RTE_MIN((uint32_t)POOL_CACHE, n / 4), priv,
+				       RTE_MBUF_DEFAULT_BUF_SIZE, socket);
+}
+
+/* The ethdev name is the devargs up to the first comma ("net_pcap0",
+ * "0000:3b:00.0"). */
+static void
+device_name(const char *devargs, char *name, size_t len)
+{
+	size_t n = strcspn(devargs, ",");
+
+	snprintf(name, len, "%.*s", (int)RTE_MIN(n, len - 1), devargs);
+}
+
+/* A NIC allow-listed on the EAL command line is probed at EAL start; a vdev
+ * (or a NIC not probed yet) is probed here. */
+static int
+find_or_probe(const char *devargs, uint16_t *port_id)
+{
+	char name[RTE_ETH_NAME_MAX_LEN];
+	int rc;
+
+	device_name(devargs, name, sizeof(name));
+	if (rte_eth_dev_get_port_by_name(name, port_id) == 0)
+		return 0;
+	rc = rte_dev_probe(devargs);
+	if (rc < 0)
+		return rc;
+	return rte_eth_dev_get_port_by_name(name, port_id) == 0 ? 0 : -ENODEV;
+}
+
+static int
+configure(const struct sp_cfg_port *cfg, struct rte_mempool *pool, uint16_t pid, const char **what)
+{
+	struct rte_eth_conf conf = {0};
+	uint16_t rxd = cfg->rx_desc, txd = cfg->tx_desc;
+	int socket = rte_eth_dev_socket_id(pid);
+	int rc;
+
+	*what = "configure";
+	rc = rte_eth_dev_configure(pid, 1, 1, &conf);
+	if (rc < 0)
+		return rc;
+	*what = "adjust descriptor counts";
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(pid, &rxd, &txd);
+	if (rc < 0)
+		return rc;
+	*what = "set up the rx queue";
+	rc = rte_eth_rx_queue_setup(pid, 0, rxd, socket, NULL, pool);
+	if (rc < 0)
+		return rc;
+	*what = "set up the tx queue";
+	rc = rte_eth_tx_queue_setup(pid, 0, txd, socket, NULL);
+	if (rc < 0)
+		return rc;
+	if (cfg->has_mac) {
+		struct rte_ether_addr mac;
+
+		memcpy(mac.addr_bytes, cfg->mac, RTE_ETHER_ADDR_LEN);
+		/* vdevs such as net_null cannot change their MAC; the node
+		 * uses the configured one in every frame it writes anyway. */
+		rc = rte_eth_dev_default_mac_addr_set(pid, &mac);
+		if (rc < 0 && rc != -ENOTSUP)
+			PORT_LOG(WARNING, "%s: cannot set MAC on the device (%s); using it in frames "
+					  "only\n", cfg->name, rte_strerror(-rc));
+	}
+	/* Frames to other MACs are counted as other_mac drops in decap. */
+	rte_eth_promiscuous_enable(pid);
+	*what = "start";
+	return rte_eth_dev_start(pid);
+}
+
+int
+sp_port_open(const struct sp_cfg_port *cfg, struct rte_mempool *pool, struct sp_port *out,
+	     char *err, size_t errlen)
+{
+	const char *what = "probe";
+	uint16_t pid;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = find_or_probe(cfg->device, &pid);
+	if (rc < 0) {
+		snprintf(err, errlen,
+			 "port %s: cannot open device \"%s\": %s; check the device name and its "
+			 "arguments (docs/config.md), that any file it reads exists, and for a NIC "
+			 "that it is bound to vfio-pci (dpdk-devbind.py --status)",
+			 cfg->name, cfg->device, rte_strerror(-rc));
+		return -ENODEV;
+	}
+	rc = configure(cfg, pool, pid, &what);
+	if (rc < 0) {
+		snprintf(err, errlen, "port %s: device \"%s\" failed to %s: %s", cfg->name,
+			 cfg->device, what, rte_strerror(-rc));
+		rte_eth_dev_close(pid);
+		return -ENODEV;
+	}
+	snprintf(out->name, sizeof(out->name), "%s", cfg->name);
+	out->port_id = pid;
+	out->ip_be = cfg->ipv4;
+	out->rate_bps = cfg->rate_bps;
+	if (cfg->has_mac)
+		memcpy(out->mac.addr_bytes, cfg->mac, RTE_ETHER_ADDR_LEN);
+	else
+		rte_eth_macaddr_get(pid, &out->mac);
+	PORT_LOG(INFO, "%s: device %s is DPDK port %u\n", cfg->name, cfg->device, pid);
+	return 0;
+}
+
+void
+sp_port_close(struct sp_port *p)
+{
+	/* Stopping flushes what a pcap port has written. */
+	rte_eth_dev_stop(p->port_id);
+	rte_eth_dev_close(p->port_id);
+}

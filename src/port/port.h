@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Ports: probing the devices named in the config (PCI address or vdev
+ * devargs), configuring one rx and one tx queue each, and the packet buffer
+ * pool whose private area holds struct sp_meta.
+ */
+#ifndef SP_PORT_H
+#define SP_PORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+#include <rte_mempool.h>
+
+#include "../main/config.h"
+
+/* Packet buffers with room for struct sp_meta in each mbuf's private area. */
+struct rte_mempool *sp_pktmbuf_pool_create(const char *name, uint32_t n, int socket);
+
+struct sp_port {
+	char name[SP_NAME_LEN];
+	uint16_t port_id; /* DPDK ethdev port id */
+	uint32_t ip_be;
+	struct rte_ether_addr mac;
+	uint64_t rate_bps;
+};
+
+/*
+ * Probe, configure and start the port described by cfg. On error returns a
+ * negative errno and writes a message naming the port and device and what
+ * to check into err.
+ */
+int sp_port_open(const struct sp_cfg_port *cfg, struct rte_mempool *pool, struct sp_port *out,
+		 char *err, size_t errlen);
+void sp_port_close(struct sp_port *p);
+
+#endif

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "stats.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+
+/* Indexed by lcore id; the main lcore has a block too (management thread
+ * work such as ARP requests is counted like any other). */
+static struct sp_lcore_stats *blocks[RTE_MAX_LCORE];
+
+static const char *const reason_names[SP_REASON_MAX] = {
+	[SP_REASON_NONE] = "none",
+	[SP_REASON_TRUNCATED] = "truncated",
+	[SP_REASON_NOT_IPV4] = "not_ipv4",
+	[SP_REASON_OTHER_MAC] = "other_mac",
+	[SP_REASON_BAD_IP_HEADER] = "bad_ip_header",
+	[SP_REASON_FRAGMENT] = "fragment",
+	[SP_REASON_NOT_LOCAL] = "not_local",
+	[SP_REASON_NOT_UDP] = "not_udp",
+	[SP_REASON_NO_ENDPOINT] = "no_endpoint",
+	[SP_REASON_ARP_IGNORED] = "arp_ignored",
+	[SP_REASON_ICMP_IGNORED] = "icmp_ignored",
+	[SP_REASON_MALFORMED] = "malformed",
+	[SP_REASON_BAD_HDR_LEN] = "bad_hdr_len",
+	[SP_REASON_BAD_CHECKSUM] = "bad_checksum",
+	[SP_REASON_TTL_EXPIRED] = "ttl_expired",
+	[SP_REASON_OPTIONS] = "options",
+	[SP_REASON_UNSUPPORTED] = "unsupported",
+	[SP_REASON_MISS] = "miss",
+	[SP_REASON_BAD_RESULT] = "bad_result",
+	[SP_REASON_NO_NEIGHBOR] = "no_neighbor",
+	[SP_REASON_QUEUE_FULL] = "queue_full",
+	[SP_REASON_RING_FULL] = "ring_full",
+	[SP_REASON_TX_FULL] = "tx_full",
+	[SP_REASON_NO_SLOW_PATH] = "no_slow_path",
+};
+
+const char *
+sp_reason_name(enum sp_reason r)
+{
+	return (unsigned int)r < SP_REASON_MAX && reason_names[r] ? reason_names[r] : "unknown";
+}
+
+int
+sp_stats_init(void)
+{
+	unsigned int lcore;
+
+	RTE_LCORE_FOREACH(lcore) {
+		blocks[lcore] = rte_zmalloc_socket("sp_stats", sizeof(struct sp_lcore_stats),
+						   RTE_CACHE_LINE_SIZE, rte_lcore_to_socket_id(lcore));
+		if (blocks[lcore] == NULL) {
+			sp_stats_fini();
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void
+sp_stats_fini(void)
+{
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
+		rte_free(blocks[i]);
+		blocks[i] = NULL;
+	}
+}
+
+struct sp_lcore_stats *
+sp_stats_lcore(unsigned int lcore_id)
+{
+	return blocks[lcore_id];
+}
+
+static void
+counter_sum(struct sp_counter *acc, const struct sp_counter *c)
+{
+	acc->pkts += c->pkts;
+	acc->bytes += c->bytes;
+}
+
+void
+sp_stats_port(uint16_t port, struct sp_port_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
+		if (blocks[i] == NULL)
+			continue;
+		counter_sum(&out->rx, &blocks[i]->port[port].rx);
+		counter_sum(&out->tx, &blocks[i]->port[port].tx);
+		counter_sum(&out->tx_drop, &blocks[i]->port[port].tx_drop);
+	}
+}
+
+void
+sp_stats_slice(uint16_t slice, struct sp_slice_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
+		const struct sp_slice_stats *s;
+
+		if (blocks[i] == NULL)
+			continue;
+		s = &blocks[i]->slice[slice];
+		counter_sum(&out->rx, &s->rx);
+		counter_sum(&out->fwd, &s->fwd);
+		counter_sum(&out->exception, &s->exception);
+		counter_sum(&out->drop, &s->drop);
+		for (unsigned int r = 0; r < SP_REASON_MAX; r++)
+			out->reason[r] += s->reason[r];
+	}
+}
+
+void
+sp_stats_endpoint(uint16_t ep, struct sp_endpoint_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
+		if (blocks[i] == NULL)
+			continue;
+		counter_sum(&out->rx, &blocks[i]->endpoint[ep].rx);
+		counter_sum(&out->tx, &blocks[i]->endpoint[ep].tx);
+	}
+}
+
+void
+sp_stats_reasons(uint64_t out[SP_REASON_MAX])
+{
+	memset(out, 0, sizeof(uint64_t) * SP_REASON_MAX);
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
+		if (blocks[i] == NULL)
+			continue;
+		for (unsigned int r = 0; r < SP_REASON_MAX; r++)
+			out[r] += blocks[i]->reason[r];
+	}
+}

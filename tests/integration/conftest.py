@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""pytest fixtures for the slicepathd integration tests (helpers live in spnode.py)."""
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import spnode  # noqa: E402
+
+# DPDK needs root here (its runtime directory, /var/run/dpdk, and the vdevs).
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (DPDK runtime directory)")
+
+
+@pytest.fixture
+def node(tmp_path):
+    """An empty Node in the test's own directory; the daemon is killed if a test leaves it up."""
+    n = spnode.Node(tmp_path)
+    yield n
+    n.kill()
+
+
+@pytest.fixture
+def std(tmp_path):
+    """The standard node (ports p0/p1/p2, slices alpha and beta: see spnode.Standard)."""
+    s = spnode.Standard(tmp_path)
+    yield s
+    s.node.kill()

@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Start-up failures: exit 1 and the field's JSON path for a bad config,
+exit 2 and the port and device for a device that cannot start."""
+
+import subprocess
+
+import pytest
+
+from conftest import needs_root
+from spnode import DAEMON
+
+
+def set_path(cfg, path, value):
+    """cfg["a"][0]["b"] = value for path ("a", 0, "b"); value None deletes the key."""
+    obj = cfg
+    for k in path[:-1]:
+        obj = obj[k]
+    if value is None:
+        del obj[path[-1]]
+    else:
+        obj[path[-1]] = value
+
+
+# (test id, path to change, new value, text the message must contain)
+BAD_CONFIGS = [
+    ("unknown-port", ("slices", 0, "endpoints", 0, "port"), "p9", "slices[0].endpoints[0].port"),
+    ("bad-ipv4", ("ports", 1, "ipv4"), "10.1.0.300", "ports[1].ipv4"),
+    ("bad-mac", ("ports", 0, "mac"), "02:00:00:00:00", "ports[0].mac"),
+    ("bad-next-hop", ("slices", 1, "filters", 0, "result", "next_hop"), "10.2.0.2", "slices[1].filters[0].result.next_hop"),
+    ("short-key", ("slices", 0, "filters", 1, "key"), "c0a802", "slices[0].filters[1].key"),
+    ("unknown-codeopt", ("slices", 1, "codeopt"), "nosuch", "slices[1].codeopt"),
+    ("duplicate-udp-port", ("slices", 1, "endpoints", 0, "udp_port"), 5001, "slices[1].endpoints[0]"),
+    ("unknown-key", ("ports", 0, "speed"), "10G", "ports[0].speed"),
+    ("no-ports", ("ports",), None, "ports"),
+    ("bad-queue-ref", ("slices", 0, "filters", 0, "result", "queue"), 9, "slices[0].filters[0].result.queue"),
+]
+
+
+@pytest.mark.parametrize("check_only", [True, False], ids=["check-config", "start"])
+@pytest.mark.parametrize("case", BAD_CONFIGS, ids=[c[0] for c in BAD_CONFIGS])
+def test_bad_config_exits_1_naming_the_field(std, case, check_only):
+    _id, path, value, field = case
+    n = std.node
+    cfg = n.config()
+    set_path(cfg, path, value)
+    n.config = lambda: cfg
+    rc, out = n.check_config() if check_only else n.run_to_exit()
+    print(out)
+    assert rc == 1, f"exit status {rc}, expected 1; output:\n{out}"
+    assert field in out, f"the message does not name {field}:\n{out}"
+
+
+def test_valid_config_passes_check(std):
+    rc, out = std.node.check_config()
+    assert rc == 0, out
+
+
+@pytest.mark.parametrize("text", ["{\"ports\": [", "", "[]"], ids=["truncated", "empty", "not-an-object"])
+def test_unparsable_config_exits_1(node, text):
+    node.write()
+    node.config_path.write_text(text)
+    r = subprocess.run([str(DAEMON), "-c", str(node.config_path), "--check-config"],
+                       capture_output=True, text=True, timeout=30)
+    print(r.stdout, r.stderr)
+    assert r.returncode == 1
+    assert str(node.config_path) in r.stderr or "config" in r.stderr.lower()
+
+
+def test_missing_config_file_exits_1(node):
+    r = subprocess.run([str(DAEMON), "-c", str(node.dir / "nonexistent.json")],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 1
+    assert "nonexistent.json" in r.stderr
+
+
+@needs_root
+@pytest.mark.parametrize("device", [
+    "net_pcap7,rx_pcap=/nonexistent/slicepath.pcap",
+    "net_nosuchdriver0",
+], ids=["missing-pcap", "unknown-driver"])
+def test_device_that_cannot_start_exits_2(std, device):
+    std.p2.device = device
+    rc, out = std.node.run_to_exit()
+    assert rc == 2, f"exit status {rc}, expected 2:\n{out}"
+    assert "p2" in out, f"the message does not name the port p2:\n{out}"
+    assert device.split(",")[0] in out, f"the message does not name the device:\n{out}"
+
+
+@needs_root
+def test_lcore_not_enabled_exits_1(std):
+    n = std.node
+    n.lcores = [{"id": 1, "lc": True}, {"id": 5, "npes": [0]}]
+    n.eal_extra = ["-l", "0,1"]
+    rc, out = n.run_to_exit()
+    assert rc == 1, f"exit status {rc}, expected 1:\n{out}"
+    assert "lcores[1].id" in out, out
+
+
+@needs_root
+def test_config_eal_args_are_used(std):
+    """The config's "eal" list reaches the EAL (here: an invalid option makes it fail: exit 2)."""
+    n = std.node
+    n.extra_config = {"eal": ["--no-such-eal-option"]}
+    rc, out = n.run_to_exit()
+    assert rc == 2, f"exit status {rc}, expected 2:\n{out}"
+    assert "EAL" in out

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The framework's half of header format: mapping a filter's result to the
+ * slice's endpoint and queue, and the outer Ethernet/IPv4/UDP header. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_ip.h>
+
+#include "eal_fixture.h"
+#include "pipeline/pipeline.h"
+
+static struct sp_node node;
+static struct sp_slice slice;
+
+static const uint8_t inner[] = {0x45, 0, 0, 20, 0, 0, 0, 0, 63, 17, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8};
+static const uint8_t port1_mac[6] = {0x02, 0, 0, 0, 1, 1};
+static const uint8_t nh_mac[6] = {0x02, 0, 0, 0, 1, 2};
+
+static uint32_t
+ip(uint8_t a, uint8_t b, uint8_t c, uint8_t d)
+{
+	return rte_cpu_to_be_32((uint32_t)a << 24 | (uint32_t)b << 16 | (uint32_t)c << 8 | d);
+}
+
+static int
+setup(void **state __rte_unused)
+{
+	struct rte_ether_addr mac;
+
+	sp_test_eal_init();
+	memset(&node, 0, sizeof(node));
+	node.nb_ports = 2;
+	node.ports[0].ip_be = ip(10, 0, 0, 1);
+	node.ports[1].ip_be = ip(10, 0, 1, 1);
+	memcpy(node.ports[1].mac.addr_bytes, port1_mac, 6);
+	node.neigh = sp_neigh_create("encap_neigh", 64, 0);
+	node.resolve_ring = rte_ring_create("encap_resolve", 64, 0, RING_F_SC_DEQ);
+	assert_non_null(node.neigh);
+	assert_non_null(node.resolve_ring);
+	memcpy(mac.addr_bytes, nh_mac, 6);
+	assert_int_equal(sp_neigh_set(node.neigh, 1, ip(10, 0, 1, 2), &mac), 0);
+	/* Endpoint 0 on port 0 (UDP 5001), endpoint 1 on port 1 (UDP 5001). */
+	node.endpoints[0] = (struct sp_endpoint){0, rte_cpu_to_be_16(5001), ip(10, 0, 0, 1), 1};
+	node.endpoints[1] = (struct sp_endpoint){1, rte_cpu_to_be_16(5001), ip(10, 0, 1, 1), 1};
+	node.nb_endpoints = 2;
+	memset(&slice, 0, sizeof(slice));
+	slice.id = 1;
+	slice.nb_endpoints = 2;
+	slice.endpoints[0] = 0;
+	slice.endpoints[1] = 1;
+	slice.queue_quota = 4;
+	for (unsigned int q = 0; q < SP_MAX_SLICE_QUEUES; q++)
+		slice.qmap[q] = SP_QUEUE_UNBOUND;
+	slice.qmap[0] = 7; /* on port 1 */
+	slice.qport[0] = 1;
+	slice.qmap[1] = 8; /* on port 0 */
+	slice.qport[1] = 0;
+	return 0;
+}
+
+static int
+teardown(void **state __rte_unused)
+{
+	sp_neigh_free(node.neigh);
+	rte_ring_free(node.resolve_ring);
+	return 0;
+}
+
+/* A packet as decap leaves it: inner header at the data offset, outer
+ * headroom free, result as the lookup wrote it. */
+static struct rte_mbuf *
+forwarded(uint16_t endpoint, uint16_t queue, uint32_t nh_ip, uint16_t nh_port)
+{
+	struct rte_mbuf *m = sp_test_pkt(inner, sizeof(inner), 0);
+	struct sp_meta *meta = sp_meta(m);
+
+	meta->slice = 1;
+	meta->result.endpoint = endpoint;
+	meta->result.queue = queue;
+	meta->result.nh_ip = nh_ip;
+	meta->result.nh_port = rte_cpu_to_be_16(nh_port);
+	return m;
+}
+
+static void
+test_outer_header_bytes(void **state __rte_unused)
+{
+	struct rte_mbuf *m = forwarded(1, 0, ip(10, 0, 1, 2), 6001);
+	const uint8_t *p;
+	struct rte_ipv4_hdr iph;
+
+	sp_encap_burst(&node, &slice, &m, 1);
+	assert_int_equal(sp_meta(m)->verdict, SP_FORWARD);
+	assert_int_equal(sp_meta(m)->out_port, 1);
+	assert_int_equal(sp_meta(m)->queue, 7);
+	assert_int_equal(rte_pktmbuf_pkt_len(m), 42 + sizeof(inner));
+	p = rte_pktmbuf_mtod(m, const uint8_t *);
+	assert_memory_equal(p, nh_mac, 6);
+	assert_memory_equal(p + 6, port1_mac, 6);
+	assert_int_equal(p[12] << 8 | p[13], 0x0800);
+	memcpy(&iph, p + 14, sizeof(iph));
+	assert_int_equal(iph.version_ihl, 0x45);
+	assert_int_equal(rte_be_to_cpu_16(iph.total_length), 20 + 8 + sizeof(inner));
+	assert_int_equal(rte_be_to_cpu_16(iph.fragment_offset), 0x4000);
+	assert_int_equal(iph.time_to_live, 64);
+	assert_int_equal(iph.next_proto_id, 17);
+	assert_int_equal(iph.src_addr, ip(10, 0, 1, 1));
+	assert_int_equal(iph.dst_addr, ip(10, 0, 1, 2));
+	assert_int_equal(rte_raw_cksum(p + 14, 20), 0xffff); /* header checksum valid */
+	/* UDP: from the slice's endpoint on port 1 to the next hop, no checksum. */
+	assert_int_equal(p[34] << 8 | p[35], 5001);
+	assert_int_equal(p[36] << 8 | p[37], 6001);
+	assert_int_equal(p[38] << 8 | p[39], 8 + sizeof(inner));
+	assert_int_equal(p[40] << 8 | p[41], 0);
+	assert_memory_equal(p + 42, inner, sizeof(inner));
+	rte_pktmbuf_free(m);
+}
+
+static void
+expect_drop(struct rte_mbuf *m, enum sp_reason reason)
+{
+	sp_encap_burst(&node, &slice, &m, 1);
+	assert_int_equal(sp_meta(m)->verdict, SP_DROP);
+	assert_int_equal(sp_meta(m)->reason, reason);
+	assert_int_equal(rte_pktmbuf_pkt_len(m), sizeof(inner)); /* untouched */
+	rte_pktmbuf_free(m);
+}
+
+static void
+test_result_the_slice_does_not_own(void **state __rte_unused)
+{
+	expect_drop(forwarded(2, 0, ip(10, 0, 1, 2), 1), SP_REASON_BAD_RESULT);  /* no endpoint 2 */
+	expect_drop(forwarded(1, 4, ip(10, 0, 1, 2), 1), SP_REASON_BAD_RESULT);  /* over quota */
+	expect_drop(forwarded(1, 2, ip(10, 0, 1, 2), 1), SP_REASON_BAD_RESULT);  /* unbound */
+	expect_drop(forwarded(1, 1, ip(10, 0, 1, 2), 1), SP_REASON_BAD_RESULT);  /* other port */
+}
+
+static void
+test_unresolved_next_hop_asks_management(void **state __rte_unused)
+{
+	void *req;
+
+	expect_drop(forwarded(1, 0, ip(10, 0, 1, 9), 1), SP_REASON_NO_NEIGHBOR);
+	assert_int_equal(rte_ring_dequeue(node.resolve_ring, &req), 0);
+	assert_int_equal((uint64_t)(uintptr_t)req, (uint64_t)1 << 32 | ip(10, 0, 1, 9));
+}
+
+static void
+test_skips_packets_already_out(void **state __rte_unused)
+{
+	struct rte_mbuf *m[2] = {forwarded(1, 0, ip(10, 0, 1, 2), 1),
+				 forwarded(1, 0, ip(10, 0, 1, 2), 1)};
+
+	sp_meta_exception(m[0], SP_REASON_TTL_EXPIRED);
+	sp_encap_burst(&node, &slice, m, 2);
+	assert_int_equal(sp_meta(m[0])->reason, SP_REASON_TTL_EXPIRED);
+	assert_int_equal(rte_pktmbuf_pkt_len(m[0]), sizeof(inner));
+	assert_int_equal(rte_pktmbuf_pkt_len(m[1]), 42 + sizeof(inner));
+	rte_pktmbuf_free_bulk(m, 2);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_outer_header_bytes),
+		cmocka_unit_test(test_result_the_slice_does_not_own),
+		cmocka_unit_test(test_unresolved_next_hop_asks_management),
+		cmocka_unit_test(test_skips_packets_already_out),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

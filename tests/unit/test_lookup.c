@@ -1,0 +1,838 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The filter table as a slice sees it: first match by position, private, counted. */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+#include <rte_rcu_qsbr.h>
+
+#include "eal_fixture.h"
+#include "lookup/lookup.h"
+
+#define MAX_SLICES 8
+#define CAPACITY 100
+
+static struct sp_lookup *
+table_create(uint32_t capacity, struct rte_rcu_qsbr *qsbr)
+{
+	struct sp_lookup_params p = {
+		.name = "test",
+		.capacity = capacity,
+		.max_slices = MAX_SLICES,
+		.socket = SOCKET_ID_ANY,
+		.qsbr = qsbr,
+	};
+	struct sp_lookup *t = sp_lookup_create(&p);
+
+	assert_non_null(t);
+	return t;
+}
+
+static int
+setup(void **state)
+{
+	sp_test_eal_init();
+	*state = table_create(CAPACITY, NULL);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	sp_lookup_free(*state);
+	return 0;
+}
+
+/* A key whose first four bytes are the IPv4 address a.b.c.d, the rest zero. */
+static struct sp_key
+ip_key(uint8_t a, uint8_t b, uint8_t c, uint8_t d)
+{
+	struct sp_key k = {.b = {a, b, c, d}};
+
+	return k;
+}
+
+/* dst prefix a.b.c.d/len; the result's endpoint tells which filter matched. */
+static struct sp_filter
+prefix_filter(uint8_t a, uint8_t b, uint8_t c, uint8_t d, unsigned int len, uint16_t tag)
+{
+	struct sp_filter f = {.key = ip_key(a, b, c, d), .result = {.endpoint = tag, .queue = tag}};
+	unsigned int i;
+
+	for (i = 0; i < len; i++)
+		f.mask.b[i / 8] |= (uint8_t)(0x80 >> (i % 8));
+	return f;
+}
+
+/* Position of the filter k matches in slice, or SP_LOOKUP_MISS; *tag its endpoint. */
+static uint32_t
+lookup1(struct sp_lookup *t, uint16_t slice, struct sp_key k, uint16_t *tag)
+{
+	const struct sp_key *keys[1] = {&k};
+	struct sp_result res = {.endpoint = 0xdead};
+	struct sp_result *results[1] = {&res};
+	uint32_t pos = 0;
+	uint16_t hits = sp_lookup_bulk(t, slice, keys, results, &pos, 1);
+
+	assert_int_equal(hits, pos == SP_LOOKUP_MISS ? 0 : 1);
+	if (tag != NULL)
+		*tag = res.endpoint;
+	return pos;
+}
+
+static void
+write_ok(struct sp_lookup *t, uint16_t slice, uint32_t pos, struct sp_filter f)
+{
+	assert_int_equal(sp_lookup_write(t, slice, pos, &f), 0);
+}
+
+static void
+test_create_errors(void **state)
+{
+	struct sp_lookup_params p = {.name = "bad", .capacity = 0, .max_slices = 1};
+
+	(void)state;
+	assert_null(sp_lookup_create(NULL));
+	assert_null(sp_lookup_create(&p));
+	p.capacity = 1;
+	p.max_slices = 0;
+	assert_null(sp_lookup_create(&p));
+	sp_lookup_free(NULL);
+}
+
+static void
+test_first_match_by_position(void **state)
+{
+	struct sp_lookup *t = *state;
+	uint16_t tag;
+
+	assert_int_equal(sp_lookup_slice_add(t, 1, 16), 0);
+	/* Written in reverse order: position, not insertion time, decides. */
+	write_ok(t, 1, 5, prefix_filter(10, 0, 0, 0, 8, 5));
+	write_ok(t, 1, 0, prefix_filter(10, 1, 0, 0, 16, 100));
+
+	assert_int_equal(lookup1(t, 1, ip_key(10, 1, 2, 3), &tag), 0);
+	assert_int_equal(tag, 100);
+	assert_int_equal(lookup1(t, 1, ip_key(10, 2, 2, 3), &tag), 5);
+	assert_int_equal(tag, 5);
+	assert_int_equal(lookup1(t, 1, ip_key(11, 1, 2, 3), NULL), SP_LOOKUP_MISS);
+
+	assert_int_equal(sp_lookup_delete(t, 1, 0), 0);
+	assert_int_equal(lookup1(t, 1, ip_key(10, 1, 2, 3), &tag), 5);
+	assert_int_equal(tag, 5);
+	assert_int_equal(sp_lookup_delete(t, 1, 5), 0);
+	assert_int_equal(lookup1(t, 1, ip_key(10, 1, 2, 3), NULL), SP_LOOKUP_MISS);
+}
+
+static void
+test_bulk_mixed(void **state)
+{
+	struct sp_lookup *t = *state;
+	struct sp_key k[4] = {ip_key(10, 1, 0, 1), ip_key(9, 0, 0, 1), ip_key(10, 2, 0, 1),
+			      ip_key(10, 1, 0, 2)};
+	const struct sp_key *keys[4] = {&k[0], &k[1], &k[2], &k[3]};
+	struct sp_result res[4];
+	struct sp_result *results[4] = {&res[0], &res[1], &res[2], &res[3]};
+	uint32_t pos[4];
+
+	assert_int_equal(sp_lookup_slice_add(t, 1, 8), 0);
+	write_ok(t, 1, 2, prefix_filter(10, 1, 0, 0, 16, 12));
+	write_ok(t, 1, 7, prefix_filter(10, 0, 0, 0, 8, 17));
+	assert_int_equal(sp_lookup_bulk(t, 1, keys, results, pos, 4), 3);
+	assert_int_equal(pos[0], 2);
+	assert_int_equal(res[0].endpoint, 12);
+	assert_int_equal(pos[1], SP_LOOKUP_MISS);
+	assert_int_equal(pos[2], 7);
+	assert_int_equal(res[2].endpoint, 17);
+	assert_int_equal(pos[3], 2);
+	assert_int_equal(res[3].queue, 12);
+	assert_int_equal(sp_lookup_bulk(t, 1, keys, results, pos, 0), 0);
+}
+
+static void
+test_replace(void **state)
+{
+	struct sp_lookup *t = *state;
+	struct sp_filter f;
+	uint64_t hits;
+	uint16_t tag;
+
+	assert_int_equal(sp_lookup_slice_add(t, 1, 4), 0);
+	write_ok(t, 1, 3, prefix_filter(10, 0, 0, 0, 8, 1));
+	assert_int_equal(lookup1(t, 1, ip_key(10, 9, 9, 9), NULL), 3);
+	write_ok(t, 1, 3, prefix_filter(20, 0, 0, 0, 8, 2));
+	assert_int_equal(lookup1(t, 1, ip_key(10, 9, 9, 9), NULL), SP_LOOKUP_MISS);
+	assert_int_equal(lookup1(t, 1, ip_key(20, 9, 9, 9), &tag), 3);
+	assert_int_equal(tag, 2);
+	assert_int_equal(sp_lookup_read(t, 1, 3, &f, &hits), 0);
+	assert_int_equal(f.key.b[0], 20);
+	assert_int_equal(f.result.endpoint, 2);
+}
+
+static void
+test_private_tables(void **state)
+{
+	struct sp_lookup *t = *state;
+	struct sp_filter any = {.result = {.endpoint = 1}}; /* mask all zero: matches anything */
+	uint32_t pos = 0;
+
+	assert_int_equal(sp_lookup_slice_add(t, 1, 4), 0);
+	assert_int_equal(sp_lookup_slice_add(t, 2, 4), 0);
+	write_ok(t, 1, 0, any);
+	assert_int_equal(lookup1(t, 1, ip_key(1, 2, 3, 4), NULL), 0);
+	assert_int_equal(lookup1(t, 2, ip_key(1, 2, 3, 4), NULL), SP_LOOKUP_MISS);
+	assert_int_equal(lookup1(t, 3, ip_key(1, 2, 3, 4), NULL), SP_LOOKUP_MISS);
+	assert_int_equal(lookup1(t, MAX_SLICES, ip_key(1, 2, 3, 4), NULL), SP_LOOKUP_MISS);
+	assert_int_equal(lookup1(t, UINT16_MAX, ip_key(1, 2, 3, 4), NULL), SP_LOOKUP_MISS);
+	/* Nor does slice 2 see slice 1's filter through the management calls. */
+	assert_int_equal(sp_lookup_next(t, 2, &pos), -ENOENT);
+	assert_int_equal(sp_lookup_delete(t, 2, 0), -ENOENT);
+	assert_int_equal(lookup1(t, 1, ip_key(1, 2, 3, 4), NULL), 0);
+}
+
+static void
+test_bits_outside_mask_ignored(void **state)
+{
+	struct sp_lookup *t = *state;
+	struct sp_filter f = prefix_filter(10, 1, 0xff, 0xff, 16, 1), back;
+	struct sp_key k;
+	uint64_t hits;
+	unsigned int i;
+
+	memset(&f.key.b[4], 0xa5, SP_KEY_BYTES - 4); /* junk outside the /16 */
+	f.mask.b[SP_KEY_BYTES - 1] = 0x0f;           /* and a nibble in the last byte */
+	f.key.b[SP_KEY_BYTES - 1] = 0x37;
+	assert_int_equal(sp_lookup_slice_add(t, 1, 2), 0);
+	write_ok(t, 1, 1, f);
+
+	assert_int_equal(sp_lookup_read(t, 1, 1, &back, &hits), 0);
+	assert_memory_equal(back.mask.b, f.mask.b, SP_KEY_BYTES);
+	for (i = 0; i < SP_KEY_BYTES; i++)
+		assert_int_equal(back.key.b[i], f.key.b[i] & f.mask.b[i]);
+
+	k = ip_key(10, 1, 77, 88);
+	k.b[SP_KEY_BYTES - 1] = 0xf7; /* masked nibble 7 matches, high nibble ignored */
+	assert_int_equal(lookup1(t, 1, k, NULL), 1);
+	k.b[SP_KEY_BYTES - 1] = 0x06;
+	assert_int_equal(lookup1(t, 1, k, NULL), SP_LOOKUP_MISS);
+	/* Every key byte counts where the mask says so, including bytes 6 and 7. */
+	for (i = 0; i < SP_KEY_BYTES; i++) {
+		struct sp_filter one = {.result = {.endpoint = 9}};
+
+		one.key.b[i] = 0x80;
+		one.mask.b[i] = 0x80;
+		write_ok(t, 1, 0, one);
+		k = (struct sp_key){{0}};
+		assert_int_equal(lookup1(t, 1, k, NULL), SP_LOOKUP_MISS);
+		k.b[i] = 0x80;
+		assert_int_equal(lookup1(t, 1, k, NULL), 0);
+	}
+}
+
+static uint64_t
+hits_at(struct sp_lookup *t, uint16_t slice, uint32_t pos)
+{
+	struct sp_filter f;
+	uint64_t hits = UINT64_MAX;
+
+	assert_int_equal(sp_lookup_read(t, slice, pos, &f, &hits), 0);
+	return hits;
+}
+
+static void
+test_hit_counters(void **state)
+{
+	struct sp_lookup *t = *state;
+	int i;
+
+	assert_int_equal(sp_lookup_slice_add(t, 1, 8), 0);
+	write_ok(t, 1, 1, prefix_filter(10, 1, 0, 0, 16, 1));
+	write_ok(t, 1, 4, prefix_filter(10, 0, 0, 0, 8, 4));
+	for (i = 0; i < 3; i++)
+		lookup1(t, 1, ip_key(10, 1, 0, (uint8_t)i), NULL);
+	for (i = 0; i < 5; i++)
+		lookup1(t, 1, ip_key(10, 2, 0, (uint8_t)i), NULL);
+	lookup1(t, 1, ip_key(99, 2, 0, 0), NULL);
+	assert_int_equal(hits_at(t, 1, 1), 3);
+	assert_int_equal(hits_at(t, 1, 4), 5);
+
+	/* A write, even of the same filter, starts the count again. */
+	write_ok(t, 1, 4, prefix_filter(10, 0, 0, 0, 8, 4));
+	assert_int_equal(hits_at(t, 1, 4), 0);
+	assert_int_equal(hits_at(t, 1, 1), 3);
+	lookup1(t, 1, ip_key(10, 2, 0, 0), NULL);
+	assert_int_equal(hits_at(t, 1, 4), 1);
+	assert_int_equal(sp_lookup_delete(t, 1, 1), 0);
+	write_ok(t, 1, 1, prefix_filter(10, 1, 0, 0, 16, 1));
+	assert_int_equal(hits_at(t, 1, 1), 0);
+}
+
+static void
+test_read_back(void **state)
+{
+	struct sp_lookup *t = *state;
+	struct sp_filter f = {.key = {{0xc0, 0xa8, 1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}},
+			      .mask = {{0xff, 0xff, 0xff, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+					0xff, 0xff, 0xff, 0xff}},
+			      .result = {.endpoint = 3,
+					 .queue = 7,
+					 .nh_ip = 0x0100000a,
+					 .nh_port = 0x3412,
+					 .data = {1, 2, 3, 4, 5, 6, 7, 8}}};
+	struct sp_filter back;
+	uint64_t hits = 42;
+
+	assert_int_equal(sp_lookup_slice_add(t, 1, 3), 0);
+	write_ok(t, 1, 2, f);
+	assert_int_equal(sp_lookup_read(t, 1, 2, &back, &hits), 0);
+	assert_int_equal(hits, 0);
+	assert_memory_equal(back.key.b, f.key.b, SP_KEY_BYTES);
+	assert_memory_equal(back.mask.b, f.mask.b, SP_KEY_BYTES);
+	assert_int_equal(back.result.endpoint, 3);
+	assert_int_equal(back.result.queue, 7);
+	assert_int_equal(back.result.nh_ip, 0x0100000a);
+	assert_int_equal(back.result.nh_port, 0x3412);
+	assert_memory_equal(back.result.data, f.result.data, SP_RESULT_DATA_BYTES);
+	assert_int_equal(sp_lookup_read(t, 1, 1, &back, &hits), -ENOENT);
+}
+
+static void
+test_next_lists_positions(void **state)
+{
+	struct sp_lookup *t = *state;
+	const uint32_t want[] = {0, 3, 4, 9};
+	uint32_t pos, n = 0;
+	unsigned int i;
+
+	assert_int_equal(sp_lookup_slice_add(t, 1, 10), 0);
+	pos = 0;
+	assert_int_equal(sp_lookup_next(t, 1, &pos), -ENOENT);
+	for (i = RTE_DIM(want); i-- > 0;)
+		write_ok(t, 1, want[i], prefix_filter(10, 0, 0, 0, 8, (uint16_t)want[i]));
+	for (pos = 0; sp_lookup_next(t, 1, &pos) == 0; pos++) {
+		assert_true(n < RTE_DIM(want));
+		assert_int_equal(pos, want[n++]);
+	}
+	assert_int_equal(n, RTE_DIM(want));
+	pos = 10;
+	assert_int_equal(sp_lookup_next(t, 1, &pos), -ENOENT);
+	pos = UINT32_MAX;
+	assert_int_equal(sp_lookup_next(t, 1, &pos), -ENOENT);
+
+	/* Deleting the last one: listing (and lookups) stop at the new last. */
+	assert_int_equal(sp_lookup_delete(t, 1, 9), 0);
+	pos = 5;
+	assert_int_equal(sp_lookup_next(t, 1, &pos), -ENOENT);
+	pos = 4;
+	assert_int_equal(sp_lookup_next(t, 1, &pos), 0);
+	assert_int_equal(pos, 4);
+}
+
+/* Slice 1 holds 10.0.0.0/8 at position 2 of 4; check it still does, and only that. */
+static void
+assert_unchanged(struct sp_lookup *t)
+{
+	struct sp_filter f;
+	uint64_t hits;
+	uint32_t pos = 0;
+	uint16_t tag;
+
+	assert_int_equal(lookup1(t, 1, ip_key(10, 1, 1, 1), &tag), 2);
+	assert_int_equal(tag, 2);
+	assert_int_equal(lookup1(t, 1, ip_key(11, 1, 1, 1), NULL), SP_LOOKUP_MISS);
+	assert_int_equal(sp_lookup_next(t, 1, &pos), 0);
+	assert_int_equal(pos, 2);
+	pos = 3;
+	assert_int_equal(sp_lookup_next(t, 1, &pos), -ENOENT);
+	assert_int_equal(sp_lookup_read(t, 1, 2, &f, &hits), 0);
+	assert_int_equal(f.key.b[0], 10);
+	assert_int_equal(f.mask.b[1], 0);
+}
+
+static void
+test_errors_change_nothing(void **state)
+{
+	struct sp_lookup *t = *state;
+	struct sp_filter f = prefix_filter(11, 0, 0, 0, 8, 9);
+	uint64_t hits;
+	uint32_t pos = 0;
+
+	assert_int_equal(sp_lookup_slice_add(t, 1, 4), 0);
+	write_ok(t, 1, 2, prefix_filter(10, 0, 0, 0, 8, 2));
+	assert_unchanged(t);
+
+	assert_int_equal(sp_lookup_slice_add(t, 1, 4), -EEXIST);
+	assert_int_equal(sp_lookup_slice_add(t, 2, 0), -EINVAL);
+	assert_int_equal(sp_lookup_slice_add(t, MAX_SLICES, 1), -EINVAL);
+	assert_int_equal(sp_lookup_slice_add(t, 2, CAPACITY), -ENOSPC);
+	assert_int_equal(sp_lookup_slice_add(NULL, 2, 1), -EINVAL);
+	assert_int_equal(sp_lookup_slice_del(t, 2), -ENOENT);
+	assert_int_equal(sp_lookup_slice_del(t, MAX_SLICES), -ENOENT);
+	assert_int_equal(sp_lookup_slice_del(NULL, 1), -EINVAL);
+	assert_unchanged(t);
+
+	assert_int_equal(sp_lookup_write(t, 1, 4, &f), -ERANGE);
+	assert_int_equal(sp_lookup_write(t, 1, UINT32_MAX, &f), -ERANGE);
+	assert_int_equal(sp_lookup_write(t, 2, 0, &f), -ENOENT);
+	assert_int_equal(sp_lookup_write(t, MAX_SLICES, 0, &f), -ENOENT);
+	assert_int_equal(sp_lookup_write(t, 1, 0, NULL), -EINVAL);
+	assert_int_equal(sp_lookup_write(NULL, 1, 0, &f), -EINVAL);
+	assert_unchanged(t);
+
+	assert_int_equal(sp_lookup_delete(t, 1, 0), -ENOENT);
+	assert_int_equal(sp_lookup_delete(t, 1, 4), -ERANGE);
+	assert_int_equal(sp_lookup_delete(t, 2, 2), -ENOENT);
+	assert_int_equal(sp_lookup_delete(NULL, 1, 2), -EINVAL);
+	assert_unchanged(t);
+
+	assert_int_equal(sp_lookup_read(t, 1, 0, &f, &hits), -ENOENT);
+	assert_int_equal(sp_lookup_read(t, 1, 4, &f, &hits), -ERANGE);
+	assert_int_equal(sp_lookup_read(t, 2, 2, &f, &hits), -ENOENT);
+	assert_int_equal(sp_lookup_read(t, 1, 2, NULL, &hits), -EINVAL);
+	assert_int_equal(sp_lookup_read(t, 1, 2, &f, NULL), -EINVAL);
+	assert_int_equal(sp_lookup_read(NULL, 1, 2, &f, &hits), -EINVAL);
+	assert_int_equal(sp_lookup_next(t, 2, &pos), -ENOENT);
+	assert_int_equal(sp_lookup_next(t, 1, NULL), -EINVAL);
+	assert_int_equal(sp_lookup_next(NULL, 1, &pos), -EINVAL);
+	assert_unchanged(t);
+}
+
+static void
+test_capacity_and_quota(void **state)
+{
+	struct sp_lookup *t = *state;
+
+	assert_int_equal(sp_lookup_slice_add(t, 1, 60), 0);
+	assert_int_equal(sp_lookup_slice_add(t, 2, 41), -ENOSPC);
+	assert_int_equal(sp_lookup_slice_add(t, 2, 40), 0);
+	assert_int_equal(sp_lookup_slice_add(t, 3, 1), -ENOSPC);
+	/* The quota is the slice's table size. */
+	write_ok(t, 1, 59, prefix_filter(10, 0, 0, 0, 8, 1));
+	assert_int_equal(sp_lookup_write(t, 2, 40, &(struct sp_filter){0}), -ERANGE);
+
+	assert_int_equal(sp_lookup_slice_del(t, 1), 0);
+	assert_int_equal(lookup1(t, 1, ip_key(10, 0, 0, 1), NULL), SP_LOOKUP_MISS);
+	assert_int_equal(sp_lookup_slice_add(t, 3, 60), 0);
+	assert_int_equal(sp_lookup_slice_add(t, 1, 1), -ENOSPC);
+	/* A slice added again starts empty. */
+	assert_int_equal(sp_lookup_slice_del(t, 3), 0);
+	assert_int_equal(sp_lookup_slice_add(t, 1, 60), 0);
+	assert_int_equal(lookup1(t, 1, ip_key(10, 0, 0, 1), NULL), SP_LOOKUP_MISS);
+}
+
+/* ---- randomized differential test against a brute-force reference ---- */
+
+#define R_QUOTA 2048
+#define R_OPS 8000
+#define R_ROUNDS 10
+#define R_KEYS_PER_ROUND 10000
+#define R_BURST 32
+
+struct ref_filter {
+	bool used;
+	struct sp_key key; /* masked */
+	struct sp_key mask;
+	uint16_t tag;
+	uint64_t hits;
+};
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t
+rnd(void)
+{
+	/* xorshift64*: deterministic, so a failure replays. */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1dull;
+}
+
+static void
+rnd_bytes(uint8_t *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		b[i] = (uint8_t)rnd();
+}
+
+/*
+ * Masks of several shapes: prefixes, whole fields, sparse bits, dense bits.
+ * None shorter than 8 bits, so that random keys miss often enough to test
+ * misses too (wildcards have their own test).
+ */
+static struct sp_key
+rnd_mask(void)
+{
+	struct sp_key m = {{0}};
+	unsigned int i, len;
+
+	switch (rnd() % 4) {
+	case 0: /* a destination prefix, maybe with the protocol */
+		len = 8 + (unsigned int)(rnd() % 25);
+		for (i = 0; i < len; i++)
+			m.b[i / 8] |= (uint8_t)(0x80 >> (i % 8));
+		if (rnd() % 2)
+			m.b[12] = 0xff;
+		break;
+	case 1: /* a few whole bytes, at least one */
+		m.b[rnd() % SP_KEY_BYTES] = 0xff;
+		for (i = 0; i < SP_KEY_BYTES; i++)
+			m.b[i] |= rnd() % 5 == 0 ? 0xff : 0;
+		break;
+	case 2: /* sparse random bits, about one per byte */
+		for (i = 0; i < SP_KEY_BYTES; i++)
+			m.b[i] = (uint8_t)(rnd() & rnd() & rnd());
+		m.b[rnd() % SP_KEY_BYTES] |= 0x81;
+		break;
+	default: /* dense: practically an exact match */
+		rnd_bytes(m.b, SP_KEY_BYTES);
+		break;
+	}
+	return m;
+}
+
+static bool
+ref_matches(const struct ref_filter *r, const struct sp_key *k)
+{
+	unsigned int i;
+
+	for (i = 0; i < SP_KEY_BYTES; i++)
+		if ((k->b[i] & r->mask.b[i]) != r->key.b[i])
+			return false;
+	return true;
+}
+
+static uint32_t
+ref_lookup(struct ref_filter *ref, const struct sp_key *k)
+{
+	uint32_t pos;
+
+	for (pos = 0; pos < R_QUOTA; pos++)
+		if (ref[pos].used && ref_matches(&ref[pos], k))
+			return pos;
+	return SP_LOOKUP_MISS;
+}
+
+static void
+rnd_op(struct sp_lookup *t, struct ref_filter *ref, uint16_t *next_tag)
+{
+	uint32_t pos = (uint32_t)(rnd() % R_QUOTA);
+	struct sp_filter f = {.mask = rnd_mask()};
+	unsigned int i;
+
+	if (rnd() % 4 == 0) {
+		assert_int_equal(sp_lookup_delete(t, 1, pos), ref[pos].used ? 0 : -ENOENT);
+		ref[pos].used = false;
+		return;
+	}
+	rnd_bytes(f.key.b, SP_KEY_BYTES); /* unmasked: the table must mask it */
+	f.result.endpoint = (*next_tag)++;
+	assert_int_equal(sp_lookup_write(t, 1, pos, &f), 0);
+	ref[pos].used = true;
+	ref[pos].mask = f.mask;
+	for (i = 0; i < SP_KEY_BYTES; i++)
+		ref[pos].key.b[i] = f.key.b[i] & f.mask.b[i];
+	ref[pos].tag = f.result.endpoint;
+	ref[pos].hits = 0;
+}
+
+/* Half random keys, half keys that some filter matches (its key, other bits random). */
+static struct sp_key
+rnd_key(const struct ref_filter *ref)
+{
+	const struct ref_filter *r = &ref[rnd() % R_QUOTA];
+	struct sp_key k;
+	unsigned int i;
+
+	rnd_bytes(k.b, SP_KEY_BYTES);
+	if (rnd() % 2 && r->used)
+		for (i = 0; i < SP_KEY_BYTES; i++)
+			k.b[i] = r->key.b[i] | (k.b[i] & (uint8_t)~r->mask.b[i]);
+	return k;
+}
+
+static void
+check_burst(struct sp_lookup *t, struct ref_filter *ref, unsigned int *nb_hits)
+{
+	struct sp_key k[R_BURST];
+	const struct sp_key *keys[R_BURST];
+	struct sp_result res[R_BURST];
+	struct sp_result *results[R_BURST];
+	uint32_t pos[R_BURST], want[R_BURST];
+	uint16_t i, hits = 0;
+
+	for (i = 0; i < R_BURST; i++) {
+		k[i] = rnd_key(ref);
+		keys[i] = &k[i];
+		results[i] = &res[i];
+	}
+	for (i = 0; i < R_BURST; i++) {
+		want[i] = ref_lookup(ref, &k[i]);
+		if (want[i] != SP_LOOKUP_MISS) {
+			ref[want[i]].hits++;
+			hits++;
+		}
+		pos[i] = ~want[i]; /* must be overwritten */
+	}
+	assert_int_equal(sp_lookup_bulk(t, 1, keys, results, pos, R_BURST), hits);
+	for (i = 0; i < R_BURST; i++) {
+		assert_int_equal(pos[i], want[i]);
+		if (want[i] != SP_LOOKUP_MISS)
+			assert_int_equal(res[i].endpoint, ref[want[i]].tag);
+	}
+	*nb_hits += hits;
+}
+
+static void
+test_random_differential(void **state)
+{
+	struct sp_lookup *t = *state;
+	struct ref_filter *ref = calloc(R_QUOTA, sizeof(*ref));
+	unsigned int round, i, nb_hits = 0, nb_keys = 0;
+	uint16_t tag = 0;
+	uint32_t pos;
+	uint64_t hits;
+	struct sp_filter f;
+
+	assert_non_null(ref);
+	sp_lookup_free(t);
+	*state = t = table_create(R_QUOTA, NULL);
+	assert_int_equal(sp_lookup_slice_add(t, 1, R_QUOTA), 0);
+	for (round = 0; round < R_ROUNDS; round++) {
+		for (i = 0; i < R_OPS / R_ROUNDS; i++)
+			rnd_op(t, ref, &tag);
+		for (i = 0; i < R_KEYS_PER_ROUND / R_BURST; i++)
+			check_burst(t, ref, &nb_hits);
+		nb_keys += R_KEYS_PER_ROUND / R_BURST * R_BURST;
+	}
+	/* Every filter reads back as written, with the hits the reference counted. */
+	for (pos = 0; pos < R_QUOTA; pos++) {
+		if (!ref[pos].used) {
+			assert_int_equal(sp_lookup_read(t, 1, pos, &f, &hits), -ENOENT);
+			continue;
+		}
+		assert_int_equal(sp_lookup_read(t, 1, pos, &f, &hits), 0);
+		assert_memory_equal(f.key.b, ref[pos].key.b, SP_KEY_BYTES);
+		assert_memory_equal(f.mask.b, ref[pos].mask.b, SP_KEY_BYTES);
+		assert_int_equal(f.result.endpoint, ref[pos].tag);
+		assert_int_equal(hits, ref[pos].hits);
+	}
+	/* The test is only worth something if both outcomes were common. */
+	print_message("%u keys, %u hits\n", nb_keys, nb_hits);
+	assert_true(nb_hits > nb_keys / 4 && nb_hits < nb_keys * 3 / 4);
+	free(ref);
+}
+
+/* ---- lookups racing updates, with RCU ---- */
+
+#define RACE_ROUNDS 2000
+
+struct racer {
+	struct sp_lookup *t;
+	struct rte_rcu_qsbr *qsbr;
+	bool deleting; /* set before the slice is removed: from then on misses are right */
+	bool stop;
+	uint64_t lookups; /* the writer starts once there are some */
+	uint64_t wrong;
+};
+
+/*
+ * The lookup lcore: position 0 always holds a filter for 10/8 whose result
+ * carries one value in endpoint, queue and next hop; a torn or freed entry
+ * would show up as a miss, another position or a mismatch.
+ */
+static void *
+race_reader(void *arg)
+{
+	struct racer *r = arg;
+	struct sp_key k = ip_key(10, 1, 2, 3);
+	const struct sp_key *keys[1] = {&k};
+	struct sp_result res;
+	struct sp_result *results[1] = {&res};
+	uint32_t pos;
+
+	rte_rcu_qsbr_thread_register(r->qsbr, 0);
+	rte_rcu_qsbr_thread_online(r->qsbr, 0);
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		if (sp_lookup_bulk(r->t, 1, keys, results, &pos, 1) == 0) {
+			if (!__atomic_load_n(&r->deleting, __ATOMIC_ACQUIRE))
+				r->wrong++;
+		} else if (pos != 0 || res.endpoint != res.queue || res.nh_ip != res.endpoint) {
+			r->wrong++;
+		}
+		__atomic_store_n(&r->lookups, r->lookups + 1, __ATOMIC_RELEASE);
+		rte_rcu_qsbr_quiescent(r->qsbr, 0);
+		/* On a one-CPU machine the writer must get to run too. */
+		if (r->lookups % 256 == 0)
+			sched_yield();
+	}
+	rte_rcu_qsbr_thread_offline(r->qsbr, 0);
+	rte_rcu_qsbr_thread_unregister(r->qsbr, 0);
+	return NULL;
+}
+
+/* Threads inherit the EAL main lcore's CPU; let the reader run on another one. */
+static void
+unpin(pthread_t thread)
+{
+	long cpu, nb_cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t all;
+
+	CPU_ZERO(&all);
+	for (cpu = 0; cpu < nb_cpus && cpu < CPU_SETSIZE; cpu++)
+		CPU_SET(cpu, &all);
+	assert_int_equal(pthread_setaffinity_np(thread, sizeof(all), &all), 0);
+}
+
+static void
+test_updates_under_lookups(void **state)
+{
+	struct rte_rcu_qsbr *qsbr = rte_zmalloc(NULL, rte_rcu_qsbr_get_memsize(1),
+						RTE_CACHE_LINE_SIZE);
+	struct racer r = {.qsbr = qsbr};
+	struct sp_filter f = prefix_filter(10, 0, 0, 0, 8, 0);
+	pthread_t reader;
+	uint16_t i;
+
+	assert_non_null(qsbr);
+	assert_int_equal(rte_rcu_qsbr_init(qsbr, 1), 0);
+	sp_lookup_free(*state);
+	*state = r.t = table_create(CAPACITY, qsbr);
+	assert_int_equal(sp_lookup_slice_add(r.t, 1, 4), 0);
+	write_ok(r.t, 1, 0, f);
+	assert_int_equal(pthread_create(&reader, NULL, race_reader, &r), 0);
+	unpin(reader);
+	while (__atomic_load_n(&r.lookups, __ATOMIC_ACQUIRE) == 0)
+		sched_yield();
+	for (i = 1; i <= RACE_ROUNDS; i++) {
+		f.result.endpoint = f.result.queue = i;
+		f.result.nh_ip = i;
+		write_ok(r.t, 1, 0, f); /* replace under the reader's feet */
+		write_ok(r.t, 1, 1 + i % 3, f);
+		assert_int_equal(sp_lookup_delete(r.t, 1, 1 + i % 3), 0);
+	}
+	/* Removing a slice while it is looked up: misses, never a crash. */
+	__atomic_store_n(&r.deleting, true, __ATOMIC_RELEASE);
+	assert_int_equal(sp_lookup_slice_del(r.t, 1), 0);
+	__atomic_store_n(&r.stop, true, __ATOMIC_RELEASE);
+	assert_int_equal(pthread_join(reader, NULL), 0);
+	print_message("%" PRIu64 " lookups during %u replacements\n", r.lookups, RACE_ROUNDS);
+	assert_int_equal(r.wrong, 0);
+	sp_lookup_free(r.t);
+	*state = NULL;
+	rte_free(qsbr);
+}
+
+/* ---- the RCU contract: nothing a lookup may hold is freed before it says so ---- */
+
+struct slow_reader {
+	struct rte_rcu_qsbr *qsbr;
+	bool online;
+	bool quiescent; /* set just before reporting the quiescent state */
+};
+
+/* A lookup lcore that stays inside a (pretend) lookup for 20 ms. */
+static void *
+slow_reader(void *arg)
+{
+	struct slow_reader *r = arg;
+
+	rte_rcu_qsbr_thread_register(r->qsbr, 0);
+	rte_rcu_qsbr_thread_online(r->qsbr, 0);
+	__atomic_store_n(&r->online, true, __ATOMIC_RELEASE);
+	rte_delay_us_sleep(20 * 1000);
+	__atomic_store_n(&r->quiescent, true, __ATOMIC_RELEASE);
+	rte_rcu_qsbr_quiescent(r->qsbr, 0);
+	rte_rcu_qsbr_thread_offline(r->qsbr, 0);
+	rte_rcu_qsbr_thread_unregister(r->qsbr, 0);
+	return NULL;
+}
+
+enum retiring_op { REPLACE, DELETE, SLICE_DEL };
+
+/* Run op while a lookup is in progress: it must return only after that lookup ended. */
+static void
+assert_waits_for_reader(struct sp_lookup *t, struct rte_rcu_qsbr *qsbr, enum retiring_op op)
+{
+	struct slow_reader r = {.qsbr = qsbr};
+	pthread_t reader;
+
+	assert_int_equal(pthread_create(&reader, NULL, slow_reader, &r), 0);
+	unpin(reader);
+	while (!__atomic_load_n(&r.online, __ATOMIC_ACQUIRE))
+		sched_yield();
+	switch (op) {
+	case REPLACE:
+		write_ok(t, 1, 0, prefix_filter(10, 0, 0, 0, 8, 2));
+		break;
+	case DELETE:
+		assert_int_equal(sp_lookup_delete(t, 1, 0), 0);
+		break;
+	case SLICE_DEL:
+		assert_int_equal(sp_lookup_slice_del(t, 1), 0);
+		break;
+	}
+	assert_true(__atomic_load_n(&r.quiescent, __ATOMIC_ACQUIRE));
+	assert_int_equal(pthread_join(reader, NULL), 0);
+}
+
+static void
+test_writer_waits_for_readers(void **state)
+{
+	struct rte_rcu_qsbr *qsbr = rte_zmalloc(NULL, rte_rcu_qsbr_get_memsize(1),
+						RTE_CACHE_LINE_SIZE);
+	struct sp_lookup *t;
+
+	assert_non_null(qsbr);
+	assert_int_equal(rte_rcu_qsbr_init(qsbr, 1), 0);
+	sp_lookup_free(*state);
+	*state = t = table_create(CAPACITY, qsbr);
+	assert_int_equal(sp_lookup_slice_add(t, 1, 4), 0);
+	write_ok(t, 1, 0, prefix_filter(10, 0, 0, 0, 8, 1));
+	assert_waits_for_reader(t, qsbr, REPLACE);
+	assert_waits_for_reader(t, qsbr, DELETE);
+	assert_waits_for_reader(t, qsbr, SLICE_DEL);
+	sp_lookup_free(t);
+	*state = NULL;
+	rte_free(qsbr);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_create_errors),
+		cmocka_unit_test_setup_teardown(test_first_match_by_position, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bulk_mixed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_private_tables, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bits_outside_mask_ignored, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hit_counters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_next_lists_positions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_errors_change_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_capacity_and_quota, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_random_differential, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_updates_under_lookups, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writer_waits_for_readers, setup, teardown),
+	};
+
+	sp_test_eal_init();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

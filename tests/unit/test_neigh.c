@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Neighbor table: what the encap stage and the management thread see. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+
+#include "decap/neigh.h"
+#include "eal_fixture.h"
+
+static const struct rte_ether_addr mac_a = {{0x02, 0x00, 0x00, 0x00, 0x00, 0x0a}};
+static const struct rte_ether_addr mac_b = {{0x02, 0x00, 0x00, 0x00, 0x00, 0x0b}};
+
+static uint32_t
+ip(uint8_t last)
+{
+	return rte_cpu_to_be_32(RTE_IPV4(10, 0, 0, last));
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	sp_test_eal_init();
+	return 0;
+}
+
+static void
+assert_mac_equal(const struct rte_ether_addr *got, const struct rte_ether_addr *want)
+{
+	assert_memory_equal(got->addr_bytes, want->addr_bytes, RTE_ETHER_ADDR_LEN);
+}
+
+static void
+test_set_get_update(void **state)
+{
+	struct sp_neigh *n = sp_neigh_create("neigh_sgu", 64, SOCKET_ID_ANY);
+	struct rte_ether_addr mac;
+
+	(void)state;
+	assert_non_null(n);
+	assert_int_equal(sp_neigh_get(n, 0, ip(1), &mac), -ENOENT);
+
+	assert_int_equal(sp_neigh_set(n, 0, ip(1), &mac_a), 0);
+	assert_int_equal(sp_neigh_get(n, 0, ip(1), &mac), 0);
+	assert_mac_equal(&mac, &mac_a);
+
+	/* Same address on another port is another neighbor. */
+	assert_int_equal(sp_neigh_get(n, 1, ip(1), &mac), -ENOENT);
+	assert_int_equal(sp_neigh_set(n, 1, ip(1), &mac_b), 0);
+	assert_int_equal(sp_neigh_get(n, 1, ip(1), &mac), 0);
+	assert_mac_equal(&mac, &mac_b);
+
+	/* Update in place. */
+	assert_int_equal(sp_neigh_set(n, 0, ip(1), &mac_b), 0);
+	assert_int_equal(sp_neigh_get(n, 0, ip(1), &mac), 0);
+	assert_mac_equal(&mac, &mac_b);
+	sp_neigh_free(n);
+}
+
+static void
+test_bulk(void **state)
+{
+	struct sp_neigh *n = sp_neigh_create("neigh_bulk", 64, SOCKET_ID_ANY);
+	uint16_t ports[3] = {0, 0, 2};
+	uint32_t ips[3] = {ip(1), ip(2), ip(3)};
+	struct rte_ether_addr found[3] = {0};
+	struct rte_ether_addr zero = {0};
+
+	(void)state;
+	assert_non_null(n);
+	assert_int_equal(sp_neigh_set(n, 0, ip(1), &mac_a), 0);
+	assert_int_equal(sp_neigh_set(n, 2, ip(3), &mac_b), 0);
+	assert_int_equal(sp_neigh_set(n, 1, ip(2), &mac_b), 0); /* port 1, not port 0 */
+
+	assert_int_equal(sp_neigh_get_bulk(n, ports, ips, 3, found), 0x5);
+	assert_mac_equal(&found[0], &mac_a);
+	assert_mac_equal(&found[1], &zero); /* a miss leaves its slot alone */
+	assert_mac_equal(&found[2], &mac_b);
+	assert_int_equal(sp_neigh_get_bulk(n, ports, ips, 0, found), 0);
+	sp_neigh_free(n);
+}
+
+static void
+test_bulk_64(void **state)
+{
+	struct sp_neigh *n = sp_neigh_create("neigh_bulk64", 64, SOCKET_ID_ANY);
+	uint16_t ports[64] = {0};
+	uint32_t ips[64];
+	struct rte_ether_addr found[64];
+	uint16_t i;
+
+	(void)state;
+	assert_non_null(n);
+	for (i = 0; i < 64; i++) {
+		ips[i] = ip((uint8_t)i);
+		if (i % 2 == 0)
+			assert_int_equal(sp_neigh_set(n, 0, ips[i], &mac_a), 0);
+	}
+	assert_true(sp_neigh_get_bulk(n, ports, ips, 64, found) == 0x5555555555555555ULL);
+	sp_neigh_free(n);
+}
+
+static void
+test_iterate(void **state)
+{
+	struct sp_neigh *n = sp_neigh_create("neigh_iter", 64, SOCKET_ID_ANY);
+	struct rte_ether_addr mac;
+	unsigned int seen = 0, count = 0;
+	uint32_t iter = 0, ip_be;
+	uint16_t port;
+
+	(void)state;
+	assert_non_null(n);
+	assert_int_equal(sp_neigh_next(n, &iter, &port, &ip_be, &mac), -ENOENT);
+	assert_int_equal(sp_neigh_set(n, 3, ip(1), &mac_a), 0);
+	assert_int_equal(sp_neigh_set(n, 4, ip(2), &mac_b), 0);
+	assert_int_equal(sp_neigh_set(n, 5, ip(3), &mac_a), 0);
+
+	iter = 0;
+	while (sp_neigh_next(n, &iter, &port, &ip_be, &mac) >= 0) {
+		uint8_t last = rte_be_to_cpu_32(ip_be) & 0xff;
+
+		count++;
+		seen |= 1u << last;
+		assert_int_equal(port, last + 2);
+		assert_mac_equal(&mac, last == 2 ? &mac_b : &mac_a);
+	}
+	assert_int_equal(count, 3);
+	assert_int_equal(seen, 0xe);
+	sp_neigh_free(n);
+}
+
+static void
+test_full(void **state)
+{
+	struct sp_neigh *n = sp_neigh_create("neigh_full", 16, SOCKET_ID_ANY);
+	struct rte_ether_addr mac;
+	uint8_t i;
+
+	(void)state;
+	assert_non_null(n);
+	for (i = 0; i < 16; i++)
+		assert_int_equal(sp_neigh_set(n, 0, ip(i), &mac_a), 0);
+	assert_int_equal(sp_neigh_set(n, 0, ip(16), &mac_a), -ENOSPC);
+	assert_int_equal(sp_neigh_get(n, 0, ip(16), &mac), -ENOENT);
+	/* Updating a present entry still works when full. */
+	assert_int_equal(sp_neigh_set(n, 0, ip(3), &mac_b), 0);
+	assert_int_equal(sp_neigh_get(n, 0, ip(3), &mac), 0);
+	assert_mac_equal(&mac, &mac_b);
+	sp_neigh_free(n);
+}
+
+static void
+test_create_invalid(void **state)
+{
+	(void)state;
+	assert_null(sp_neigh_create("neigh_zero", 0, SOCKET_ID_ANY));
+	assert_null(sp_neigh_create(NULL, 8, SOCKET_ID_ANY));
+	sp_neigh_free(NULL);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_set_get_update), cmocka_unit_test(test_bulk),
+		cmocka_unit_test(test_bulk_64),        cmocka_unit_test(test_iterate),
+		cmocka_unit_test(test_full),           cmocka_unit_test(test_create_invalid),
+	};
+
+	return cmocka_run_group_tests_name("neigh", tests, setup, NULL);
+}

@@ -1,0 +1,253 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# tools/bench-pipeline.sh — single-lcore pipeline benchmark (the harness of FACTS.md).
+#
+# One forwarding lcore reads minimum-size substrate frames from
+#   net_pcap0,rx_pcap=FILE,infinite_rx=1       (replayed from memory, forever)
+# and sends to
+#   net_null0,no-rx=1                          (swallows everything)
+# for DURATION seconds each, for:
+#   slicepathd            the ipv4 code option, 2 slices (run to completion on lcore 1)
+#   dpdk-testpmd          --forward-mode=io (the ceiling: no packet work at all)
+#   l3fwd                 DPDK's example (LPM), built from Debian's dpdk-doc sources
+# The forwarding rate is read for every program the same way: DPDK telemetry
+# /ethdev/stats,<net_null0's port> opackets, before and after the measured period.
+#
+# The frames are 70 bytes (74 on the wire): 64-byte frames cannot hold a substrate
+# header (42 bytes) plus an inner IPv4/UDP header (28 bytes); all three programs
+# get the same file.
+#
+# usage: tools/bench-pipeline.sh [-d SECONDS] [-w WARMUP] [-o DIR] [-f FLOWS]
+#   environment: SLICEPATH_BUILD_DIR (default build), BENCH_EAL (default "--no-huge -m 1024")
+# Needs root and a build (scripts/setup.sh). Artifacts go to DIR (default /tmp/slicepath-bench).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+BUILD_DIR="${SLICEPATH_BUILD_DIR:-$ROOT/build}"
+DURATION=10
+WARMUP=2
+WORK=/tmp/slicepath-bench
+FLOWS=64
+PY=/usr/bin/python3
+read -r -a EAL_MEM <<<"${BENCH_EAL:---no-huge -m 1024}"
+
+usage() { sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+while getopts "d:w:o:f:h" opt; do
+	case "$opt" in
+	d) DURATION="$OPTARG" ;;
+	w) WARMUP="$OPTARG" ;;
+	o) WORK="$OPTARG" ;;
+	f) FLOWS="$OPTARG" ;;
+	h) usage 0 ;;
+	*) usage 1 ;;
+	esac
+done
+
+log() { printf '[bench] %s\n' "$*" >&2; }
+die() { printf '[bench] ERROR: %s\n' "$*" >&2; exit 1; }
+
+[ "$(id -u)" -eq 0 ] || die "needs root (DPDK): sudo $0"
+[ -x "$BUILD_DIR/slicepathd" ] || die "$BUILD_DIR/slicepathd is missing: run scripts/setup.sh first"
+command -v dpdk-testpmd >/dev/null || die "dpdk-testpmd is missing (Debian package dpdk-dev): run scripts/setup.sh"
+[ -d /usr/share/dpdk/examples/l3fwd ] || die "DPDK example sources are missing (Debian package dpdk-doc): run scripts/setup.sh"
+[ "$(nproc)" -ge 2 ] || die "needs 2 CPUs (lcore 0: main, lcore 1: forwarding)"
+
+mkdir -p "$WORK"
+PCAP="$WORK/substrate-70B.pcap"
+CONF="$WORK/slicepathd-bench.json"
+
+# ---------------------------------------------------------------- input and config
+log "writing $PCAP ($FLOWS flows, 2 slices) and $CONF"
+"$PY" - "$PCAP" "$CONF" "$FLOWS" <<'EOF'
+import json, sys
+from scapy.layers.inet import IP, UDP
+from scapy.layers.l2 import Ether
+from scapy.utils import wrpcap
+
+pcap, conf, flows = sys.argv[1], sys.argv[2], int(sys.argv[3])
+P0_IP, P0_MAC, P1_IP, P1_MAC = "10.0.0.1", "02:00:00:00:00:01", "10.0.1.1", "02:00:00:00:01:01"
+NH_IP, NH_MAC = "10.0.1.2", "02:00:00:00:01:02"
+slices = [("alpha", 1, 5001, "192.168.1.0"), ("beta", 2, 5002, "192.168.2.0")]
+frames = []
+for i in range(flows):
+    name, sid, udp, net = slices[i % 2]
+    dst = net.rsplit(".", 1)[0] + f".{1 + i // 2 % 250}"
+    inner = IP(src=f"172.16.{i // 250}.{1 + i % 250}", dst=dst, ttl=64, id=0) / UDP(sport=1024 + i, dport=53)
+    f = Ether(src="02:aa:00:00:00:01", dst=P0_MAC) / IP(src="10.0.0.2", dst=P0_IP, id=0, flags="DF") \
+        / UDP(sport=4000, dport=udp) / inner
+    assert len(f) == 70, len(f)
+    frames.append(f)
+wrpcap(pcap, frames, linktype=1)
+
+def ipv4_filter(pos, net):
+    key = bytes(int(x) for x in net.split(".")) + bytes(10)
+    mask = b"\xff\xff\xff\x00" + bytes(10)
+    return {"position": pos, "key": key.hex(), "mask": mask.hex(),
+            "result": {"endpoint": 1, "queue": 0, "next_hop": f"{NH_IP}:6000"}}
+
+cfg = {
+    "eal": [],
+    "ports": [
+        {"name": "p0", "device": f"net_pcap0,rx_pcap={pcap},infinite_rx=1", "ipv4": P0_IP, "mac": P0_MAC,
+         "rate": "10T"},
+        # the output's rate must not be what limits the figure: 10 Tbit/s
+        {"name": "p1", "device": "net_null0,no-rx=1", "ipv4": P1_IP, "mac": P1_MAC, "rate": "10T"},
+    ],
+    "neighbors": [{"port": "p1", "ipv4": NH_IP, "mac": NH_MAC}],
+    "lcores": [{"id": 1, "lc": True, "npes": [0]}],
+    "slices": [
+        {"name": name, "id": sid, "codeopt": "ipv4", "npe": 0,
+         "endpoints": [{"port": "p0", "udp_port": udp}, {"port": "p1", "udp_port": udp}],
+         "queues": [{"id": 0, "endpoint": 1}],
+         "filters": [ipv4_filter(0, net)]}
+        for name, sid, udp, net in slices
+    ],
+}
+json.dump(cfg, open(conf, "w"), indent=2)
+EOF
+
+# ---------------------------------------------------------------- l3fwd from dpdk-doc
+L3FWD_DIR="$WORK/examples/l3fwd"
+L3FWD="$L3FWD_DIR/build/l3fwd"
+if [ ! -x "$L3FWD" ]; then
+	log "building l3fwd from /usr/share/dpdk/examples in $WORK/examples"
+	rm -rf "$WORK/examples"
+	mkdir -p "$WORK/examples"
+	cp -r /usr/share/dpdk/examples/l3fwd /usr/share/dpdk/examples/common "$WORK/examples/"
+	# Virtual devices offer no rx checksum offload (FACTS.md): do not ask for it.
+	sed -i 's/^\(\s*\)\.offloads = RTE_ETH_RX_OFFLOAD_CHECKSUM,/\1.offloads = 0,/' "$L3FWD_DIR/main.c"
+	grep -q 'RTE_ETH_RX_OFFLOAD_CHECKSUM,' "$L3FWD_DIR/main.c" \
+		&& die "could not clear RTE_ETH_RX_OFFLOAD_CHECKSUM in l3fwd's port_conf"
+	make -C "$L3FWD_DIR" -j"$(nproc)" >"$WORK/l3fwd-build.log" 2>&1 \
+		|| { tail -n 30 "$WORK/l3fwd-build.log" >&2; die "l3fwd did not build (log: $WORK/l3fwd-build.log)"; }
+fi
+printf 'R10.0.0.0/24 1\n' >"$WORK/l3fwd-v4.cfg"
+printf 'R2001:200::/48 1\n' >"$WORK/l3fwd-v6.cfg"
+
+# ---------------------------------------------------------------- measuring
+PID=""
+cleanup() {
+	if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then
+		kill -INT "$PID" 2>/dev/null || true
+		sleep 1
+		kill -KILL "$PID" 2>/dev/null || true
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# measure NAME PREFIX LOG -- CMD...: start CMD, wait for its telemetry, measure, stop it.
+# Sets RESULT to the rate in Mpps, or "-" when the program failed.
+measure() {
+	local name="$1" prefix="$2" logf="$3"
+	shift 4
+	log "$name: $*"
+	setsid "$@" >"$logf" 2>&1 </dev/null &
+	PID=$!
+	local mpps rc=0
+	mpps="$("$PY" - "$prefix" "$WARMUP" "$DURATION" "$PID" "$ROOT/tools" <<'EOF'
+import os, sys, time
+sys.path.insert(0, sys.argv[5])
+from sp_telemetry import TelemetryError, wait_for_socket
+
+prefix, warmup, duration, pid = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+
+def alive():
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+
+deadline = time.monotonic() + 60
+t = None
+while t is None:
+    if not alive():
+        sys.exit("the program exited during start-up")
+    try:
+        t = wait_for_socket(prefix, timeout=1)
+    except TelemetryError:
+        if time.monotonic() > deadline:
+            sys.exit("no telemetry socket after 60 s")
+
+def null_port():
+    for pid_ in t.cmd("/ethdev/list"):
+        if t.cmd(f"/ethdev/info,{pid_}").get("name", "").startswith("net_null"):
+            return pid_
+    return None
+
+port = None
+while port is None:
+    if time.monotonic() > deadline:
+        sys.exit("no net_null port after 60 s")
+    try:
+        port = null_port()
+    except TelemetryError:
+        pass
+    if port is None:
+        time.sleep(0.2)
+
+def opackets():
+    return t.cmd(f"/ethdev/stats,{port}")["opackets"], time.monotonic()
+
+# Wait until packets flow, then warm up.
+while opackets()[0] == 0:
+    if not alive() or time.monotonic() > deadline:
+        sys.exit("no packets forwarded")
+    time.sleep(0.1)
+time.sleep(warmup)
+p0, t0 = opackets()
+time.sleep(duration)
+p1, t1 = opackets()
+print(f"{(p1 - p0) / (t1 - t0) / 1e6:.2f}")
+EOF
+)" || rc=$?
+	kill -INT "$PID" 2>/dev/null || true
+	local waited=0
+	while kill -0 "$PID" 2>/dev/null && [ "$waited" -lt 100 ]; do sleep 0.1; waited=$((waited + 1)); done
+	kill -KILL "$PID" 2>/dev/null || true
+	wait "$PID" 2>/dev/null || true
+	PID=""
+	if [ "$rc" -ne 0 ] || [ -z "$mpps" ]; then
+		log "$name failed; its log ($logf):"
+		tail -n 25 "$logf" >&2
+		RESULT="-"
+		return 0
+	fi
+	log "$name: $mpps Mpps"
+	RESULT="$mpps"
+}
+
+VDEVS=(--vdev "net_pcap0,rx_pcap=$PCAP,infinite_rx=1" --vdev "net_null0,no-rx=1")
+COMMON_EAL=("${EAL_MEM[@]}" --no-pci -l 0,1)
+
+measure slicepathd sp-bench-slicepathd "$WORK/slicepathd.log" -- \
+	"$BUILD_DIR/slicepathd" -c "$CONF" -- "${COMMON_EAL[@]}" --file-prefix sp-bench-slicepathd
+sp="$RESULT"
+measure testpmd sp-bench-testpmd "$WORK/testpmd.log" -- \
+	dpdk-testpmd "${COMMON_EAL[@]}" --file-prefix sp-bench-testpmd "${VDEVS[@]}" -- \
+	--forward-mode=io --auto-start --stats-period 3600 --total-num-mbufs 16384
+tp="$RESULT"
+measure l3fwd sp-bench-l3fwd "$WORK/l3fwd.log" -- \
+	"$L3FWD" "${COMMON_EAL[@]}" --file-prefix sp-bench-l3fwd "${VDEVS[@]}" -- \
+	-p 0x3 -P --parse-ptype --config "(0,0,1),(1,0,1)" \
+	--rule_ipv4 "$WORK/l3fwd-v4.cfg" --rule_ipv6 "$WORK/l3fwd-v6.cfg"
+l3="$RESULT"
+
+ratio() {
+	if [ "$1" = - ] || [ "$2" = - ]; then echo "-"; else "$PY" -c "print(f'{$1 / $2:.2f}')"; fi
+}
+
+echo
+echo "single-lcore pipeline benchmark: 70-byte substrate frames, $FLOWS flows, 2 slices,"
+echo "net_pcap (infinite_rx) -> net_null, ${DURATION}s each after ${WARMUP}s warm-up, EAL ${EAL_MEM[*]}"
+printf '%-34s %8s\n' "program" "Mpps"
+printf '%-34s %8s\n' "slicepathd (ipv4 code option)" "$sp"
+printf '%-34s %8s\n' "dpdk-testpmd --forward-mode=io" "$tp"
+printf '%-34s %8s\n' "l3fwd (LPM, dpdk-doc example)" "$l3"
+printf '%-34s %8s\n' "slicepathd / testpmd" "$(ratio "$sp" "$tp")"
+printf '%-34s %8s\n' "slicepathd / l3fwd" "$(ratio "$sp" "$l3")"
+echo "logs and inputs: $WORK"
+[ "$sp" != - ] && [ "$tp" != - ] && [ "$l3" != - ]
