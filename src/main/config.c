@@ -343,7 +343,8 @@ check_object(struct parser *p, json_t *v, const char *path, const char *const *v
 		for (i = 0; valid[i] != NULL && strcmp(valid[i], key) != 0; i++)
 			append(list, sizeof(list), "%s%s", i > 0 ? ", " : "", valid[i]);
 		if (valid[i] == NULL)
-			return fail(p, path, key, "unknown key; the keys allowed here are %s", list);
+			return fail(p, path, key, "unknown key; the keys allowed here are %s",
+				    list);
 	}
 	return 0;
 }
@@ -425,8 +426,8 @@ uint_value(struct parser *p, json_t *v, const char *path, const char *key,
 		return fail(p, path, key, "%s is out of range; use a whole number from %" PRIu64
 			    " to %" PRIu64, text, s->min, s->max);
 	if (s->pow2 && (u & (u - 1)) != 0)
-		return fail(p, path, key, "%s is not a power of two; use one of %" PRIu64 ", %" PRIu64
-			    ", ... %" PRIu64, text, s->min, 2 * s->min, s->max);
+		return fail(p, path, key, "%s is not a power of two; use one of %" PRIu64
+			    ", %" PRIu64 ", ... %" PRIu64, text, s->min, 2 * s->min, s->max);
 	*out = u;
 	return 0;
 }
@@ -628,7 +629,7 @@ get_port_ref(struct parser *p, json_t *obj, const char *path, const char *key, u
 	return 0;
 }
 
-/* A required index into a list of count entries called list (for the message). */
+/* An index (read per s) into a list of count entries, named list in messages. */
 static int
 get_index(struct parser *p, json_t *obj, const char *path, const struct uint_spec *s,
 	  unsigned int count, const char *what, const char *list, uint16_t *out)
@@ -723,8 +724,8 @@ check_port_unique(struct parser *p, const char *path, uint16_t i)
 		char ip[INET_ADDRSTRLEN];
 
 		if (strcmp(a->name, b->name) == 0)
-			return fail(p, path, "name", "\"%s\" is already the name of ports[%u]; give "
-				    "each port its own name", a->name, j);
+			return fail(p, path, "name", "\"%s\" is already the name of ports[%u]; "
+				    "give each port its own name", a->name, j);
 		if (strcmp(a->device, b->device) == 0)
 			return fail(p, path, "device", "\"%s\" is already the device of ports[%u] "
 				    "(%s); each device can be opened once", a->device, j, b->name);
@@ -755,9 +756,9 @@ parse_ports(struct parser *p, json_t *root)
 	}
 	/* Rings full of buffers leave none to receive into: the port stalls. */
 	if (cfg->mbufs <= descs)
-		return fail(p, "", "mbufs", "%u packet buffers cannot even fill the rx and tx rings "
-			    "of the ports (%" PRIu64 " descriptors); raise mbufs above %" PRIu64
-			    " or lower rx_desc/tx_desc", cfg->mbufs, descs, descs);
+		return fail(p, "", "mbufs", "%u packet buffers cannot even fill the rx and tx "
+			    "rings of the ports (%" PRIu64 " descriptors); raise mbufs above %"
+			    PRIu64 " or lower rx_desc/tx_desc", cfg->mbufs, descs, descs);
 	return 0;
 }
 
@@ -851,8 +852,8 @@ parse_lcore(struct parser *p, json_t *o, const char *path, uint16_t i, uint16_t 
 	lc->id = (unsigned int)id;
 	for (uint16_t k = 0; k < i; k++)
 		if (cfg->lcores[k].id == lc->id)
-			return fail(p, path, "id", "lcore %u is already lcores[%u]; give each lcore "
-				    "its own id", lc->id, k);
+			return fail(p, path, "id", "lcore %u is already lcores[%u]; give each "
+				    "lcore its own id", lc->id, k);
 	lcv = json_object_get(o, "lc");
 	if (lcv != NULL && !json_is_boolean(lcv))
 		return fail(p, path, "lc", "expected true or false, got %s", type_name(lcv));
@@ -864,8 +865,8 @@ parse_lcore(struct parser *p, json_t *o, const char *path, uint16_t i, uint16_t 
 		item_path(npath, path, "npes", j);
 		TRY(uint_value(p, v, npath, NULL, &NPE_INDEX, &npe));
 		if (npe >= cfg->nb_npes)
-			return fail(p, npath, NULL, "NPE %" PRIu64 " does not exist; npes has %u, so "
-				    "use 0 to %u", npe, cfg->nb_npes, cfg->nb_npes - 1);
+			return fail(p, npath, NULL, "NPE %" PRIu64 " does not exist; npes has %u, "
+				    "so use 0 to %u", npe, cfg->nb_npes, cfg->nb_npes - 1);
 		if (owner[npe] != 0)
 			return fail(p, npath, NULL, "NPE %" PRIu64 " already runs on lcores[%u]; "
 				    "every NPE runs on exactly one lcore, so list it once",
@@ -904,9 +905,9 @@ parse_lcores(struct parser *p, json_t *root)
 		TRY(parse_lcore(p, o, path, (uint16_t)i, owner));
 		cfg->nb_lcores = (uint16_t)(i + 1);
 		if (cfg->lcores[i].lc && lc_index >= 0)
-			return fail(p, path, "lc", "lcores[%d] is already the LC lcore; in this version "
-				    "one LC lcore owns all ports, so set \"lc\": true on exactly one "
-				    "lcore", lc_index);
+			return fail(p, path, "lc", "lcores[%d] is already the LC lcore; in this "
+				    "version one LC lcore owns all ports, so set \"lc\": true on "
+				    "exactly one lcore", lc_index);
 		if (cfg->lcores[i].lc)
 			lc_index = (int)i;
 	}
@@ -915,8 +916,8 @@ parse_lcores(struct parser *p, json_t *root)
 			    "lcore owns all ports, so set \"lc\": true on exactly one lcore");
 	for (uint16_t n = 0; n < cfg->nb_npes; n++)
 		if (owner[n] == 0)
-			return fail(p, "", "lcores", "NPE %u runs on no lcore; add %u to the \"npes\" "
-				    "of exactly one lcore", n, n);
+			return fail(p, "", "lcores", "NPE %u runs on no lcore; add %u to the "
+				    "\"npes\" of exactly one lcore", n, n);
 	return 0;
 }
 
@@ -994,14 +995,15 @@ parse_queues(struct parser *p, json_t *so, const char *spath, struct sp_cfg_slic
 		TRY(check_object(p, o, path, QUEUE_KEYS));
 		TRY(get_uint(p, o, path, &QUEUE_ID, &v));
 		if (v >= s->queue_quota)
-			return fail(p, path, "id", "%" PRIu64 " is out of range: queue_quota is %u, "
-				    "so use 0 to %u or raise queue_quota", v, s->queue_quota,
+			return fail(p, path, "id", "%" PRIu64 " is out of range: queue_quota is "
+				    "%u, so use 0 to %u or raise queue_quota", v, s->queue_quota,
 				    s->queue_quota - 1);
 		q->id = (uint16_t)v;
 		for (size_t k = 0; k < i; k++)
 			if (s->queues[k].id == q->id)
-				return fail(p, path, "id", "queue %u is already defined by %s.queues"
-					    "[%zu]; give each queue its own id", q->id, spath, k);
+				return fail(p, path, "id", "queue %u is already defined by "
+					    "%s.queues[%zu]; give each queue its own id", q->id,
+					    spath, k);
 		TRY(get_index(p, o, path, &ENDPOINT_REF, s->nb_endpoints, "endpoint", list,
 			      &q->endpoint));
 		TRY(get_uint(p, o, path, &THRESHOLD, &v));
@@ -1047,8 +1049,9 @@ get_result_queue(struct parser *p, json_t *o, const char *path, const char *spat
 	want = s->endpoints[r->endpoint].port;
 	have = s->endpoints[q->endpoint].port;
 	if (want != have)
-		return fail(p, path, "queue", "queue %u feeds endpoint %u on port %s but the result "
-			    "sends from endpoint %u on port %s; use a queue of an endpoint on %s",
+		return fail(p, path, "queue", "queue %u feeds endpoint %u on port %s but the "
+			    "result sends from endpoint %u on port %s; use a queue of an endpoint "
+			    "on %s",
 			    q->id, q->endpoint, ports[have].name, r->endpoint, ports[want].name,
 			    ports[want].name);
 	r->queue = q->id;
@@ -1082,8 +1085,8 @@ parse_result(struct parser *p, json_t *fo, const char *fpath, const char *spath,
 			    "unicast address", str, why);
 	rc = get_string(p, o, path, "data", false, SIZE_MAX, &str);
 	if (rc > 0 && parse_hex_bytes(str, r->data, SP_RESULT_DATA_BYTES, &n) < 0)
-		return fail(p, path, "data", "\"%s\" is not result data; write up to %d hex digits, "
-			    "two per byte", str, 2 * SP_RESULT_DATA_BYTES);
+		return fail(p, path, "data", "\"%s\" is not result data; write up to %d hex "
+			    "digits, two per byte", str, 2 * SP_RESULT_DATA_BYTES);
 	return rc < 0 ? rc : 0;
 }
 
@@ -1171,8 +1174,8 @@ parse_slice_head(struct parser *p, json_t *o, const char *path, uint16_t si,
 	s->id = (uint16_t)v;
 	for (uint16_t k = 0; k < si; k++) {
 		if (strcmp(cfg->slices[k].name, s->name) == 0)
-			return fail(p, path, "name", "\"%s\" is already the name of slices[%u]; give "
-				    "each slice its own name", s->name, k);
+			return fail(p, path, "name", "\"%s\" is already the name of slices[%u]; "
+				    "give each slice its own name", s->name, k);
 		if (cfg->slices[k].id == s->id)
 			return fail(p, path, "id", "%u is already the id of slices[%u] (%s); give "
 				    "each slice its own id", s->id, k, cfg->slices[k].name);
@@ -1188,10 +1191,10 @@ parse_slice_head(struct parser *p, json_t *o, const char *path, uint16_t si,
 
 	use[s->npe].filters += s->filter_quota;
 	if (use[s->npe].filters > cfg->npes[s->npe].filters)
-		return fail(p, path, "filter_quota", "the slices on NPE %u need %" PRIu64 " filters "
-			    "in all but npes[%u].filters is %u; lower the slices' filter_quota or "
-			    "raise npes[%u].filters", s->npe, use[s->npe].filters, s->npe,
-			    cfg->npes[s->npe].filters, s->npe);
+		return fail(p, path, "filter_quota", "the slices on NPE %u need %" PRIu64
+			    " filters in all but npes[%u].filters is %u; lower the slices' "
+			    "filter_quota or raise npes[%u].filters", s->npe, use[s->npe].filters,
+			    s->npe, cfg->npes[s->npe].filters, s->npe);
 	use[s->npe].queues += s->queue_quota;
 	if (use[s->npe].queues > cfg->npes[s->npe].queues)
 		return fail(p, path, "queue_quota", "the slices on NPE %u need %" PRIu64 " queues "
@@ -1282,8 +1285,14 @@ parse_buffer(const char *text, size_t len, struct sp_config *cfg, char *err, siz
 int
 sp_config_parse(const char *json_text, struct sp_config *cfg, char *err, size_t errlen)
 {
-	if (json_text == NULL || cfg == NULL)
+	if (cfg == NULL)
 		return -EINVAL;
+	if (json_text == NULL) {
+		memset(cfg, 0, sizeof(*cfg));
+		if (err != NULL && errlen > 0)
+			snprintf(err, errlen, "no config text given; pass the JSON text");
+		return -EINVAL;
+	}
 	return parse_buffer(json_text, strlen(json_text), cfg, err, errlen);
 }
 

@@ -216,10 +216,11 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (eal_start(&cfg, argv[0], argc - optind, argv + optind) < 0) {
-		fprintf(stderr, "slicepathd: DPDK's EAL did not start: %s; check the \"eal\" "
-				"arguments, hugepages (or add --no-huge -m 1024) and that no other "
-				"DPDK process uses the same --file-prefix\n",
-			rte_strerror(rte_errno));
+		/* EAL sets rte_errno on some failures only; its own messages precede. */
+		fprintf(stderr, "slicepathd: DPDK's EAL did not start%s%s (see the EAL lines above); "
+				"check the \"eal\" arguments, hugepages (or add --no-huge -m 1024) "
+				"and that no other DPDK process uses the same --file-prefix\n",
+			rte_errno ? ": " : "", rte_errno ? rte_strerror(rte_errno) : "");
 		sp_config_free(&cfg);
 		return EXIT_RUNTIME;
 	}

@@ -67,6 +67,11 @@ init_addresses(struct sp_node *node, char *err, size_t errlen)
 			 rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
+	/* Released endpoints' slots are reused only after the lcores moved on. */
+	if (sp_decap_set_rcu(node->decap, node->qsbr) < 0) {
+		snprintf(err, errlen, "cannot attach RCU to the endpoint table");
+		return -ENOMEM;
+	}
 	for (uint16_t i = 0; i < node->nb_ports; i++)
 		sp_decap_set_port(node->decap, i, node->ports[i].ip_be, &node->ports[i].mac);
 	for (uint16_t i = 0; i < cfg->nb_neighbors; i++) {
@@ -276,12 +281,12 @@ sp_node_init(struct sp_node *node, const struct sp_config *cfg, char *err, size_
 		return -ENOMEM;
 	}
 	rc = open_ports(node, err, errlen);
-	if (rc == 0)
-		rc = init_addresses(node, err, errlen);
 	if (rc == 0 && (init_rcu(node) < 0 || init_rings(node) < 0)) {
-		snprintf(err, errlen, "out of memory for rings");
+		snprintf(err, errlen, "out of memory for RCU and rings");
 		rc = -ENOMEM;
 	}
+	if (rc == 0)
+		rc = init_addresses(node, err, errlen);
 	for (uint16_t e = 0; rc == 0 && e < cfg->nb_npes; e++) {
 		node->nb_npes++; /* so that sp_node_fini() frees a half-built one */
 		rc = init_npe(node, e);

@@ -141,7 +141,8 @@ struct bad_case {
 
 static const struct bad_case bad_cases[] = {
 	/* JSON itself */
-	{ "{'ports': [}", -EINVAL, "line 1 column 12: JSON syntax error", { "unexpected token near '}'" } },
+	{ "{'ports': [}", -EINVAL, "line 1 column 12: JSON syntax error",
+	  { "unexpected token near '}'" } },
 	{ "{'mbufs':2048,\n'mbufs':4096}", -EINVAL, "line 2 column", { "duplicate object key" } },
 	{ "", -EINVAL, "line 1 column 0: JSON syntax error", { "end of file" } },
 	{ "[1]", -EINVAL, "top level", { "expected an object", "got an array" } },
@@ -156,7 +157,8 @@ static const struct bad_case bad_cases[] = {
 	{ CFG(",'mbufs':'4096'"), -EINVAL, "mbufs: expected a whole number", { "got a string" } },
 	{ CFG(",'mbufs':4096"), -EINVAL, "mbufs: 4096 packet buffers", { "4096 descriptors",
 									"raise mbufs" } },
-	{ CFG(",'codeopt_libs':'/x.so'"), -EINVAL, "codeopt_libs: expected an array", { "string" } },
+	{ CFG(",'codeopt_libs':'/x.so'"), -EINVAL, "codeopt_libs: expected an array",
+	  { "string" } },
 	{ CFG(",'codeopt_libs':['" X256 "']"), -EINVAL, "codeopt_libs[0]: is 256 characters",
 	  { "at most 255" } },
 	/* ports */
@@ -197,7 +199,8 @@ static const struct bad_case bad_cases[] = {
 	{ PORTS2("'name':'p1','device':'net_null1','ipv4':'255.255.255.255'"), -EINVAL,
 	  "ports[1].ipv4: 255.255.255.255 is the broadcast address", { "unicast" } },
 	{ PORTS2("'name':'p1','device':'net_null1','ipv4':'10.0.0.1'"), -EINVAL,
-	  "ports[1].ipv4: 10.0.0.1 is already the address of ports[0] (p0)", { "its own address" } },
+	  "ports[1].ipv4: 10.0.0.1 is already the address of ports[0] (p0)",
+	  { "its own address" } },
 	{ PORT(",'mac':'02:00:00:00:00'"), -EINVAL, "ports[0].mac: \"02:00:00:00:00\" is not a MAC",
 	  { "02:00:00:00:00:01" } },
 	{ PORT(",'mac':'01:00:5e:00:00:01'"), -EINVAL, "ports[0].mac: 01:00:5e:00:00:01 is not a "
@@ -328,9 +331,10 @@ static const struct bad_case bad_cases[] = {
 	  "slices[0].endpoints[0].udp_port: required", { "add \"udp_port\"" } },
 	{ SLICES("{" SLICE_A ",'endpoints':[{'port':'p0','udp_port':1,'ip':'10.0.0.1'}]}"),
 	  -EINVAL, "slices[0].endpoints[0].ip: unknown key", { "port, udp_port" } },
-	{ SLICES("{" SLICE_A ",'endpoints':[{'port':'p0','udp_port':7},{'port':'p0','udp_port':7}]}"),
-	  -EINVAL, "slices[0].endpoints[1].udp_port: p0:7 is already reserved by "
-	  "slices[0].endpoints[0]", { "pick another udp_port" } },
+	{ SLICES("{" SLICE_A ",'endpoints':[{'port':'p0','udp_port':7},"
+		 "{'port':'p0','udp_port':7}]}"), -EINVAL,
+	  "slices[0].endpoints[1].udp_port: p0:7 is already reserved by slices[0].endpoints[0]",
+	  { "pick another udp_port" } },
 	{ SLICE_B(",'endpoints':[{'port':'p1','udp_port':5002},{'port':'p1','udp_port':5001}]"),
 	  -EINVAL, "slices[1].endpoints[1].udp_port: p1:5001 is already reserved by "
 	  "slices[0].endpoints[1]", { "pick another" } },
@@ -364,8 +368,9 @@ static const struct bad_case bad_cases[] = {
 	  { "integer" } },
 	{ SLICE(",'filters':[{'key':'" Z28 "'}]"), -EINVAL, "slices[0].filters[0].position: requir",
 	  { "add \"position\"" } },
-	{ SLICE(",'filters':[{'position':1024}]"), -EINVAL, "slices[0].filters[0].position: 1024 is "
-	  "out of range: filter_quota is 1024", { "use 0 to 1023", "raise filter_quota" } },
+	{ SLICE(",'filters':[{'position':1024}]"), -EINVAL,
+	  "slices[0].filters[0].position: 1024 is out of range: filter_quota is 1024",
+	  { "use 0 to 1023", "raise filter_quota" } },
 	{ SLICE(",'filters':[{'position':3,'key':'" Z28 "','mask':'" Z28 "','result':{" RES_OK "}},"
 		"{'position':3}]"), -EINVAL, "slices[0].filters[1].position: 3 is already taken by "
 	  "slices[0].filters[0]", { "its own position" } },
@@ -711,11 +716,13 @@ test_filter_bytes(void **state)
 		"'mask':'ffffff000000000000000000ff00','result':{'endpoint':0,'queue':1,"
 		"'next_hop':'10.0.0.2:6001','data':'abCD'}},"
 		"{'position':1023,'key':'" Z28 "','mask':'" Z28 "',"
-		"'result':{'endpoint':1,'queue':0,'next_hop':'10.0.1.2:1','data':'0x0102030405060708'}}]"));
+		"'result':{'endpoint':1,'queue':0,'next_hop':'10.0.1.2:1',"
+		"'data':'0x0102030405060708'}}]"));
 	const struct sp_cfg_slice *s = &cfg->slices[0];
 	const struct sp_cfg_filter *f = &s->filters[0];
-	static const uint8_t key[SP_KEY_BYTES] = { 0xc0, 0xa8, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x11 };
-	static const uint8_t mask[SP_KEY_BYTES] = { 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff };
+	/* bytes not listed are zero */
+	static const uint8_t key[SP_KEY_BYTES] = { 0xc0, 0xa8, 0x01, [12] = 0x11 };
+	static const uint8_t mask[SP_KEY_BYTES] = { 0xff, 0xff, 0xff, [12] = 0xff };
 	uint8_t nh[6];
 
 	(void)state;
@@ -750,7 +757,10 @@ test_error_without_buffer(void **state)
 	/* A short buffer gets the start of the message, terminated. */
 	assert_int_equal(parse_q("{}", cfg, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "por");
+	memset(cfg, 0xa5, sizeof(*cfg));
 	assert_int_equal(sp_config_parse(NULL, cfg, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "no ");
+	expect_empty(cfg);
 	free_cfg(cfg);
 }
 
@@ -837,7 +847,8 @@ static void
 test_parse_mac(void **state)
 {
 	static const char *const bad[] = {
-		"", "02:00:00:00:00", "02:00:00:00:00:01:", "02-00-00-00-00-01", "02:00:00:00:00:001",
+		"", "02:00:00:00:00", "02:00:00:00:00:01:", "02-00-00-00-00-01",
+		"02:00:00:00:00:001",
 		"g2:00:00:00:00:01", "2:00:00:00:00:01", "0200.0000.0001", "02:00:00:00:00:0",
 	};
 	uint8_t mac[6] = { 9, 9, 9, 9, 9, 9 };
@@ -1043,13 +1054,14 @@ test_load_errors(void **state)
 	expect_load_error(path, -EINVAL, "line 4 column 2: JSON syntax error: ");
 	unlink(path);
 	free(path);
-	path = temp_file("{\"ports\": [{\"name\": \"p0\", \"device\": \"x\", \"ipv4\": \"1.2.3\"}]}");
+	path = temp_file("{\"ports\": [{\"name\": \"p0\", \"device\": \"x\", "
+			 "\"ipv4\": \"1.2.3\"}]}");
 	expect_load_error(path, -EINVAL, "ports[0].ipv4: \"1.2.3\" is not an IPv4 address");
 	unlink(path);
 	free(path);
 	/* A NUL byte inside the file is not silently the end of it. */
-	path = temp_file("{\"ports\": [{\"name\": \"p0\", \"device\": \"x\", \"ipv4\": \"1.2.3.4\"}]}"
-			 "\n\n");
+	path = temp_file("{\"ports\": [{\"name\": \"p0\", \"device\": \"x\", "
+			 "\"ipv4\": \"1.2.3.4\"}]}\n\n");
 	{
 		FILE *f = fopen(path, "a");
 
