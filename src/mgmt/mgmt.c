@@ -12,6 +12,7 @@ RTE_LOG_REGISTER_SUFFIX(sp_mgmt_logtype, mgmt, INFO);
 #define MAX_PENDING 256
 #define POLL_NS 2000000 /* 2 ms: ARP answers and requests need no more */
 #define BURST 32
+#define NEVER_ASKED 1 /* last_tsc of a next hop not asked for yet */
 
 /* Next hops being resolved: ask once a second until answered. */
 struct pending {
@@ -26,6 +27,29 @@ struct mgmt {
 	bool full_logged;
 };
 
+static struct pending *
+pending_find(struct mgmt *g, uint16_t port, uint32_t ip)
+{
+	for (unsigned int i = 0; i < MAX_PENDING; i++) {
+		struct pending *p = &g->pending[i];
+
+		if (p->last_tsc != 0 && p->port == port && p->ip_be == ip)
+			return p;
+	}
+	return NULL;
+}
+
+/* Learn only what we asked for or already know (a gratuitous update): any
+ * host on the link could otherwise fill the table with unsolicited replies. */
+static bool
+wanted(struct mgmt *g, uint16_t port, uint32_t ip)
+{
+	struct rte_ether_addr known;
+
+	return pending_find(g, port, ip) != NULL ||
+	       sp_neigh_get(g->node->neigh, port, ip, &known) == 0;
+}
+
 static void
 learn(struct mgmt *g)
 {
@@ -33,29 +57,29 @@ learn(struct mgmt *g)
 	unsigned int n = rte_ring_dequeue_burst(g->node->learn_ring, (void **)pkts, BURST, NULL);
 
 	for (unsigned int i = 0; i < n; i++) {
+		uint16_t port = pkts[i]->port;
 		struct rte_ether_addr mac;
 		uint32_t ip;
 
-		if (sp_arp_reply_sender(pkts[i], &ip, &mac) == 0 &&
-		    sp_neigh_set(g->node->neigh, pkts[i]->port, ip, &mac) < 0)
+		if (sp_arp_reply_sender(pkts[i], &ip, &mac) < 0 || !wanted(g, port, ip))
+			continue;
+		if (sp_neigh_set(g->node->neigh, port, ip, &mac) < 0)
 			MGMT_LOG(WARNING, "neighbor table full; cannot learn a neighbor\n");
 	}
 	rte_pktmbuf_free_bulk(pkts, n);
 }
 
+/* The slot of a pending next hop, or a free one for it. */
 static struct pending *
 pending_slot(struct mgmt *g, uint16_t port, uint32_t ip)
 {
-	struct pending *free_slot = NULL;
+	struct pending *free_slot = pending_find(g, port, ip);
 
-	for (unsigned int i = 0; i < MAX_PENDING; i++) {
-		struct pending *p = &g->pending[i];
-
-		if (p->last_tsc != 0 && p->port == port && p->ip_be == ip)
-			return p;
-		if (p->last_tsc == 0 && free_slot == NULL)
-			free_slot = p;
-	}
+	if (free_slot != NULL)
+		return free_slot;
+	for (unsigned int i = 0; i < MAX_PENDING && free_slot == NULL; i++)
+		if (g->pending[i].last_tsc == 0)
+			free_slot = &g->pending[i];
 	if (free_slot == NULL && !g->full_logged) {
 		MGMT_LOG(WARNING, "more than %d next hops unresolved at once\n", MAX_PENDING);
 		g->full_logged = true;
@@ -76,7 +100,7 @@ collect_requests(struct mgmt *g)
 		struct pending *p = pending_slot(g, port, ip);
 
 		if (p != NULL && p->last_tsc == 0)
-			*p = (struct pending){.port = port, .ip_be = ip, .last_tsc = 1};
+			*p = (struct pending){.port = port, .ip_be = ip, .last_tsc = NEVER_ASKED};
 	}
 }
 
@@ -98,7 +122,7 @@ send_requests(struct mgmt *g)
 			p->last_tsc = 0;
 			continue;
 		}
-		if (p->last_tsc != 1 && now - p->last_tsc < hz)
+		if (p->last_tsc != NEVER_ASKED && now - p->last_tsc < hz)
 			continue;
 		p->last_tsc = now;
 		m = sp_arp_request(g->node->decap, g->node->pool, p->port, p->ip_be);

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The code option registry and slice creation, as a slice developer meets them. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "eal_fixture.h"
+#include "pipeline/slice.h"
+
+static int init_calls, fini_calls, init_rc;
+
+static void
+noop(struct sp_slice *s __rte_unused, struct rte_mbuf **pkts __rte_unused, uint16_t n __rte_unused)
+{
+}
+
+static int
+count_init(struct sp_slice *s)
+{
+	init_calls++;
+	sp_slice_set_priv(s, &init_calls);
+	return init_rc;
+}
+
+static void
+count_fini(struct sp_slice *s __rte_unused)
+{
+	fini_calls++;
+}
+
+static const struct sp_codeopt test_co = {
+	.name = "test_co",
+	.abi_version = SP_CODEOPT_ABI,
+	.slice_init = count_init,
+	.slice_fini = count_fini,
+	.parse = noop,
+	.format = noop,
+};
+SP_CODEOPT_REGISTER(test_co);
+
+static void
+test_builtin_and_constructor_registered(void **state __rte_unused)
+{
+	char names[256];
+
+	assert_ptr_equal(sp_codeopt_find("test_co"), &test_co);
+	assert_non_null(sp_codeopt_find("ipv4"));
+	assert_null(sp_codeopt_find("nonesuch"));
+	sp_codeopt_names(names, sizeof(names));
+	assert_non_null(strstr(names, "ipv4"));
+	assert_non_null(strstr(names, "test_co"));
+}
+
+static void
+test_bad_descriptors_refused(void **state __rte_unused)
+{
+	struct sp_codeopt co = test_co;
+
+	co.name = "other";
+	co.abi_version = SP_CODEOPT_ABI + 1;
+	assert_int_equal(sp_codeopt_register(&co), -ENOTSUP);
+	co.abi_version = SP_CODEOPT_ABI;
+	co.parse = NULL;
+	assert_int_equal(sp_codeopt_register(&co), -EINVAL);
+	co.parse = noop;
+	co.name = "";
+	assert_int_equal(sp_codeopt_register(&co), -EINVAL);
+	co.name = "test_co";
+	assert_int_equal(sp_codeopt_register(&co), -EEXIST);
+	assert_int_equal(sp_codeopt_register(NULL), -EINVAL);
+	assert_null(sp_codeopt_find("other"));
+}
+
+static void
+test_slice_lifecycle_runs_init_and_fini(void **state __rte_unused)
+{
+	char err[256] = "";
+	struct sp_slice *s;
+
+	init_calls = fini_calls = init_rc = 0;
+	s = sp_slice_create(3, "gamma", "test_co", 1, 128, err, sizeof(err));
+	assert_non_null(s);
+	assert_int_equal(init_calls, 1);
+	assert_int_equal(sp_slice_id(s), 3);
+	assert_int_equal(sp_slice_mem_size(s), 128);
+	assert_ptr_equal(sp_slice_priv(s), &init_calls);
+	for (size_t i = 0; i < 128; i++)
+		assert_int_equal(((uint8_t *)sp_slice_mem(s))[i], 0);
+	for (unsigned int q = 0; q < SP_MAX_SLICE_QUEUES; q++)
+		assert_int_equal(s->qmap[q], SP_QUEUE_UNBOUND);
+	sp_slice_destroy(s);
+	assert_int_equal(fini_calls, 1);
+}
+
+static void
+test_slice_errors_say_why(void **state __rte_unused)
+{
+	char err[256] = "";
+
+	assert_null(sp_slice_create(4, "delta", "nonesuch", 0, 0, err, sizeof(err)));
+	assert_non_null(strstr(err, "unknown code option \"nonesuch\""));
+	assert_non_null(strstr(err, "ipv4"));
+	init_rc = -EPERM;
+	fini_calls = 0;
+	assert_null(sp_slice_create(4, "delta", "test_co", 0, 0, err, sizeof(err)));
+	assert_non_null(strstr(err, "failed to start"));
+	assert_non_null(strstr(err, strerror(EPERM)));
+	assert_int_equal(fini_calls, 0);
+	init_rc = 0;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_builtin_and_constructor_registered),
+		cmocka_unit_test(test_bad_descriptors_refused),
+		cmocka_unit_test(test_slice_lifecycle_runs_init_and_fini),
+		cmocka_unit_test(test_slice_errors_say_why),
+	};
+
+	sp_test_eal_init();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
