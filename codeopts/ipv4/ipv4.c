@@ -79,13 +79,25 @@ build_key(const struct rte_ipv4_hdr *ip, struct sp_key *k)
 	k->b[KEY_ZERO] = 0;
 }
 
+/*
+ * Cut what follows the IPv4 packet (link-layer padding), so that the packet
+ * forwarded is exactly the IPv4 packet. False if that padding is spread over
+ * more than the last segment.
+ */
+static bool
+trim_to(struct rte_mbuf *m, uint32_t len)
+{
+	uint32_t extra = rte_pktmbuf_pkt_len(m) - len;
+
+	return extra == 0 || (extra <= UINT16_MAX && rte_pktmbuf_trim(m, (uint16_t)extra) == 0);
+}
+
 static void
 parse_one(struct rte_mbuf *m)
 {
 	uint32_t len = rte_pktmbuf_pkt_len(m);
 	const struct rte_ipv4_hdr *ip;
 	enum sp_reason reason;
-	uint32_t tlen;
 
 	if (len < MIN_HDR_LEN) {
 		sp_meta_drop(m, SP_REASON_MALFORMED);
@@ -106,9 +118,7 @@ parse_one(struct rte_mbuf *m)
 		sp_meta_drop(m, reason);
 		return;
 	}
-	/* Link-layer padding must not be forwarded as part of the packet. */
-	tlen = rte_be_to_cpu_16(ip->total_length);
-	if (len > tlen && rte_pktmbuf_trim(m, (uint16_t)(len - tlen)) != 0) {
+	if (!trim_to(m, rte_be_to_cpu_16(ip->total_length))) {
 		sp_meta_exception(m, SP_REASON_UNSUPPORTED);
 		return;
 	}

@@ -13,7 +13,9 @@
  * A code option may mark a packet SP_EXCEPTION (hand it to the slice's slow
  * path) or SP_DROP with a reason; the framework counts it by that reason and
  * skips it in every later stage. format() is called only with the packets
- * that matched a filter (verdict still SP_FORWARD, sp_meta.result filled).
+ * that matched a filter (verdict still SP_FORWARD, sp_meta.result filled);
+ * it may rewrite sp_meta.result (say, a next hop taken from slice memory):
+ * the framework checks endpoint and queue against the slice's own after it.
  *
  * Callbacks run on forwarding lcores: they must not block, allocate from the
  * heap, take locks or make system calls.

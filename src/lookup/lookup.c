@@ -25,7 +25,8 @@
 RTE_LOG_REGISTER(sp_lookup_logtype, slicepath.lookup, INFO);
 
 #define LOG(level, t, fmt, ...)                                                                    \
-	rte_log(RTE_LOG_##level, sp_lookup_logtype, "lookup %s: " fmt "\n", (t)->name, ##__VA_ARGS__)
+	rte_log(RTE_LOG_##level, sp_lookup_logtype, "lookup %s: " fmt "\n", (t)->name,             \
+		##__VA_ARGS__)
 
 /*
  * A key as two overlapping 64-bit words, bytes 0-7 and 6-13. Bytes 6 and 7

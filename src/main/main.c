@@ -52,10 +52,18 @@ static int
 load_codeopt_libs(const struct sp_config *cfg)
 {
 	for (uint16_t i = 0; i < cfg->nb_codeopt_libs; i++) {
+		unsigned int refused = sp_codeopt_refused();
+
 		/* Registration happens in the object's constructor. */
 		if (dlopen(cfg->codeopt_libs[i], RTLD_NOW | RTLD_GLOBAL) == NULL) {
 			fprintf(stderr, "slicepathd: codeopt_libs[%u]: cannot load: %s\n", i,
 				dlerror());
+			return -EINVAL;
+		}
+		if (sp_codeopt_refused() != refused) {
+			fprintf(stderr, "slicepathd: codeopt_libs[%u]: %s: its code option was "
+					"refused (the reason is logged above)\n",
+				i, cfg->codeopt_libs[i]);
 			return -EINVAL;
 		}
 	}

@@ -6,7 +6,7 @@
 #include <rte_cycles.h>
 #include <rte_log.h>
 
-RTE_LOG_REGISTER_SUFFIX(sp_mgmt_logtype, mgmt, INFO);
+RTE_LOG_REGISTER(sp_mgmt_logtype, slicepath.mgmt, INFO);
 #define MGMT_LOG(level, ...) rte_log(RTE_LOG_##level, sp_mgmt_logtype, "mgmt: " __VA_ARGS__)
 
 #define MAX_PENDING 256

@@ -3,7 +3,10 @@
  * /slicepath/... DPDK telemetry commands, so dpdk-telemetry.py and any
  * telemetry client read the node's counters. Callbacks run in DPDK's
  * telemetry thread and only read: counters are summed over lcores on read.
+ * Tables the management thread may change are read as an RCU reader, so
+ * nothing is freed under a callback.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +17,8 @@
 #include "mgmt.h"
 
 static const struct sp_node *tnode;
+/* DPDK runs a telemetry thread per client; they share one RCU reader id. */
+static pthread_mutex_t reader_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void
 add_counter(struct rte_tel_data *d, const char *prefix, const struct sp_counter *c)
@@ -300,13 +305,28 @@ static const struct {
 	{"/slicepath/neighbors", cmd_neighbors, "Resolved next hops. Takes no parameters."},
 };
 
+/* Every command runs here: online as the node's off-lcore RCU reader. */
+static int
+as_reader(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	int rc = -ENOENT;
+
+	pthread_mutex_lock(&reader_lock);
+	rte_rcu_qsbr_thread_online(tnode->qsbr, tnode->rcu_reader);
+	for (unsigned int i = 0; i < RTE_DIM(commands); i++)
+		if (strcmp(cmd, commands[i].cmd) == 0)
+			rc = commands[i].fn(cmd, params, d);
+	rte_rcu_qsbr_thread_offline(tnode->qsbr, tnode->rcu_reader);
+	pthread_mutex_unlock(&reader_lock);
+	return rc;
+}
+
 int
 sp_telemetry_init(const struct sp_node *node)
 {
 	tnode = node;
 	for (unsigned int i = 0; i < RTE_DIM(commands); i++) {
-		int rc = rte_telemetry_register_cmd(commands[i].cmd, commands[i].fn,
-						    commands[i].help);
+		int rc = rte_telemetry_register_cmd(commands[i].cmd, as_reader, commands[i].help);
 
 		if (rc < 0)
 			return rc;

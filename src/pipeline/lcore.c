@@ -13,7 +13,7 @@
 
 #include "pipeline.h"
 
-RTE_LOG_REGISTER_SUFFIX(sp_pipeline_logtype, pipeline, INFO);
+RTE_LOG_REGISTER(sp_pipeline_logtype, slicepath.pipeline, INFO);
 #define PIPE_LOG(level, ...) rte_log(RTE_LOG_##level, sp_pipeline_logtype, "pipeline: " __VA_ARGS__)
 
 #define TX_BUFFER_SIZE 64

@@ -91,15 +91,16 @@ init_addresses(struct sp_node *node, char *err, size_t errlen)
 static int
 init_rcu(struct sp_node *node)
 {
-	uint32_t threads = RTE_MAX(node->cfg->nb_lcores, 1);
+	uint32_t threads = node->cfg->nb_lcores + 1;
 	size_t sz = rte_rcu_qsbr_get_memsize(threads);
 
 	node->qsbr = rte_zmalloc("sp_qsbr", sz, RTE_CACHE_LINE_SIZE);
 	if (node->qsbr == NULL)
 		return -ENOMEM;
 	rte_rcu_qsbr_init(node->qsbr, threads);
-	for (uint32_t t = 0; t < node->cfg->nb_lcores; t++)
+	for (uint32_t t = 0; t < threads; t++)
 		rte_rcu_qsbr_thread_register(node->qsbr, t);
+	node->rcu_reader = node->cfg->nb_lcores;
 	return 0;
 }
 

@@ -51,7 +51,8 @@ struct sp_node {
 	struct sp_port ports[SP_MAX_PORTS];
 	struct sp_decap_table *decap;
 	struct sp_neigh *neigh;
-	struct rte_rcu_qsbr *qsbr;
+	struct rte_rcu_qsbr *qsbr; /* a thread per worker lcore, then rcu_reader */
+	unsigned int rcu_reader;   /* thread id for readers off the lcores (telemetry) */
 	unsigned int lc_lcore;
 	uint16_t nb_npes;
 	struct sp_npe npes[SP_MAX_NPES];

@@ -8,7 +8,7 @@
 #include <rte_log.h>
 #include <rte_malloc.h>
 
-RTE_LOG_REGISTER_SUFFIX(sp_slice_logtype, slice, INFO);
+RTE_LOG_REGISTER(sp_slice_logtype, slicepath.slice, INFO);
 #define SLICE_LOG(level, ...) rte_log(RTE_LOG_##level, sp_slice_logtype, "slice: " __VA_ARGS__)
 
 #define MAX_CODEOPTS 32
@@ -17,6 +17,20 @@ RTE_LOG_REGISTER_SUFFIX(sp_slice_logtype, slice, INFO);
  * afterwards only: no lock needed. */
 static const struct sp_codeopt *codeopts[MAX_CODEOPTS];
 static unsigned int nb_codeopts;
+static unsigned int nb_refused;
+
+static int
+refuse(int rc)
+{
+	nb_refused++;
+	return rc;
+}
+
+unsigned int
+sp_codeopt_refused(void)
+{
+	return nb_refused;
+}
 
 int
 sp_codeopt_register(const struct sp_codeopt *co)
@@ -25,22 +39,22 @@ sp_codeopt_register(const struct sp_codeopt *co)
 	    strlen(co->name) >= SP_NAME_LEN || co->parse == NULL || co->format == NULL) {
 		SLICE_LOG(ERR, "code option refused: it needs a name shorter than %d bytes, "
 			       "parse and format\n", SP_NAME_LEN);
-		return -EINVAL;
+		return refuse(-EINVAL);
 	}
 	if (co->abi_version != SP_CODEOPT_ABI) {
 		SLICE_LOG(ERR, "code option %s refused: built for ABI %u, this daemon runs ABI %u; "
 			       "rebuild it against this slicepath's codeopt.h\n",
 			  co->name, co->abi_version, SP_CODEOPT_ABI);
-		return -ENOTSUP;
+		return refuse(-ENOTSUP);
 	}
 	if (sp_codeopt_find(co->name) != NULL) {
 		SLICE_LOG(ERR, "code option %s refused: the name is taken\n", co->name);
-		return -EEXIST;
+		return refuse(-EEXIST);
 	}
 	if (nb_codeopts == MAX_CODEOPTS) {
 		SLICE_LOG(ERR, "code option %s refused: at most %d code options\n", co->name,
 			  MAX_CODEOPTS);
-		return -ENOSPC;
+		return refuse(-ENOSPC);
 	}
 	codeopts[nb_codeopts++] = co;
 	return 0;

@@ -34,6 +34,8 @@ struct sp_slice {
 
 /* Code option registry (sp_codeopt_register() is in the public header). */
 const struct sp_codeopt *sp_codeopt_find(const char *name);
+/* How many registrations were refused (each logged why), e.g. by a loaded object. */
+unsigned int sp_codeopt_refused(void);
 /* Names of all registered code options, comma-separated, for error messages. */
 void sp_codeopt_names(char *buf, size_t len);
 

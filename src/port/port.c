@@ -13,7 +13,7 @@
 
 #include <slicepath/codeopt.h>
 
-RTE_LOG_REGISTER_SUFFIX(sp_port_logtype, port, INFO);
+RTE_LOG_REGISTER(sp_port_logtype, slicepath.port, INFO);
 #define PORT_LOG(level, ...) rte_log(RTE_LOG_##level, sp_port_logtype, "port: " __VA_ARGS__)
 
 #define POOL_CACHE 256

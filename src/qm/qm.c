@@ -119,7 +119,8 @@ sp_qm_create(const struct sp_qm_params *p)
 	qm->socket = p->socket;
 	qm->max_queues = p->max_queues;
 	qm->nb_ports = p->nb_ports;
-	qm->queues = rte_malloc_socket("sp_qm_queues", (size_t)p->max_queues * sizeof(qm->queues[0]),
+	qm->queues = rte_malloc_socket("sp_qm_queues",
+				       (size_t)p->max_queues * sizeof(qm->queues[0]),
 				       RTE_CACHE_LINE_SIZE, p->socket);
 	if (qm->queues == NULL)
 		goto nomem;
@@ -237,17 +238,24 @@ take(struct sp_qm *qm, struct rte_mbuf *m)
 	return true;
 }
 
+/*
+ * Refused packets are swapped to the front, in arrival order; the accepted
+ * ones end up in pkts[ret..n), in some order, for the caller to count
+ * (they stay valid until this lcore dequeues them).
+ */
 uint16_t
 sp_qm_enqueue_burst(struct sp_qm *qm, struct rte_mbuf **pkts, uint16_t n)
 {
+	struct rte_mbuf *m;
 	uint16_t i, refused = 0;
 
 	for (i = 0; i < n; i++) {
-		if (take(qm, pkts[i]))
+		m = pkts[i];
+		if (take(qm, m))
 			continue;
-		sp_meta_drop(pkts[i], SP_REASON_QUEUE_FULL);
-		/* refused <= i: never overwrites a packet still to be looked at */
-		pkts[refused++] = pkts[i];
+		sp_meta_drop(m, SP_REASON_QUEUE_FULL);
+		pkts[i] = pkts[refused];
+		pkts[refused++] = m;
 	}
 	return refused;
 }

@@ -53,8 +53,10 @@ int sp_qm_queue_port(const struct sp_qm *qm, uint32_t queue);
 /*
  * Enqueue packets by sp_meta(m)->queue (all packets must be SP_FORWARD).
  * Packets not taken (unbound queue, over a threshold) are marked SP_DROP
- * with SP_REASON_QUEUE_FULL, moved to pkts[0..ret) and left to the caller
- * to count and free. Returns how many were not taken.
+ * with SP_REASON_QUEUE_FULL and moved to pkts[0..ret), left to the caller
+ * to count and free; the packets taken are in pkts[ret..n), both in arrival
+ * order (still readable by the caller until it next dequeues). Returns how
+ * many were not taken.
  */
 uint16_t sp_qm_enqueue_burst(struct sp_qm *qm, struct rte_mbuf **pkts, uint16_t n);
 

@@ -59,6 +59,7 @@ test_builtin_and_constructor_registered(void **state __rte_unused)
 static void
 test_bad_descriptors_refused(void **state __rte_unused)
 {
+	unsigned int refused = sp_codeopt_refused();
 	struct sp_codeopt co = test_co;
 
 	co.name = "other";
@@ -74,6 +75,8 @@ test_bad_descriptors_refused(void **state __rte_unused)
 	assert_int_equal(sp_codeopt_register(&co), -EEXIST);
 	assert_int_equal(sp_codeopt_register(NULL), -EINVAL);
 	assert_null(sp_codeopt_find("other"));
+	/* The daemon tells a refused shared object by this count. */
+	assert_int_equal(sp_codeopt_refused(), refused + 5);
 }
 
 static void

@@ -9,7 +9,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -436,7 +435,7 @@ test_capacity_and_quota(void **state)
 
 /* ---- randomized differential test against a brute-force reference ---- */
 
-#define R_QUOTA 2048
+#define R_QUOTA 1024
 #define R_OPS 8000
 #define R_ROUNDS 10
 #define R_KEYS_PER_ROUND 10000
@@ -641,7 +640,7 @@ test_random_differential(void **state)
 
 /* ---- lookups racing updates, with RCU ---- */
 
-#define RACE_ROUNDS 2000
+#define RACE_ROUNDS 500
 
 struct racer {
 	struct sp_lookup *t;

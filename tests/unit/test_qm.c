@@ -240,7 +240,7 @@ test_refused_moved_to_front(void **state)
 	in[5] = pkt(0, 50, 5);           /* exactly 250 */
 	memcpy(orig, in, sizeof(in));
 	assert_int_equal(sp_qm_enqueue_burst(qm, in, 6), 3);
-	/* Refused ones first, in their order, marked; the rest belong to the QM now. */
+	/* Refused ones first, in their order, marked... */
 	assert_ptr_equal(in[0], orig[1]);
 	assert_ptr_equal(in[1], orig[3]);
 	assert_ptr_equal(in[2], orig[4]);
@@ -248,6 +248,10 @@ test_refused_moved_to_front(void **state)
 		assert_int_equal(sp_meta(in[i])->verdict, SP_DROP);
 		assert_int_equal(sp_meta(in[i])->reason, SP_REASON_QUEUE_FULL);
 	}
+	/* ...and the accepted ones behind them, for the caller to count. */
+	for (i = 3; i < 6; i++)
+		assert_true(in[i] == orig[0] || in[i] == orig[2] || in[i] == orig[5]);
+	assert_true(in[3] != in[4] && in[4] != in[5] && in[3] != in[5]);
 	rte_pktmbuf_free_bulk(in, 3);
 	assert_int_equal(sp_qm_dequeue_burst(qm, 0, out, 8), 3);
 	assert_ptr_equal(out[0], orig[0]);
