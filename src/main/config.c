@@ -491,18 +491,19 @@ get_text(struct parser *p, json_t *obj, const char *path, const char *key, char 
 	return 0;
 }
 
-/* A required name: [A-Za-z0-9_-], shorter than SP_NAME_LEN. */
+/* A required name: [A-Za-z0-9_], shorter than SP_NAME_LEN. Names key DPDK
+ * telemetry dictionaries, which accept no other characters. */
 static int
 get_name(struct parser *p, json_t *obj, const char *path, const char *key, char *dst)
 {
 	TRY(get_text(p, obj, path, key, dst, SP_NAME_LEN));
 	for (const char *c = dst; *c != '\0'; c++) {
 		bool ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-			  (*c >= '0' && *c <= '9') || *c == '_' || *c == '-';
+			  (*c >= '0' && *c <= '9') || *c == '_';
 
 		if (!ok)
-			return fail(p, path, key, "\"%s\" contains '%c'; use only letters, digits, "
-				    "'_' and '-'", dst, *c);
+			return fail(p, path, key, "\"%s\" contains '%c'; use only letters, digits "
+				    "and '_'", dst, *c);
 	}
 	return 0;
 }

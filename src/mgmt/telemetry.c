@@ -266,25 +266,38 @@ cmd_queues(const char *cmd __rte_unused, const char *params, struct rte_tel_data
 	return 0;
 }
 
+/* Per port, "a.b.c.d mac" strings: telemetry keys cannot hold dotted addresses. */
 static int
 cmd_neighbors(const char *cmd __rte_unused, const char *params __rte_unused,
 	      struct rte_tel_data *d)
 {
+	struct rte_tel_data *per_port[SP_MAX_PORTS];
 	struct rte_ether_addr mac;
-	unsigned int shown = 0;
 	uint32_t iter = 0, ip;
 	uint16_t port;
 
-	rte_tel_data_start_dict(d);
-	while (shown++ < RTE_TEL_MAX_DICT_ENTRIES &&
-	       sp_neigh_next(tnode->neigh, &iter, &port, &ip, &mac) >= 0) {
-		const uint8_t *b = (const uint8_t *)&ip;
-		char name[64];
-
-		snprintf(name, sizeof(name), "%s/%u.%u.%u.%u", tnode->ports[port].name, b[0], b[1],
-			 b[2], b[3]);
-		add_mac(d, name, &mac);
+	for (uint16_t p = 0; p < tnode->nb_ports; p++) {
+		per_port[p] = rte_tel_data_alloc();
+		if (per_port[p] == NULL) {
+			while (p-- > 0)
+				rte_tel_data_free(per_port[p]);
+			return -ENOMEM;
+		}
+		rte_tel_data_start_array(per_port[p], RTE_TEL_STRING_VAL);
 	}
+	while (sp_neigh_next(tnode->neigh, &iter, &port, &ip, &mac) >= 0) {
+		const uint8_t *b = (const uint8_t *)&ip;
+		char entry[64], m[RTE_ETHER_ADDR_FMT_SIZE];
+
+		if (port >= tnode->nb_ports)
+			continue;
+		rte_ether_format_addr(m, sizeof(m), &mac);
+		snprintf(entry, sizeof(entry), "%u.%u.%u.%u %s", b[0], b[1], b[2], b[3], m);
+		rte_tel_data_add_array_string(per_port[port], entry);
+	}
+	rte_tel_data_start_dict(d);
+	for (uint16_t p = 0; p < tnode->nb_ports; p++)
+		rte_tel_data_add_dict_container(d, tnode->ports[p].name, per_port[p], 0);
 	return 0;
 }
 
