@@ -53,7 +53,7 @@ print(p)' "$CONFIG")"
 "$BUILD_DIR/slicepathd" -c "$CONFIG" --check-config >/dev/null \
 	|| die "$CONFIG is not valid (see above)"
 
-log "starting: build/slicepathd -c $CONFIG -- ${EXTRA_EAL[*]:-}   (log: $LOG)"
+log "starting: ${BUILD_DIR#"$ROOT"/}/slicepathd -c ${CONFIG#"$ROOT"/} -- ${EXTRA_EAL[*]:-}   (log: $LOG)"
 # Own session: a Ctrl-C on the terminal reaches this script only, which then
 # prints the totals and stops the daemon cleanly.
 setsid "$BUILD_DIR/slicepathd" -c "$CONFIG" -- "${EXTRA_EAL[@]}" >"$LOG" 2>&1 </dev/null &

@@ -86,9 +86,12 @@ build() {
 	local werror=false
 	[ "${CI:-}" = true ] && werror=true
 	if [ -f "$BUILD_DIR/build.ninja" ]; then
-		if [ "$werror" = true ]; then
-			meson configure "$BUILD_DIR" -Dwerror=true >/dev/null
-		fi
+		# Reconfigure (keeps the options): picks up test files added since the last run.
+		local opts=()
+		[ "$werror" = true ] && opts+=(-Dwerror=true)
+		log "meson setup --reconfigure $BUILD_DIR ${opts[*]:-}"
+		meson setup --reconfigure "$BUILD_DIR" "$ROOT" "${opts[@]}" >"$BUILD_DIR/meson-reconfigure.log" 2>&1 \
+			|| { cat "$BUILD_DIR/meson-reconfigure.log" >&2; die "meson setup --reconfigure failed"; }
 	else
 		log "meson setup $BUILD_DIR (werror=$werror)"
 		meson setup "$BUILD_DIR" "$ROOT" -Dwerror="$werror"

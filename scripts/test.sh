@@ -25,7 +25,11 @@ if [ "$(id -u)" -ne 0 ]; then
 	log "warning: not root: the integration tests that start slicepathd will be skipped"
 fi
 
-bash "$ROOT/scripts/setup.sh"
+if ! bash "$ROOT/scripts/setup.sh"; then
+	log "set-up or build failed (see above): no tests run"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
 
 # ---- unit tests (cmocka, through meson)
 log "unit tests: meson test -C $BUILD_DIR --print-errorlogs"
@@ -60,7 +64,7 @@ junit="$BUILD_DIR/integration-junit.xml"
 rm -f "$junit"
 it_rc=0
 SLICEPATHD="$BUILD_DIR/slicepathd" PYTHONDONTWRITEBYTECODE=1 \
-	"$PY" -m pytest -v -p no:cacheprovider -rfEs --junitxml="$junit" tests/integration "$@" \
+	"$PY" -m pytest -v -rfEs --junitxml="$junit" tests/integration "$@" \
 	|| it_rc=$?
 
 read -r it_pass it_fail < <("$PY" - "$junit" <<'EOF'

@@ -210,6 +210,7 @@ EOF
 	kill -KILL "$PID" 2>/dev/null || true
 	wait "$PID" 2>/dev/null || true
 	PID=""
+	rm -rf "/var/run/dpdk/$prefix"
 	if [ "$rc" -ne 0 ] || [ -z "$mpps" ]; then
 		log "$name failed; its log ($logf):"
 		tail -n 25 "$logf" >&2
@@ -221,17 +222,19 @@ EOF
 }
 
 VDEVS=(--vdev "net_pcap0,rx_pcap=$PCAP,infinite_rx=1" --vdev "net_null0,no-rx=1")
-COMMON_EAL=("${EAL_MEM[@]}" --no-pci -l 0,1)
+# lcore 0: main (slicepathd's management thread, testpmd's prompt), lcore 1: forwarding.
+# l3fwd makes a tx queue per lcore and the pcap vdev has one: it runs on lcore 1 alone.
+COMMON_EAL=("${EAL_MEM[@]}" --no-pci)
 
 measure slicepathd sp-bench-slicepathd "$WORK/slicepathd.log" -- \
-	"$BUILD_DIR/slicepathd" -c "$CONF" -- "${COMMON_EAL[@]}" --file-prefix sp-bench-slicepathd
+	"$BUILD_DIR/slicepathd" -c "$CONF" -- "${COMMON_EAL[@]}" -l 0,1 --file-prefix sp-bench-slicepathd
 sp="$RESULT"
 measure testpmd sp-bench-testpmd "$WORK/testpmd.log" -- \
-	dpdk-testpmd "${COMMON_EAL[@]}" --file-prefix sp-bench-testpmd "${VDEVS[@]}" -- \
+	dpdk-testpmd "${COMMON_EAL[@]}" -l 0,1 --file-prefix sp-bench-testpmd "${VDEVS[@]}" -- \
 	--forward-mode=io --auto-start --stats-period 3600 --total-num-mbufs 16384
 tp="$RESULT"
 measure l3fwd sp-bench-l3fwd "$WORK/l3fwd.log" -- \
-	"$L3FWD" "${COMMON_EAL[@]}" --file-prefix sp-bench-l3fwd "${VDEVS[@]}" -- \
+	"$L3FWD" "${COMMON_EAL[@]}" -l 1 --file-prefix sp-bench-l3fwd "${VDEVS[@]}" -- \
 	-p 0x3 -P --parse-ptype --config "(0,0,1),(1,0,1)" \
 	--rule_ipv4 "$WORK/l3fwd-v4.cfg" --rule_ipv6 "$WORK/l3fwd-v6.cfg"
 l3="$RESULT"

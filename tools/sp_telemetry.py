@@ -31,6 +31,7 @@ PREFIX is the daemon's EAL --file-prefix (DPDK's default is "rte").
 import argparse
 import json
 import os
+import signal
 import socket
 import sys
 import time
@@ -143,7 +144,7 @@ def human_rate(bps):
         v = float(bps)
     except (TypeError, ValueError):
         return str(bps)
-    for unit, div in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+    for unit, div in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
         if v >= div:
             return f"{v / div:g}{unit}"
     return f"{v:g}"
@@ -181,8 +182,9 @@ def _num_key(k):
 
 
 def show_info(d):
+    w = max((len(k) for k in d), default=0)
     for k, v in d.items():
-        print(f"{k:>8}: {v}")
+        print(f"{k:>{w}}: {v}")
 
 
 def show_ports(d):
@@ -247,15 +249,19 @@ def show_endpoints(d):
 
 
 def show_neighbors(d):
+    """{"<port>": ["a.b.c.d mac", ...]} (telemetry keys cannot hold dotted addresses)."""
     rows = []
-    for k, mac in sorted(d.items()):
-        port, _, ip = k.partition("/")
-        # DPDK 22.11 telemetry keys allow only [A-Za-z0-9_/]: dots may be sent as '_'.
-        rows.append([port, ip.replace("_", "."), mac])
+    for port, entries in sorted(d.items()):
+        for e in entries if isinstance(entries, list) else []:
+            ip, _, mac = e.partition(" ")
+            rows.append([port, ip, mac.strip()])
+    rows.sort(key=lambda r: (r[0], tuple(int(x) if x.isdigit() else 0 for x in r[1].split("."))))
     table(["port", "ipv4", "mac"], rows)
 
 
 def main(argv=None):
+    # Behave in pipelines (sp_telemetry.py ports | head): exit quietly on a closed pipe.
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     ap = argparse.ArgumentParser(
         description="Show slicepathd counters (DPDK telemetry).",
         epilog="commands: info, ports, slices, slice NAME, drops, queues SLICE, filters SLICE, "

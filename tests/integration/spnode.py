@@ -12,6 +12,7 @@ import ipaddress
 import itertools
 import json
 import os
+import shutil
 import signal
 import struct
 import subprocess
@@ -26,7 +27,7 @@ from scapy.utils import RawPcapReader
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tools"))
-from sp_telemetry import Telemetry, TelemetryError, wait_for_socket  # noqa: E402
+from sp_telemetry import runtime_dir, wait_for_socket  # noqa: E402
 
 DAEMON = Path(os.environ.get("SLICEPATHD", REPO / "build" / "slicepathd"))
 
@@ -239,12 +240,14 @@ def ipv4_key(dst=None, src=None, sport=None, dport=None, proto=None):
 # ------------------------------------------------------------------ telemetry values
 
 def neighbor_table(d):
-    """/slicepath/neighbors as {(port, "a.b.c.d"): "mac"}. DPDK 22.11 telemetry allows only
-    [A-Za-z0-9_/] in dict keys, so the address in "<port>/<ipv4>" may be written with '_'."""
+    """/slicepath/neighbors as {(port, "a.b.c.d"): "mac"}. The reply is, per port, a list of
+    "a.b.c.d mac" strings (DPDK 22.11 telemetry keys allow only [A-Za-z0-9_/], so addresses
+    cannot be keys)."""
     table = {}
-    for k, mac in d.items():
-        port, _, ip = k.partition("/")
-        table[(port, ip.replace("_", "."))] = mac.lower()
+    for port, entries in d.items():
+        for e in entries:
+            ip, mac = e.split()
+            table[(port, ip)] = mac.lower()
     return table
 
 
@@ -436,7 +439,10 @@ class Node:
         deadline = time.monotonic() + timeout
         while True:
             ports = self.cmd("/slicepath/ports")
-            have = {name: ports.get(name, {}).get("rx_pkts", 0) for name in want}
+            missing = [name for name in want if name not in ports]
+            if missing:
+                raise AssertionError(f"/slicepath/ports does not report {missing}: {ports}")
+            have = {name: ports[name]["rx_pkts"] for name in want}
             if all(have[n] >= want[n] for n in want):
                 break
             if time.monotonic() > deadline:
@@ -461,15 +467,15 @@ class Node:
                 return cur
             last = cur
 
-    def stop(self, expect_rc=0):
-        """SIGTERM, wait for the exit status (output pcaps are complete after this)."""
+    def stop(self, expect_rc=0, sig=signal.SIGTERM):
+        """SIGTERM (or sig), wait for the exit status (output pcaps are complete after this)."""
         if getattr(self, "tel", None) is not None:
             self.tel.close()
             self.tel = None
         if self.proc is None:
             return self.returncode
         if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
+            self.proc.send_signal(sig)
         try:
             self.returncode = self.proc.wait(timeout=STOP_TIMEOUT)
         except subprocess.TimeoutExpired:
@@ -479,6 +485,7 @@ class Node:
         finally:
             self._log.close()
         self.proc = None
+        self.cleanup()
         if expect_rc is not None and self.returncode != expect_rc:
             self.show_log(f"exit status {self.returncode}")
             raise AssertionError(f"slicepathd exited with {self.returncode}, expected {expect_rc}")
@@ -489,6 +496,11 @@ class Node:
             self.proc.kill()
             self.proc.wait()
         self.proc = None
+        self.cleanup()
+
+    def cleanup(self):
+        """Remove the EAL's runtime directory (/var/run/dpdk/<prefix>): DPDK leaves it behind."""
+        shutil.rmtree(runtime_dir(self.prefix), ignore_errors=True)
 
     def run(self):
         """Start, wait for all input to be processed, return the counters (a dict)."""
@@ -534,8 +546,11 @@ class Node:
     def run_to_exit(self, timeout=30):
         """Start the daemon and wait for it to exit on its own (a start-up failure)."""
         self.write()
-        r = subprocess.run(self.command(), capture_output=True, text=True, timeout=timeout,
-                           stdin=subprocess.DEVNULL, cwd=self.dir)
+        try:
+            r = subprocess.run(self.command(), capture_output=True, text=True, timeout=timeout,
+                               stdin=subprocess.DEVNULL, cwd=self.dir)
+        finally:
+            self.cleanup()
         print(f"$ {' '.join(self.command())}\n{r.stdout}{r.stderr}")
         return r.returncode, r.stdout + r.stderr
 

@@ -5,7 +5,7 @@ output interfaces, and the same traffic with every lcore layout."""
 import pytest
 
 from conftest import needs_root
-from spnode import DROP_REASONS, assert_frames, inner_udp, neighbor_table
+from spnode import DROP_REASONS, assert_frames, inner_udp, neighbor_table, substrate
 
 pytestmark = needs_root
 
@@ -128,7 +128,61 @@ def test_slices_forward_to_two_interfaces(std, layout):
     assert eps[("beta", "p1", 5002)]["tx_pkts"] == 2
     assert eps[("beta", "p2", 5002)]["tx_pkts"] == 3
 
+
+def test_static_neighbors_are_reported(std):
+    """/slicepath/neighbors lists the config's static neighbors ("<port>/<ipv4>": mac)."""
+    n = std.node
+    n.receive(std.p0, [std.to_slice(std.alpha, inner_udp("192.168.1.5"))])
+    c = n.run()
     neigh = neighbor_table(c["neighbors"])
     assert neigh.get(("p1", std.NH1[0])) == std.NH1[2], f"static neighbors: {c['neighbors']}"
     assert neigh.get(("p1", std.NH3[0])) == std.NH3[2], f"static neighbors: {c['neighbors']}"
     assert neigh.get(("p2", std.NH2[0])) == std.NH2[2], f"static neighbors: {c['neighbors']}"
+    assert len(neigh) == 3, c["neighbors"]
+
+
+def test_queue_over_threshold_drops_and_counts(std):
+    """A burst far above a queue's byte threshold: the queue takes what fits, the rest
+    is dropped as queue_full, and what it took leaves in order."""
+    n, a = std.node, std.alpha
+    a.queues[0]["threshold"] = 2048  # the smallest threshold: one 1400-byte packet fits
+    inners = [inner_udp("192.168.1.10", seq=i, payload=bytes([i]) * 1400) for i in range(32)]
+    n.receive(std.p0, [std.to_slice(a, i) for i in inners])
+
+    c = n.run()
+
+    q = c["queues"]["alpha"]["0"]
+    assert q["drop_pkts"] > 0, f"nothing dropped above the threshold: {q}"
+    assert q["enq_pkts"] + q["drop_pkts"] == len(inners), q
+    assert q["sent_pkts"] == q["enq_pkts"] and q["len_pkts"] == 0, q
+    assert c["drops"]["queue_full"] == q["drop_pkts"], c["drops"]
+    assert c["slice"]["alpha"]["reasons"]["queue_full"] == q["drop_pkts"]
+    assert c["slices"]["alpha"]["drop_pkts"] == q["drop_pkts"]
+    assert c["slices"]["alpha"]["fwd_pkts"] + q["drop_pkts"] == len(inners)
+
+    out = n.output(std.p1)
+    assert len(out) == q["sent_pkts"]
+    expected = [std.out(a, i, std.p1, std.NH1) for i in inners]
+    # what was sent is the expected frames minus the dropped ones, in order
+    it = iter(expected)
+    assert all(any(f == e for e in it) for f in out), "p1 output is not an in-order subset"
+
+
+def test_names_the_config_accepts_appear_in_telemetry(node):
+    """Port and slice names ([A-Za-z0-9_], docs/config.md) are the telemetry keys."""
+    p_in = node.port("in_0", "10.0.0.1", "02:00:00:00:00:10")
+    p_out = node.port("Out_1", "10.1.0.1", "02:00:00:00:01:10")
+    node.neighbor(p_out, "10.1.0.2", "02:bb:00:00:01:02")
+    s = node.slice("tenant_A7", 7)
+    s.endpoint(p_in, 5001)
+    e = s.endpoint(p_out, 5001)
+    s.queue(0, e)
+    s.route(0, "0.0.0.0/0", endpoint=e, queue=0, next_hop="10.1.0.2:7001")
+    node.receive(p_in, [substrate(inner_udp("192.168.1.1"), p_in, 5001)])
+    c = node.run()
+    assert set(c["ports"]) == {"in_0", "Out_1"}, f"ports reported: {list(c['ports'])}"
+    assert set(c["slices"]) == {"tenant_A7"}, f"slices reported: {list(c['slices'])}"
+    assert c["slices"]["tenant_A7"]["fwd_pkts"] == 1
+    assert c["slice"]["tenant_A7"]["fwd_pkts"] == 1
+    assert c["queues"]["tenant_A7"]["0"]["sent_pkts"] == 1
+    assert neighbor_table(c["neighbors"]) == {("Out_1", "10.1.0.2"): "02:bb:00:00:01:02"}

@@ -2,12 +2,13 @@
 """Start-up failures: exit 1 and the field's JSON path for a bad config,
 exit 2 and the port and device for a device that cannot start."""
 
+import signal
 import subprocess
 
 import pytest
 
 from conftest import needs_root
-from spnode import DAEMON
+from spnode import DAEMON, inner_udp
 
 
 def set_path(cfg, path, value):
@@ -31,6 +32,9 @@ BAD_CONFIGS = [
     ("unknown-codeopt", ("slices", 1, "codeopt"), "nosuch", "slices[1].codeopt"),
     ("duplicate-udp-port", ("slices", 1, "endpoints", 0, "udp_port"), 5001, "slices[1].endpoints[0]"),
     ("unknown-key", ("ports", 0, "speed"), "10G", "ports[0].speed"),
+    # telemetry keys allow only [A-Za-z0-9_]: the config refuses other names
+    ("port-name-dash", ("ports", 2, "name"), "p-2", "ports[2].name"),
+    ("slice-name-dot", ("slices", 0, "name"), "alpha.1", "slices[0].name"),
     ("no-ports", ("ports",), None, "ports"),
     ("bad-queue-ref", ("slices", 0, "filters", 0, "result", "queue"), 9, "slices[0].filters[0].result.queue"),
 ]
@@ -104,3 +108,15 @@ def test_config_eal_args_are_used(std):
     rc, out = n.run_to_exit()
     assert rc == 2, f"exit status {rc}, expected 2:\n{out}"
     assert "EAL" in out
+
+
+@needs_root
+def test_sigint_is_a_clean_shutdown(std):
+    n = std.node
+    inner = inner_udp("192.168.1.5")
+    n.receive(std.p0, [std.to_slice(std.alpha, inner)])
+    n.start()
+    n.wait_rx()
+    assert n.stop(sig=signal.SIGINT) == 0
+    assert "slicepathd: stopped" in n.log()
+    assert n.output(std.p1) == [std.out(std.alpha, inner, std.p1, std.NH1)]
