@@ -715,6 +715,17 @@ parse_port(struct parser *p, json_t *o, const char *path, struct sp_cfg_port *po
 }
 
 /* Port i against the ports before it. */
+
+/* The device is named by the devargs up to the first comma ("net_pcap0",
+ * "0000:3b:00.0"); the arguments after it do not make another device. */
+static bool
+same_device(const char *a, const char *b)
+{
+	size_t la = strcspn(a, ","), lb = strcspn(b, ",");
+
+	return la == lb && strncmp(a, b, la) == 0;
+}
+
 static int
 check_port_unique(struct parser *p, const char *path, uint16_t i)
 {
@@ -727,9 +738,10 @@ check_port_unique(struct parser *p, const char *path, uint16_t i)
 		if (strcmp(a->name, b->name) == 0)
 			return fail(p, path, "name", "\"%s\" is already the name of ports[%u]; "
 				    "give each port its own name", a->name, j);
-		if (strcmp(a->device, b->device) == 0)
-			return fail(p, path, "device", "\"%s\" is already the device of ports[%u] "
-				    "(%s); each device can be opened once", a->device, j, b->name);
+		if (same_device(a->device, b->device))
+			return fail(p, path, "device", "\"%s\" names the device of ports[%u] "
+				    "(%s) again; each device can be opened once", a->device, j,
+				    b->name);
 		if (a->ipv4 == b->ipv4)
 			return fail(p, path, "ipv4", "%s is already the address of ports[%u] (%s); "
 				    "give each port its own address",
