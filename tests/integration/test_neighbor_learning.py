@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""ARP resolution of next hops, end to end and in order: a packet to an
+unknown next hop is dropped (no_neighbor) and the node asks for it; the
+answer is learned; the next packet goes out with the learned MAC. The ports
+are net_tap devices driven from the kernel side with raw sockets, so the test
+can answer the request after seeing it."""
+
+import os
+import socket
+import time
+
+import pytest
+
+from conftest import needs_root
+from spnode import (Node, arp_reply, arp_request, inner_udp, neighbor_table, routed_inner,
+                    encap_out, substrate)
+
+pytestmark = [needs_root, pytest.mark.skipif(not os.path.exists("/dev/net/tun"),
+                                             reason="needs /dev/net/tun for net_tap")]
+
+NH_IP, NH_PORT, NH_MAC = "10.1.0.9", 7009, "02:cc:00:00:00:09"
+ETH_P_ALL = 0x0003
+
+
+class TapEnd:
+    """The kernel side of a net_tap port: send frames in, read frames out."""
+
+    def __init__(self, iface):
+        self.iface = iface
+        # IPv6 autoconfiguration would send its own frames into the port.
+        with open(f"/proc/sys/net/ipv6/conf/{iface}/disable_ipv6", "w") as f:
+            f.write("1")
+        self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+        self.sock.bind((iface, 0))
+        self.sock.settimeout(0.1)
+
+    def send(self, frame):
+        self.sock.send(bytes(frame))
+
+    def expect(self, want, timeout=5.0):
+        """The first frame that equals want (ignoring Ethernet padding), or fail."""
+        seen = []
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                data, addr = self.sock.recvfrom(65535)
+            except socket.timeout:
+                continue
+            # What the daemon writes into the tap arrives at the kernel; what we
+            # send leaves it (PACKET_OUTGOING): skip our own frames.
+            if addr[2] == socket.PACKET_OUTGOING:
+                continue
+            if data[:len(want)] == want and not any(data[len(want):]):
+                return data
+            seen.append(data.hex())
+        raise AssertionError(f"{self.iface}: no frame {want.hex()} within {timeout}s; "
+                             f"saw {seen[:5]}")
+
+    def close(self):
+        self.sock.close()
+
+
+def wait_for(pred, what, timeout=5.0):
+    deadline = time.monotonic() + timeout
+    while not pred():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def test_next_hop_is_resolved_by_arp_and_then_used(tmp_path):
+    tag = os.getpid() % 10000
+    n = Node(tmp_path, "arp")
+    p0 = n.port("p0", "10.0.0.1", "02:00:00:00:00:10", device=f"net_tap0,iface=sp{tag}in")
+    p1 = n.port("p1", "10.1.0.1", "02:00:00:00:01:10", device=f"net_tap1,iface=sp{tag}out")
+    a = n.slice("alpha", 1)
+    a.endpoint(p0, 5001)
+    out = a.endpoint(p1, 5001)
+    a.queue(0, out)
+    a.route(0, "10.50.0.0/16", endpoint=out, queue=0, next_hop=f"{NH_IP}:{NH_PORT}")
+
+    n.start()
+    ins = outs = None
+    try:
+        ins, outs = TapEnd(f"sp{tag}in"), TapEnd(f"sp{tag}out")
+        first = inner_udp("10.50.1.1", seq=1)
+        ins.send(substrate(first, p0, 5001))
+        # Dropped for want of a MAC, and the node asks for one on p1.
+        outs.expect(arp_request(p1.mac, p1.ipv4, NH_IP))
+        wait_for(lambda: n.cmd("/slicepath/drops")["no_neighbor"] == 1, "the no_neighbor drop")
+
+        outs.send(arp_reply(NH_MAC, NH_IP, p1.mac, p1.ipv4))
+        wait_for(lambda: ("p1", NH_IP) in neighbor_table(n.cmd("/slicepath/neighbors")),
+                 "the learned neighbor")
+        assert neighbor_table(n.cmd("/slicepath/neighbors"))[("p1", NH_IP)] == NH_MAC
+
+        second = inner_udp("10.50.1.2", seq=2)
+        ins.send(substrate(second, p0, 5001))
+        outs.expect(encap_out(routed_inner(second), p1, 5001, NH_IP, NH_PORT, NH_MAC))
+
+        # An unsolicited reply for an address nobody asked about is not learned.
+        outs.send(arp_reply("02:dd:00:00:00:01", "10.1.0.77", p1.mac, p1.ipv4))
+        time.sleep(0.2)
+        assert ("p1", "10.1.0.77") not in neighbor_table(n.cmd("/slicepath/neighbors"))
+        slices = n.cmd("/slicepath/slices")["alpha"]
+        assert (slices["rx_pkts"], slices["fwd_pkts"], slices["drop_pkts"]) == (2, 1, 1)
+    finally:
+        for end in (ins, outs):
+            if end is not None:
+                end.close()
+        n.stop()
