@@ -31,6 +31,7 @@ PACKAGES=(
 	dpdk-doc                                       # DPDK example sources (l3fwd, for tools/bench-pipeline.sh)
 	libjansson-dev libevent-dev libpcap-dev        # libraries the daemons link
 	libcmocka-dev                                  # unit tests
+	clang                                          # fuzz targets (libFuzzer runtime)
 	python3 python3-scapy python3-pytest           # integration tests, demo traffic, telemetry client
 )
 

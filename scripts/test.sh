@@ -7,8 +7,10 @@
 #   2. the cmocka unit tests: meson test -C build --print-errorlogs,
 #   3. the integration tests (the real slicepathd over net_pcap vdevs):
 #      /usr/bin/python3 -m pytest -v tests/integration,
+#   4. a short run of each libFuzzer target (tests/fuzz/run.sh, clang), each
+#      counted as one test: SLICEPATH_FUZZ_SECONDS per target (default 20, 0 skips),
 #
-# then prints "N passed, N failed" over both and exits non-zero if anything failed.
+# then prints "N passed, N failed" over all and exits non-zero if anything failed.
 # Extra arguments go to pytest (e.g. scripts/test.sh -k arp).
 # Environment: SLICEPATH_BUILD_DIR and those of scripts/setup.sh.
 set -euo pipefail
@@ -90,8 +92,24 @@ if [ "$it_rc" -ne 0 ] && [ "$it_fail" -eq 0 ]; then
 	it_fail=1
 fi
 
-passed=$((unit_pass + it_pass))
-failed=$((unit_fail + it_fail))
-log "unit: $unit_pass passed, $unit_fail failed; integration: $it_pass passed, $it_fail failed ($((SECONDS - started)) s)"
+# ---- fuzzing (libFuzzer + ASan/UBSan), a short run per parser
+fuzz_pass=0 fuzz_fail=0
+fuzz_seconds="${SLICEPATH_FUZZ_SECONDS:-20}"
+if [ "$fuzz_seconds" -gt 0 ]; then
+	for target in config decap ipv4; do
+		log "fuzz: $target for ${fuzz_seconds}s"
+		if FUZZ_SECONDS="$fuzz_seconds" FUZZ_BUILD_DIR="$BUILD_DIR/fuzz" \
+			sh "$ROOT/tests/fuzz/run.sh" "$target"; then
+			fuzz_pass=$((fuzz_pass + 1))
+		else
+			fuzz_fail=$((fuzz_fail + 1))
+		fi
+	done
+fi
+
+passed=$((unit_pass + it_pass + fuzz_pass))
+failed=$((unit_fail + it_fail + fuzz_fail))
+log "unit: $unit_pass passed, $unit_fail failed; integration: $it_pass passed, $it_fail failed;" \
+	"fuzz: $fuzz_pass passed, $fuzz_fail failed ($((SECONDS - started)) s)"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Fuzz target: substrate decap, sp_decap_burst(), on a burst of arbitrary frames.
+ *
+ * Input: one byte choosing the receiving port (0 and 1 have addresses and
+ * endpoints, 2 has neither), then up to SP_BURST frames, each a big-endian
+ * 16-bit header and the frame bytes:
+ *   bits 0-10  frame length (cut to what is left of the input)
+ *   bit 11     write a correct outer IPv4 header checksum first
+ *   bits 12-15 k: if k > 0, the frame is a chain of two segments, the first k * 6 bytes long
+ *
+ * Invariants: every frame comes out exactly once (fwd, reply, learn) or is
+ * freed (the pool's in-use count is back where it was once the outputs are
+ * freed); a forwarded packet carries verdict SP_FORWARD and the slice and
+ * endpoint registered for its port, address and UDP port, and holds exactly
+ * the UDP payload; replies come from the port's own addresses with valid
+ * checksums; the counters add up (port rx, slice and endpoint rx, drops by reason).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_arp.h>
+#include <rte_byteorder.h>
+#include <rte_icmp.h>
+#include <rte_ip.h>
+#include <rte_udp.h>
+
+#include "decap/decap.h"
+#include "fuzz_pkt.h"
+
+#define NB_PORTS 3 /* port 2: no address, no endpoints */
+#define LEN_MASK 0x07ff
+#define FIX_CKSUM 0x0800
+#define SPLIT_SHIFT 12
+#define SPLIT_UNIT 6
+#define META_FILL 0xa5
+
+struct endpoint {
+	uint16_t port;
+	uint32_t ip;
+	uint16_t udp;
+	uint16_t slice;
+	uint16_t ep;
+};
+
+static const struct endpoint endpoints[] = {
+	{0, RTE_IPV4(10, 0, 0, 1), 5001, 1, 0},
+	{0, RTE_IPV4(10, 0, 0, 1), 5002, 2, 1},
+	{1, RTE_IPV4(10, 0, 1, 1), 5001, 1, 2},
+	/* Slice and endpoint at the top of their ranges: the counters' last entries. */
+	{1, RTE_IPV4(10, 0, 1, 1), 65535, SP_MAX_SLICES - 1, SP_MAX_ENDPOINTS - 1},
+	/* Port 0's address reserved on port 1: never reachable, port 1 has another address. */
+	{1, RTE_IPV4(10, 0, 0, 1), 5003, 3, 3},
+};
+
+static const uint32_t port_ip[NB_PORTS] = {RTE_IPV4(10, 0, 0, 1), RTE_IPV4(10, 0, 1, 1), 0};
+static const struct rte_ether_addr port_mac[NB_PORTS] = {
+	{{0x02, 0, 0, 0, 0, 0x01}}, {{0x02, 0, 0, 0, 1, 0x01}}, {{0}}};
+
+static struct rte_mempool *pool;
+static struct sp_decap_table *table;
+static struct sp_lcore_stats st;
+
+/* One input's burst: the frames as built (after the checksum fix) and their packets. */
+static struct {
+	uint16_t n;
+	uint16_t port;
+	uint16_t len[SP_BURST];
+	uint8_t bytes[SP_BURST][SP_FUZZ_MAX_PKT + 1];
+	struct rte_mbuf *pkts[SP_BURST];
+	uint8_t seen[SP_BURST]; /* times the frame came out */
+} b;
+
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	unsigned int i;
+
+	(void)argc;
+	(void)argv;
+	pool = sp_fuzz_eal_init();
+	table = sp_decap_create("fuzz_decap", 16, SOCKET_ID_ANY);
+	SP_FUZZ_CHECK(table != NULL, "cannot create the decap table");
+	for (i = 0; i < NB_PORTS; i++)
+		if (port_ip[i] != 0)
+			SP_FUZZ_CHECK(sp_decap_set_port(table, i, rte_cpu_to_be_32(port_ip[i]),
+							&port_mac[i]) == 0,
+				      "cannot set port %u", i);
+	for (i = 0; i < RTE_DIM(endpoints); i++) {
+		const struct endpoint *e = &endpoints[i];
+
+		SP_FUZZ_CHECK(sp_decap_add_endpoint(table, e->port, rte_cpu_to_be_32(e->ip),
+						    rte_cpu_to_be_16(e->udp), e->slice,
+						    e->ep) == 0,
+			      "cannot add endpoint %u", i);
+	}
+	return 0;
+}
+
+static void
+split_input(const uint8_t *data, size_t size)
+{
+	size_t off = 1;
+
+	b.n = 0;
+	b.port = size > 0 ? data[0] % NB_PORTS : 0;
+	while (b.n < SP_BURST && off + 2 <= size) {
+		uint16_t hdr = (uint16_t)(data[off] << 8 | data[off + 1]);
+		size_t len = RTE_MIN((size_t)(hdr & LEN_MASK), size - off - 2);
+		uint8_t *f = b.bytes[b.n];
+
+		off += 2;
+		memcpy(f, data + off, len);
+		off += len;
+		if ((hdr & FIX_CKSUM) && len >= RTE_ETHER_HDR_LEN &&
+		    f[12] == 0x08 && f[13] == 0x00)
+			sp_fuzz_fix_ipv4_cksum(f + RTE_ETHER_HDR_LEN, len - RTE_ETHER_HDR_LEN);
+		b.len[b.n] = (uint16_t)len;
+		b.pkts[b.n] = sp_fuzz_mbuf(pool, f, len, (size_t)(hdr >> SPLIT_SHIFT) * SPLIT_UNIT,
+					   META_FILL);
+		b.seen[b.n] = 0;
+		b.n++;
+	}
+}
+
+/* Which input frame m is; each may come out once. */
+static unsigned int
+frame_of(const struct rte_mbuf *m, const char *where)
+{
+	for (unsigned int i = 0; i < b.n; i++) {
+		if (b.pkts[i] != m)
+			continue;
+		SP_FUZZ_CHECK(b.seen[i] == 0, "frame %u came out twice (last in %s)", i, where);
+		SP_FUZZ_CHECK(rte_mbuf_refcnt_read(m) == 1, "frame %u in %s has refcnt %u", i,
+			      where, rte_mbuf_refcnt_read(m));
+		b.seen[i] = 1;
+		return i;
+	}
+	sp_fuzz_fail("%s holds a packet that was not in the burst", where);
+}
+
+static uint16_t
+be16_at(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t
+be32_at(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static const struct endpoint *
+find_endpoint(uint16_t port, uint32_t ip, uint16_t udp)
+{
+	for (unsigned int i = 0; i < RTE_DIM(endpoints); i++)
+		if (endpoints[i].port == port && endpoints[i].ip == ip && endpoints[i].udp == udp)
+			return &endpoints[i];
+	return NULL;
+}
+
+/* A forwarded packet: the right slice and endpoint, and exactly the UDP payload. */
+static const struct endpoint *
+check_fwd(struct rte_mbuf *m)
+{
+	unsigned int i = frame_of(m, "fwd");
+	const uint8_t *f = b.bytes[i];
+	const struct sp_meta *meta = sp_meta(m);
+	const struct endpoint *e;
+	uint8_t copy[SP_FUZZ_MAX_PKT + 1];
+	size_t ihl, udp_len;
+	const void *p;
+
+	SP_FUZZ_CHECK(b.len[i] >= RTE_ETHER_HDR_LEN + 20 + 8 && be16_at(f + 12) == 0x0800,
+		      "frame %u forwarded without Ethernet/IPv4/UDP headers", i);
+	ihl = (size_t)(f[14] & 0xf) * 4;
+	SP_FUZZ_CHECK(ihl >= 20 && b.len[i] >= RTE_ETHER_HDR_LEN + ihl + 8 && f[23] == IPPROTO_UDP,
+		      "frame %u forwarded, IHL %zu, protocol %u", i, ihl, f[23]);
+	e = find_endpoint(b.port, be32_at(f + 30), be16_at(f + RTE_ETHER_HDR_LEN + ihl + 2));
+	SP_FUZZ_CHECK(e != NULL && port_ip[b.port] == e->ip,
+		      "frame %u forwarded to no endpoint of port %u", i, b.port);
+	SP_FUZZ_CHECK(meta->verdict == SP_FORWARD && meta->reason == SP_REASON_NONE,
+		      "frame %u forwarded with verdict %u reason %u", i, meta->verdict,
+		      meta->reason);
+	SP_FUZZ_CHECK(meta->slice == e->slice && meta->in_ep == e->ep,
+		      "frame %u: slice %u endpoint %u, registered slice %u endpoint %u", i,
+		      meta->slice, meta->in_ep, e->slice, e->ep);
+	udp_len = be16_at(f + RTE_ETHER_HDR_LEN + ihl + 4);
+	SP_FUZZ_CHECK(udp_len >= 8 && RTE_ETHER_HDR_LEN + ihl + udp_len <= b.len[i] &&
+			      rte_pktmbuf_pkt_len(m) == udp_len - 8,
+		      "frame %u: %u bytes forwarded, UDP length %zu, frame %u bytes", i,
+		      rte_pktmbuf_pkt_len(m), udp_len, b.len[i]);
+	p = rte_pktmbuf_read(m, 0, udp_len - 8, copy);
+	SP_FUZZ_CHECK(udp_len == 8 || (p != NULL && memcmp(p, f + RTE_ETHER_HDR_LEN + ihl + 8,
+							      udp_len - 8) == 0),
+		      "frame %u: forwarded bytes are not the UDP payload", i);
+	return e;
+}
+
+/* ICMP checksum over the IP payload, which may span both segments. */
+static bool
+icmp_cksum_ok(const struct rte_mbuf *m, uint32_t off, uint32_t len)
+{
+	uint16_t sum;
+
+	return rte_raw_cksum_mbuf(m, off, len, &sum) == 0 && sum == UINT16_MAX;
+}
+
+/* An ARP or ICMP echo reply, written into the request's mbuf. */
+static void
+check_reply(struct rte_mbuf *m)
+{
+	unsigned int i = frame_of(m, "reply");
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + 1);
+	const uint8_t *f = b.bytes[i];
+	uint32_t hlen, tlen;
+
+	SP_FUZZ_CHECK(port_ip[b.port] != 0, "frame %u answered on port %u, which has no address",
+		      i, b.port);
+	SP_FUZZ_CHECK(rte_is_same_ether_addr(&eth->src_addr, &port_mac[b.port]),
+		      "frame %u: reply not from the port's MAC", i);
+	if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_ARP)) {
+		const struct rte_arp_hdr *arp = (const struct rte_arp_hdr *)(eth + 1);
+
+		const struct rte_arp_ipv4 *d = &arp->arp_data;
+
+		SP_FUZZ_CHECK(arp->arp_opcode == RTE_BE16(RTE_ARP_OP_REPLY) &&
+				      d->arp_sip == rte_cpu_to_be_32(port_ip[b.port]) &&
+				      rte_is_same_ether_addr(&d->arp_sha, &port_mac[b.port]) &&
+				      rte_is_same_ether_addr(&eth->dst_addr, &d->arp_tha),
+			      "frame %u: ARP reply with wrong opcode or addresses", i);
+		return;
+	}
+	SP_FUZZ_CHECK(eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV4),
+		      "frame %u: reply neither ARP nor IPv4", i);
+	hlen = rte_ipv4_hdr_len(ip);
+	tlen = rte_be_to_cpu_16(ip->total_length);
+	SP_FUZZ_CHECK(sp_fuzz_ipv4_cksum_ok(ip) &&
+			      ip->src_addr == rte_cpu_to_be_32(port_ip[b.port]) &&
+			      ip->next_proto_id == IPPROTO_ICMP,
+		      "frame %u: echo reply with a bad IPv4 header", i);
+	SP_FUZZ_CHECK(rte_pktmbuf_pkt_len(m) == RTE_ETHER_HDR_LEN + tlen,
+		      "frame %u: echo reply of %u bytes, IPv4 total length %u", i,
+		      rte_pktmbuf_pkt_len(m), tlen);
+	/* The checksum is updated, not recomputed: right in, right out. */
+	if (tlen > hlen && icmp_cksum_ok(m, RTE_ETHER_HDR_LEN + hlen, tlen - hlen)) {
+		SP_FUZZ_CHECK(f[RTE_ETHER_HDR_LEN + hlen] == RTE_IP_ICMP_ECHO_REQUEST,
+			      "frame %u: echo reply to something else", i);
+		return;
+	}
+	/* A wrong reply checksum is only allowed if the request's was wrong too. */
+	{
+		struct rte_mbuf *orig = sp_fuzz_mbuf(pool, f, b.len[i], 0, 0);
+		bool ok = icmp_cksum_ok(orig, RTE_ETHER_HDR_LEN + hlen, tlen - hlen);
+
+		rte_pktmbuf_free(orig);
+		SP_FUZZ_CHECK(!ok, "frame %u: echo request checksum right, reply's wrong", i);
+	}
+}
+
+static void
+check_learn(struct rte_mbuf *m)
+{
+	unsigned int i = frame_of(m, "learn");
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	uint32_t ip;
+	struct rte_ether_addr mac;
+
+	SP_FUZZ_CHECK(port_ip[b.port] != 0 && m->port == b.port,
+		      "frame %u: learned with port %u, received on %u", i, m->port, b.port);
+	SP_FUZZ_CHECK(eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_ARP) &&
+			      sp_arp_reply_sender(m, &ip, &mac) == 0 &&
+			      rte_is_unicast_ether_addr(&mac) &&
+			      ip != rte_cpu_to_be_32(port_ip[b.port]),
+		      "frame %u: handed up for learning, but no usable ARP sender", i);
+}
+
+static uint64_t
+sum_reasons(void)
+{
+	uint64_t sum = 0;
+
+	for (unsigned int r = 0; r < SP_REASON_MAX; r++)
+		sum += st.reason[r];
+	return sum;
+}
+
+/* The counters before a burst, and what the burst should add to them. */
+struct counters {
+	struct sp_port_stats ports[SP_MAX_PORTS];
+	uint64_t slice_rx[RTE_DIM(endpoints)]; /* of endpoints[k].slice */
+	uint64_t ep_rx[RTE_DIM(endpoints)];    /* of endpoints[k].ep */
+	uint64_t drops;
+	uint64_t want_slice[RTE_DIM(endpoints)];
+	uint64_t want_ep[RTE_DIM(endpoints)];
+};
+
+static void
+snapshot(struct counters *c)
+{
+	memset(c, 0, sizeof(*c));
+	memcpy(c->ports, st.port, sizeof(c->ports));
+	for (unsigned int k = 0; k < RTE_DIM(endpoints); k++) {
+		c->slice_rx[k] = st.slice[endpoints[k].slice].rx.pkts;
+		c->ep_rx[k] = st.endpoint[endpoints[k].ep].rx.pkts;
+	}
+	c->drops = sum_reasons();
+}
+
+static void
+check_counters(const struct counters *c, unsigned int nb_out)
+{
+	uint64_t bytes = 0, drops = sum_reasons() - c->drops;
+	unsigned int i, k;
+
+	for (i = 0; i < b.n; i++)
+		bytes += b.len[i];
+	for (i = 0; i < SP_MAX_PORTS; i++) {
+		const struct sp_counter *was = &c->ports[i].rx, *now = &st.port[i].rx;
+		uint64_t pkts = i == b.port ? b.n : 0, len = i == b.port ? bytes : 0;
+
+		SP_FUZZ_CHECK(now->pkts == was->pkts + pkts && now->bytes == was->bytes + len,
+			      "port %u rx: %" PRIu64 " -> %" PRIu64 " pkts, %u received on %u", i,
+			      was->pkts, now->pkts, b.n, b.port);
+	}
+	for (k = 0; k < RTE_DIM(endpoints); k++) {
+		uint64_t slice_rx = st.slice[endpoints[k].slice].rx.pkts - c->slice_rx[k];
+		uint64_t ep_rx = st.endpoint[endpoints[k].ep].rx.pkts - c->ep_rx[k];
+
+		SP_FUZZ_CHECK(slice_rx == c->want_slice[k] && ep_rx == c->want_ep[k],
+			      "slice %u / endpoint %u rx counters do not match what was forwarded",
+			      endpoints[k].slice, endpoints[k].ep);
+	}
+	SP_FUZZ_CHECK(drops == b.n - nb_out, "%" PRIu64 " drops counted, %u frames not passed on",
+		      drops, b.n - nb_out);
+}
+
+static void
+free_outputs(struct sp_decap_out *out)
+{
+	rte_pktmbuf_free_bulk(out->fwd, out->nb_fwd);
+	rte_pktmbuf_free_bulk(out->reply, out->nb_reply);
+	rte_pktmbuf_free_bulk(out->learn, out->nb_learn);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	unsigned int in_use = rte_mempool_in_use_count(pool);
+	static struct sp_decap_out out;
+	struct counters c;
+	unsigned int i, k, nb_out;
+
+	split_input(data, size);
+	snapshot(&c);
+	memset(&out, 0xff, sizeof(out));
+
+	sp_decap_burst(table, b.port, b.pkts, b.n, &out, &st);
+
+	nb_out = out.nb_fwd + out.nb_reply + out.nb_learn;
+	SP_FUZZ_CHECK(nb_out <= b.n, "%u packets out of a burst of %u", nb_out, b.n);
+	for (i = 0; i < out.nb_fwd; i++) {
+		const struct endpoint *e = check_fwd(out.fwd[i]);
+
+		for (k = 0; k < RTE_DIM(endpoints); k++) {
+			c.want_slice[k] += endpoints[k].slice == e->slice;
+			c.want_ep[k] += endpoints[k].ep == e->ep;
+		}
+	}
+	for (i = 0; i < out.nb_reply; i++)
+		check_reply(out.reply[i]);
+	for (i = 0; i < out.nb_learn; i++)
+		check_learn(out.learn[i]);
+	check_counters(&c, nb_out);
+
+	free_outputs(&out);
+	SP_FUZZ_CHECK(rte_mempool_in_use_count(pool) == in_use,
+		      "%u packets in use before the burst, %u after (leak or double free)", in_use,
+		      rte_mempool_in_use_count(pool));
+	return 0;
+}
