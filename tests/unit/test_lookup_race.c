@@ -1,0 +1,470 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The lookup engine against a brute-force reference while updates are
+ * published. A writer applies random inserts, replacements and deletes
+ * (random masks of every shape) and bumps a version after each; a lookup
+ * thread looks up random, matching and near-miss keys in bursts and logs
+ * what it saw with the versions read before and after the burst. Afterwards
+ * each logged answer must be the reference's answer at some version the
+ * burst could have seen: never a half-written filter, never a freed one,
+ * never a state that did not exist.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <rte_malloc.h>
+#include <rte_rcu_qsbr.h>
+
+#include "eal_fixture.h"
+#include "lookup/lookup.h"
+
+#define QUOTA 512
+#define NB_OPS 20000
+#define NB_KEYS 256
+#define BURST 32
+#define MAX_LOG (1u << 24) /* lookups logged; the reader stops when full */
+#define STATIC_KEYS (1u << 20)
+
+struct op {
+	uint32_t pos;
+	bool del;
+	bool anchored;       /* the filter replaced and this one both match anchor */
+	struct sp_key anchor;
+	struct sp_filter f;  /* f.result.endpoint: a tag unique to this write */
+};
+
+struct answer {
+	uint32_t pos; /* SP_LOOKUP_MISS or position */
+	uint16_t tag;
+};
+
+struct seen {
+	uint32_t v0, v1; /* versions read before and after the burst */
+	uint16_t key;
+	struct answer got;
+};
+
+struct race {
+	struct sp_lookup *t;
+	struct rte_rcu_qsbr *qsbr;
+	const struct op *ops;
+	struct sp_key keys[NB_KEYS];
+	uint32_t version; /* ops fully applied */
+	bool started;     /* the reader is looking up: the writer may begin */
+	bool stop;
+	struct seen *log;
+	uint32_t nb_log;
+};
+
+static uint64_t rng = 0x2545f4914f6cdd1dull;
+
+static uint64_t
+rnd(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 0x2545f4914f6cdd1dull;
+}
+
+static unsigned int
+popcount(const struct sp_key *m)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < SP_KEY_BYTES; i++)
+		n += (unsigned int)__builtin_popcount(m->b[i]);
+	return n;
+}
+
+/* Prefixes, whole bytes, sparse bits, dense bits and, rarely, a catch-all
+ * (a common one would answer every key). */
+static void
+rnd_mask(struct sp_key *m)
+{
+	unsigned int i, len;
+
+	memset(m, 0, sizeof(*m));
+	if (rnd() % 1024 == 0)
+		return;
+	switch (rnd() % 5) {
+	case 0:
+		len = 1 + (unsigned int)(rnd() % 112);
+		for (i = 0; i < len; i++)
+			m->b[i / 8] |= (uint8_t)(0x80 >> (i % 8));
+		break;
+	case 1:
+		for (i = 0; i < SP_KEY_BYTES; i++)
+			m->b[i] = rnd() % 3 == 0 ? 0xff : 0;
+		break;
+	case 2:
+		for (i = 0; i < SP_KEY_BYTES; i++)
+			m->b[i] = (uint8_t)(rnd() & rnd() & rnd());
+		break;
+	case 3:
+		for (i = 0; i < SP_KEY_BYTES; i++)
+			m->b[i] = (uint8_t)rnd();
+		break;
+	default:
+		break;
+	}
+	/* At least 16 cared-for bits, so that random keys mostly miss. */
+	if (popcount(m) < 16) {
+		m->b[rnd() % SP_KEY_BYTES] = 0xff;
+		m->b[rnd() % SP_KEY_BYTES] |= 0xff;
+		m->b[rnd() % SP_KEY_BYTES] |= 0xf0;
+	}
+}
+
+static bool
+matches(const struct sp_filter *f, const struct sp_key *k)
+{
+	for (unsigned int i = 0; i < SP_KEY_BYTES; i++)
+		if ((k->b[i] & f->mask.b[i]) != (f->key.b[i] & f->mask.b[i]))
+			return false;
+	return true;
+}
+
+/* A key f matches, with random bits where f does not care. */
+static void
+key_in(const struct sp_filter *f, struct sp_key *k)
+{
+	for (unsigned int b = 0; b < SP_KEY_BYTES; b++)
+		k->b[b] = (f->key.b[b] & f->mask.b[b]) | ((uint8_t)rnd() & ~f->mask.b[b]);
+}
+
+/*
+ * Random writes and deletes; a third of the replacements are anchored: the
+ * new filter has another mask but matches a key the old one matched, so for
+ * that key the right answer is this position throughout, and any torn or
+ * half-published entry shows as another answer.
+ */
+static void
+make_ops(struct op *ops)
+{
+	static const struct sp_filter *cur[QUOTA];
+
+	memset(cur, 0, sizeof(cur));
+	for (uint32_t i = 0; i < NB_OPS; i++) {
+		struct op *o = &ops[i];
+
+		o->pos = (uint32_t)(rnd() % QUOTA);
+		o->del = rnd() % 4 == 0;
+		rnd_mask(&o->f.mask);
+		for (unsigned int b = 0; b < SP_KEY_BYTES; b++)
+			o->f.key.b[b] = (uint8_t)rnd(); /* bits outside the mask too */
+		if (!o->del && cur[o->pos] != NULL && rnd() % 3 == 0) {
+			key_in(cur[o->pos], &o->anchor);
+			o->f.key = o->anchor;
+			o->anchored = true;
+		}
+		o->f.result.endpoint = (uint16_t)(i + 1);
+		o->f.result.queue = (uint16_t)~o->f.result.endpoint; /* torn results show */
+		cur[o->pos] = o->del ? NULL : &o->f;
+	}
+}
+
+/* Random keys, keys some write matches, near misses (one bit off) and anchors. */
+static void
+make_keys(struct sp_key *keys, unsigned int n, const struct op *ops, unsigned int nb_ops)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		const struct op *o = &ops[rnd() % nb_ops];
+		struct sp_key *k = &keys[i];
+		unsigned int bit;
+
+		switch (i % 4) {
+		case 0:
+			for (unsigned int b = 0; b < SP_KEY_BYTES; b++)
+				k->b[b] = (uint8_t)rnd();
+			break;
+		case 1:
+			key_in(&o->f, k);
+			break;
+		case 2:
+			key_in(&o->f, k);
+			bit = (unsigned int)(rnd() % (SP_KEY_BYTES * 8));
+			k->b[bit / 8] ^= (uint8_t)(0x80 >> (bit % 8));
+			break;
+		default:
+			for (unsigned int tries = 0; !o->anchored && tries < 64; tries++)
+				o = &ops[rnd() % nb_ops];
+			if (o->anchored)
+				*k = o->anchor;
+			else
+				key_in(&o->f, k);
+			break;
+		}
+	}
+}
+
+/* answers[v * NB_KEYS + k]: the reference's answer for key k after v ops. */
+static struct answer *
+reference_answers(const struct op *ops, const struct sp_key *keys)
+{
+	struct answer *ans = calloc((size_t)(NB_OPS + 1) * NB_KEYS, sizeof(*ans));
+	const struct sp_filter *table[QUOTA] = {NULL};
+	struct answer cur[NB_KEYS];
+
+	assert_non_null(ans);
+	for (unsigned int k = 0; k < NB_KEYS; k++)
+		cur[k].pos = SP_LOOKUP_MISS;
+	memcpy(ans, cur, sizeof(cur));
+	for (uint32_t v = 0; v < NB_OPS; v++) {
+		const struct op *o = &ops[v];
+
+		table[o->pos] = o->del ? NULL : &o->f;
+		for (unsigned int k = 0; k < NB_KEYS; k++) {
+			if (!o->del && o->pos <= cur[k].pos && matches(&o->f, &keys[k])) {
+				cur[k] = (struct answer){o->pos, o->f.result.endpoint};
+				continue;
+			}
+			if (cur[k].pos != o->pos)
+				continue;
+			/* The filter that answered is gone: search again. */
+			cur[k].pos = SP_LOOKUP_MISS;
+			for (uint32_t p = 0; p < QUOTA; p++) {
+				if (table[p] != NULL && matches(table[p], &keys[k])) {
+					cur[k] = (struct answer){p, table[p]->result.endpoint};
+					break;
+				}
+			}
+		}
+		memcpy(&ans[(size_t)(v + 1) * NB_KEYS], cur, sizeof(cur));
+	}
+	return ans;
+}
+
+static void
+apply(struct sp_lookup *t, const struct op *o)
+{
+	int rc = o->del ? sp_lookup_delete(t, 1, o->pos) : sp_lookup_write(t, 1, o->pos, &o->f);
+
+	assert_true(rc == 0 || (o->del && rc == -ENOENT));
+}
+
+static void *
+reader(void *arg)
+{
+	struct race *r = arg;
+	const struct sp_key *keys[BURST];
+	struct sp_result res[BURST];
+	struct sp_result *results[BURST];
+	uint32_t pos[BURST];
+	unsigned int next = 0;
+
+	for (unsigned int i = 0; i < BURST; i++)
+		results[i] = &res[i];
+	rte_rcu_qsbr_thread_register(r->qsbr, 0);
+	rte_rcu_qsbr_thread_online(r->qsbr, 0);
+	__atomic_store_n(&r->started, true, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) && r->nb_log + BURST <= MAX_LOG) {
+		uint16_t idx[BURST];
+		uint32_t v0 = __atomic_load_n(&r->version, __ATOMIC_ACQUIRE), v1;
+
+		for (unsigned int i = 0; i < BURST; i++) {
+			idx[i] = (uint16_t)(next++ % NB_KEYS);
+			keys[i] = &r->keys[idx[i]];
+		}
+		sp_lookup_bulk(r->t, 1, keys, results, pos, BURST);
+		v1 = __atomic_load_n(&r->version, __ATOMIC_ACQUIRE);
+		for (unsigned int i = 0; i < BURST; i++) {
+			struct seen *s = &r->log[r->nb_log++];
+
+			*s = (struct seen){.v0 = v0, .v1 = v1, .key = idx[i], .got.pos = pos[i]};
+			if (pos[i] != SP_LOOKUP_MISS) {
+				s->got.tag = res[i].endpoint;
+				uint16_t check = (uint16_t)~res[i].endpoint;
+
+				/* A torn result carries a queue from another write. */
+				if (res[i].queue != check)
+					s->got.tag = 0;
+			}
+		}
+		rte_rcu_qsbr_quiescent(r->qsbr, 0);
+		if (next % (BURST * 64) == 0)
+			sched_yield(); /* let the writer run on a one-CPU machine */
+	}
+	rte_rcu_qsbr_thread_offline(r->qsbr, 0);
+	rte_rcu_qsbr_thread_unregister(r->qsbr, 0);
+	return NULL;
+}
+
+static void *
+writer(void *arg)
+{
+	struct race *r = arg;
+
+	while (!__atomic_load_n(&r->started, __ATOMIC_ACQUIRE))
+		sched_yield();
+	for (uint32_t v = 0; v < NB_OPS; v++) {
+		apply(r->t, &r->ops[v]);
+		__atomic_store_n(&r->version, v + 1, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&r->stop, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Threads inherit the EAL main lcore's CPU: let them run anywhere, side by side. */
+static pthread_t
+spawn(void *(*fn)(void *), struct race *r)
+{
+	cpu_set_t all;
+	pthread_t th;
+
+	assert_int_equal(pthread_create(&th, NULL, fn, r), 0);
+	CPU_ZERO(&all);
+	for (long c = 0; c < sysconf(_SC_NPROCESSORS_ONLN) && c < CPU_SETSIZE; c++)
+		CPU_SET(c, &all);
+	pthread_setaffinity_np(th, sizeof(all), &all);
+	return th;
+}
+
+/* The reader's answer must be the reference's at a version in [v0, v1 + 1]:
+ * the op after v1 may already be published when v1 is read. */
+static bool
+plausible(const struct answer *ans, const struct seen *s)
+{
+	uint32_t last = s->v1 + 1 > NB_OPS ? NB_OPS : s->v1 + 1;
+
+	for (uint32_t v = s->v0; v <= last; v++) {
+		const struct answer *a = &ans[(size_t)v * NB_KEYS + s->key];
+
+		if (a->pos == s->got.pos && (a->pos == SP_LOOKUP_MISS || a->tag == s->got.tag))
+			return true;
+	}
+	return false;
+}
+
+static void
+test_lookups_agree_while_updates_are_published(void **state __rte_unused)
+{
+	struct race *r = calloc(1, sizeof(*r));
+	struct op *ops = calloc(NB_OPS, sizeof(*ops));
+	struct sp_lookup_params p = {.name = "race", .capacity = QUOTA, .max_slices = 4,
+				     .socket = SOCKET_ID_ANY};
+	struct answer *ans;
+	uint32_t bad = 0, changed_under = 0;
+	pthread_t rd, wr;
+
+	assert_non_null(r);
+	assert_non_null(ops);
+	r->log = malloc(sizeof(*r->log) * MAX_LOG);
+	r->qsbr = rte_zmalloc(NULL, rte_rcu_qsbr_get_memsize(1), RTE_CACHE_LINE_SIZE);
+	assert_non_null(r->log);
+	assert_non_null(r->qsbr);
+	assert_int_equal(rte_rcu_qsbr_init(r->qsbr, 1), 0);
+	p.qsbr = r->qsbr;
+	r->t = sp_lookup_create(&p);
+	assert_non_null(r->t);
+	assert_int_equal(sp_lookup_slice_add(r->t, 1, QUOTA), 0);
+	make_ops(ops);
+	make_keys(r->keys, NB_KEYS, ops, NB_OPS);
+	ans = reference_answers(ops, r->keys);
+
+	r->ops = ops;
+	rd = spawn(reader, r);
+	wr = spawn(writer, r);
+	assert_int_equal(pthread_join(wr, NULL), 0);
+	assert_int_equal(pthread_join(rd, NULL), 0);
+	/* The reader looked up until the writer was done: its log did not fill first. */
+	assert_true(r->nb_log + BURST <= MAX_LOG);
+
+	for (uint32_t i = 0; i < r->nb_log; i++) {
+		if (!plausible(ans, &r->log[i]) && bad++ < 5)
+			print_message("lookup %u of key %u between versions %u and %u: got position "
+				      "%u tag %u\n", i, r->log[i].key, r->log[i].v0, r->log[i].v1,
+				      r->log[i].got.pos, r->log[i].got.tag);
+		changed_under += r->log[i].v1 != r->log[i].v0;
+	}
+	print_message("%u lookups, %u of them while updates were published\n", r->nb_log,
+		      changed_under);
+	assert_int_equal(bad, 0);
+	/* Worth something only if lookups really raced the writer. */
+	assert_true(changed_under > 1000);
+	sp_lookup_free(r->t);
+	rte_free(r->qsbr);
+	free(ans);
+	free(r->log);
+	free(ops);
+	free(r);
+}
+
+/* Millions of keys against the final table of a long random history. */
+static void
+test_millions_of_keys_agree(void **state __rte_unused)
+{
+	struct op *ops = calloc(NB_OPS, sizeof(*ops));
+	struct sp_lookup_params p = {.name = "static", .capacity = QUOTA, .max_slices = 4,
+				     .socket = SOCKET_ID_ANY};
+	const struct sp_filter *table[QUOTA] = {NULL};
+	struct op live[QUOTA];
+	unsigned int nb_live = 0;
+	struct sp_key keys[BURST];
+	const struct sp_key *kp[BURST];
+	struct sp_result res[BURST];
+	struct sp_result *rp[BURST];
+	uint32_t pos[BURST], hits = 0;
+	struct sp_lookup *t;
+
+	assert_non_null(ops);
+	t = sp_lookup_create(&p);
+	assert_non_null(t);
+	assert_int_equal(sp_lookup_slice_add(t, 1, QUOTA), 0);
+	make_ops(ops);
+	for (uint32_t v = 0; v < NB_OPS; v++) {
+		apply(t, &ops[v]);
+		table[ops[v].pos] = ops[v].del ? NULL : &ops[v].f;
+	}
+	for (uint32_t q = 0; q < QUOTA; q++)
+		if (table[q] != NULL)
+			live[nb_live++].f = *table[q];
+	for (unsigned int i = 0; i < BURST; i++) {
+		kp[i] = &keys[i];
+		rp[i] = &res[i];
+	}
+	for (uint32_t round = 0; round < STATIC_KEYS / BURST; round++) {
+		make_keys(keys, BURST, live, nb_live); /* keys near the filters in the table */
+		sp_lookup_bulk(t, 1, kp, rp, pos, BURST);
+		for (unsigned int i = 0; i < BURST; i++) {
+			uint32_t want = SP_LOOKUP_MISS;
+
+			for (uint32_t q = 0; q < QUOTA && want == SP_LOOKUP_MISS; q++)
+				if (table[q] != NULL && matches(table[q], &keys[i]))
+					want = q;
+			assert_int_equal(pos[i], want);
+			if (want != SP_LOOKUP_MISS) {
+				assert_int_equal(res[i].endpoint, table[want]->result.endpoint);
+				hits++;
+			}
+		}
+	}
+	print_message("%u keys, %u hits\n", STATIC_KEYS, hits);
+	assert_true(hits > STATIC_KEYS / 4 && hits < STATIC_KEYS - STATIC_KEYS / 8);
+	sp_lookup_free(t);
+	free(ops);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lookups_agree_while_updates_are_published),
+		cmocka_unit_test(test_millions_of_keys_agree),
+	};
+
+	sp_test_eal_init();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
