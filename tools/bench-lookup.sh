@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# tools/bench-lookup.sh — the lookup engine against rte_acl on ClassBench rule sets
+# (sp-bench-lookup; docs/lookup.md, "Benchmark").
+#
+# Sets: hypersplit acl1, fw1, ipc1 at _1K and _10K with their traces, then
+# large/acl1_100k, fw1_100k and ipc1_50k with random keys. Each set is one run of
+# sp-bench-lookup (a trace belongs to one rule file); the runs' CSV files are
+# joined into all.csv and summarized at the end.
+#
+# usage: tools/bench-lookup.sh [-q] [-d SECONDS] [-n KEYS] [-e sp|acl|both] [-U] [-o DIR] [SET...]
+#   -q          quick: the 1K sets only
+#   -d SECONDS  time per measurement (default 3)
+#   -n KEYS     random keys for the sets without a trace (default 100000)
+#   -e ENGINE   sp, acl or both (default)
+#   -U          no update measurement (-u of sp-bench-lookup)
+#   -o DIR      logs and CSV files (default /tmp/slicepath-bench-lookup)
+#   SET...      set names (acl1_10K, fw1_100k, ...) instead of the default list
+#   environment: SLICEPATH_BUILD_DIR (default build), SLICEPATH_DATA (default
+#   ../shared/data/classbench beside the repository), BENCH_EAL (default
+#   "--no-huge -m 4096 --no-pci -l 0,1 --force-max-simd-bitwidth=512")
+# Needs a build (scripts/setup.sh or meson) and 2 CPUs for the update measurement.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD_DIR="${SLICEPATH_BUILD_DIR:-$ROOT/build}"
+DATA="${SLICEPATH_DATA:-$ROOT/../shared/data/classbench}"
+BIN="$BUILD_DIR/tools/bench-lookup/sp-bench-lookup"
+read -r -a EAL <<<"${BENCH_EAL:---no-huge -m 4096 --no-pci -l 0,1 --force-max-simd-bitwidth=512}"
+EAL+=(--file-prefix=sp-bench-lookup --log-level=lib.eal:warning)
+SETS_1K="acl1_1K fw1_1K ipc1_1K"
+SETS_10K="acl1_10K fw1_10K ipc1_10K"
+SETS_LARGE="acl1_100k fw1_100k ipc1_50k"
+DURATION=3
+KEYS=100000
+ENGINE=both
+UPDATES=(-u)
+WORK=/tmp/slicepath-bench-lookup
+QUICK=0
+
+usage() { sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+while getopts "qd:n:e:Uo:h" opt; do
+	case "$opt" in
+	q) QUICK=1 ;;
+	d) DURATION="$OPTARG" ;;
+	n) KEYS="$OPTARG" ;;
+	e) ENGINE="$OPTARG" ;;
+	U) UPDATES=() ;;
+	o) WORK="$OPTARG" ;;
+	h) usage 0 ;;
+	*) usage 1 ;;
+	esac
+done
+shift $((OPTIND - 1))
+
+log() { printf '[bench-lookup] %s\n' "$*" >&2; }
+die() { printf '[bench-lookup] ERROR: %s\n' "$*" >&2; exit 1; }
+
+[ -x "$BIN" ] || die "$BIN is missing: build first (or set SLICEPATH_BUILD_DIR)"
+[ -d "$DATA" ] || die "no ClassBench data at $DATA (set SLICEPATH_DATA)"
+if [ $# -gt 0 ]; then
+	SETS="$*"
+elif [ "$QUICK" -eq 1 ]; then
+	SETS="$SETS_1K"
+else
+	SETS="$SETS_1K $SETS_10K $SETS_LARGE"
+fi
+
+# sp-bench-lookup's set options: the hypersplit rules with their trace, or a large set.
+set_args() {
+	local s="$1"
+	if [ -f "$DATA/hypersplit/rules/$s" ] && [ -f "$DATA/hypersplit/traces/${s}_trace" ]; then
+		echo "-r $DATA/hypersplit/rules/$s -t $DATA/hypersplit/traces/${s}_trace"
+	elif [ -f "$DATA/large/$s" ]; then
+		echo "-r $DATA/large/$s -n $KEYS"
+	else
+		return 1
+	fi
+}
+
+mkdir -p "$WORK"
+rm -f "$WORK"/*.csv
+status=0
+for s in $SETS; do
+	args="$(set_args "$s")" || die "no set $s in $DATA/hypersplit (with a trace) or $DATA/large"
+	log "$s"
+	# shellcheck disable=SC2086 # args is a list of options
+	if ! "$BIN" "${EAL[@]}" -- $args -d "$DURATION" --engine "$ENGINE" "${UPDATES[@]}" \
+		--csv "$WORK/$s.csv" 2>&1 | tee "$WORK/$s.log"; then
+		log "$s: FAILED (see $WORK/$s.log)"
+		status=1
+	fi
+done
+
+# All runs in one summary, as sp-bench-lookup prints it for one run.
+csvs=()
+for s in $SETS; do
+	[ -f "$WORK/$s.csv" ] && csvs+=("$WORK/$s.csv")
+done
+[ ${#csvs[@]} -gt 0 ] || die "no results"
+{ head -n 1 "${csvs[0]}"; for f in "${csvs[@]}"; do tail -n +2 "$f"; done; } >"$WORK/all.csv"
+awk -F, '
+NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+{
+	set = $col["set"]; eng = $col["engine"]; bpe = $col["bytes_per_entry"]
+	ns = $col["ns_per_lookup"]; w = $col["writes_per_s"]; pct = $col["writing_pct_of_idle"]
+	rows[++n] = sprintf("| %s | %s | %s | %.1f | %.2f | %.0f | %.4f | %s | %s |", set,
+		$col["filters"], eng, ns, $col["mlookups_per_s"], bpe, $col["build_s"],
+		w == "" ? "-" : w, pct == "" ? "-" : sprintf("%.0f%%", pct))
+	if (!(set in seen)) { seen[set] = 1; order[++m] = set }
+	if (eng == "sp") { sp_ns[set] = ns; sp_b[set] = bpe }
+	if (eng == "acl") { acl_ns[set] = ns; acl_b[set] = bpe }
+}
+END {
+	print "\nSummary (all sets)\n"
+	printf "| set | filters | engine | ns/lookup | Mlookups/s | B/entry | build s | writes/s |"
+	print " lookups while writing (% of idle) |"
+	print "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+	for (i = 1; i <= n; i++) print rows[i]
+	print "\n| set | sp/acl ns/lookup | sp/acl B/entry |\n| --- | ---: | ---: |"
+	for (i = 1; i <= m; i++) {
+		s = order[i]
+		if ((s in sp_ns) && (s in acl_ns) && acl_ns[s] > 0 && acl_b[s] > 0)
+			printf "| %s | %.2f | %.2f |\n", s, sp_ns[s] / acl_ns[s], sp_b[s] / acl_b[s]
+	}
+}' "$WORK/all.csv" | tee "$WORK/summary.md"
+log "logs, CSV (all.csv) and summary.md in $WORK"
+exit $status

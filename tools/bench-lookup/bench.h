@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sp-bench-lookup: the lookup engine (src/lookup/lookup.h) against rte_acl
+ * on ClassBench rule sets. What the parts share: the rule set and its keys
+ * (keys.c), the engines behind one small interface (sp_engine.c,
+ * acl_engine.c), the measurements (measure.c) and the tables (report.c).
+ * docs/lookup.md ("Benchmark") says what is measured and how.
+ */
+#ifndef SP_BENCH_LOOKUP_H
+#define SP_BENCH_LOOKUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_rcu_qsbr.h>
+
+#include "classbench.h"
+#include "lookup/lookup.h"
+
+#define BENCH_BURST 32
+#define BENCH_MISS UINT32_MAX /* no rule matched */
+/* The most filters loaded: one NPE's table (sets beyond it are cut at a rule boundary). */
+#define BENCH_MAX_FILTERS SP_LOOKUP_DEFAULT_CAPACITY
+#define BENCH_NAME_LEN 64
+/* rte_acl reads its input 4 bytes at a time: the group for key byte 13 reads bytes 12-15. */
+#define BENCH_KEY_STRIDE 32
+
+/* One key as every engine reads it: the 14 key bytes, then zeros. */
+struct bench_key {
+	struct sp_key k;
+	uint8_t pad[BENCH_KEY_STRIDE - sizeof(struct sp_key)];
+};
+
+/* A rule set as loaded (whole rules, at most BENCH_MAX_FILTERS filters) and its keys. */
+struct bench_set {
+	char name[BENCH_NAME_LEN];
+	struct cb_rule *rules;    /* the file's rules; the first x.nb_rules are loaded */
+	size_t file_rules;        /* rules in the file */
+	size_t file_filters;      /* filters they expand to */
+	struct cb_expansion x;    /* the loaded rules' filters */
+	uint32_t capacity;        /* engine capacity: x.n rounded up to a power of two */
+	struct bench_key *keys;   /* nb_keys */
+	const struct sp_key **sp_keys; /* keys[i].k, for sp_lookup_bulk() */
+	const uint8_t **acl_keys; /* keys[i] as bytes, for rte_acl_classify() */
+	uint32_t *expect;         /* the first loaded rule matching keys[i], or BENCH_MISS */
+	size_t nb_keys;
+	bool from_trace;
+};
+
+/*
+ * Load rules (and trace, if not NULL; else nb_random keys, each in the box
+ * of a random loaded filter) into s. 0, or -1 after a message on stderr.
+ */
+int bench_set_load(struct bench_set *s, const char *rules, const char *trace, size_t nb_random);
+void bench_set_free(struct bench_set *s);
+
+struct engine;
+
+/* An engine under test. lookup() and, if not NULL, write() and erase() are all it needs. */
+struct engine_ops {
+	const char *name;
+	/* Load every filter (or rule) of e->set, filling e's build figures; 0 or -errno. */
+	int (*build)(struct engine *e);
+	/* rule[i] = rule of the entry key first + i hits, or BENCH_MISS; n <= BENCH_BURST. */
+	void (*lookup)(struct engine *e, size_t first, uint16_t n, uint32_t *rule);
+	/* Put filter f of the set at position pos, replacing what is there; 0 or -errno. */
+	int (*write)(struct engine *e, uint32_t pos, uint32_t f);
+	/* Empty position pos; 0 or -errno. */
+	int (*erase)(struct engine *e, uint32_t pos);
+	void (*free)(struct engine *e);
+	/* Verify at most this many keys on sets of more than 10K filters (0: all of them). */
+	size_t max_verify_large;
+};
+
+struct engine {
+	const struct engine_ops *ops;
+	const struct bench_set *set;
+	struct rte_rcu_qsbr *qsbr; /* the reader of measure_updates() reports here */
+	void *priv;
+	/* Set by build(). */
+	uint32_t entries; /* filters or rules loaded */
+	double build_s;
+	size_t mem_bytes; /* rte_malloc heap growth */
+	char alg[16];     /* how it classifies, if it has a choice */
+};
+
+extern const struct engine_ops sp_engine_ops;
+extern const struct engine_ops acl_engine_ops;        /* the filters, 14 bitmask bytes */
+extern const struct engine_ops acl_ranges_engine_ops; /* the rules, 5 native fields */
+
+/* One engine on one set: a row of the tables and of the CSV file. */
+struct bench_result {
+	char set[BENCH_NAME_LEN];
+	size_t filters;
+	char engine[16];
+	char alg[16];
+	uint32_t entries;
+	double build_s;
+	size_t mem_bytes;
+	size_t verified, mismatches;
+	double ns_per_lookup;
+	bool updated; /* the fields below are set */
+	double writes_per_s;
+	double idle_lookups_per_s, busy_lookups_per_s; /* the reader's, without and with writes */
+};
+
+/* Lookups of keys [0, n) checked against set->expect; returns the mismatches. */
+size_t measure_verify(struct engine *e, size_t n);
+/* ns per lookup over the keys, in bursts, looping for the given time. */
+double measure_lookups(struct engine *e, double seconds);
+/* measure_updates() figures in r; 0, or -1 after a message. */
+int measure_updates(struct engine *e, double seconds, struct bench_result *r);
+
+/* Bytes allocated from the rte_malloc heaps of every socket. */
+size_t heap_allocated(void);
+double now_s(void);
+uint64_t bench_rand(void);
+
+void report_set(FILE *out, const struct bench_set *s, const struct bench_result *r, size_t n);
+void report_summary(FILE *out, const struct bench_result *r, size_t n);
+/* 0, or -1 after a message. */
+int report_csv(const char *path, const struct bench_result *r, size_t n);
+
+#endif

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A rule set and the keys to look up in it, each with the rule that must
+ * answer it. Trace keys come with their rule (the trace's MATCH_ID); random
+ * keys are drawn inside a random filter's box and get their rule from the
+ * rules' own definition (cb_rule_matches()), so neither depends on an
+ * engine.
+ */
+#include "bench.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+
+static int
+fail(const char *what, const char *why)
+{
+	fprintf(stderr, "sp-bench-lookup: %s: %s\n", what, why);
+	return -1;
+}
+
+static int
+alloc_keys(struct bench_set *s, size_t n)
+{
+	size_t i;
+
+	s->nb_keys = n;
+	s->keys = aligned_alloc(RTE_CACHE_LINE_SIZE, RTE_MAX(n, (size_t)1) * sizeof(*s->keys));
+	s->sp_keys = calloc(RTE_MAX(n, (size_t)1), sizeof(*s->sp_keys));
+	s->acl_keys = calloc(RTE_MAX(n, (size_t)1), sizeof(*s->acl_keys));
+	s->expect = calloc(RTE_MAX(n, (size_t)1), sizeof(*s->expect));
+	if (s->keys == NULL || s->sp_keys == NULL || s->acl_keys == NULL || s->expect == NULL)
+		return -ENOMEM;
+	memset(s->keys, 0, n * sizeof(*s->keys));
+	for (i = 0; i < n; i++) {
+		s->sp_keys[i] = &s->keys[i].k;
+		s->acl_keys[i] = s->keys[i].k.b;
+	}
+	return 0;
+}
+
+/*
+ * Keep whole rules, at most BENCH_MAX_FILTERS filters: a rule cut in two
+ * would leave keys whose right answer no rule definition gives.
+ */
+static void
+keep_whole_rules(struct bench_set *s)
+{
+	size_t n = BENCH_MAX_FILTERS;
+
+	if (s->x.n <= n)
+		return;
+	while (n > 0 && s->x.rule[n - 1] == s->x.rule[n])
+		n--;
+	s->x.nb_rules = s->x.rule[n];
+	s->x.n = n;
+}
+
+static int
+trace_keys(struct bench_set *s, const char *path)
+{
+	struct cb_packet *p;
+	char err[CB_ERR_LEN];
+	size_t n, i;
+	int rc = 0;
+
+	if (cb_trace_load(path, &p, &n, err) != 0) {
+		fprintf(stderr, "sp-bench-lookup: %s\n", err);
+		return -1;
+	}
+	if (alloc_keys(s, n) != 0) {
+		free(p);
+		return fail(path, "out of memory");
+	}
+	for (i = 0; i < n && rc == 0; i++) {
+		if (p[i].match_id > s->file_rules) {
+			fprintf(stderr, "sp-bench-lookup: %s: packet %zu names rule %u of %zu\n",
+				path, i + 1, p[i].match_id, s->file_rules);
+			rc = -1;
+		}
+		cb_packet_key(&p[i], &s->keys[i].k);
+		/* The first match of the whole file is also the first of the loaded rules. */
+		s->expect[i] = p[i].match_id - 1 < s->x.nb_rules ? p[i].match_id - 1 : BENCH_MISS;
+	}
+	free(p);
+	s->from_trace = true;
+	return rc;
+}
+
+static uint32_t
+be32(const uint8_t *b)
+{
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+static uint16_t
+be16(const uint8_t *b)
+{
+	return (uint16_t)(b[0] << 8 | b[1]);
+}
+
+/* A packet inside filter f: its bits where f cares, random bits elsewhere. */
+static struct cb_packet
+packet_in(const struct sp_filter *f)
+{
+	uint8_t b[SP_KEY_BYTES];
+	unsigned int i;
+
+	for (i = 0; i < SP_KEY_BYTES; i++)
+		b[i] = (uint8_t)((bench_rand() & ~f->mask.b[i]) | f->key.b[i]);
+	return (struct cb_packet){.dst = be32(&b[0]), .src = be32(&b[4]),
+				  .sport = be16(&b[8]), .dport = be16(&b[10]), .proto = b[12]};
+}
+
+static int
+random_keys(struct bench_set *s, size_t n)
+{
+	struct cb_packet p;
+	double start = now_s();
+	uint32_t f, r;
+	size_t i;
+
+	if (s->x.n == 0)
+		return fail(s->name, "no filters to draw keys from");
+	if (alloc_keys(s, n) != 0)
+		return fail(s->name, "out of memory");
+	for (i = 0; i < n; i++) {
+		f = (uint32_t)(bench_rand() % s->x.n);
+		p = packet_in(&s->x.filters[f]);
+		cb_packet_key(&p, &s->keys[i].k);
+		/* f's own rule matches, so the search stops there at the latest. */
+		for (r = 0; r < s->x.rule[f] && !cb_rule_matches(&s->rules[r], &p); r++)
+			;
+		s->expect[i] = r;
+	}
+	printf("  %zu random keys, each in a random filter; expected rules by linear search "
+	       "over the rules (%.1f s)\n",
+	       n, now_s() - start);
+	return 0;
+}
+
+static const char *
+base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash != NULL ? slash + 1 : path;
+}
+
+int
+bench_set_load(struct bench_set *s, const char *rules, const char *trace, size_t nb_random)
+{
+	char err[CB_ERR_LEN];
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "%s", base_name(rules));
+	if (cb_rules_load(rules, &s->rules, &s->file_rules, err) != 0) {
+		fprintf(stderr, "sp-bench-lookup: %s\n", err);
+		return -1;
+	}
+	rc = cb_expand(s->rules, s->file_rules, &s->x);
+	if (rc != 0)
+		return fail(rules, strerror(-rc));
+	s->file_filters = s->x.n;
+	keep_whole_rules(s);
+	s->capacity = rte_align32pow2((uint32_t)RTE_MAX(s->x.n, (size_t)1));
+	printf("== %s: %zu rules, %zu filters, %.2f filters per rule\n", s->name, s->file_rules,
+	       s->file_filters, s->file_rules != 0 ? (double)s->file_filters / s->file_rules : 0);
+	if (s->x.n < s->file_filters)
+		printf("  more than %u filters: filling toward 128K entries with the first %zu "
+		       "filters (rules 1-%zu, whole rules)\n",
+		       BENCH_MAX_FILTERS, s->x.n, s->x.nb_rules);
+	if (trace != NULL) {
+		if (trace_keys(s, trace) != 0)
+			return -1;
+		printf("  %zu trace keys from %s\n", s->nb_keys, trace);
+	} else if (random_keys(s, nb_random) != 0) {
+		return -1;
+	}
+	if (s->nb_keys == 0)
+		return fail(s->name, "no keys");
+	printf("  engine capacity %u\n", s->capacity);
+	return 0;
+}
+
+void
+bench_set_free(struct bench_set *s)
+{
+	free(s->rules);
+	cb_expansion_free(&s->x);
+	free(s->keys);
+	free(s->sp_keys);
+	free(s->acl_keys);
+	free(s->expect);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sp-bench-lookup: for each ClassBench rule set, the slicepath lookup
+ * engine and rte_acl built from the same filters, every answer checked,
+ * lookups timed on one core and, with -u, lookups on a second thread while
+ * this one writes. docs/lookup.md ("Benchmark") explains the figures.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_eal.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_vect.h>
+
+#include "bench.h"
+
+#define MAX_SETS 64
+#define MAX_ENGINES 3
+#define LARGE_SET 10000 /* filters; see engine_ops.max_verify_large */
+
+struct options {
+	const char *rules[MAX_SETS];
+	size_t nb_sets;
+	const char *trace;
+	size_t nb_keys;
+	double seconds;
+	bool updates;
+	bool sp, acl;
+	const char *csv;
+};
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+		"usage: sp-bench-lookup [EAL options] -- -r RULES [-r RULES]... [-t TRACE]\n"
+		"           [-n KEYS] [-d SECONDS] [-u] [--engine sp|acl|both] [--csv FILE]\n"
+		"  -r RULES   a ClassBench rule file (repeatable)\n"
+		"  -t TRACE   its trace (one -r only); without, KEYS random keys (-n, default "
+		"100000)\n"
+		"  -d SECONDS time per measurement (default 3)\n"
+		"  -u         also measure lookups on a second thread while this one writes\n"
+		"  --engine   the slicepath engine, rte_acl (ternary and native ranges) or both\n"
+		"  --csv FILE one line per set and engine\n");
+}
+
+static int
+parse_args(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{"engine", required_argument, NULL, 'e'},
+		{"csv", required_argument, NULL, 'c'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	char *end;
+	int opt;
+
+	*o = (struct options){.nb_keys = 100000, .seconds = 3, .sp = true, .acl = true};
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "r:t:n:d:uh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'r':
+			if (o->nb_sets == MAX_SETS) {
+				fprintf(stderr, "sp-bench-lookup: at most %d rule files\n", MAX_SETS);
+				return -1;
+			}
+			o->rules[o->nb_sets++] = optarg;
+			break;
+		case 't':
+			o->trace = optarg;
+			break;
+		case 'n':
+			o->nb_keys = strtoul(optarg, &end, 10);
+			if (*end != '\0' || o->nb_keys == 0)
+				return -1;
+			break;
+		case 'd':
+			o->seconds = strtod(optarg, &end);
+			if (*end != '\0' || !(o->seconds > 0))
+				return -1;
+			break;
+		case 'u':
+			o->updates = true;
+			break;
+		case 'e':
+			o->sp = strcmp(optarg, "sp") == 0 || strcmp(optarg, "both") == 0;
+			o->acl = strcmp(optarg, "acl") == 0 || strcmp(optarg, "both") == 0;
+			if (!o->sp && !o->acl)
+				return -1;
+			break;
+		case 'c':
+			o->csv = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			return -1;
+		}
+	}
+	/* A trace belongs to one rule set. */
+	if (optind != argc || o->nb_sets == 0 || (o->trace != NULL && o->nb_sets != 1))
+		return -1;
+	return 0;
+}
+
+/* Build, verify, time and (with -u) update one engine on s; r gets the figures. */
+static int
+run_engine(const struct engine_ops *ops, const struct bench_set *s, struct rte_rcu_qsbr *qsbr,
+	   const struct options *o, struct bench_result *r)
+{
+	struct engine e = {.ops = ops, .set = s, .qsbr = qsbr};
+	size_t verify = s->nb_keys;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->set, sizeof(r->set), "%s", s->name);
+	snprintf(r->engine, sizeof(r->engine), "%s", ops->name);
+	r->filters = s->x.n;
+	rc = ops->build(&e);
+	if (rc != 0) {
+		fprintf(stderr, "sp-bench-lookup: %s on %s: build failed: %s\n", ops->name, s->name,
+			strerror(-rc));
+		ops->free(&e);
+		return -1;
+	}
+	snprintf(r->alg, sizeof(r->alg), "%s", e.alg);
+	r->entries = e.entries;
+	r->build_s = e.build_s;
+	r->mem_bytes = e.mem_bytes;
+	printf("  %s: %u entries, built in %.4f s, %.2f MB (%.0f B/entry)%s%s\n", ops->name,
+	       e.entries, e.build_s, e.mem_bytes / 1e6,
+	       e.entries != 0 ? (double)e.mem_bytes / e.entries : 0,
+	       e.alg[0] != '\0' ? ", classify " : "", e.alg);
+
+	if (ops->max_verify_large != 0 && s->x.n > LARGE_SET && verify > ops->max_verify_large) {
+		verify = ops->max_verify_large;
+		printf("  %s: over %d filters: verifying the first %zu keys only\n", ops->name,
+		       LARGE_SET, verify);
+	}
+	r->verified = verify;
+	r->mismatches = measure_verify(&e, verify);
+	printf("  %s: %zu of %zu keys verified, %zu mismatches\n", ops->name, verify, s->nb_keys,
+	       r->mismatches);
+
+	r->ns_per_lookup = measure_lookups(&e, o->seconds);
+	printf("  %s: %.1f ns/lookup, %.2f Mlookups/s (bursts of %d, %g s)\n", ops->name,
+	       r->ns_per_lookup, 1e3 / r->ns_per_lookup, BENCH_BURST, o->seconds);
+
+	if (o->updates && ops->write != NULL) {
+		rc = measure_updates(&e, o->seconds, r);
+		if (rc == 0)
+			printf("  %s: reader %.2f Mlookups/s idle; %.1f writes/s, reader %.2f "
+			       "Mlookups/s meanwhile (%.0f%% of idle)\n",
+			       ops->name, r->idle_lookups_per_s / 1e6, r->writes_per_s,
+			       r->busy_lookups_per_s / 1e6,
+			       100 * r->busy_lookups_per_s / r->idle_lookups_per_s);
+	}
+	ops->free(&e);
+	return rc != 0 || r->mismatches != 0 ? -1 : 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct engine_ops *engines[MAX_ENGINES];
+	static struct bench_result results[MAX_SETS * MAX_ENGINES];
+	struct rte_rcu_qsbr *qsbr;
+	struct bench_set set;
+	struct options o;
+	size_t nb_engines = 0, nb_results = 0, i, j, first;
+	int ret, status = 0;
+
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "sp-bench-lookup: EAL initialisation failed\n");
+		return 1;
+	}
+	if (parse_args(argc - ret, argv + ret, &o) != 0) {
+		usage(stderr);
+		rte_eal_cleanup();
+		return 2;
+	}
+	if (o.sp)
+		engines[nb_engines++] = &sp_engine_ops;
+	if (o.acl) {
+		engines[nb_engines++] = &acl_engine_ops;
+		engines[nb_engines++] = &acl_ranges_engine_ops;
+	}
+	/* One reader thread: the one measure_updates() starts. */
+	qsbr = rte_zmalloc(NULL, rte_rcu_qsbr_get_memsize(1), RTE_CACHE_LINE_SIZE);
+	if (qsbr == NULL || rte_rcu_qsbr_init(qsbr, 1) != 0) {
+		fprintf(stderr, "sp-bench-lookup: no memory for the RCU state\n");
+		rte_eal_cleanup();
+		return 1;
+	}
+	printf("sp-bench-lookup: %u lcores, SIMD up to %u bits, %g s per measurement%s\n",
+	       rte_lcore_count(), rte_vect_get_max_simd_bitwidth(), o.seconds,
+	       o.updates ? ", updates under lookups" : "");
+
+	for (i = 0; i < o.nb_sets; i++) {
+		if (bench_set_load(&set, o.rules[i], o.trace, o.nb_keys) != 0) {
+			bench_set_free(&set);
+			status = 1;
+			continue;
+		}
+		first = nb_results;
+		for (j = 0; j < nb_engines; j++) {
+			if (run_engine(engines[j], &set, qsbr, &o, &results[nb_results]) != 0)
+				status = 1;
+			if (results[nb_results].entries != 0)
+				nb_results++;
+		}
+		report_set(stdout, &set, &results[first], nb_results - first);
+		fflush(stdout);
+		bench_set_free(&set);
+	}
+	report_summary(stdout, results, nb_results);
+	if (o.csv != NULL && report_csv(o.csv, results, nb_results) != 0)
+		status = 1;
+	rte_free(qsbr);
+	rte_eal_cleanup();
+	return status;
+}
