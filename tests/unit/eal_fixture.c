@@ -50,3 +50,14 @@ sp_test_pkt(const void *bytes, size_t len, uint16_t port)
 	memset(rte_mbuf_to_priv(m), 0, m->priv_size);
 	return m;
 }
+
+uint64_t
+sp_test_rnd(void)
+{
+	static uint64_t state = 0x9e3779b97f4a7c15ull;
+
+	state ^= state >> 12;
+	state ^= state << 25;
+	state ^= state >> 27;
+	return state * 0x2545f4914f6cdd1dull;
+}

@@ -59,18 +59,6 @@ now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint64_t
-rnd(void)
-{
-	/* xorshift64*: deterministic, so a failure replays. */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dull;
-}
-
 /* ---- files in a temporary directory, for the parser tests ---- */
 
 static char tmp_path[64];
@@ -266,13 +254,13 @@ in_prefix(uint32_t addr, unsigned int len)
 {
 	uint32_t host = len == 32 ? 0 : UINT32_MAX >> len;
 
-	return (addr & ~host) | ((uint32_t)rnd() & host);
+	return (addr & ~host) | ((uint32_t)sp_test_rnd() & host);
 }
 
 static uint16_t
 in_range(uint16_t lo, uint16_t hi)
 {
-	return (uint16_t)(lo + rnd() % ((uint32_t)hi - lo + 1));
+	return (uint16_t)(lo + sp_test_rnd() % ((uint32_t)hi - lo + 1));
 }
 
 /* A port at or just beyond a bound (wrapping at the ends of 0..65535). */
@@ -281,7 +269,7 @@ near_bound(uint16_t lo, uint16_t hi)
 {
 	static const int delta[] = {-1, 0, 1};
 
-	return (uint16_t)((rnd() & 1 ? lo : hi) + delta[rnd() % 3]);
+	return (uint16_t)((sp_test_rnd() & 1 ? lo : hi) + delta[sp_test_rnd() % 3]);
 }
 
 /*
@@ -296,10 +284,10 @@ sample_packet(const struct cb_rule *r)
 		.dst = in_prefix(r->dst, r->dst_len),
 		.sport = in_range(r->sport_lo, r->sport_hi),
 		.dport = in_range(r->dport_lo, r->dport_hi),
-		.proto = (uint8_t)(r->proto | (rnd() & (uint8_t)~r->proto_mask)),
+		.proto = (uint8_t)(r->proto | (sp_test_rnd() & (uint8_t)~r->proto_mask)),
 	};
 
-	switch (rnd() % 6) {
+	switch (sp_test_rnd() % 6) {
 	case 0:
 		p.sport = near_bound(r->sport_lo, r->sport_hi);
 		break;
@@ -307,13 +295,13 @@ sample_packet(const struct cb_rule *r)
 		p.dport = near_bound(r->dport_lo, r->dport_hi);
 		break;
 	case 2:
-		p.src ^= 1u << (rnd() % 32);
+		p.src ^= 1u << (sp_test_rnd() % 32);
 		break;
 	case 3:
-		p.dst ^= 1u << (rnd() % 32);
+		p.dst ^= 1u << (sp_test_rnd() % 32);
 		break;
 	case 4:
-		p.proto = (uint8_t)rnd();
+		p.proto = (uint8_t)sp_test_rnd();
 		break;
 	default: /* unchanged: inside */
 		break;

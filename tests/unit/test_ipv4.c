@@ -346,18 +346,6 @@ test_burst(void **state)
 
 /* ---- format: incremental checksum against full recomputation ---- */
 
-static uint64_t rng_state = 0x243f6a8885a308d3ull;
-
-static uint32_t
-rnd(void)
-{
-	/* xorshift64*: deterministic, so a failure replays. */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (uint32_t)((rng_state * 0x2545f4914f6cdd1dull) >> 32);
-}
-
 /* A random option-less header with TTL >= 2, checksum correct. */
 static void
 rnd_header(struct rte_ipv4_hdr *ip)
@@ -366,10 +354,10 @@ rnd_header(struct rte_ipv4_hdr *ip)
 	size_t i;
 
 	for (i = 0; i < sizeof(*ip); i++)
-		b[i] = (uint8_t)rnd();
+		b[i] = (uint8_t)(uint32_t)(sp_test_rnd() >> 32);
 	ip->version_ihl = RTE_IPV4_VHL_DEF;
 	ip->total_length = rte_cpu_to_be_16(sizeof(*ip));
-	ip->time_to_live = (uint8_t)(2 + rnd() % 254);
+	ip->time_to_live = (uint8_t)(2 + (uint32_t)(sp_test_rnd() >> 32) % 254);
 	seal(b);
 }
 

@@ -449,25 +449,13 @@ struct ref_filter {
 	uint64_t hits;
 };
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint64_t
-rnd(void)
-{
-	/* xorshift64*: deterministic, so a failure replays. */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dull;
-}
-
 static void
 rnd_bytes(uint8_t *b, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		b[i] = (uint8_t)rnd();
+		b[i] = (uint8_t)sp_test_rnd();
 }
 
 /*
@@ -481,23 +469,23 @@ rnd_mask(void)
 	struct sp_key m = {{0}};
 	unsigned int i, len;
 
-	switch (rnd() % 4) {
+	switch (sp_test_rnd() % 4) {
 	case 0: /* a destination prefix, maybe with the protocol */
-		len = 8 + (unsigned int)(rnd() % 25);
+		len = 8 + (unsigned int)(sp_test_rnd() % 25);
 		for (i = 0; i < len; i++)
 			m.b[i / 8] |= (uint8_t)(0x80 >> (i % 8));
-		if (rnd() % 2)
+		if (sp_test_rnd() % 2)
 			m.b[12] = 0xff;
 		break;
 	case 1: /* a few whole bytes, at least one */
-		m.b[rnd() % SP_KEY_BYTES] = 0xff;
+		m.b[sp_test_rnd() % SP_KEY_BYTES] = 0xff;
 		for (i = 0; i < SP_KEY_BYTES; i++)
-			m.b[i] |= rnd() % 5 == 0 ? 0xff : 0;
+			m.b[i] |= sp_test_rnd() % 5 == 0 ? 0xff : 0;
 		break;
 	case 2: /* sparse random bits, about one per byte */
 		for (i = 0; i < SP_KEY_BYTES; i++)
-			m.b[i] = (uint8_t)(rnd() & rnd() & rnd());
-		m.b[rnd() % SP_KEY_BYTES] |= 0x81;
+			m.b[i] = (uint8_t)(sp_test_rnd() & sp_test_rnd() & sp_test_rnd());
+		m.b[sp_test_rnd() % SP_KEY_BYTES] |= 0x81;
 		break;
 	default: /* dense: practically an exact match */
 		rnd_bytes(m.b, SP_KEY_BYTES);
@@ -531,11 +519,11 @@ ref_lookup(struct ref_filter *ref, const struct sp_key *k)
 static void
 rnd_op(struct sp_lookup *t, struct ref_filter *ref, uint16_t *next_tag)
 {
-	uint32_t pos = (uint32_t)(rnd() % R_QUOTA);
+	uint32_t pos = (uint32_t)(sp_test_rnd() % R_QUOTA);
 	struct sp_filter f = {.mask = rnd_mask()};
 	unsigned int i;
 
-	if (rnd() % 4 == 0) {
+	if (sp_test_rnd() % 4 == 0) {
 		assert_int_equal(sp_lookup_delete(t, 1, pos), ref[pos].used ? 0 : -ENOENT);
 		ref[pos].used = false;
 		return;
@@ -555,12 +543,12 @@ rnd_op(struct sp_lookup *t, struct ref_filter *ref, uint16_t *next_tag)
 static struct sp_key
 rnd_key(const struct ref_filter *ref)
 {
-	const struct ref_filter *r = &ref[rnd() % R_QUOTA];
+	const struct ref_filter *r = &ref[sp_test_rnd() % R_QUOTA];
 	struct sp_key k;
 	unsigned int i;
 
 	rnd_bytes(k.b, SP_KEY_BYTES);
-	if (rnd() % 2 && r->used)
+	if (sp_test_rnd() % 2 && r->used)
 		for (i = 0; i < SP_KEY_BYTES; i++)
 			k.b[i] = r->key.b[i] | (k.b[i] & (uint8_t)~r->mask.b[i]);
 	return k;

@@ -10,6 +10,8 @@
 
 #include <cmocka.h>
 
+#include "eal_fixture.h"
+
 #include "lookup/range.h"
 
 #define SPACE (UINT16_MAX + 1u)
@@ -121,22 +123,10 @@ test_one_sided(void **state)
 	}
 }
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint64_t
-rnd(void)
-{
-	/* xorshift64*: deterministic, so a failure replays. */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dull;
-}
-
 static void
 random_range(uint16_t *lo, uint16_t *hi)
 {
-	uint16_t a = (uint16_t)rnd(), b = (uint16_t)rnd();
+	uint16_t a = (uint16_t)sp_test_rnd(), b = (uint16_t)sp_test_rnd();
 
 	*lo = a < b ? a : b;
 	*hi = a < b ? b : a;
