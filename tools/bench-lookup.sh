@@ -105,7 +105,7 @@ NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 {
 	set = $col["set"]; eng = $col["engine"]; bpe = $col["bytes_per_entry"]
 	ns = $col["ns_per_lookup"]; w = $col["writes_per_s"]; pct = $col["writing_pct_of_idle"]
-	rows[++n] = sprintf("| %s | %s | %s | %.1f | %.2f | %.0f | %.4f | %s | %s |", set,
+	rows[++n] = sprintf("| %s | %s | %s | %.1f | %.3g | %.0f | %.4f | %s | %s |", set,
 		$col["filters"], eng, ns, $col["mlookups_per_s"], bpe, $col["build_s"],
 		w == "" ? "-" : w, pct == "" ? "-" : sprintf("%.0f%%", pct))
 	if (!(set in seen)) { seen[set] = 1; order[++m] = set }

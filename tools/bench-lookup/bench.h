@@ -108,7 +108,10 @@ struct bench_result {
 
 /* Lookups of keys [0, n) checked against set->expect; returns the mismatches. */
 size_t measure_verify(struct engine *e, size_t n);
-/* ns per lookup over the keys, in bursts, looping for the given time. */
+/*
+ * ns per lookup over the keys, in bursts, looping for the given time: the
+ * median of three rounds, each in this thread's CPU time.
+ */
 double measure_lookups(struct engine *e, double seconds);
 /* measure_updates() figures in r; 0, or -1 after a message. */
 int measure_updates(struct engine *e, double seconds, struct bench_result *r);

@@ -149,13 +149,13 @@ run_engine(const struct engine_ops *ops, const struct bench_set *s, struct rte_r
 	       r->mismatches);
 
 	r->ns_per_lookup = measure_lookups(&e, o->seconds);
-	printf("  %s: %.1f ns/lookup, %.2f Mlookups/s (bursts of %d, %g s)\n", ops->name,
+	printf("  %s: %.1f ns/lookup, %.3g Mlookups/s (bursts of %d, %g s)\n", ops->name,
 	       r->ns_per_lookup, 1e3 / r->ns_per_lookup, BENCH_BURST, o->seconds);
 
 	if (o->updates && ops->write != NULL) {
 		rc = measure_updates(&e, o->seconds, r);
 		if (rc == 0)
-			printf("  %s: reader %.2f Mlookups/s idle; %.1f writes/s, reader %.2f "
+			printf("  %s: reader %.3g Mlookups/s idle; %.1f writes/s, reader %.3g "
 			       "Mlookups/s meanwhile (%.0f%% of idle)\n",
 			       ops->name, r->idle_lookups_per_s / 1e6, r->writes_per_s,
 			       r->busy_lookups_per_s / 1e6,

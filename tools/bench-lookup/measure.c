@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,10 +17,12 @@
 #include <rte_cycles.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
-#include <rte_pause.h>
 
-#define READER_THREAD 0 /* the reader's qsbr thread id */
-#define MAX_SHOWN 5     /* mismatches printed */
+#define READER_THREAD 0    /* the reader's qsbr thread id */
+#define MAX_SHOWN 5        /* mismatches printed */
+#define LOOKUP_ROUNDS 3    /* measure_lookups() gives their median */
+#define UPDATE_ROUNDS 3    /* idle and writing periods of measure_updates(), alternated */
+#define OTHERS_WARNING 0.9 /* a round in which the thread ran less than this is reported */
 
 double
 now_s(void)
@@ -91,25 +94,60 @@ measure_verify(struct engine *e, size_t n)
 	return bad;
 }
 
+/* CPU time of this thread: time it did not run (other work on its CPU) does not count. */
+static double
+cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Lookups from key *next on for the given wall time; ns per lookup in CPU time. */
+static double
+lookup_round(struct engine *e, double seconds, size_t *next)
+{
+	uint32_t rule[BENCH_BURST];
+	uint64_t stop, lookups = 0;
+	double cpu = cpu_s(), wall = now_s();
+	size_t first;
+	uint16_t n;
+
+	stop = rte_get_tsc_cycles() + (uint64_t)(seconds * (double)rte_get_tsc_hz());
+	do {
+		first = *next;
+		n = next_burst(next, e->set->nb_keys);
+		e->ops->lookup(e, first, n, rule);
+		lookups += n;
+	} while (rte_get_tsc_cycles() < stop);
+	cpu = cpu_s() - cpu;
+	wall = now_s() - wall;
+	if (cpu < OTHERS_WARNING * wall)
+		printf("  %s: ran %.0f%% of a %.2f s round: other work shares this CPU\n",
+		       e->ops->name, 100 * cpu / wall, wall);
+	return cpu * 1e9 / (double)lookups;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
 double
 measure_lookups(struct engine *e, double seconds)
 {
-	const struct bench_set *s = e->set;
-	uint32_t rule[BENCH_BURST];
-	uint64_t hz = rte_get_tsc_hz(), start, end, stop, lookups = 0;
-	size_t first, next = 0;
-	uint16_t n;
+	double ns[LOOKUP_ROUNDS];
+	size_t next = 0;
+	unsigned int i;
 
-	start = rte_get_tsc_cycles();
-	stop = start + (uint64_t)(seconds * (double)hz);
-	do {
-		first = next;
-		n = next_burst(&next, s->nb_keys);
-		e->ops->lookup(e, first, n, rule);
-		lookups += n;
-		end = rte_get_tsc_cycles();
-	} while (end < stop);
-	return (double)(end - start) * 1e9 / (double)hz / (double)lookups;
+	for (i = 0; i < LOOKUP_ROUNDS; i++)
+		ns[i] = lookup_round(e, seconds / LOOKUP_ROUNDS, &next);
+	qsort(ns, LOOKUP_ROUNDS, sizeof(ns[0]), cmp_double);
+	return ns[LOOKUP_ROUNDS / 2];
 }
 
 /* ---- lookups under writes ---- */
@@ -176,71 +214,98 @@ reader_lookups(struct reader *r)
 	return __atomic_load_n(&r->lookups, __ATOMIC_RELAXED);
 }
 
+/* The writes of measure_updates(), a cycle of four that goes on across its rounds. */
+struct writer {
+	long writes;
+	uint32_t pos;
+};
+
 /*
  * Writes until the time is up, in turns: a random position gets another
  * random filter of the set and then its own back; a random position is
  * emptied and then written again. The table never strays more than one
  * write from the set, so the reader's work stays what it was when idle.
- * Returns how many writes, or -1 after a message.
+ * 0, or -1 after a message.
  */
-static long
-write_for(struct engine *e, double seconds)
+static int
+write_for(struct engine *e, struct writer *w, double seconds)
 {
-	uint32_t n = e->entries, pos = 0;
+	uint32_t n = e->entries;
 	double stop = now_s() + seconds;
-	long writes = 0;
-	int rc = 0;
+	int rc;
 
 	do {
-		switch (writes % 4) {
+		switch (w->writes % 4) {
 		case 0:
-			pos = (uint32_t)(bench_rand() % n);
-			rc = e->ops->write(e, pos, (uint32_t)(bench_rand() % n));
+			w->pos = (uint32_t)(bench_rand() % n);
+			rc = e->ops->write(e, w->pos, (uint32_t)(bench_rand() % n));
 			break;
 		case 2:
-			pos = (uint32_t)(bench_rand() % n);
-			rc = e->ops->erase(e, pos);
+			w->pos = (uint32_t)(bench_rand() % n);
+			rc = e->ops->erase(e, w->pos);
 			break;
 		default: /* 1 and 3: the position's own filter */
-			rc = e->ops->write(e, pos, pos);
+			rc = e->ops->write(e, w->pos, w->pos);
 			break;
 		}
 		if (rc != 0) {
 			fprintf(stderr, "sp-bench-lookup: %s: write %ld: %s\n", e->ops->name,
-				writes + 1, strerror(-rc));
+				w->writes + 1, strerror(-rc));
 			return -1;
 		}
-		writes++;
+		w->writes++;
 	} while (now_s() < stop);
-	return writes;
+	return 0;
+}
+
+/* Time and reader lookups spent in one kind of period, over the rounds. */
+struct period {
+	double s;
+	uint64_t lookups;
+};
+
+/* Run fn (NULL: sleep) for seconds and add what the reader did meanwhile to p. */
+static int
+timed(struct period *p, struct reader *r, double seconds,
+      int (*fn)(struct engine *, struct writer *, double), struct writer *w)
+{
+	uint64_t l0 = reader_lookups(r);
+	double t0 = now_s();
+	int rc = 0;
+
+	if (fn != NULL)
+		rc = fn(r->e, w, seconds);
+	else
+		usleep((useconds_t)(seconds * 1e6));
+	p->s += now_s() - t0;
+	p->lookups += reader_lookups(r) - l0;
+	return rc;
 }
 
 int
 measure_updates(struct engine *e, double seconds, struct bench_result *res)
 {
 	struct reader r = {.e = e};
-	uint64_t l0, l1, l2;
-	double t0, t1, t2;
+	struct period idle = {0}, busy = {0};
+	struct writer w = {0};
+	double part = seconds / UPDATE_ROUNDS;
 	pthread_t th;
-	long writes;
+	int rc = 0, i;
 
 	if (start_reader(&r, &th) != 0)
 		return -1;
-	t0 = now_s();
-	l0 = reader_lookups(&r);
-	usleep((useconds_t)(seconds * 1e6));
-	t1 = now_s();
-	l1 = reader_lookups(&r);
-	writes = write_for(e, seconds);
-	t2 = now_s();
-	l2 = reader_lookups(&r);
+	/* Alternated, so that a drift of the machine's speed touches both alike. */
+	for (i = 0; i < UPDATE_ROUNDS && rc == 0; i++) {
+		timed(&idle, &r, part, NULL, NULL);
+		rc = timed(&busy, &r, part, write_for, &w);
+	}
 	__atomic_store_n(&r.stop, true, __ATOMIC_RELEASE);
 	pthread_join(th, NULL);
-	if (writes < 0)
+	if (rc != 0)
 		return -1;
 	res->updated = true;
-	res->writes_per_s = (double)writes / (t2 - t1);
-	res->idle_lookups_per_s = (double)(l1 - l0) / (t1 - t0);
-	res->busy_lookups_per_s = (double)(l2 - l1) / (t2 - t1);
+	res->writes_per_s = (double)w.writes / busy.s;
+	res->idle_lookups_per_s = (double)idle.lookups / idle.s;
+	res->busy_lookups_per_s = (double)busy.lookups / busy.s;
 	return 0;
 }

@@ -54,14 +54,14 @@ report_set(FILE *out, const struct bench_set *s, const struct bench_result *r, s
 		     "---: | ---: | ---: |\n");
 	for (i = 0; i < n; i++)
 		fprintf(out,
-			"| %s | %s | %u | %.4f | %.2f | %.0f | %zu | %zu | %.1f | %.2f | %s | %s | "
+			"| %s | %s | %u | %.4f | %.2f | %.0f | %zu | %zu | %.1f | %.3g | %s | %s | "
 			"%s | %s |\n",
 			r[i].engine, r[i].alg[0] != '\0' ? r[i].alg : "-", r[i].entries,
 			r[i].build_s, r[i].mem_bytes / 1e6, bytes_per_entry(&r[i]), r[i].verified,
 			r[i].mismatches, r[i].ns_per_lookup, mlookups(&r[i]),
 			upd(c[0], &r[i], "-", "%.1f", r[i].writes_per_s),
-			upd(c[1], &r[i], "-", "%.2f", r[i].idle_lookups_per_s / 1e6),
-			upd(c[2], &r[i], "-", "%.2f", r[i].busy_lookups_per_s / 1e6),
+			upd(c[1], &r[i], "-", "%.3g", r[i].idle_lookups_per_s / 1e6),
+			upd(c[2], &r[i], "-", "%.3g", r[i].busy_lookups_per_s / 1e6),
 			upd(c[3], &r[i], "-", "%.0f%%", busy_pct(&r[i])));
 }
 
@@ -88,7 +88,7 @@ report_summary(FILE *out, const struct bench_result *r, size_t n)
 		     "build s | writes/s | lookups while writing (%% of idle) |\n");
 	fprintf(out, "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
 	for (i = 0; i < n; i++)
-		fprintf(out, "| %s | %zu | %s | %.1f | %.2f | %.0f | %.4f | %s | %s |\n", r[i].set,
+		fprintf(out, "| %s | %zu | %s | %.1f | %.3g | %.0f | %.4f | %s | %s |\n", r[i].set,
 			r[i].filters, r[i].engine, r[i].ns_per_lookup, mlookups(&r[i]),
 			bytes_per_entry(&r[i]), r[i].build_s,
 			upd(c[0], &r[i], "-", "%.1f", r[i].writes_per_s),
@@ -123,13 +123,13 @@ report_csv(const char *path, const struct bench_result *r, size_t n)
 		   "verified_keys,mismatches,ns_per_lookup,mlookups_per_s,writes_per_s,"
 		   "reader_idle_mlookups_per_s,reader_writing_mlookups_per_s,writing_pct_of_idle\n");
 	for (i = 0; i < n; i++)
-		fprintf(f, "%s,%zu,%s,%s,%u,%.6f,%zu,%.1f,%zu,%zu,%.2f,%.3f,%s,%s,%s,%s\n",
+		fprintf(f, "%s,%zu,%s,%s,%u,%.6f,%zu,%.1f,%zu,%zu,%.2f,%.6g,%s,%s,%s,%s\n",
 			r[i].set, r[i].filters, r[i].engine, r[i].alg, r[i].entries, r[i].build_s,
 			r[i].mem_bytes, bytes_per_entry(&r[i]), r[i].verified, r[i].mismatches,
 			r[i].ns_per_lookup, mlookups(&r[i]),
 			upd(c[0], &r[i], "", "%.1f", r[i].writes_per_s),
-			upd(c[1], &r[i], "", "%.3f", r[i].idle_lookups_per_s / 1e6),
-			upd(c[2], &r[i], "", "%.3f", r[i].busy_lookups_per_s / 1e6),
+			upd(c[1], &r[i], "", "%.6g", r[i].idle_lookups_per_s / 1e6),
+			upd(c[2], &r[i], "", "%.6g", r[i].busy_lookups_per_s / 1e6),
 			upd(c[3], &r[i], "", "%.1f", busy_pct(&r[i])));
 	rc = ferror(f) ? -1 : 0;
 	if (fclose(f) != 0 || rc != 0) {
