@@ -21,16 +21,6 @@
 #include <rte_errno.h>
 #include <rte_memory.h>
 
-/* The ipv4 code option's key layout (docs/codeopt.md), as in tools/classbench. */
-enum key_offset {
-	KEY_DST = 0,
-	KEY_SRC = 4,
-	KEY_SPORT = 8,
-	KEY_DPORT = 10,
-	KEY_PROTO = 12,
-	KEY_ZERO = 13,
-};
-
 #define MAX_FIELDS 6
 RTE_ACL_RULE_DEF(acl_rule, MAX_FIELDS);
 

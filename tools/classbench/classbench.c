@@ -17,15 +17,6 @@
 #include "lookup/range.h"
 
 /* ipv4 code option key layout (docs/codeopt.md). */
-enum key_offset {
-	KEY_DST = 0,
-	KEY_SRC = 4,
-	KEY_SPORT = 8,
-	KEY_DPORT = 10,
-	KEY_PROTO = 12,
-	KEY_ZERO = 13,
-};
-
 /* src, dst, sp_lo, ':', sp_hi, dp_lo, ':', dp_hi, proto/mask; then optionally flags/mask. */
 #define RULE_FIELDS 9
 #define TRACE_FIELDS 6
