@@ -1,146 +1,62 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The simple ternary table: per slice an array of quota slots, each an
- * RCU-protected pointer to an immutable filter, scanned in position order.
- * A lookup costs O(the slice's own filters), so slices cannot slow each
- * other down; the lookup-engine issue makes it fast.
+ * The table's API: slices, writes, reads, and the fast path.
  *
- * Only the management thread changes anything. It builds a new entry,
- * publishes it with one release store, and frees what it replaced after a
- * grace period (every lookup lcore reported a quiescent state), so a lookup
- * never waits and never sees a half-written filter.
+ * Per slice, lookups read one immutable view (a compiled base plus the
+ * changes since: changes.h) through one RCU-protected pointer; writers
+ * build a new view and publish it with one store. The writer's own copy of
+ * every position (the truth) is what reads, lists and compiles start from.
  */
-#include "lookup.h"
+#include "table.h"
 
 #include <errno.h>
-#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_common.h>
 #include <rte_errno.h>
-#include <rte_log.h>
 #include <rte_malloc.h>
+#include <rte_prefetch.h>
 #include <rte_string_fns.h>
 
 RTE_LOG_REGISTER(sp_lookup_logtype, slicepath.lookup, INFO);
 
-#define LOG(level, t, fmt, ...)                                                                    \
-	rte_log(RTE_LOG_##level, sp_lookup_logtype, "lookup %s: " fmt "\n", (t)->name,             \
-		##__VA_ARGS__)
-
-/*
- * A key as two overlapping 64-bit words, bytes 0-7 and 6-13. Bytes 6 and 7
- * sit in both words under the same mask bits, so "both masked words equal"
- * is exactly "all 14 bytes equal under the mask", at two compares per filter.
- */
-#define HI_WORD_OFF (SP_KEY_BYTES - sizeof(uint64_t))
-
-struct words {
-	uint64_t w[2];
-};
-
-/* One filter, never modified once published (except its hit counter). */
-struct entry {
-	struct words key; /* stored masked */
-	struct words mask;
-	/*
-	 * Hits live in the entry rather than in a per-position array: a
-	 * replacement then starts at zero in the same store that publishes
-	 * it, with no window in which the old filter's lookups count against
-	 * the new one or the reset races the lookup lcore's increment.
-	 * Written by the lookup lcore only.
-	 */
-	uint64_t hits;
-	struct sp_result result;
-};
-
-struct slice_tab {
-	uint32_t quota;
-	uint32_t top; /* every position >= top is empty: lookups stop there */
-	struct entry *slot[]; /* quota RCU-protected pointers, NULL when empty */
-};
-
-struct sp_lookup {
-	char name[32]; /* for log messages */
-	struct rte_rcu_qsbr *qsbr;
-	int socket;
-	uint32_t capacity;
-	uint32_t used; /* sum of the slices' quotas */
-	uint16_t max_slices;
-	struct slice_tab *slices[]; /* max_slices RCU-protected pointers */
-};
-
-static inline struct words
-load_words(const struct sp_key *k)
-{
-	struct words v;
-
-	RTE_BUILD_BUG_ON(SP_KEY_BYTES < sizeof(uint64_t) || SP_KEY_BYTES > 2 * sizeof(uint64_t));
-	memcpy(&v.w[0], k->b, sizeof(v.w[0]));
-	memcpy(&v.w[1], k->b + HI_WORD_OFF, sizeof(v.w[1]));
-	return v;
-}
-
-static void
-store_words(struct sp_key *k, const struct words *v)
-{
-	memcpy(k->b, &v->w[0], sizeof(v->w[0]));
-	memcpy(k->b + HI_WORD_OFF, &v->w[1], sizeof(v->w[1]));
-}
-
-static inline bool
-matches(const struct entry *e, const struct words *k)
-{
-	return ((k->w[0] & e->mask.w[0]) == e->key.w[0]) &&
-	       ((k->w[1] & e->mask.w[1]) == e->key.w[1]);
-}
-
-/* Wait until no lookup can still hold a pointer unpublished before this call. */
-static void
-wait_readers(const struct sp_lookup *t)
+void
+lk_wait_readers(const struct sp_lookup *t)
 {
 	if (t->qsbr != NULL)
 		rte_rcu_qsbr_synchronize(t->qsbr, RTE_QSBR_THRID_INVALID);
 }
 
+void
+lk_view_retire(const struct sp_lookup *t, struct lk_view *v, bool with_base)
+{
+	if (v == NULL)
+		return;
+	lk_wait_readers(t);
+	if (with_base)
+		lk_base_free(v->base);
+	rte_free(v);
+}
+
 static void
-tab_free(struct slice_tab *s)
+slice_free(struct lk_slice *s)
 {
-	uint32_t pos;
-
-	for (pos = 0; pos < s->top; pos++)
-		rte_free(s->slot[pos]);
+	if (s->view != NULL)
+		lk_base_free(s->view->base);
+	rte_free(s->view);
+	lk_changes_free(s->chg);
+	rte_free(s->truth);
+	rte_free(s->hits);
+	rte_free(s->dirty);
 	rte_free(s);
-}
-
-/* The writer's view of a slice: it alone stores these pointers. */
-static struct slice_tab *
-tab_get(const struct sp_lookup *t, uint16_t slice)
-{
-	return slice < t->max_slices ? t->slices[slice] : NULL;
-}
-
-/* Validate (t, slice, pos) for the per-position calls. */
-static int
-locate(const struct sp_lookup *t, uint16_t slice, uint32_t pos, struct slice_tab **tab)
-{
-	struct slice_tab *s;
-
-	if (t == NULL)
-		return -EINVAL;
-	s = tab_get(t, slice);
-	if (s == NULL)
-		return -ENOENT;
-	if (pos >= s->quota)
-		return -ERANGE;
-	*tab = s;
-	return 0;
 }
 
 struct sp_lookup *
 sp_lookup_create(const struct sp_lookup_params *p)
 {
 	struct sp_lookup *t;
+	int rc;
 
 	if (p == NULL || p->capacity == 0 || p->max_slices == 0) {
 		rte_errno = EINVAL;
@@ -157,7 +73,15 @@ sp_lookup_create(const struct sp_lookup_params *p)
 	t->socket = p->socket;
 	t->capacity = p->capacity;
 	t->max_slices = p->max_slices;
-	LOG(DEBUG, t, "created: %u filters, %u slices", t->capacity, t->max_slices);
+	pthread_mutex_init(&t->lock, NULL);
+	rc = lk_compiler_start(t);
+	if (rc != 0) {
+		LK_LOG(ERR, t, "cannot start the compiler thread: %s", strerror(-rc));
+		rte_free(t);
+		rte_errno = -rc;
+		return NULL;
+	}
+	LK_LOG(DEBUG, t, "created: %u filters, %u slices", t->capacity, t->max_slices);
 	return t;
 }
 
@@ -169,189 +93,421 @@ sp_lookup_free(struct sp_lookup *t)
 
 	if (t == NULL)
 		return;
+	lk_compiler_stop(t);
 	for (slice = 0; slice < t->max_slices; slice++)
 		if (t->slices[slice] != NULL)
-			tab_free(t->slices[slice]);
+			slice_free(t->slices[slice]);
+	pthread_mutex_destroy(&t->lock);
 	rte_free(t);
 }
 
 int
 sp_lookup_slice_add(struct sp_lookup *t, uint16_t slice, uint32_t quota)
 {
-	struct slice_tab *s;
+	struct lk_slice *s;
+	size_t words = ((size_t)quota + 63) / 64;
+	int rc = 0;
 
 	if (t == NULL || slice >= t->max_slices || quota == 0)
 		return -EINVAL;
-	if (t->slices[slice] != NULL)
-		return -EEXIST;
-	if (quota > t->capacity - t->used)
-		return -ENOSPC;
-	s = rte_zmalloc_socket("sp_lookup_slice", sizeof(*s) + (size_t)quota * sizeof(s->slot[0]),
-			       RTE_CACHE_LINE_SIZE, t->socket);
-	if (s == NULL) {
-		LOG(ERR, t, "no memory for slice %u's table of %u filters", slice, quota);
-		return -ENOMEM;
+	pthread_mutex_lock(&t->lock);
+	if (t->slices[slice] != NULL) {
+		rc = -EEXIST;
+		goto out;
 	}
-	s->quota = quota;
+	if (quota > t->capacity - t->used) {
+		rc = -ENOSPC;
+		goto out;
+	}
+	s = rte_zmalloc_socket("lk_slice", sizeof(*s), RTE_CACHE_LINE_SIZE, t->socket);
+	if (s != NULL) {
+		s->quota = quota;
+		s->hits = rte_zmalloc_socket("lk_hits", quota * sizeof(s->hits[0]),
+					     RTE_CACHE_LINE_SIZE, t->socket);
+		s->truth = rte_zmalloc_socket("lk_truth", quota * sizeof(s->truth[0]), 0,
+					      t->socket);
+		s->dirty = rte_zmalloc_socket("lk_dirty", words * sizeof(s->dirty[0]), 0,
+					      t->socket);
+		s->chg = lk_changes_new();
+		if (s->chg != NULL)
+			s->view = lk_view_make(NULL, s->chg, NULL, t->socket);
+	}
+	if (s == NULL || s->hits == NULL || s->truth == NULL || s->dirty == NULL ||
+	    s->view == NULL) {
+		LK_LOG(ERR, t, "no memory for slice %u's table of %u filters", slice, quota);
+		if (s != NULL)
+			slice_free(s);
+		rc = -ENOMEM;
+		goto out;
+	}
 	t->used += quota;
 	__atomic_store_n(&t->slices[slice], s, __ATOMIC_RELEASE);
-	LOG(DEBUG, t, "slice %u: %u filters, %u of %u used", slice, quota, t->used, t->capacity);
-	return 0;
+	LK_LOG(DEBUG, t, "slice %u: %u filters, %u of %u used", slice, quota, t->used,
+	       t->capacity);
+out:
+	pthread_mutex_unlock(&t->lock);
+	return rc;
 }
 
 int
 sp_lookup_slice_del(struct sp_lookup *t, uint16_t slice)
 {
-	struct slice_tab *s;
+	struct lk_slice *s;
 
 	if (t == NULL)
 		return -EINVAL;
-	s = tab_get(t, slice);
-	if (s == NULL)
+	pthread_mutex_lock(&t->lock);
+	s = slice < t->max_slices ? t->slices[slice] : NULL;
+	if (s == NULL) {
+		pthread_mutex_unlock(&t->lock);
 		return -ENOENT;
+	}
+	while (s->compiling)
+		pthread_cond_wait(&t->published, &t->lock);
 	__atomic_store_n(&t->slices[slice], NULL, __ATOMIC_RELEASE);
-	wait_readers(t);
 	t->used -= s->quota;
-	tab_free(s);
-	LOG(DEBUG, t, "slice %u removed, %u of %u used", slice, t->used, t->capacity);
+	pthread_mutex_unlock(&t->lock);
+	lk_wait_readers(t);
+	slice_free(s);
+	LK_LOG(DEBUG, t, "slice %u removed", slice);
 	return 0;
 }
 
-/* Unpublish-then-free of an entry a lookup may still be reading. */
-static void
-retire(const struct sp_lookup *t, struct entry *old)
+/* The slice for a per-position call, under the lock. */
+static int
+locate(const struct sp_lookup *t, uint16_t slice, struct lk_slice **out)
 {
-	if (old == NULL)
-		return;
-	wait_readers(t);
-	rte_free(old);
+	struct lk_slice *s = slice < t->max_slices ? t->slices[slice] : NULL;
+
+	if (s == NULL)
+		return -ENOENT;
+	*out = s;
+	return 0;
+}
+
+static void
+store(struct lk_slot *slot, const struct sp_filter *f)
+{
+	const struct sp_result *r = &f->result;
+
+	slot->f = lk_filter_of(&f->key, &f->mask);
+	/* Field by field, so that padding compares equal when results do. */
+	memset(&slot->res, 0, sizeof(slot->res));
+	slot->res.endpoint = r->endpoint;
+	slot->res.queue = r->queue;
+	slot->res.nh_ip = r->nh_ip;
+	slot->res.nh_port = r->nh_port;
+	memcpy(slot->res.data, r->data, sizeof(r->data));
+	slot->used = true;
+}
+
+/* Record the change at pos and try to show it beside the base (locked). */
+static void
+note_change(struct lk_slice *s, uint32_t pos)
+{
+	s->dirty[pos / 64] |= 1ull << (pos % 64);
+	s->seq++;
+	s->last_change_ns = lk_now_ns();
+	if (!s->pending && lk_changes_set(s->chg, s->view->base, s->truth, pos) != 0)
+		s->pending = true;
+}
+
+/*
+ * Make the changes noted so far visible to the lookups (locked). Returns
+ * 0, or the compile's error; *retired is the view to free after a grace
+ * period.
+ */
+static int
+publish(struct sp_lookup *t, struct lk_slice *s, struct lk_view **retired)
+{
+	uint64_t want = s->seq;
+	struct lk_view *v;
+
+	*retired = NULL;
+	if (!s->pending) {
+		v = lk_view_make(s->view->base, s->chg, s->truth, t->socket);
+		if (v != NULL) {
+			*retired = s->view;
+			__atomic_store_n(&s->view, v, __ATOMIC_RELEASE);
+			s->view_seq = want;
+			return 0;
+		}
+		s->pending = true;
+	}
+	/* Too much changed beside the base: the compiler folds it all in. */
+	s->compile_rc = 0;
+	pthread_cond_signal(&t->work);
+	while (s->view_seq < want) {
+		pthread_cond_wait(&t->published, &t->lock);
+		if (s->view_seq < want && s->compile_rc != 0 && s->compile_rc != -EAGAIN)
+			return s->compile_rc;
+	}
+	return 0;
+}
+
+/*
+ * After a grace period no lookup counts hits for what a position held
+ * before: its counter restarts from there.
+ */
+static void
+restart_hits(struct sp_lookup *t, uint16_t slice, const uint32_t *pos, uint32_t n,
+	     struct lk_view *retired)
+{
+	struct lk_slice *s;
+	uint32_t i;
+
+	lk_view_retire(t, retired, false);
+	if (retired == NULL)
+		lk_wait_readers(t);
+	pthread_mutex_lock(&t->lock);
+	if (locate(t, slice, &s) == 0)
+		for (i = 0; i < n; i++)
+			s->truth[pos[i]].hits_zero = __atomic_load_n(&s->hits[pos[i]],
+								     __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&t->lock);
+}
+
+int
+sp_lookup_write_bulk(struct sp_lookup *t, uint16_t slice, const uint32_t *pos,
+		     const struct sp_filter *f, uint32_t n)
+{
+	struct lk_view *retired;
+	struct lk_slice *s;
+	uint32_t i;
+	int rc;
+
+	if (t == NULL || (n > 0 && (pos == NULL || f == NULL)))
+		return -EINVAL;
+	pthread_mutex_lock(&t->lock);
+	rc = locate(t, slice, &s);
+	for (i = 0; rc == 0 && i < n; i++)
+		if (pos[i] >= s->quota)
+			rc = -ERANGE;
+	if (rc != 0 || n == 0) {
+		pthread_mutex_unlock(&t->lock);
+		return rc;
+	}
+	for (i = 0; i < n; i++) {
+		store(&s->truth[pos[i]], &f[i]);
+		note_change(s, pos[i]);
+	}
+	rc = publish(t, s, &retired);
+	pthread_mutex_unlock(&t->lock);
+	restart_hits(t, slice, pos, n, retired);
+	return rc;
 }
 
 int
 sp_lookup_write(struct sp_lookup *t, uint16_t slice, uint32_t pos, const struct sp_filter *f)
 {
-	struct slice_tab *s;
-	struct entry *e, *old;
-	int rc;
-
 	if (f == NULL)
 		return -EINVAL;
-	rc = locate(t, slice, pos, &s);
-	if (rc != 0)
-		return rc;
-	e = rte_malloc_socket("sp_lookup_entry", sizeof(*e), RTE_CACHE_LINE_SIZE, t->socket);
-	if (e == NULL) {
-		LOG(ERR, t, "no memory for a filter of slice %u", slice);
-		return -ENOMEM;
-	}
-	e->mask = load_words(&f->mask);
-	e->key = load_words(&f->key);
-	e->key.w[0] &= e->mask.w[0];
-	e->key.w[1] &= e->mask.w[1];
-	e->hits = 0;
-	e->result = f->result;
-
-	old = s->slot[pos];
-	__atomic_store_n(&s->slot[pos], e, __ATOMIC_RELEASE);
-	/* After the slot: a lookup that sees the new top also sees the entry. */
-	if (pos >= s->top)
-		__atomic_store_n(&s->top, pos + 1, __ATOMIC_RELEASE);
-	retire(t, old);
-	return 0;
+	return sp_lookup_write_bulk(t, slice, &pos, f, 1);
 }
 
 int
 sp_lookup_delete(struct sp_lookup *t, uint16_t slice, uint32_t pos)
 {
-	struct slice_tab *s;
-	struct entry *old;
-	uint32_t top;
+	struct lk_view *retired;
+	struct lk_slice *s;
 	int rc;
 
-	rc = locate(t, slice, pos, &s);
-	if (rc != 0)
+	if (t == NULL)
+		return -EINVAL;
+	pthread_mutex_lock(&t->lock);
+	rc = locate(t, slice, &s);
+	if (rc == 0 && pos >= s->quota)
+		rc = -ERANGE;
+	if (rc == 0 && !s->truth[pos].used)
+		rc = -ENOENT;
+	if (rc != 0) {
+		pthread_mutex_unlock(&t->lock);
 		return rc;
-	old = s->slot[pos];
-	if (old == NULL)
-		return -ENOENT;
-	__atomic_store_n(&s->slot[pos], NULL, __ATOMIC_RELEASE);
-	for (top = s->top; top > 0 && s->slot[top - 1] == NULL; top--)
-		;
-	/* A lookup with the old top only scans empty slots beyond the new one. */
-	__atomic_store_n(&s->top, top, __ATOMIC_RELEASE);
-	retire(t, old);
-	return 0;
+	}
+	s->truth[pos].used = false;
+	note_change(s, pos);
+	rc = publish(t, s, &retired);
+	pthread_mutex_unlock(&t->lock);
+	lk_view_retire(t, retired, false);
+	return rc;
 }
 
 int
 sp_lookup_read(const struct sp_lookup *t, uint16_t slice, uint32_t pos, struct sp_filter *f,
 	       uint64_t *hits)
 {
-	struct slice_tab *s;
-	const struct entry *e;
+	struct sp_lookup *w = (struct sp_lookup *)(uintptr_t)t; /* the lock */
+	const struct lk_slot *slot;
+	struct lk_slice *s;
 	int rc;
 
-	if (f == NULL || hits == NULL)
+	if (t == NULL || f == NULL || hits == NULL)
 		return -EINVAL;
-	rc = locate(t, slice, pos, &s);
-	if (rc != 0)
-		return rc;
-	e = s->slot[pos];
-	if (e == NULL)
-		return -ENOENT;
-	store_words(&f->key, &e->key);
-	store_words(&f->mask, &e->mask);
-	f->result = e->result;
-	*hits = __atomic_load_n(&e->hits, __ATOMIC_RELAXED);
-	return 0;
+	pthread_mutex_lock(&w->lock);
+	rc = locate(t, slice, &s);
+	if (rc == 0 && pos >= s->quota)
+		rc = -ERANGE;
+	if (rc == 0 && !s->truth[pos].used)
+		rc = -ENOENT;
+	if (rc == 0) {
+		slot = &s->truth[pos];
+		memcpy(f->key.b, slot->f.key.b, SP_KEY_BYTES);
+		memcpy(f->mask.b, slot->f.mask.b, SP_KEY_BYTES);
+		f->result = slot->res;
+		*hits = __atomic_load_n(&s->hits[pos], __ATOMIC_RELAXED) - slot->hits_zero;
+	}
+	pthread_mutex_unlock(&w->lock);
+	return rc;
 }
 
 int
 sp_lookup_next(const struct sp_lookup *t, uint16_t slice, uint32_t *pos)
 {
-	const struct slice_tab *s;
+	struct sp_lookup *w = (struct sp_lookup *)(uintptr_t)t;
+	struct lk_slice *s;
 	uint32_t p;
+	int rc;
 
 	if (t == NULL || pos == NULL)
 		return -EINVAL;
-	s = tab_get(t, slice);
-	if (s == NULL)
-		return -ENOENT;
-	for (p = *pos; p < s->top; p++) {
-		if (s->slot[p] != NULL) {
+	pthread_mutex_lock(&w->lock);
+	rc = locate(t, slice, &s);
+	if (rc == 0) {
+		for (p = *pos; p < s->quota && !s->truth[p].used; p++)
+			;
+		if (p < s->quota)
 			*pos = p;
-			return 0;
-		}
+		else
+			rc = -ENOENT;
 	}
-	return -ENOENT;
+	pthread_mutex_unlock(&w->lock);
+	return rc;
 }
 
-/* Position of the first entry of s matching k, and that entry; SP_LOOKUP_MISS if none. */
-static inline uint32_t
-first_match(const struct slice_tab *s, uint32_t top, const struct words *k, struct entry **match)
+int
+sp_lookup_info(const struct sp_lookup *t, uint16_t slice, struct sp_lookup_info *info)
 {
-	struct entry *e;
-	uint32_t pos;
+	struct sp_lookup *w = (struct sp_lookup *)(uintptr_t)t;
+	struct lk_slice *s;
+	int rc;
 
-	for (pos = 0; pos < top; pos++) {
-		e = __atomic_load_n(&s->slot[pos], __ATOMIC_ACQUIRE);
-		if (e != NULL && matches(e, k)) {
-			*match = e;
-			return pos;
+	if (t == NULL || info == NULL)
+		return -EINVAL;
+	pthread_mutex_lock(&w->lock);
+	rc = locate(t, slice, &s);
+	if (rc == 0) {
+		const struct lk_base *b = s->view->base;
+
+		info->quota = s->quota;
+		info->compiled = b != NULL ? b->n : 0;
+		info->rules = b != NULL ? b->nb_groups : 0;
+		info->changes = s->view->n;
+		info->classifier = lk_base_classifier();
+	}
+	pthread_mutex_unlock(&w->lock);
+	return rc;
+}
+
+/* The base's filter at pos was rewritten or deleted since it was compiled. */
+static inline bool
+stale(const struct lk_view *v, uint32_t pos)
+{
+	uint32_t lo = 0, hi = v->n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (v->d[mid].pos < pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < v->n && v->d[lo].pos == pos && v->d[lo].kind != LK_COPY;
+}
+
+/* The first live odd filter of the base below index limit matching k, or limit. */
+static inline uint32_t
+first_odd(const struct lk_view *v, const struct lk_bits *k, uint32_t limit)
+{
+	const struct lk_base *b = v->base;
+	uint32_t i;
+
+	for (i = 0; i < b->nb_odd && b->odd_idx[i] < limit; i++)
+		if (lk_match(&b->odd_filt[i], k) && (v->n == 0 || !stale(v, b->ent[b->odd_idx[i]].pos)))
+			return b->odd_idx[i];
+	return limit;
+}
+
+/*
+ * The first live match (changes.h): rte_acl's answer bi unless stale, the
+ * odd filters, the changes. Returns the position, or SP_LOOKUP_MISS, and
+ * the result.
+ */
+static inline uint32_t
+resolve(const struct lk_view *v, uint32_t bi, const struct lk_bits *k,
+	const struct sp_result **res)
+{
+	const struct lk_base *b = v->base;
+	uint32_t bpos = SP_LOOKUP_MISS, i;
+
+	if (b != NULL) {
+		if (bi != LK_NONE && v->n > 0 && stale(v, b->ent[bi].pos))
+			bi = LK_NONE;
+		if (b->nb_odd > 0)
+			bi = first_odd(v, k, bi);
+		if (bi != LK_NONE)
+			bpos = b->ent[bi].pos;
+	}
+	for (i = 0; i < v->n && v->d[i].pos < bpos; i++) {
+		const struct lk_dent *d = &v->d[i];
+
+		if (d->kind != LK_HOLE && lk_match(&d->f, k)) {
+			*res = &d->res;
+			return d->pos;
 		}
 	}
-	return SP_LOOKUP_MISS;
+	if (bpos == SP_LOOKUP_MISS)
+		return SP_LOOKUP_MISS;
+	*res = &b->ent[bi].res;
+	return bpos;
+}
+
+static uint16_t
+lookup_burst(const struct lk_view *v, uint64_t *hits, const struct sp_key *const *keys,
+	     struct sp_result *const *results, uint32_t *positions, uint32_t n)
+{
+	struct lk_bits k[LK_BURST];
+	uint32_t idx[LK_BURST], i;
+	const struct sp_result *res = NULL;
+	uint16_t nb_hits = 0;
+
+	i = 0;
+	do /* n >= 1 */
+		k[i] = lk_bits_of(keys[i]);
+	while (++i < n);
+	lk_base_classify(v->base, k, idx, n);
+	if (v->base != NULL)
+		for (i = 0; i < n; i++)
+			if (idx[i] != LK_NONE)
+				rte_prefetch0(&v->base->ent[idx[i]]);
+	for (i = 0; i < n; i++) {
+		positions[i] = resolve(v, idx[i], &k[i], &res);
+		if (positions[i] == SP_LOOKUP_MISS)
+			continue;
+		*results[i] = *res;
+		hits[positions[i]]++;
+		nb_hits++;
+	}
+	return nb_hits;
 }
 
 uint16_t
 sp_lookup_bulk(struct sp_lookup *t, uint16_t slice, const struct sp_key *const *keys,
 	       struct sp_result *const *results, uint32_t *positions, uint16_t n)
 {
-	const struct slice_tab *s = NULL;
-	struct entry *e;
-	struct words k;
-	uint32_t top;
-	uint16_t i, nb_hits = 0;
+	const struct lk_slice *s = NULL;
+	const struct lk_view *v;
+	uint16_t i, m, nb_hits = 0;
 
 	if (slice < t->max_slices)
 		s = __atomic_load_n(&t->slices[slice], __ATOMIC_ACQUIRE);
@@ -360,15 +516,10 @@ sp_lookup_bulk(struct sp_lookup *t, uint16_t slice, const struct sp_key *const *
 			positions[i] = SP_LOOKUP_MISS;
 		return 0;
 	}
-	top = __atomic_load_n(&s->top, __ATOMIC_ACQUIRE);
-	for (i = 0; i < n; i++) {
-		k = load_words(keys[i]);
-		positions[i] = first_match(s, top, &k, &e);
-		if (positions[i] == SP_LOOKUP_MISS)
-			continue;
-		*results[i] = e->result;
-		e->hits++;
-		nb_hits++;
+	v = __atomic_load_n(&s->view, __ATOMIC_ACQUIRE);
+	for (i = 0; i < n; i += m) {
+		m = (uint16_t)RTE_MIN(n - i, LK_BURST);
+		nb_hits += lookup_burst(v, s->hits, &keys[i], &results[i], &positions[i], m);
 	}
 	return nb_hits;
 }

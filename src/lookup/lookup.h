@@ -5,14 +5,18 @@
  * the key), first match by slice-relative position. A write to an occupied
  * position replaces the filter there, as a TCAM write would.
  *
- * Threads: one writer (the management thread) calls create/slice/write/
- * delete; one lookup lcore (the NPE's) calls sp_lookup_bulk(). Writers
- * never make lookups wait: a changed entry is published with one atomic
- * store and the old one is freed only after every lookup lcore has passed
- * a quiescent state (rte_rcu_qsbr).
+ * Engine (docs/lookup.md): per slice, the filters compiled into an rte_acl
+ * context by a compiler thread of the table's own, plus the changes made
+ * since, searched beside it; the compiler folds changes in when writes
+ * pause or the changes grow. A write is visible to lookups when it returns.
  *
- * This implementation is the simple linear table of the foundation issue;
- * the lookup-engine issue replaces it behind the same interface.
+ * Threads: one writer thread calls create/slice/write/delete (read, next
+ * and info may come from any thread); one lookup lcore (the NPE's) calls
+ * sp_lookup_bulk(). Lookups never wait: a writer or the compiler publishes
+ * a new view of a slice with one atomic store and frees the old one only
+ * after every lookup lcore has passed a quiescent state (rte_rcu_qsbr), so
+ * writes return after the lookup lcore's current burst. Never call a write
+ * from a thread that is an online RCU reader of the same qsbr.
  */
 #ifndef SP_LOOKUP_H
 #define SP_LOOKUP_H
@@ -33,7 +37,10 @@ struct sp_lookup_params {
 	uint32_t capacity;        /* filters across all slices of this NPE */
 	uint16_t max_slices;      /* slice ids are < max_slices */
 	int socket;
-	struct rte_rcu_qsbr *qsbr; /* lookup lcores report quiescent states here */
+	/* Lookup lcores report quiescent states here. NULL: lookups come from
+	 * the writer's thread only, and changes are compiled in only when a
+	 * write needs it. */
+	struct rte_rcu_qsbr *qsbr;
 };
 
 struct sp_filter {
@@ -52,8 +59,16 @@ int sp_lookup_slice_add(struct sp_lookup *t, uint16_t slice, uint32_t quota);
 int sp_lookup_slice_del(struct sp_lookup *t, uint16_t slice);
 
 /* -ENOENT unknown slice, -ERANGE position >= quota. Key bits outside the
- * mask are ignored (stored masked). Resets the position's hit counter. */
+ * mask are ignored (stored masked). Resets the position's hit counter. A
+ * write that does not fit beside the compiled filters waits for a compile
+ * (milliseconds for a thousand filters, seconds for 100K); -ENOMEM if that
+ * compile fails, the write then being kept and shown by a later compile. */
 int sp_lookup_write(struct sp_lookup *t, uint16_t slice, uint32_t pos, const struct sp_filter *f);
+/* n writes, in order, visible together and at the cost of one compile at
+ * most: for loading many filters. Errors as for one write; on -ERANGE or
+ * -ENOENT nothing is written. */
+int sp_lookup_write_bulk(struct sp_lookup *t, uint16_t slice, const uint32_t *pos,
+			 const struct sp_filter *f, uint32_t n);
 /* -ENOENT unknown slice or empty position, -ERANGE position >= quota. */
 int sp_lookup_delete(struct sp_lookup *t, uint16_t slice, uint32_t pos);
 /* Read back one filter and its hit count; same errors as delete. */
@@ -61,6 +76,15 @@ int sp_lookup_read(const struct sp_lookup *t, uint16_t slice, uint32_t pos, stru
 		   uint64_t *hits);
 /* Next occupied position >= *pos: returns 0 and sets *pos, or -ENOENT. */
 int sp_lookup_next(const struct sp_lookup *t, uint16_t slice, uint32_t *pos);
+
+struct sp_lookup_info {
+	uint32_t quota;
+	uint32_t compiled;      /* filters in the compiled base */
+	uint32_t rules;         /* rte_acl rules they became (port prefixes merged back) */
+	uint32_t changes;       /* changes searched beside the base */
+	const char *classifier; /* the rte_acl classify method */
+};
+int sp_lookup_info(const struct sp_lookup *t, uint16_t slice, struct sp_lookup_info *info);
 
 /*
  * Fast path. For each i < n: if a filter of the slice matches *keys[i],

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_errno.h>
@@ -230,16 +231,26 @@ add_filters(struct sp_node *node, struct sp_slice *s, const struct sp_cfg_slice 
 			 "table: %s", cs->name, cs->filter_quota, s->npe, strerror(-rc));
 		return rc;
 	}
-	for (uint32_t j = 0; j < cs->nb_filters; j++) {
-		const struct sp_cfg_filter *cf = &cs->filters[j];
-		struct sp_filter f = {.key = cf->key, .mask = cf->mask, .result = cf->result};
+	if (cs->nb_filters == 0)
+		return 0;
+	uint32_t *pos = malloc(cs->nb_filters * sizeof(*pos));
+	struct sp_filter *f = malloc(cs->nb_filters * sizeof(*f));
 
-		rc = sp_lookup_write(t, s->id, cf->position, &f);
-		if (rc < 0) {
-			snprintf(err, errlen, "slice %s: filters[%u]: cannot write position %u: %s",
-				 cs->name, j, cf->position, strerror(-rc));
-			return rc;
-		}
+	for (uint32_t j = 0; pos != NULL && f != NULL && j < cs->nb_filters; j++) {
+		const struct sp_cfg_filter *cf = &cs->filters[j];
+
+		pos[j] = cf->position;
+		f[j] = (struct sp_filter){.key = cf->key, .mask = cf->mask, .result = cf->result};
+	}
+	/* One write for all: they are compiled once, not once per filter. */
+	rc = pos != NULL && f != NULL ? sp_lookup_write_bulk(t, s->id, pos, f, cs->nb_filters)
+				      : -ENOMEM;
+	free(pos);
+	free(f);
+	if (rc < 0) {
+		snprintf(err, errlen, "slice %s: cannot write its %u filters: %s", cs->name,
+			 cs->nb_filters, strerror(-rc));
+		return rc;
 	}
 	return 0;
 }

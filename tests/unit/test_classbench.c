@@ -427,12 +427,15 @@ engine_with(const struct cb_expansion *x)
 		.socket = SOCKET_ID_ANY,
 	};
 	struct sp_lookup *t = sp_lookup_create(&params);
-	uint32_t pos;
+	uint32_t *pos = malloc(x->n * sizeof(*pos)), i;
 
 	assert_non_null(t);
+	assert_non_null(pos);
+	for (i = 0; i < x->n; i++)
+		pos[i] = i;
 	assert_int_equal(sp_lookup_slice_add(t, SLICE, (uint32_t)x->n), 0);
-	for (pos = 0; pos < x->n; pos++)
-		assert_int_equal(sp_lookup_write(t, SLICE, pos, &x->filters[pos]), 0);
+	assert_int_equal(sp_lookup_write_bulk(t, SLICE, pos, x->filters, (uint32_t)x->n), 0);
+	free(pos);
 	return t;
 }
 

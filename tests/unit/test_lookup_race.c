@@ -251,7 +251,7 @@ reader(void *arg)
 	const struct sp_key *keys[BURST];
 	struct sp_result res[BURST];
 	struct sp_result *results[BURST];
-	uint32_t pos[BURST];
+	uint32_t pos[BURST], seen_v = 0, logged_at_v = 0;
 	unsigned int next = 0;
 
 	for (unsigned int i = 0; i < BURST; i++)
@@ -263,6 +263,20 @@ reader(void *arg)
 		uint16_t idx[BURST];
 		uint32_t v0 = __atomic_load_n(&r->version, __ATOMIC_ACQUIRE), v1;
 
+		/*
+		 * A write may wait for a compile while lookups go on: spread the
+		 * log over every version rather than fill it during one.
+		 */
+		if (v0 != seen_v) {
+			seen_v = v0;
+			logged_at_v = 0;
+		}
+		if (logged_at_v >= MAX_LOG / NB_OPS) {
+			rte_rcu_qsbr_quiescent(r->qsbr, 0);
+			sched_yield();
+			continue;
+		}
+		logged_at_v += BURST;
 		for (unsigned int i = 0; i < BURST; i++) {
 			idx[i] = (uint16_t)(next++ % NB_KEYS);
 			keys[i] = &r->keys[idx[i]];

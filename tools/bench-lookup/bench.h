@@ -70,8 +70,6 @@ struct engine_ops {
 	/* Empty position pos; 0 or -errno. */
 	int (*erase)(struct engine *e, uint32_t pos);
 	void (*free)(struct engine *e);
-	/* Verify at most this many keys on sets of more than 10K filters (0: all of them). */
-	size_t max_verify_large;
 };
 
 struct engine {

@@ -20,7 +20,6 @@
 
 #define MAX_SETS 64
 #define MAX_ENGINES 3
-#define LARGE_SET 10000 /* filters; see engine_ops.max_verify_large */
 
 struct options {
 	const char *rules[MAX_SETS];
@@ -138,11 +137,6 @@ run_engine(const struct engine_ops *ops, const struct bench_set *s, struct rte_r
 	       e.entries != 0 ? (double)e.mem_bytes / e.entries : 0,
 	       e.alg[0] != '\0' ? ", classify " : "", e.alg);
 
-	if (ops->max_verify_large != 0 && s->x.n > LARGE_SET && verify > ops->max_verify_large) {
-		verify = ops->max_verify_large;
-		printf("  %s: over %d filters: verifying the first %zu keys only\n", ops->name,
-		       LARGE_SET, verify);
-	}
 	r->verified = verify;
 	r->mismatches = measure_verify(&e, verify);
 	printf("  %s: %zu of %zu keys verified, %zu mismatches\n", ops->name, verify, s->nb_keys,

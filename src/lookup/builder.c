@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The compiler thread: folds a slice's changes into a new base, off the
+ * fast path. It snapshots the slice's filters under the lock, compiles
+ * them without it (seconds at 128K filters, while writes go on against the
+ * old base), then re-bases the changes made meanwhile on the new base and
+ * publishes both at once. Lookups see either the old view or the new, each
+ * complete; the old is freed after a grace period.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <rte_malloc.h>
+
+#include "table.h"
+
+/* Writes that pause this long get compiled in; a slice writing on keeps its changes. */
+#define QUIET_NS (50 * 1000 * 1000ull)
+/* Changes that trigger a compile even while writes go on. */
+#define BUSY_CHANGES (LK_CHANGES_MAX / 2)
+#define POLL_MS 10
+
+uint64_t
+lk_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Without RCU (no qsbr) the lookups run on the writer's thread, so only a
+ * compile that writer waits for can free what they read.
+ */
+static bool
+wants_compile(const struct sp_lookup *t, const struct lk_slice *s, uint64_t now)
+{
+	if (s->pending || t->qsbr == NULL)
+		return s->pending;
+	return s->chg->n > 0 && (s->chg->n >= BUSY_CHANGES || now - s->last_change_ns >= QUIET_NS);
+}
+
+/* Pending slices first: a writer waits for them. */
+static struct lk_slice *
+pick(struct sp_lookup *t)
+{
+	struct lk_slice *s, *later = NULL;
+	uint64_t now = lk_now_ns();
+	uint16_t i;
+
+	for (i = 0; i < t->max_slices; i++) {
+		s = t->slices[i];
+		if (s == NULL || !wants_compile(t, s, now))
+			continue;
+		if (s->pending)
+			return s;
+		if (later == NULL)
+			later = s;
+	}
+	return later;
+}
+
+/* The slice's filters in position order, and the dirty bits cleared: under the lock. */
+static struct lk_base *
+snapshot(const struct sp_lookup *t, struct lk_slice *s)
+{
+	uint32_t pos, n = 0;
+	struct lk_base *b;
+
+	for (pos = 0; pos < s->quota; pos++)
+		n += s->truth[pos].used;
+	b = lk_base_alloc(n, t->socket);
+	if (b == NULL)
+		return NULL;
+	n = 0;
+	for (pos = 0; pos < s->quota; pos++) {
+		if (!s->truth[pos].used)
+			continue;
+		b->ent[n].pos = pos;
+		b->ent[n].res = s->truth[pos].res;
+		b->filt[n++] = s->truth[pos].f;
+	}
+	memset(s->dirty, 0, ((s->quota + 63) / 64) * sizeof(s->dirty[0]));
+	return b;
+}
+
+/* The changes made since the snapshot, on base b; NULL if they do not fit. */
+static struct lk_changes *
+rebase(const struct lk_slice *s, const struct lk_base *b)
+{
+	struct lk_changes *c = lk_changes_new();
+	uint32_t w;
+
+	if (c == NULL)
+		return NULL;
+	for (w = 0; w < (s->quota + 63) / 64; w++) {
+		uint64_t bits = s->dirty[w];
+
+		while (bits != 0) {
+			uint32_t pos = w * 64 + (uint32_t)__builtin_ctzll(bits);
+
+			bits &= bits - 1;
+			if (lk_changes_set(c, b, s->truth, pos) != 0) {
+				lk_changes_free(c);
+				return NULL;
+			}
+		}
+	}
+	return c;
+}
+
+/* Compile s (the lock held on entry and exit, released while compiling): 0 or -errno. */
+static int
+compile(struct sp_lookup *t, struct lk_slice *s)
+{
+	struct lk_changes *c = NULL;
+	struct lk_view *v = NULL, *old;
+	struct lk_base *b;
+	uint64_t start = lk_now_ns();
+	int rc = -ENOMEM;
+
+	s->compiling = true;
+	b = snapshot(t, s);
+	pthread_mutex_unlock(&t->lock);
+	if (b != NULL)
+		rc = lk_base_compile(b, t->socket);
+	pthread_mutex_lock(&t->lock);
+	if (rc == 0) {
+		c = rebase(s, b);
+		if (c == NULL)
+			rc = -EAGAIN; /* too much changed meanwhile: again, from a new snapshot */
+	}
+	if (rc == 0) {
+		v = lk_view_make(b, c, s->truth, t->socket);
+		if (v == NULL)
+			rc = -ENOMEM;
+	}
+	s->compiling = false;
+	s->compile_rc = rc;
+	if (rc != 0) {
+		if (rc != -EAGAIN)
+			LK_LOG(ERR, t, "cannot compile %u filters: %s", b != NULL ? b->n : 0,
+			       strerror(-rc));
+		lk_changes_free(c);
+		lk_base_free(b);
+		pthread_cond_broadcast(&t->published);
+		return rc;
+	}
+	old = s->view;
+	lk_changes_free(s->chg);
+	s->chg = c;
+	__atomic_store_n(&s->view, v, __ATOMIC_RELEASE);
+	s->view_seq = s->seq;
+	s->pending = false;
+	LK_LOG(DEBUG, t, "compiled %u filters into %u rules in %.3f s, %u changes beside", b->n,
+	       b->nb_groups, (double)(lk_now_ns() - start) / 1e9, c->n);
+	pthread_cond_broadcast(&t->published);
+	pthread_mutex_unlock(&t->lock);
+	lk_view_retire(t, old, true);
+	pthread_mutex_lock(&t->lock);
+	return 0;
+}
+
+static void *
+compiler_main(void *arg)
+{
+	struct sp_lookup *t = arg;
+	struct lk_slice *s;
+	struct timespec until;
+	int rc;
+
+	pthread_mutex_lock(&t->lock);
+	while (!t->stop) {
+		s = pick(t);
+		if (s != NULL) {
+			rc = compile(t, s);
+			/* A failed compile is retried, but not in a tight loop. */
+			if (rc != 0 && rc != -EAGAIN) {
+				clock_gettime(CLOCK_MONOTONIC, &until);
+				until.tv_sec += 1;
+				pthread_cond_timedwait(&t->work, &t->lock, &until);
+			}
+			continue;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_nsec += POLL_MS * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&t->work, &t->lock, &until);
+	}
+	pthread_mutex_unlock(&t->lock);
+	return NULL;
+}
+
+int
+lk_compiler_start(struct sp_lookup *t)
+{
+	pthread_condattr_t attr;
+	int rc;
+
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&t->work, &attr);
+	pthread_cond_init(&t->published, NULL);
+	pthread_condattr_destroy(&attr);
+	rc = pthread_create(&t->compiler, NULL, compiler_main, t);
+	if (rc != 0)
+		return -rc;
+	pthread_setname_np(t->compiler, "sp-lookup-cc");
+	t->compiler_started = true;
+	return 0;
+}
+
+void
+lk_compiler_stop(struct sp_lookup *t)
+{
+	if (!t->compiler_started)
+		return;
+	pthread_mutex_lock(&t->lock);
+	t->stop = true;
+	pthread_cond_signal(&t->work);
+	pthread_mutex_unlock(&t->lock);
+	pthread_join(t->compiler, NULL);
+	t->compiler_started = false;
+}

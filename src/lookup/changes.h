@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Changes since a slice's base was compiled, searched beside it so that a
+ * write is visible as soon as it returns.
+ *
+ * A write or delete at a position the base holds makes the base's filter
+ * there stale: a key whose first match in rte_acl is stale needs the next
+ * live match, which rte_acl cannot give. So a stale filter s of rte_acl's
+ * "promotes" the later filters of rte_acl's that overlap it, up to and
+ * including the first that covers it: their copies join the changes. The
+ * first live match of a key is then the lowest of: rte_acl's (if not
+ * stale), the first live one among the odd filters (base.h) scanned in
+ * order, and the first among the changes. (If that covering filter is
+ * itself stale, it promotes its own successors; by induction on position
+ * every successor a key could need is there.) Copies are reference-counted
+ * by the stale filters that promoted them.
+ *
+ * The writer's change set (struct lk_changes) becomes an immutable view
+ * (struct lk_view) for the lookups, sorted by position.
+ */
+#ifndef SP_LOOKUP_CHANGES_H
+#define SP_LOOKUP_CHANGES_H
+
+#include <stdint.h>
+
+#include "base.h"
+#include "bits.h"
+
+/*
+ * Changes, copies included, that a view holds beside its base. Each costs a
+ * masked compare on lookups that reach it; a write that would need more
+ * waits for the next compile.
+ */
+#define LK_CHANGES_MAX 128
+
+/* The writer's state of one position. */
+struct lk_slot {
+	struct lk_filter f;
+	struct sp_result res;
+	bool used;
+	uint64_t hits_zero; /* the position's hit counter when this filter was written */
+};
+
+enum lk_kind {
+	LK_WRITE, /* a filter the base does not hold at this position */
+	LK_HOLE,  /* the base's filter here was deleted */
+	LK_COPY,  /* the base's filter, promoted by a stale one */
+};
+
+struct lk_dent {
+	struct lk_filter f; /* unused for LK_HOLE */
+	struct sp_result res;
+	uint32_t pos;
+	uint32_t kind;
+};
+
+/* What the lookups of a slice see: immutable once published. */
+struct lk_view {
+	struct lk_base *base;
+	uint32_t n;
+	struct lk_dent d[]; /* ascending positions */
+};
+
+struct lk_change {
+	uint32_t pos;
+	enum lk_kind kind;
+	uint32_t refs;    /* stale filters whose promoted list holds pos */
+	uint32_t nb_prom; /* when stale: what it promoted */
+	uint32_t *prom;
+};
+
+struct lk_changes {
+	uint32_t n;
+	struct lk_change c[LK_CHANGES_MAX]; /* ascending positions */
+};
+
+struct lk_changes *lk_changes_new(void);
+void lk_changes_free(struct lk_changes *c);
+
+/*
+ * Make c, relative to base b, agree with truth[pos]. 0, -ENOSPC if the
+ * changes would exceed LK_CHANGES_MAX, -ENOMEM; c is unchanged on error.
+ */
+int lk_changes_set(struct lk_changes *c, const struct lk_base *b, const struct lk_slot *truth,
+		   uint32_t pos);
+
+/* The view of base b with changes c (NULL: no memory). */
+struct lk_view *lk_view_make(struct lk_base *b, const struct lk_changes *c,
+			     const struct lk_slot *truth, int socket);
+
+#endif

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The table's insides, shared by the API (lookup.c) and the compiler thread (builder.c). */
+#ifndef SP_LOOKUP_TABLE_H
+#define SP_LOOKUP_TABLE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_log.h>
+
+#include "changes.h"
+#include "lookup.h"
+
+extern int sp_lookup_logtype;
+#define LK_LOG(level, t, fmt, ...)                                                                 \
+	rte_log(RTE_LOG_##level, sp_lookup_logtype, "lookup %s: " fmt "\n", (t)->name,             \
+		##__VA_ARGS__)
+
+struct lk_slice {
+	struct lk_view *view; /* the lookups': RCU-protected */
+	uint64_t *hits;       /* by position, written by the lookup lcore only */
+	uint32_t quota;
+	/* The rest is the writer's and the compiler's, under the table's lock. */
+	struct lk_slot *truth;   /* by position: what the slice wrote */
+	struct lk_changes *chg;  /* view->base to truth, while not pending */
+	uint64_t *dirty;         /* bitmap by position: changed since the compile's snapshot */
+	uint64_t seq;            /* changes made */
+	uint64_t view_seq;       /* changes the view shows */
+	uint64_t last_change_ns; /* a compile waits for writes to pause */
+	bool pending;            /* a change did not fit beside the base: compile */
+	bool compiling;
+	int compile_rc;          /* the last compile's outcome */
+};
+
+struct sp_lookup {
+	char name[32];
+	struct rte_rcu_qsbr *qsbr;
+	int socket;
+	uint32_t capacity;
+	uint32_t used; /* sum of the slices' quotas */
+	uint16_t max_slices;
+	pthread_mutex_t lock;
+	pthread_cond_t work;      /* the compiler: a slice may need compiling */
+	pthread_cond_t published; /* writers: a compile finished */
+	pthread_t compiler;
+	bool compiler_started;
+	bool stop;
+	struct lk_slice *slices[]; /* max_slices RCU-protected pointers */
+};
+
+/* Wait until no lookup can hold anything unpublished before the call. */
+void lk_wait_readers(const struct sp_lookup *t);
+void lk_view_retire(const struct sp_lookup *t, struct lk_view *v, bool with_base);
+
+uint64_t lk_now_ns(void);
+
+int lk_compiler_start(struct sp_lookup *t);
+void lk_compiler_stop(struct sp_lookup *t);
+
+#endif
