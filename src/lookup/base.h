@@ -5,12 +5,9 @@
  *
  * rte_acl takes the filters whose mask is a prefix within each of its
  * fields (bytes 12, 0-3, 4-7, 8-9, 10-11, 13): addresses, ports, protocol,
- * exact keys. Consecutive ones that differ only in bytes 8-11 and tile a
- * box there (a rule's port ranges, expanded to prefixes and written in
- * order) become one rte_acl rule with two 16-bit range fields: rte_acl is
- * faster on the rule than on its expansion. Filters with other masks
- * (arbitrary bits, which make rte_acl's tries explode) are scanned in
- * order beside it; the first match is the lower index of the two answers.
+ * exact keys (acl.h). Filters with other masks (arbitrary bits, which make
+ * rte_acl's tries explode) are scanned in order beside it: the first match
+ * is the lower index of the two answers.
  */
 #ifndef SP_LOOKUP_BASE_H
 #define SP_LOOKUP_BASE_H
@@ -18,11 +15,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "acl.h"
 #include "bits.h"
 
 #define LK_NONE UINT32_MAX
-
-struct rte_acl_ctx;
+#define LK_BURST 64
 
 /* A member's box in the two 16-bit fields of bytes 8-9 and 10-11. */
 struct lk_ports {
@@ -46,18 +43,10 @@ struct lk_base {
 	uint32_t n;             /* filters */
 	struct lk_entry *ent;   /* by index, positions ascending */
 	struct lk_filter *filt; /* by index */
-	/* The filters rte_acl takes, by rank among them. */
+	/* The filters rte_acl takes, by rank among them, and how. */
 	uint32_t nb_acl;
 	struct lk_member *mem;
-	uint32_t nb_groups;     /* rte_acl rules */
-	uint32_t *group_first;  /* nb_groups + 1 ranks: group g is [first[g], first[g + 1]) */
-	/*
-	 * rte_acl may still give up (too many tries) on a large set: the
-	 * groups are then split in halves, each its own context, searched in
-	 * order until one matches.
-	 */
-	uint32_t nb_ctx;
-	struct rte_acl_ctx **ctx;
+	struct lk_acl acl;
 	/* The others, scanned in order. */
 	uint32_t nb_odd;
 	uint32_t *odd_idx;
@@ -80,14 +69,10 @@ uint32_t lk_base_find(const struct lk_base *b, uint32_t pos);
  * For each of the n keys: the index of the first filter rte_acl holds that
  * matches it, or LK_NONE. The odd filters are the caller's to scan.
  */
-#define LK_BURST 64
-void lk_base_classify(const struct lk_base *b, const struct lk_bits *keys, uint32_t *idx,
+void lk_base_classify(const struct lk_base *b, const uint8_t *const *keys, uint32_t *idx,
 		      uint32_t n);
 
 /* Filter idx is one rte_acl holds (not an odd one). */
 bool lk_base_in_acl(const struct lk_base *b, uint32_t idx);
-
-/* Which rte_acl classifier the contexts use, for logs and benchmarks. */
-const char *lk_base_classifier(void);
 
 #endif

@@ -118,7 +118,7 @@ compile(struct sp_lookup *t, struct lk_slice *s)
 	struct lk_changes *c = NULL;
 	struct lk_view *v = NULL, *old;
 	struct lk_base *b;
-	uint64_t start = lk_now_ns();
+	uint64_t start = lk_now_ns(), snap_seq = s->seq;
 	int rc = -ENOMEM;
 
 	s->compiling = true;
@@ -153,9 +153,10 @@ compile(struct sp_lookup *t, struct lk_slice *s)
 	s->chg = c;
 	__atomic_store_n(&s->view, v, __ATOMIC_RELEASE);
 	s->view_seq = s->seq;
+	s->base_seq = snap_seq;
 	s->pending = false;
 	LK_LOG(DEBUG, t, "compiled %u filters into %u rules in %.3f s, %u changes beside", b->n,
-	       b->nb_groups, (double)(lk_now_ns() - start) / 1e9, c->n);
+	       b->acl.nb_groups, (double)(lk_now_ns() - start) / 1e9, c->n);
 	pthread_cond_broadcast(&t->published);
 	pthread_mutex_unlock(&t->lock);
 	lk_view_retire(t, old, true);

@@ -245,6 +245,30 @@ publish(struct sp_lookup *t, struct lk_slice *s, struct lk_view **retired)
 	return 0;
 }
 
+int
+sp_lookup_sync(struct sp_lookup *t, uint16_t slice)
+{
+	struct lk_slice *s;
+	uint64_t want;
+	int rc;
+
+	if (t == NULL)
+		return -EINVAL;
+	pthread_mutex_lock(&t->lock);
+	rc = locate(t, slice, &s);
+	want = rc == 0 ? s->seq : 0;
+	while (rc == 0 && s->base_seq < want) {
+		s->pending = true; /* compile, even while writes go on */
+		s->compile_rc = 0;
+		pthread_cond_signal(&t->work);
+		pthread_cond_wait(&t->published, &t->lock);
+		if (s->base_seq < want && s->compile_rc != 0 && s->compile_rc != -EAGAIN)
+			rc = s->compile_rc;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
 /*
  * After a grace period no lookup counts hits for what a position held
  * before: its counter restarts from there.
@@ -400,9 +424,10 @@ sp_lookup_info(const struct sp_lookup *t, uint16_t slice, struct sp_lookup_info 
 
 		info->quota = s->quota;
 		info->compiled = b != NULL ? b->n : 0;
-		info->rules = b != NULL ? b->nb_groups : 0;
+		info->rules = b != NULL ? b->acl.nb_groups : 0;
+		info->ranges = b != NULL && b->acl.ranges;
 		info->changes = s->view->n;
-		info->classifier = lk_base_classifier();
+		info->classifier = lk_acl_method();
 	}
 	pthread_mutex_unlock(&w->lock);
 	return rc;
@@ -472,26 +497,58 @@ resolve(const struct lk_view *v, uint32_t bi, const struct lk_bits *k,
 	return bpos;
 }
 
+/*
+ * The usual case, nothing changed since the compile and no odd filters:
+ * rte_acl's answer is final. In passes over the burst, so that the loads of
+ * one key overlap those of the others.
+ */
+static uint16_t
+finish_compiled(const struct lk_base *b, uint64_t *hits, const uint32_t *idx,
+		struct sp_result *const *results, uint32_t *positions, uint32_t n)
+{
+	uint16_t nb_hits = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (idx[i] != LK_NONE)
+			rte_prefetch0(&b->ent[idx[i]]);
+	for (i = 0; i < n; i++) {
+		positions[i] = SP_LOOKUP_MISS;
+		if (idx[i] == LK_NONE)
+			continue;
+		positions[i] = b->ent[idx[i]].pos;
+		rte_prefetch0(&hits[positions[i]]);
+	}
+	for (i = 0; i < n; i++) {
+		if (idx[i] == LK_NONE)
+			continue;
+		*results[i] = b->ent[idx[i]].res;
+		hits[positions[i]]++;
+		nb_hits++;
+	}
+	return nb_hits;
+}
+
 static uint16_t
 lookup_burst(const struct lk_view *v, uint64_t *hits, const struct sp_key *const *keys,
 	     struct sp_result *const *results, uint32_t *positions, uint32_t n)
 {
-	struct lk_bits k[LK_BURST];
+	const uint8_t *data[LK_BURST];
 	uint32_t idx[LK_BURST], i;
 	const struct sp_result *res = NULL;
 	uint16_t nb_hits = 0;
 
 	i = 0;
 	do /* n >= 1 */
-		k[i] = lk_bits_of(keys[i]);
+		data[i] = keys[i]->b;
 	while (++i < n);
-	lk_base_classify(v->base, k, idx, n);
-	if (v->base != NULL)
-		for (i = 0; i < n; i++)
-			if (idx[i] != LK_NONE)
-				rte_prefetch0(&v->base->ent[idx[i]]);
+	lk_base_classify(v->base, data, idx, n);
+	if (v->n == 0 && v->base != NULL && v->base->nb_odd == 0)
+		return finish_compiled(v->base, hits, idx, results, positions, n);
 	for (i = 0; i < n; i++) {
-		positions[i] = resolve(v, idx[i], &k[i], &res);
+		struct lk_bits k = lk_bits_of(keys[i]);
+
+		positions[i] = resolve(v, idx[i], &k, &res);
 		if (positions[i] == SP_LOOKUP_MISS)
 			continue;
 		*results[i] = *res;

@@ -77,11 +77,17 @@ int sp_lookup_read(const struct sp_lookup *t, uint16_t slice, uint32_t pos, stru
 /* Next occupied position >= *pos: returns 0 and sets *pos, or -ENOENT. */
 int sp_lookup_next(const struct sp_lookup *t, uint16_t slice, uint32_t *pos);
 
+/* Compile the slice's changes into its base now and wait for it: lookups
+ * are then as fast as they get (the compiler does this by itself once
+ * writes pause). 0, -ENOENT, or the compile's error. */
+int sp_lookup_sync(struct sp_lookup *t, uint16_t slice);
+
 struct sp_lookup_info {
 	uint32_t quota;
 	uint32_t compiled;      /* filters in the compiled base */
 	uint32_t rules;         /* rte_acl rules they became (port prefixes merged back) */
 	uint32_t changes;       /* changes searched beside the base */
+	bool ranges;            /* rules merged, with port ranges (else one per filter) */
 	const char *classifier; /* the rte_acl classify method */
 };
 int sp_lookup_info(const struct sp_lookup *t, uint16_t slice, struct sp_lookup_info *info);

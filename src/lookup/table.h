@@ -27,6 +27,7 @@ struct lk_slice {
 	uint64_t *dirty;         /* bitmap by position: changed since the compile's snapshot */
 	uint64_t seq;            /* changes made */
 	uint64_t view_seq;       /* changes the view shows */
+	uint64_t base_seq;       /* changes compiled into its base */
 	uint64_t last_change_ns; /* a compile waits for writes to pause */
 	bool pending;            /* a change did not fit beside the base: compile */
 	bool compiling;

@@ -242,6 +242,48 @@ test_bits_outside_mask_ignored(void **state)
 	}
 }
 
+/*
+ * The same once compiled: rte_acl's fields (masks that are prefixes within
+ * bytes 0-3, 4-7, 8-9, 10-11, 12, 13) and the odd masks scanned beside it.
+ */
+static void
+test_every_byte_compiled(void **state)
+{
+	static const uint8_t field_first[SP_KEY_BYTES] = {0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 10, 10, 12, 13};
+	struct sp_lookup *t = *state;
+	struct sp_filter f[2 * SP_KEY_BYTES];
+	uint32_t pos[2 * SP_KEY_BYTES];
+	struct sp_lookup_info info;
+	struct sp_key k;
+	unsigned int i;
+
+	memset(f, 0, sizeof(f));
+	for (i = 0; i < SP_KEY_BYTES; i++) {
+		pos[i] = i;
+		f[i].key.b[i] = 0x5a;
+		memset(&f[i].mask.b[field_first[i]], 0xff, i + 1 - field_first[i]);
+		pos[SP_KEY_BYTES + i] = SP_KEY_BYTES + i;
+		f[SP_KEY_BYTES + i].key.b[i] = 0x01;
+		f[SP_KEY_BYTES + i].mask.b[i] = 0x81; /* not a prefix: scanned beside rte_acl */
+	}
+	assert_int_equal(sp_lookup_slice_add(t, 1, 2 * SP_KEY_BYTES), 0);
+	assert_int_equal(sp_lookup_write_bulk(t, 1, pos, f, 2 * SP_KEY_BYTES), 0);
+	assert_int_equal(sp_lookup_sync(t, 1), 0);
+	assert_int_equal(sp_lookup_info(t, 1, &info), 0);
+	assert_int_equal(info.compiled, 2 * SP_KEY_BYTES);
+	assert_int_equal(info.rules, SP_KEY_BYTES);
+	assert_int_equal(info.changes, 0);
+	for (i = 0; i < SP_KEY_BYTES; i++) {
+		k = (struct sp_key){{0}};
+		k.b[i] = 0x5a;
+		assert_int_equal(lookup1(t, 1, k, NULL), i);
+		k.b[i] = 0x5b; /* & 0x81 is 0x01 */
+		assert_int_equal(lookup1(t, 1, k, NULL), SP_KEY_BYTES + i);
+		k.b[i] = 0x5c;
+		assert_int_equal(lookup1(t, 1, k, NULL), SP_LOOKUP_MISS);
+	}
+}
+
 static uint64_t
 hits_at(struct sp_lookup *t, uint16_t slice, uint32_t pos)
 {
@@ -810,6 +852,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_replace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_private_tables, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bits_outside_mask_ignored, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_every_byte_compiled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hit_counters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_next_lists_positions, setup, teardown),

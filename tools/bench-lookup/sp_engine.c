@@ -94,6 +94,8 @@ sp_build(struct engine *e)
 	rc = sp_lookup_slice_add(p->t, SLICE, (uint32_t)s->x.n);
 	if (rc == 0)
 		rc = sp_lookup_write_bulk(p->t, SLICE, pos, f, (uint32_t)s->x.n);
+	if (rc == 0)
+		rc = sp_lookup_sync(p->t, SLICE);
 	e->build_s = now_s() - start;
 	free(f);
 	free(pos);
