@@ -18,7 +18,12 @@
 # header (42 bytes) plus an inner IPv4/UDP header (28 bytes); all three programs
 # get the same file.
 #
-# usage: tools/bench-pipeline.sh [-d SECONDS] [-w WARMUP] [-o DIR] [-f FLOWS]
+# With -F RULES, slice alpha holds the filters of a ClassBench rule file instead of
+# one (expanded by sp-cb-expand, the first whole rules that fit in 131072 filters,
+# one NPE's table), and its flows are packets inside random ones of them (rules that
+# allow UDP); beta keeps its one filter.
+#
+# usage: tools/bench-pipeline.sh [-d SECONDS] [-w WARMUP] [-o DIR] [-f FLOWS] [-F RULES]
 #   environment: SLICEPATH_BUILD_DIR (default build), BENCH_EAL (default "--no-huge -m 1024")
 # Needs root and a build (scripts/setup.sh). Artifacts go to DIR (default /tmp/slicepath-bench).
 set -euo pipefail
@@ -30,16 +35,18 @@ DURATION=10
 WARMUP=2
 WORK=/tmp/slicepath-bench
 FLOWS=64
+RULES=""
 PY=/usr/bin/python3
 read -r -a EAL_MEM <<<"${BENCH_EAL:---no-huge -m 1024}"
 
-usage() { sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
-while getopts "d:w:o:f:h" opt; do
+usage() { sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+while getopts "d:w:o:f:F:h" opt; do
 	case "$opt" in
 	d) DURATION="$OPTARG" ;;
 	w) WARMUP="$OPTARG" ;;
 	o) WORK="$OPTARG" ;;
 	f) FLOWS="$OPTARG" ;;
+	F) RULES="$OPTARG" ;;
 	h) usage 0 ;;
 	*) usage 1 ;;
 	esac
@@ -57,16 +64,37 @@ command -v dpdk-testpmd >/dev/null || die "dpdk-testpmd is missing (Debian packa
 mkdir -p "$WORK"
 PCAP="$WORK/substrate-70B.pcap"
 CONF="$WORK/slicepathd-bench.json"
+FILTERS="$WORK/alpha-filters.txt"
+rm -f "$FILTERS"
+if [ -n "$RULES" ]; then
+	[ -r "$RULES" ] || die "-F $RULES: no such rule file"
+	log "expanding $RULES into $FILTERS"
+	"$BUILD_DIR/tools/sp-cb-expand" -f -m 131072 "$RULES" >"$FILTERS" \
+		|| die "sp-cb-expand could not expand $RULES"
+fi
 
 # ---------------------------------------------------------------- input and config
 log "writing $PCAP ($FLOWS flows, 2 slices) and $CONF"
-"$PY" - "$PCAP" "$CONF" "$FLOWS" <<'EOF'
-import json, sys
+"$PY" - "$PCAP" "$CONF" "$FLOWS" "$FILTERS" <<'EOF'
+import json, os, random, socket, sys
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from scapy.utils import wrpcap
 
-pcap, conf, flows = sys.argv[1], sys.argv[2], int(sys.argv[3])
+pcap, conf, flows, filters_file = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+# alpha's filters from sp-cb-expand -f: (key, mask) bytes in the ipv4 key layout
+big = []
+if os.path.exists(filters_file):
+    for line in open(filters_file):
+        _, key, mask = line.split()
+        big.append((bytes.fromhex(key), bytes.fromhex(mask)))
+rnd = random.Random(1)
+
+def inside(key, mask):
+    """A key of the filter's box: its bits where the mask says, random elsewhere."""
+    return bytes(k | (rnd.randrange(256) & ~m & 0xff) for k, m in zip(key, mask))
+
+udp_ok = [f for f in big if f[1][12] == 0 or f[0][12] == 17]
 P0_IP, P0_MAC, P1_IP, P1_MAC = "10.0.0.1", "02:00:00:00:00:01", "10.0.1.1", "02:00:00:00:01:01"
 NH_IP, NH_MAC = "10.0.1.2", "02:00:00:00:01:02"
 slices = [("alpha", 1, 5001, "192.168.1.0"), ("beta", 2, 5002, "192.168.2.0")]
@@ -74,18 +102,27 @@ frames = []
 for i in range(flows):
     name, sid, udp, net = slices[i % 2]
     dst = net.rsplit(".", 1)[0] + f".{1 + i // 2 % 250}"
-    inner = IP(src=f"172.16.{i // 250}.{1 + i % 250}", dst=dst, ttl=64, id=0) / UDP(sport=1024 + i, dport=53)
+    src, sport, dport = f"172.16.{i // 250}.{1 + i % 250}", 1024 + i, 53
+    if big and name == "alpha":
+        k = inside(*rnd.choice(udp_ok))
+        dst, src = socket.inet_ntoa(k[0:4]), socket.inet_ntoa(k[4:8])
+        sport, dport = int.from_bytes(k[8:10], "big"), int.from_bytes(k[10:12], "big")
+    inner = IP(src=src, dst=dst, ttl=64, id=0) / UDP(sport=sport, dport=dport)
     f = Ether(src="02:aa:00:00:00:01", dst=P0_MAC) / IP(src="10.0.0.2", dst=P0_IP, id=0, flags="DF") \
         / UDP(sport=4000, dport=udp) / inner
     assert len(f) == 70, len(f)
     frames.append(f)
 wrpcap(pcap, frames, linktype=1)
 
-def ipv4_filter(pos, net):
-    key = bytes(int(x) for x in net.split(".")) + bytes(10)
-    mask = b"\xff\xff\xff\x00" + bytes(10)
+def ipv4_filter(pos, key, mask):
     return {"position": pos, "key": key.hex(), "mask": mask.hex(),
             "result": {"endpoint": 1, "queue": 0, "next_hop": f"{NH_IP}:6000"}}
+
+def filters(name, net):
+    if big and name == "alpha":
+        return [ipv4_filter(i, k, m) for i, (k, m) in enumerate(big)]
+    return [ipv4_filter(0, bytes(int(x) for x in net.split(".")) + bytes(10),
+                        b"\xff\xff\xff\x00" + bytes(10))]
 
 cfg = {
     "eal": [],
@@ -96,12 +133,15 @@ cfg = {
         {"name": "p1", "device": "net_null0,no-rx=1", "ipv4": P1_IP, "mac": P1_MAC, "rate": "10T"},
     ],
     "neighbors": [{"port": "p1", "ipv4": NH_IP, "mac": NH_MAC}],
+    # one NPE, its table big enough for both slices' quotas
+    "npes": [{"filters": 131072 + 1024}],
     "lcores": [{"id": 1, "lc": True, "npes": [0]}],
     "slices": [
         {"name": name, "id": sid, "codeopt": "ipv4", "npe": 0,
          "endpoints": [{"port": "p0", "udp_port": udp}, {"port": "p1", "udp_port": udp}],
          "queues": [{"id": 0, "endpoint": 1}],
-         "filters": [ipv4_filter(0, net)]}
+         "filter_quota": max(1024, len(filters(name, net))),
+         "filters": filters(name, net)}
         for name, sid, udp, net in slices
     ],
 }
@@ -245,6 +285,7 @@ ratio() {
 
 echo
 echo "single-lcore pipeline benchmark: 70-byte substrate frames, $FLOWS flows, 2 slices,"
+[ -z "$RULES" ] || echo "slice alpha: the $(wc -l <"$FILTERS") filters of $RULES (sp-cb-expand -f -m 131072)"
 echo "net_pcap (infinite_rx) -> net_null, ${DURATION}s each after ${WARMUP}s warm-up, EAL ${EAL_MEM[*]}"
 printf '%-34s %8s\n' "program" "Mpps"
 printf '%-34s %8s\n' "slicepathd (ipv4 code option)" "$sp"

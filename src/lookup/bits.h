@@ -81,6 +81,20 @@ lk_covers(const struct lk_filter *outer, const struct lk_filter *inner)
 		((outer->key.w[1] ^ inner->key.w[1]) & outer->mask.w[1])) == 0;
 }
 
+/* The keys matching both a and b, which overlap. */
+static inline struct lk_filter
+lk_intersect(const struct lk_filter *a, const struct lk_filter *b)
+{
+	struct lk_filter x;
+	unsigned int w;
+
+	for (w = 0; w < 2; w++) {
+		x.mask.w[w] = a->mask.w[w] | b->mask.w[w];
+		x.key.w[w] = a->key.w[w] | b->key.w[w];
+	}
+	return x;
+}
+
 static inline bool
 lk_filter_equal(const struct lk_filter *a, const struct lk_filter *b)
 {

@@ -17,8 +17,12 @@
 
 /* Writes that pause this long get compiled in; a slice writing on keeps its changes. */
 #define QUIET_NS (50 * 1000 * 1000ull)
-/* Changes that trigger a compile even while writes go on. */
-#define BUSY_CHANGES (LK_CHANGES_MAX / 2)
+/* Changes that trigger a compile even while writes go on: half the room. */
+static bool
+busy(const struct lk_changes *c)
+{
+	return c->n - c->nb_copies >= LK_WRITES_MAX / 2 || c->nb_copies >= LK_COPIES_MAX / 2;
+}
 #define POLL_MS 10
 
 uint64_t
@@ -39,7 +43,7 @@ wants_compile(const struct sp_lookup *t, const struct lk_slice *s, uint64_t now)
 {
 	if (s->pending || t->qsbr == NULL)
 		return s->pending;
-	return s->chg->n > 0 && (s->chg->n >= BUSY_CHANGES || now - s->last_change_ns >= QUIET_NS);
+	return s->chg->n > 0 && (busy(s->chg) || now - s->last_change_ns >= QUIET_NS);
 }
 
 /* Pending slices first: a writer waits for them. */

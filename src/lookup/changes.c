@@ -59,8 +59,16 @@ get(struct lk_changes *c, uint32_t pos, enum lk_kind kind)
 		return &c->c[i];
 	memmove(&c->c[i + 1], &c->c[i], (c->n - i) * sizeof(c->c[0]));
 	c->n++;
+	c->nb_copies += kind == LK_COPY;
 	c->c[i] = (struct lk_change){.pos = pos, .kind = kind};
 	return &c->c[i];
+}
+
+static void
+set_kind(struct lk_changes *c, struct lk_change *x, enum lk_kind kind)
+{
+	c->nb_copies += (kind == LK_COPY) - (x->kind == LK_COPY);
+	x->kind = kind;
 }
 
 static void
@@ -71,6 +79,7 @@ drop_if_unneeded(struct lk_changes *c, struct lk_change *x)
 	if (x->kind != LK_COPY || x->refs > 0)
 		return;
 	free(x->prom);
+	c->nb_copies--;
 	memmove(&c->c[i], &c->c[i + 1], (c->n - i - 1) * sizeof(c->c[0]));
 	c->n--;
 }
@@ -83,34 +92,65 @@ stale_in_acl(const struct lk_change *x, const struct lk_base *b, uint32_t idx)
 }
 
 /*
- * The positions base filter s promotes: later filters of rte_acl's
- * overlapping it, up to and including the first that covers it (the odd
- * ones need no copies: lookups scan them in order, skipping stale ones).
- * NULL with *n = 0 if none; -ENOSPC if more than LK_CHANGES_MAX, -ENOMEM.
+ * Does one of the last (up to PRUNE_WINDOW) of the n filters of b at
+ * indexes idx cover x? A bounded look back: a miss only keeps a copy
+ * that was not needed.
+ */
+#define PRUNE_WINDOW 256
+static bool
+covered(const struct lk_base *b, const uint32_t *idx, uint32_t n, const struct lk_filter *x)
+{
+	uint32_t i = n > PRUNE_WINDOW ? n - PRUNE_WINDOW : 0;
+
+	for (; i < n; i++)
+		if (lk_covers(&b->filt[idx[i]], x))
+			return true;
+	return false;
+}
+
+/*
+ * The positions base filter s promotes: later filters of rte_acl's that
+ * can be the first match of a key of s's, up to and including the first
+ * that covers s. A filter whose part in s is covered by one promoted
+ * before it never is, and is left out (were that one to go stale too, its
+ * own promotions would bring the filter back). The odd ones need no
+ * copies: lookups scan them in order, skipping stale ones. NULL with
+ * *n = 0 if none; -ENOSPC if more than LK_COPIES_MAX, -ENOMEM.
  */
 static int
 promote(const struct lk_base *b, uint32_t s, uint32_t **out, uint32_t *n)
 {
-	uint32_t list[LK_CHANGES_MAX], j, k = 0;
 	const struct lk_filter *f = &b->filt[s];
+	uint32_t *idx = malloc(LK_COPIES_MAX * sizeof(*idx)), j, k = 0;
 
+	*n = 0;
+	*out = NULL;
+	if (idx == NULL)
+		return -ENOMEM;
 	for (j = s + 1; j < b->n; j++) {
+		struct lk_filter part;
+
 		if (!lk_overlap(f, &b->filt[j]) || !lk_base_in_acl(b, j))
 			continue;
-		if (k == LK_CHANGES_MAX)
+		part = lk_intersect(f, &b->filt[j]);
+		if (covered(b, idx, k, &part))
+			continue;
+		if (k == LK_COPIES_MAX) {
+			free(idx);
 			return -ENOSPC;
-		list[k++] = b->ent[j].pos;
+		}
+		idx[k++] = j;
 		if (lk_covers(&b->filt[j], f))
 			break;
 	}
-	*n = k;
-	*out = NULL;
-	if (k == 0)
+	if (k == 0) {
+		free(idx);
 		return 0;
-	*out = malloc(k * sizeof(list[0]));
-	if (*out == NULL)
-		return -ENOMEM;
-	memcpy(*out, list, k * sizeof(list[0]));
+	}
+	for (j = 0; j < k; j++) /* the list holds positions: indexes change with the base */
+		idx[j] = b->ent[idx[j]].pos;
+	*n = k;
+	*out = idx;
 	return 0;
 }
 
@@ -121,15 +161,22 @@ same_as_base(const struct lk_base *b, uint32_t idx, const struct lk_slot *s)
 	       memcmp(&b->ent[idx].res, &s->res, sizeof(s->res)) == 0;
 }
 
-/* New changes the promoted list brings, pos's own one included. */
-static uint32_t
-room_needed(struct lk_changes *c, uint32_t pos, const uint32_t *prom, uint32_t nb_prom)
+/*
+ * Is there room for pos becoming kind and its promoted copies? Counted as
+ * if nothing left, which errs on the side of a compile.
+ */
+static bool
+room(struct lk_changes *c, uint32_t pos, enum lk_kind kind, const uint32_t *prom,
+     uint32_t nb_prom)
 {
-	uint32_t i, need = find(c, pos) == NULL;
+	const struct lk_change *x = find(c, pos);
+	uint32_t writes = c->n - c->nb_copies, copies = c->nb_copies, i;
 
+	if (kind != LK_COPY && (x == NULL || x->kind == LK_COPY))
+		writes++;
 	for (i = 0; i < nb_prom; i++)
-		need += find(c, prom[i]) == NULL;
-	return need;
+		copies += find(c, prom[i]) == NULL;
+	return writes <= LK_WRITES_MAX && copies <= LK_COPIES_MAX;
 }
 
 int
@@ -159,7 +206,7 @@ lk_changes_set(struct lk_changes *c, const struct lk_base *b, const struct lk_sl
 		if (rc != 0)
 			return rc;
 	}
-	if (c->n + room_needed(c, pos, prom, nb_prom) > LK_CHANGES_MAX) {
+	if (!room(c, pos, kind, prom, nb_prom)) {
 		free(prom);
 		return -ENOSPC;
 	}
@@ -177,7 +224,7 @@ lk_changes_set(struct lk_changes *c, const struct lk_base *b, const struct lk_sl
 		free(old);
 	}
 	x = get(c, pos, kind);
-	x->kind = kind;
+	set_kind(c, x, kind);
 	if (now_stale && !was_stale) {
 		x->prom = prom;
 		x->nb_prom = nb_prom;
@@ -193,24 +240,32 @@ struct lk_view *
 lk_view_make(struct lk_base *b, const struct lk_changes *c, const struct lk_slot *truth,
 	     int socket)
 {
-	struct lk_view *v = rte_malloc_socket("lk_view", sizeof(*v) + c->n * sizeof(v->d[0]),
+	uint32_t n = c->n - c->nb_copies, i;
+	struct lk_view *v = rte_malloc_socket("lk_view", sizeof(*v) + n * sizeof(v->d[0]) +
+						      c->nb_copies * sizeof(v->copies[0]),
 					      RTE_CACHE_LINE_SIZE, socket);
-	uint32_t i;
 
 	if (v == NULL)
 		return NULL;
 	v->base = b;
-	v->n = c->n;
+	v->n = 0;
+	v->nb_copies = 0;
+	v->copies = (uint32_t *)&v->d[n];
 	for (i = 0; i < c->n; i++) {
-		struct lk_dent *d = &v->d[i];
-		const struct lk_slot *s = &truth[c->c[i].pos];
+		const struct lk_change *x = &c->c[i];
+		struct lk_dent *d;
 
+		if (x->kind == LK_COPY) { /* the base's own filter */
+			v->copies[v->nb_copies++] = lk_base_find(b, x->pos);
+			continue;
+		}
+		d = &v->d[v->n++];
 		memset(d, 0, sizeof(*d));
-		d->pos = c->c[i].pos;
-		d->kind = c->c[i].kind;
-		if (d->kind != LK_HOLE) {
-			d->f = s->f;
-			d->res = s->res;
+		d->pos = x->pos;
+		d->kind = x->kind;
+		if (d->kind == LK_WRITE) {
+			d->f = truth[x->pos].f;
+			d->res = truth[x->pos].res;
 		}
 	}
 	return v;

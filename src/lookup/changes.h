@@ -15,8 +15,13 @@
  * every successor a key could need is there.) Copies are reference-counted
  * by the stale filters that promoted them.
  *
+ * A copy can only be a key's first match when rte_acl's answer is stale
+ * (otherwise that answer comes first), so lookups search the copies only
+ * then, and there can be many more copies than writes.
+ *
  * The writer's change set (struct lk_changes) becomes an immutable view
- * (struct lk_view) for the lookups, sorted by position.
+ * (struct lk_view) for the lookups: the writes and holes, and apart the
+ * copies as base indexes, each sorted by position.
  */
 #ifndef SP_LOOKUP_CHANGES_H
 #define SP_LOOKUP_CHANGES_H
@@ -27,11 +32,13 @@
 #include "bits.h"
 
 /*
- * Changes, copies included, that a view holds beside its base. Each costs a
- * masked compare on lookups that reach it; a write that would need more
- * waits for the next compile.
+ * Writes and holes a view holds beside its base: each costs a masked
+ * compare on lookups that reach it. Copies cost only the lookups of keys
+ * whose rte_acl answer is stale. A write that would need more waits for
+ * the next compile.
  */
-#define LK_CHANGES_MAX 128
+#define LK_WRITES_MAX 128
+#define LK_COPIES_MAX 4096
 
 /* The writer's state of one position. */
 struct lk_slot {
@@ -57,8 +64,10 @@ struct lk_dent {
 /* What the lookups of a slice see: immutable once published. */
 struct lk_view {
 	struct lk_base *base;
+	uint32_t nb_copies;
+	uint32_t *copies; /* base indexes, ascending (stored after d) */
 	uint32_t n;
-	struct lk_dent d[]; /* ascending positions */
+	struct lk_dent d[]; /* writes and holes, ascending positions */
 };
 
 struct lk_change {
@@ -71,7 +80,8 @@ struct lk_change {
 
 struct lk_changes {
 	uint32_t n;
-	struct lk_change c[LK_CHANGES_MAX]; /* ascending positions */
+	uint32_t nb_copies; /* of the n, LK_COPY ones */
+	struct lk_change c[LK_WRITES_MAX + LK_COPIES_MAX]; /* ascending positions */
 };
 
 struct lk_changes *lk_changes_new(void);
@@ -79,7 +89,8 @@ void lk_changes_free(struct lk_changes *c);
 
 /*
  * Make c, relative to base b, agree with truth[pos]. 0, -ENOSPC if the
- * changes would exceed LK_CHANGES_MAX, -ENOMEM; c is unchanged on error.
+ * changes would exceed LK_WRITES_MAX or LK_COPIES_MAX, -ENOMEM; c is
+ * unchanged on error.
  */
 int lk_changes_set(struct lk_changes *c, const struct lk_base *b, const struct lk_slot *truth,
 		   uint32_t pos);

@@ -312,6 +312,7 @@ sp_lookup_write_bulk(struct sp_lookup *t, uint16_t slice, const uint32_t *pos,
 		return rc;
 	}
 	for (i = 0; i < n; i++) {
+		s->nb_used += !s->truth[pos[i]].used;
 		store(&s->truth[pos[i]], &f[i]);
 		note_change(s, pos[i]);
 	}
@@ -349,6 +350,7 @@ sp_lookup_delete(struct sp_lookup *t, uint16_t slice, uint32_t pos)
 		return rc;
 	}
 	s->truth[pos].used = false;
+	s->nb_used--;
 	note_change(s, pos);
 	rc = publish(t, s, &retired);
 	pthread_mutex_unlock(&t->lock);
@@ -423,17 +425,19 @@ sp_lookup_info(const struct sp_lookup *t, uint16_t slice, struct sp_lookup_info 
 		const struct lk_base *b = s->view->base;
 
 		info->quota = s->quota;
+		info->filters = s->nb_used;
 		info->compiled = b != NULL ? b->n : 0;
 		info->rules = b != NULL ? b->acl.nb_groups : 0;
 		info->ranges = b != NULL && b->acl.ranges;
 		info->changes = s->view->n;
+		info->copies = s->view->nb_copies;
 		info->classifier = lk_acl_method();
 	}
 	pthread_mutex_unlock(&w->lock);
 	return rc;
 }
 
-/* The base's filter at pos was rewritten or deleted since it was compiled. */
+/* The base's filter at pos was rewritten or deleted since it was compiled: v->d holds pos. */
 static inline bool
 stale(const struct lk_view *v, uint32_t pos)
 {
@@ -447,7 +451,23 @@ stale(const struct lk_view *v, uint32_t pos)
 		else
 			hi = mid;
 	}
-	return lo < v->n && v->d[lo].pos == pos && v->d[lo].kind != LK_COPY;
+	return lo < v->n && v->d[lo].pos == pos;
+}
+
+/* The first live copy (changes.h) matching k: a base index, or LK_NONE. */
+static inline uint32_t
+first_copy(const struct lk_view *v, const struct lk_bits *k)
+{
+	const struct lk_base *b = v->base;
+	uint32_t i;
+
+	for (i = 0; i < v->nb_copies; i++) {
+		uint32_t idx = v->copies[i];
+
+		if (lk_match(&b->filt[idx], k) && !stale(v, b->ent[idx].pos))
+			return idx;
+	}
+	return LK_NONE;
 }
 
 /* The first live odd filter of the base below index limit matching k, or limit. */
@@ -464,9 +484,9 @@ first_odd(const struct lk_view *v, const struct lk_bits *k, uint32_t limit)
 }
 
 /*
- * The first live match (changes.h): rte_acl's answer bi unless stale, the
- * odd filters, the changes. Returns the position, or SP_LOOKUP_MISS, and
- * the result.
+ * The first live match (changes.h): rte_acl's answer bi, or if stale the
+ * copies; the odd filters; the writes. Returns the position, or
+ * SP_LOOKUP_MISS, and the result.
  */
 static inline uint32_t
 resolve(const struct lk_view *v, uint32_t bi, const struct lk_bits *k,
@@ -477,7 +497,7 @@ resolve(const struct lk_view *v, uint32_t bi, const struct lk_bits *k,
 
 	if (b != NULL) {
 		if (bi != LK_NONE && v->n > 0 && stale(v, b->ent[bi].pos))
-			bi = LK_NONE;
+			bi = first_copy(v, k);
 		if (b->nb_odd > 0)
 			bi = first_odd(v, k, bi);
 		if (bi != LK_NONE)
@@ -486,7 +506,7 @@ resolve(const struct lk_view *v, uint32_t bi, const struct lk_bits *k,
 	for (i = 0; i < v->n && v->d[i].pos < bpos; i++) {
 		const struct lk_dent *d = &v->d[i];
 
-		if (d->kind != LK_HOLE && lk_match(&d->f, k)) {
+		if (d->kind == LK_WRITE && lk_match(&d->f, k)) {
 			*res = &d->res;
 			return d->pos;
 		}
@@ -543,7 +563,7 @@ lookup_burst(const struct lk_view *v, uint64_t *hits, const struct sp_key *const
 		data[i] = keys[i]->b;
 	while (++i < n);
 	lk_base_classify(v->base, data, idx, n);
-	if (v->n == 0 && v->base != NULL && v->base->nb_odd == 0)
+	if (v->n == 0 && v->base != NULL && v->base->nb_odd == 0) /* no writes: no stale copies either */
 		return finish_compiled(v->base, hits, idx, results, positions, n);
 	for (i = 0; i < n; i++) {
 		struct lk_bits k = lk_bits_of(keys[i]);

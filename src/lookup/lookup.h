@@ -84,9 +84,11 @@ int sp_lookup_sync(struct sp_lookup *t, uint16_t slice);
 
 struct sp_lookup_info {
 	uint32_t quota;
+	uint32_t filters;       /* positions holding a filter */
 	uint32_t compiled;      /* filters in the compiled base */
 	uint32_t rules;         /* rte_acl rules they became (port prefixes merged back) */
-	uint32_t changes;       /* changes searched beside the base */
+	uint32_t changes;       /* writes and deletes searched beside the base */
+	uint32_t copies;        /* compiled filters copied beside it for those */
 	bool ranges;            /* rules merged, with port ranges (else one per filter) */
 	const char *classifier; /* the rte_acl classify method */
 };

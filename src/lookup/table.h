@@ -21,6 +21,7 @@ struct lk_slice {
 	struct lk_view *view; /* the lookups': RCU-protected */
 	uint64_t *hits;       /* by position, written by the lookup lcore only */
 	uint32_t quota;
+	uint32_t nb_used; /* positions holding a filter */
 	/* The rest is the writer's and the compiler's, under the table's lock. */
 	struct lk_slot *truth;   /* by position: what the slice wrote */
 	struct lk_changes *chg;  /* view->base to truth, while not pending */

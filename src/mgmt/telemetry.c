@@ -231,6 +231,26 @@ cmd_filters(const char *cmd __rte_unused, const char *params, struct rte_tel_dat
 }
 
 static int
+cmd_lookup(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	const struct sp_slice *s = find_slice(params);
+	struct sp_lookup_info info;
+
+	if (s == NULL || sp_lookup_info(tnode->npes[s->npe].lookup, s->id, &info) != 0)
+		return -EINVAL;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "quota", info.quota);
+	rte_tel_data_add_dict_u64(d, "filters", info.filters);
+	rte_tel_data_add_dict_u64(d, "compiled", info.compiled);
+	rte_tel_data_add_dict_u64(d, "rules", info.rules);
+	rte_tel_data_add_dict_u64(d, "changes", info.changes);
+	rte_tel_data_add_dict_u64(d, "copies", info.copies);
+	rte_tel_data_add_dict_string(d, "form", info.ranges ? "ranges" : "ternary");
+	rte_tel_data_add_dict_string(d, "classifier", info.classifier);
+	return 0;
+}
+
+static int
 cmd_queues(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
 {
 	const struct sp_slice *s = find_slice(params);
@@ -314,6 +334,8 @@ static const struct {
 	{"/slicepath/slice", cmd_slice, "One slice with counters by reason. Parameter: name or id."},
 	{"/slicepath/endpoints", cmd_endpoints, "Endpoints and counters. Takes no parameters."},
 	{"/slicepath/filters", cmd_filters, "Hit count per filter position. Parameter: slice."},
+	{"/slicepath/lookup", cmd_lookup,
+	 "A slice's filter table: filters, compiled rules, changes beside. Parameter: slice."},
 	{"/slicepath/queues", cmd_queues, "A slice's queues and counters. Parameter: slice."},
 	{"/slicepath/neighbors", cmd_neighbors, "Resolved next hops. Takes no parameters."},
 };

@@ -524,11 +524,12 @@ class Node:
             "slices": self.cmd("/slicepath/slices"),
             "endpoints": self.cmd("/slicepath/endpoints"),
             "neighbors": self.cmd("/slicepath/neighbors"),
-            "slice": {}, "filters": {}, "queues": {},
+            "slice": {}, "filters": {}, "lookup": {}, "queues": {},
         }
         for name in self.slices:
             c["slice"][name] = self.cmd(f"/slicepath/slice,{name}")
             c["filters"][name] = self.cmd(f"/slicepath/filters,{name}")
+            c["lookup"][name] = self.cmd(f"/slicepath/lookup,{name}")
             c["queues"][name] = self.cmd(f"/slicepath/queues,{name}")
         return c
 

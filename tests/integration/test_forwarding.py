@@ -110,6 +110,11 @@ def test_slices_forward_to_two_interfaces(std, layout):
     # Filter hits by position, each slice its own table (both have 192.168.1.0/24 at 0).
     assert {k: v for k, v in c["filters"]["alpha"].items()} == {"0": 4, "1": 3}
     assert {k: v for k, v in c["filters"]["beta"].items()} == {"0": 3, "1": 2}
+    # Both filters in the table, compiled by now or searched beside the compiled ones.
+    for s in (std.alpha, std.beta):
+        lk = c["lookup"][s.name]
+        assert (lk["quota"], lk["filters"]) == (1024, 2), lk  # filter_quota's default
+        assert lk["compiled"] + lk["changes"] >= 2 and lk["form"] == "ternary", lk
 
     # Queues: everything enqueued was sent; nothing left, nothing dropped.
     for s, per_queue in (("alpha", {"0": 4, "1": 3}), ("beta", {"0": 2, "1": 3})):

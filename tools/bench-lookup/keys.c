@@ -41,23 +41,6 @@ alloc_keys(struct bench_set *s, size_t n)
 	return 0;
 }
 
-/*
- * Keep whole rules, at most BENCH_MAX_FILTERS filters: a rule cut in two
- * would leave keys whose right answer no rule definition gives.
- */
-static void
-keep_whole_rules(struct bench_set *s)
-{
-	size_t n = BENCH_MAX_FILTERS;
-
-	if (s->x.n <= n)
-		return;
-	while (n > 0 && s->x.rule[n - 1] == s->x.rule[n])
-		n--;
-	s->x.nb_rules = s->x.rule[n];
-	s->x.n = n;
-}
-
 static int
 trace_keys(struct bench_set *s, const char *path)
 {
@@ -165,7 +148,7 @@ bench_set_load(struct bench_set *s, const char *rules, const char *trace, size_t
 	if (rc != 0)
 		return fail(rules, strerror(-rc));
 	s->file_filters = s->x.n;
-	keep_whole_rules(s);
+	cb_expansion_keep(&s->x, BENCH_MAX_FILTERS);
 	s->capacity = rte_align32pow2((uint32_t)RTE_MAX(s->x.n, (size_t)1));
 	printf("== %s: %zu rules, %zu filters, %.2f filters per rule\n", s->name, s->file_rules,
 	       s->file_filters, s->file_rules != 0 ? (double)s->file_filters / s->file_rules : 0);

@@ -376,6 +376,19 @@ cb_expansion_free(struct cb_expansion *x)
 	memset(x, 0, sizeof(*x));
 }
 
+void
+cb_expansion_keep(struct cb_expansion *x, size_t max)
+{
+	size_t n = max;
+
+	if (x->n <= n)
+		return;
+	while (n > 0 && x->rule[n - 1] == x->rule[n])
+		n--;
+	x->nb_rules = x->rule[n];
+	x->n = n;
+}
+
 double
 cb_expansion_factor(const struct cb_expansion *x)
 {

@@ -73,6 +73,12 @@ int cb_trace_load(const char *path, struct cb_packet **pkts, size_t *n, char err
 int cb_expand(const struct cb_rule *rules, size_t n, struct cb_expansion *x);
 void cb_expansion_free(struct cb_expansion *x);
 
+/*
+ * Keep whole rules, at most max filters: the first rules that fit (a rule
+ * cut in two would leave keys whose right answer no rule definition gives).
+ */
+void cb_expansion_keep(struct cb_expansion *x, size_t max);
+
 /* Filters per rule. */
 double cb_expansion_factor(const struct cb_expansion *x);
 
