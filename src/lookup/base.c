@@ -7,6 +7,12 @@
 #include <rte_cycles.h>
 #include <rte_malloc.h>
 
+/*
+ * Tables this small are scanned, not compiled: a masked compare per filter
+ * costs less than rte_acl's walk, which has a floor of some 30 ns a key.
+ */
+#define SCAN_ONLY 8
+
 /* Keys (one per filter, evenly picked) and rounds that time the two forms. */
 #define SAMPLE_KEYS 8192u
 #define SAMPLE_ROUNDS 3
@@ -44,7 +50,13 @@ lk_base_free(struct lk_base *b)
 	rte_free(b);
 }
 
-/* Sort the filters into rte_acl's and the odd ones. */
+/* Sort the filters into rte_acl's and the odd ones (all of them in a small table). */
+static bool
+for_acl(const struct lk_base *b, uint32_t i)
+{
+	return b->n > SCAN_ONLY && lk_acl_takes(&b->filt[i]);
+}
+
 static int
 split(struct lk_base *b, int socket)
 {
@@ -54,7 +66,7 @@ split(struct lk_base *b, int socket)
 	if (b->mem == NULL)
 		return -ENOMEM;
 	for (i = 0; i < b->n; i++) {
-		if (lk_acl_takes(&b->filt[i])) {
+		if (for_acl(b, i)) {
 			lk_acl_box(&b->filt[i], b->mem[b->nb_acl].box.lo, b->mem[b->nb_acl].box.hi);
 			b->mem[b->nb_acl++].idx = i;
 		} else {
@@ -70,7 +82,7 @@ split(struct lk_base *b, int socket)
 		return -ENOMEM;
 	b->nb_odd = 0;
 	for (i = 0; i < b->n; i++) {
-		if (lk_acl_takes(&b->filt[i]))
+		if (for_acl(b, i))
 			continue;
 		b->odd_idx[b->nb_odd] = i;
 		b->odd_filt[b->nb_odd++] = b->filt[i];
@@ -180,5 +192,5 @@ lk_base_classify(const struct lk_base *b, const uint8_t *const *keys, uint32_t *
 bool
 lk_base_in_acl(const struct lk_base *b, uint32_t idx)
 {
-	return lk_acl_takes(&b->filt[idx]);
+	return for_acl(b, idx);
 }
