@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The compiled table under rewrites, against a brute-force reference.
+ * Rule-like filters (address prefixes, port ranges expanded by the shared
+ * range helper, protocol) are compiled into rte_acl; then random
+ * replacements, deletes and restores follow, each checked at once with
+ * keys inside the rewritten filter's old and new boxes, inside random
+ * filters, and anywhere. A rewritten compiled filter is stale until the
+ * next compile: these lookups go through its promoted copies (changes.h).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_memory.h>
+
+#include "eal_fixture.h"
+#include "lookup/lookup.h"
+#include "lookup/range.h"
+
+#define QUOTA 4096
+#define NB_OPS 3000
+#define KEYS_PER_OP 64
+#define SLICE 1
+
+struct ref {
+	bool used;
+	struct sp_filter f; /* key stored masked; result.endpoint: its rule */
+};
+
+static uint32_t
+rnd(uint32_t n)
+{
+	return (uint32_t)(sp_test_rnd() % n);
+}
+
+static void
+put16(uint8_t *b, uint16_t v)
+{
+	b[0] = (uint8_t)(v >> 8);
+	b[1] = (uint8_t)v;
+}
+
+/* An address prefix of ClassBench-like length into bytes off..off+3. */
+static void
+rnd_prefix(struct sp_filter *f, unsigned int off)
+{
+	static const unsigned int lens[] = {0, 8, 16, 24, 28, 32, 32};
+	unsigned int len = lens[rnd(RTE_DIM(lens))], i;
+	uint32_t addr = (uint32_t)sp_test_rnd(), mask = len == 0 ? 0 : ~0u << (32 - len);
+
+	for (i = 0; i < 4; i++) {
+		f->key.b[off + i] = (uint8_t)((addr & mask) >> (24 - 8 * i));
+		f->mask.b[off + i] = (uint8_t)(mask >> (24 - 8 * i));
+	}
+}
+
+/* A port range: the wildcard, one port, the high ports, or random bounds. */
+static void
+rnd_range(uint16_t *lo, uint16_t *hi)
+{
+	uint16_t a = (uint16_t)rnd(65536), b = (uint16_t)rnd(65536);
+
+	switch (rnd(4)) {
+	case 0:
+		*lo = 0, *hi = 65535;
+		break;
+	case 1:
+		*lo = *hi = a;
+		break;
+	case 2:
+		*lo = 1024, *hi = 65535;
+		break;
+	default:
+		*lo = RTE_MIN(a, b), *hi = RTE_MAX(a, b);
+		break;
+	}
+}
+
+/* Rules expanded to filters from position *pos on, while they fit: as the control API would. */
+static void
+make_rules(struct ref *table, struct ref *orig)
+{
+	uint32_t pos = 0, rule = 0;
+
+	while (pos < QUOTA) {
+		struct sp_prefix16 sp[SP_RANGE_MAX_PREFIXES], dp[SP_RANGE_MAX_PREFIXES];
+		struct sp_filter f = {.result = {.endpoint = (uint16_t)rule}};
+		uint16_t lo, hi;
+		int ns, nd;
+
+		rnd_prefix(&f, 0);
+		rnd_prefix(&f, 4);
+		rnd_range(&lo, &hi);
+		ns = sp_range_to_prefixes(lo, hi, sp, SP_RANGE_MAX_PREFIXES);
+		rnd_range(&lo, &hi);
+		nd = sp_range_to_prefixes(lo, hi, dp, SP_RANGE_MAX_PREFIXES);
+		assert_true(ns > 0 && nd > 0);
+		if (rnd(3) != 0) {
+			f.key.b[12] = rnd(2) ? 6 : 17;
+			f.mask.b[12] = 0xff;
+		}
+		f.result.queue = (uint16_t)~f.result.endpoint;
+		for (int i = 0; i < ns && pos < QUOTA; i++) {
+			for (int j = 0; j < nd && pos < QUOTA; j++, pos++) {
+				put16(&f.key.b[8], sp[i].value);
+				put16(&f.mask.b[8], sp[i].mask);
+				put16(&f.key.b[10], dp[j].value);
+				put16(&f.mask.b[10], dp[j].mask);
+				table[pos] = orig[pos] = (struct ref){.used = true, .f = f};
+			}
+		}
+		rule++;
+	}
+}
+
+static bool
+ref_match(const struct ref *r, const struct sp_key *k)
+{
+	for (unsigned int i = 0; i < SP_KEY_BYTES; i++)
+		if ((k->b[i] & r->f.mask.b[i]) != r->f.key.b[i])
+			return false;
+	return true;
+}
+
+static uint32_t
+ref_lookup(const struct ref *table, const struct sp_key *k)
+{
+	for (uint32_t pos = 0; pos < QUOTA; pos++)
+		if (table[pos].used && ref_match(&table[pos], k))
+			return pos;
+	return SP_LOOKUP_MISS;
+}
+
+/* A key in f's box: its bits where the mask says, random elsewhere. */
+static struct sp_key
+key_in(const struct sp_filter *f)
+{
+	struct sp_key k;
+
+	for (unsigned int i = 0; i < SP_KEY_BYTES; i++)
+		k.b[i] = (uint8_t)(f->key.b[i] | (sp_test_rnd() & ~f->mask.b[i]));
+	return k;
+}
+
+static void
+check_keys(struct sp_lookup *t, const struct ref *table, const struct sp_key *k, uint16_t n)
+{
+	const struct sp_key *kp[KEYS_PER_OP];
+	struct sp_result res[KEYS_PER_OP], *rp[KEYS_PER_OP];
+	uint32_t pos[KEYS_PER_OP];
+
+	for (uint16_t i = 0; i < n; i++) {
+		kp[i] = &k[i];
+		rp[i] = &res[i];
+	}
+	sp_lookup_bulk(t, SLICE, kp, rp, pos, n);
+	for (uint16_t i = 0; i < n; i++) {
+		uint32_t want = ref_lookup(table, &k[i]);
+
+		if (pos[i] != want)
+			print_message("key %u: engine says %u, reference %u\n", i, pos[i], want);
+		assert_int_equal(pos[i], want);
+		if (want != SP_LOOKUP_MISS) {
+			assert_int_equal(res[i].endpoint, table[want].f.result.endpoint);
+			assert_int_equal(res[i].queue, (uint16_t)~res[i].endpoint);
+		}
+	}
+}
+
+static void
+test_rewrites_of_compiled_filters(void **state __rte_unused)
+{
+	struct sp_lookup_params p = {.name = "compiled", .capacity = QUOTA, .max_slices = 2,
+				     .socket = SOCKET_ID_ANY};
+	struct ref *table = calloc(QUOTA, sizeof(*table)), *orig = calloc(QUOTA, sizeof(*orig));
+	struct sp_filter *all = calloc(QUOTA, sizeof(*all));
+	uint32_t *positions = calloc(QUOTA, sizeof(*positions)), max_copies = 0, stale_ops = 0;
+	struct sp_lookup_info info;
+	struct sp_lookup *t;
+	struct sp_key k[KEYS_PER_OP];
+
+	assert_non_null(table);
+	assert_non_null(orig);
+	assert_non_null(all);
+	assert_non_null(positions);
+	sp_test_eal_init();
+	make_rules(table, orig);
+	for (uint32_t i = 0; i < QUOTA; i++) {
+		all[i] = orig[i].f;
+		positions[i] = i;
+	}
+	t = sp_lookup_create(&p);
+	assert_non_null(t);
+	assert_int_equal(sp_lookup_slice_add(t, SLICE, QUOTA), 0);
+	assert_int_equal(sp_lookup_write_bulk(t, SLICE, positions, all, QUOTA), 0);
+	assert_int_equal(sp_lookup_sync(t, SLICE), 0);
+	assert_int_equal(sp_lookup_info(t, SLICE, &info), 0);
+	assert_int_equal(info.compiled, QUOTA);
+	print_message("%u filters compiled into %u rules (%s form)\n", info.compiled, info.rules,
+		      info.ranges ? "ranges" : "ternary");
+
+	for (uint32_t op = 0; op < NB_OPS; op++) {
+		uint32_t pos = rnd(QUOTA), other = rnd(QUOTA);
+		const struct sp_filter old = table[pos].f;
+		unsigned int i, what = rnd(10);
+
+		if (what < 4) { /* another rule's filter */
+			assert_int_equal(sp_lookup_write(t, SLICE, pos, &orig[other].f), 0);
+			table[pos] = orig[other];
+		} else if (what < 7 && table[pos].used) {
+			assert_int_equal(sp_lookup_delete(t, SLICE, pos), 0);
+			table[pos].used = false;
+		} else { /* back to what was compiled */
+			assert_int_equal(sp_lookup_write(t, SLICE, pos, &orig[pos].f), 0);
+			table[pos] = orig[pos];
+		}
+		for (i = 0; i < KEYS_PER_OP; i++) {
+			switch (i % 4) {
+			case 0:
+				k[i] = key_in(&old);
+				break;
+			case 1:
+				k[i] = key_in(&orig[other].f);
+				break;
+			case 2:
+				k[i] = key_in(&orig[rnd(QUOTA)].f);
+				break;
+			default:
+				for (unsigned int j = 0; j < SP_KEY_BYTES; j++)
+					k[i].b[j] = (uint8_t)sp_test_rnd();
+				break;
+			}
+		}
+		check_keys(t, table, k, KEYS_PER_OP);
+		assert_int_equal(sp_lookup_info(t, SLICE, &info), 0);
+		max_copies = RTE_MAX(max_copies, info.copies);
+		stale_ops += info.copies > 0;
+	}
+	print_message("%u rewrites; copies beside the base: up to %u, present after %u of them\n",
+		      NB_OPS, max_copies, stale_ops);
+	/* Worth something only if stale compiled filters and their copies were exercised. */
+	assert_true(stale_ops > NB_OPS / 10);
+	sp_lookup_free(t);
+	free(table);
+	free(orig);
+	free(all);
+	free(positions);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rewrites_of_compiled_filters),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
