@@ -45,6 +45,7 @@ lk_base_free(struct lk_base *b)
 	rte_free(b->ent);
 	rte_free(b->filt);
 	rte_free(b->mem);
+	rte_free(b->acl_bits);
 	rte_free(b->odd_idx);
 	rte_free(b->odd_filt);
 	rte_free(b);
@@ -63,10 +64,13 @@ split(struct lk_base *b, int socket)
 	uint32_t i;
 
 	b->mem = rte_malloc_socket("lk_base_mem", b->n * sizeof(b->mem[0]), 0, socket);
-	if (b->mem == NULL)
+	b->acl_bits = rte_zmalloc_socket("lk_base_bits", (b->n + 63) / 64 * sizeof(uint64_t), 0,
+					 socket);
+	if (b->mem == NULL || b->acl_bits == NULL)
 		return -ENOMEM;
 	for (i = 0; i < b->n; i++) {
 		if (for_acl(b, i)) {
+			b->acl_bits[i / 64] |= 1ull << (i % 64);
 			lk_acl_box(&b->filt[i], b->mem[b->nb_acl].box.lo, b->mem[b->nb_acl].box.hi);
 			b->mem[b->nb_acl++].idx = i;
 		} else {
@@ -189,8 +193,3 @@ lk_base_classify(const struct lk_base *b, const uint8_t *const *keys, uint32_t *
 	lk_acl_classify(b, &b->acl, keys, idx, n);
 }
 
-bool
-lk_base_in_acl(const struct lk_base *b, uint32_t idx)
-{
-	return for_acl(b, idx);
-}

@@ -44,6 +44,7 @@ struct lk_base {
 	struct lk_entry *ent;   /* by index, positions ascending */
 	struct lk_filter *filt; /* by index */
 	/* The filters rte_acl takes, by rank among them, and how. */
+	uint64_t *acl_bits; /* by index: is it one of them */
 	uint32_t nb_acl;
 	struct lk_member *mem;
 	struct lk_acl acl;
@@ -73,6 +74,10 @@ void lk_base_classify(const struct lk_base *b, const uint8_t *const *keys, uint3
 		      uint32_t n);
 
 /* Filter idx is one rte_acl holds (not an odd one). */
-bool lk_base_in_acl(const struct lk_base *b, uint32_t idx);
+static inline bool
+lk_base_in_acl(const struct lk_base *b, uint32_t idx)
+{
+	return (b->acl_bits[idx / 64] >> (idx % 64)) & 1;
+}
 
 #endif
