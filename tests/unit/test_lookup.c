@@ -434,6 +434,18 @@ test_errors_change_nothing(void **state)
 	assert_int_equal(sp_lookup_write(NULL, 1, 0, &f), -EINVAL);
 	assert_unchanged(t);
 
+	/* A bulk write with one bad position writes none of them. */
+	{
+		struct sp_filter two[2] = {f, f};
+		uint32_t at[2] = {0, 4};
+
+		assert_int_equal(sp_lookup_write_bulk(t, 1, at, two, 2), -ERANGE);
+		assert_int_equal(sp_lookup_write_bulk(t, 2, at, two, 1), -ENOENT);
+		assert_int_equal(sp_lookup_write_bulk(t, 1, NULL, two, 1), -EINVAL);
+		assert_int_equal(sp_lookup_sync(t, 2), -ENOENT);
+		assert_unchanged(t);
+	}
+
 	assert_int_equal(sp_lookup_delete(t, 1, 0), -ENOENT);
 	assert_int_equal(sp_lookup_delete(t, 1, 4), -ERANGE);
 	assert_int_equal(sp_lookup_delete(t, 2, 2), -ENOENT);
