@@ -8,6 +8,7 @@
 #include <rte_acl.h>
 #include <rte_common.h>
 #include <rte_malloc.h>
+#include <rte_prefetch.h>
 
 #include "base.h"
 
@@ -201,16 +202,22 @@ field(struct rte_acl_field *f, unsigned int i, uint32_t v, uint32_t m)
 
 /*
  * What rte_acl returns for group g (0 is its "no match"): a lone filter's
- * index + 1, so that most lookups need no table to find their filter, or
- * the group flagged.
+ * index + 1, so that most lookups need no table to find their filter; or,
+ * flagged, the group's first rank and member count, so that finding the
+ * member reads the members alone.
  */
 #define GROUP_FLAG (1u << 31)
+#define COUNT_SHIFT 25 /* members - 1 in bits 25-30, first rank below */
+#define RANK_MASK ((1u << COUNT_SHIFT) - 1)
+_Static_assert(MAX_MEMBERS - 1 < 1 << (31 - COUNT_SHIFT), "a member count fits its bits");
+/* Ranks fit below: a table holds at most 1 Mi filters (config.c). */
 static uint32_t
 userdata(const struct lk_base *b, const struct lk_acl *a, uint32_t g)
 {
-	uint32_t first = a->group_first[g];
+	uint32_t first = a->group_first[g], count = a->group_first[g + 1] - first;
 
-	return a->group_first[g + 1] - first == 1 ? b->mem[first].idx + 1 : GROUP_FLAG | g;
+	return count == 1 ? b->mem[first].idx + 1
+			  : GROUP_FLAG | (count - 1) << COUNT_SHIFT | first;
 }
 
 /* Group g, of box box, as an rte_acl rule: values in host order. */
@@ -302,6 +309,7 @@ build_ctx(const struct lk_base *b, const struct lk_acl *a, const struct lk_ports
 		*rc = rte_acl_build(ctx, &cfg);
 	if (*rc == 0)
 		*rc = set_classifier(ctx);
+
 	if (*rc != 0) {
 		rte_acl_free(ctx);
 		return NULL;
@@ -365,15 +373,15 @@ be16_at(const uint8_t *b)
 
 /* The index of the filter rte_acl's answer u stands for: the member whose box holds the key. */
 static inline uint32_t
-member(const struct lk_base *b, const struct lk_acl *a, uint32_t u, const uint8_t *k)
+member(const struct lk_base *b, uint32_t u, const uint8_t *k)
 {
-	uint32_t g = u & ~GROUP_FLAG, r, end;
+	uint32_t r, end;
 	uint16_t x, y;
 
 	if (!(u & GROUP_FLAG))
 		return u - 1;
-	r = a->group_first[g];
-	end = a->group_first[g + 1];
+	r = u & RANK_MASK;
+	end = r + ((u & ~GROUP_FLAG) >> COUNT_SHIFT) + 1;
 	x = be16_at(&k[8]);
 	y = be16_at(&k[10]);
 	for (; r < end; r++) {
@@ -385,6 +393,24 @@ member(const struct lk_base *b, const struct lk_acl *a, uint32_t u, const uint8_
 	return LK_NONE; /* unreachable: the members tile the group's box */
 }
 
+/*
+ * rte_acl's answers u[0..n) as filter indexes, in two passes: the members
+ * of every group named are fetched before any is searched, so that the
+ * cache misses of a burst overlap.
+ */
+static void
+members(const struct lk_base *b, const uint8_t *const *keys, const uint32_t *u, uint32_t *idx,
+	uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (u[i] & GROUP_FLAG)
+			rte_prefetch0(&b->mem[u[i] & RANK_MASK]);
+	for (i = 0; i < n; i++)
+		idx[i] = u[i] == 0 ? LK_NONE : member(b, u[i], keys[i]);
+}
+
 void
 lk_acl_classify(const struct lk_base *b, const struct lk_acl *a, const uint8_t *const *keys,
 		uint32_t *idx, uint32_t n)
@@ -393,9 +419,8 @@ lk_acl_classify(const struct lk_base *b, const struct lk_acl *a, const uint8_t *
 	uint32_t todo[LK_BURST], rule[LK_BURST], i, j, left = n;
 
 	if (a->nb_ctx == 1) { /* the usual case: no bookkeeping */
-		rte_acl_classify(a->ctx[0], (const uint8_t **)(uintptr_t)keys, idx, n, 1);
-		for (i = 0; i < n; i++)
-			idx[i] = idx[i] == 0 ? LK_NONE : member(b, a, idx[i], keys[i]);
+		rte_acl_classify(a->ctx[0], (const uint8_t **)(uintptr_t)keys, rule, n, 1);
+		members(b, keys, rule, idx, n);
 		return;
 	}
 	for (i = 0; i < n; i++) {
@@ -410,7 +435,7 @@ lk_acl_classify(const struct lk_base *b, const struct lk_acl *a, const uint8_t *
 		rte_acl_classify(a->ctx[j], data, rule, left, 1);
 		for (i = 0; i < left; i++) {
 			if (rule[i] != 0)
-				idx[todo[i]] = member(b, a, rule[i], keys[todo[i]]);
+				idx[todo[i]] = member(b, rule[i], keys[todo[i]]);
 			else
 				todo[still++] = todo[i];
 		}

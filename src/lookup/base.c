@@ -142,7 +142,7 @@ ranges_faster(const struct lk_base *b, const struct lk_acl *ranges, const struct
 }
 
 int
-lk_base_compile(struct lk_base *b, int socket)
+lk_base_compile(struct lk_base *b, enum sp_lookup_form form, int socket)
 {
 	struct lk_acl ranges = {0};
 	int rc;
@@ -152,8 +152,10 @@ lk_base_compile(struct lk_base *b, int socket)
 	rc = split(b, socket);
 	if (rc != 0 || b->nb_acl == 0)
 		return rc;
+	if (form == SP_LOOKUP_FORM_RANGES)
+		return lk_acl_build(b, &b->acl, true, socket);
 	rc = lk_acl_build(b, &b->acl, false, socket);
-	if (rc != 0 || !lk_acl_ranges_pay(b))
+	if (rc != 0 || form == SP_LOOKUP_FORM_TERNARY || !lk_acl_ranges_pay(b))
 		return rc;
 	if (lk_acl_build(b, &ranges, true, socket) == 0 && ranges_faster(b, &ranges, &b->acl)) {
 		lk_acl_free(&b->acl);

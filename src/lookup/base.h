@@ -17,6 +17,7 @@
 
 #include "acl.h"
 #include "bits.h"
+#include "lookup.h"
 
 #define LK_NONE UINT32_MAX
 #define LK_BURST 64
@@ -60,7 +61,7 @@ struct lk_base {
  */
 struct lk_base *lk_base_alloc(uint32_t n, int socket);
 /* Compile the filled base: 0 or a negative errno (the base stays unusable). */
-int lk_base_compile(struct lk_base *b, int socket);
+int lk_base_compile(struct lk_base *b, enum sp_lookup_form form, int socket);
 void lk_base_free(struct lk_base *b);
 
 /* Index of the filter at position pos, or LK_NONE. */

@@ -129,7 +129,7 @@ compile(struct sp_lookup *t, struct lk_slice *s)
 	b = snapshot(t, s);
 	pthread_mutex_unlock(&t->lock);
 	if (b != NULL)
-		rc = lk_base_compile(b, t->socket);
+		rc = lk_base_compile(b, t->form, t->socket);
 	pthread_mutex_lock(&t->lock);
 	if (rc == 0) {
 		c = rebase(s, b);

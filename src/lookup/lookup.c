@@ -73,6 +73,7 @@ sp_lookup_create(const struct sp_lookup_params *p)
 	t->socket = p->socket;
 	t->capacity = p->capacity;
 	t->max_slices = p->max_slices;
+	t->form = p->form;
 	pthread_mutex_init(&t->lock, NULL);
 	rc = lk_compiler_start(t);
 	if (rc != 0) {

@@ -32,6 +32,13 @@
 
 struct sp_lookup;
 
+/* How filters become rte_acl rules (docs/lookup.md): by default, measured. */
+enum sp_lookup_form {
+	SP_LOOKUP_FORM_AUTO = 0, /* ranges where merging halves the rules and proves faster */
+	SP_LOOKUP_FORM_TERNARY,  /* one rule per filter */
+	SP_LOOKUP_FORM_RANGES,   /* port prefixes merged back into ranges */
+};
+
 struct sp_lookup_params {
 	const char *name;
 	uint32_t capacity;        /* filters across all slices of this NPE */
@@ -41,6 +48,7 @@ struct sp_lookup_params {
 	 * the writer's thread only, and changes are compiled in only when a
 	 * write needs it. */
 	struct rte_rcu_qsbr *qsbr;
+	enum sp_lookup_form form;
 };
 
 struct sp_filter {

@@ -42,6 +42,7 @@ struct sp_lookup {
 	uint32_t capacity;
 	uint32_t used; /* sum of the slices' quotas */
 	uint16_t max_slices;
+	enum sp_lookup_form form;
 	pthread_mutex_t lock;
 	pthread_cond_t work;      /* the compiler: a slice may need compiling */
 	pthread_cond_t published; /* writers: a compile finished */

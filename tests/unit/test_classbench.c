@@ -418,13 +418,14 @@ test_expansion_exact(void **state)
 /* ---- traces through the real lookup engine ---- */
 
 static struct sp_lookup *
-engine_with(const struct cb_expansion *x)
+engine_with(const struct cb_expansion *x, enum sp_lookup_form form)
 {
 	struct sp_lookup_params params = {
 		.name = "classbench",
 		.capacity = (uint32_t)x->n,
 		.max_slices = 1,
 		.socket = SOCKET_ID_ANY,
+		.form = form,
 	};
 	struct sp_lookup *t = sp_lookup_create(&params);
 	uint32_t *pos = malloc(x->n * sizeof(*pos)), i;
@@ -435,6 +436,7 @@ engine_with(const struct cb_expansion *x)
 		pos[i] = i;
 	assert_int_equal(sp_lookup_slice_add(t, SLICE, (uint32_t)x->n), 0);
 	assert_int_equal(sp_lookup_write_bulk(t, SLICE, pos, x->filters, (uint32_t)x->n), 0);
+	assert_int_equal(sp_lookup_sync(t, SLICE), 0);
 	free(pos);
 	return t;
 }
@@ -487,12 +489,22 @@ test_trace_set(void **state)
 	for (i = 0; i < np; i++)
 		assert_true(p[i].match_id <= nr && cb_rule_matches(&r[p[i].match_id - 1], &p[i]));
 	assert_int_equal(cb_expand(r, nr, &x), 0);
-	t = engine_with(&x);
-	for (i = 0; i < np; i += BURST)
-		check_burst(t, &x, &p[i], (uint16_t)RTE_MIN((size_t)BURST, np - i), i, set->name);
-	print_message("%s: %zu rules, %zu filters, %zu packets, %.2f s\n", set->name, nr, x.n, np,
-		      now() - start);
-	sp_lookup_free(t);
+	/* Both ways of compiling, whichever the engine would pick. */
+	for (enum sp_lookup_form form = SP_LOOKUP_FORM_TERNARY; form <= SP_LOOKUP_FORM_RANGES;
+	     form++) {
+		struct sp_lookup_info info;
+
+		t = engine_with(&x, form);
+		assert_int_equal(sp_lookup_info(t, SLICE, &info), 0);
+		assert_int_equal(info.ranges, form == SP_LOOKUP_FORM_RANGES);
+		for (i = 0; i < np; i += BURST)
+			check_burst(t, &x, &p[i], (uint16_t)RTE_MIN((size_t)BURST, np - i), i,
+				    set->name);
+		print_message("%s: %zu rules, %zu filters in %u rte_acl rules, %zu packets\n",
+			      set->name, nr, x.n, info.rules, np);
+		sp_lookup_free(t);
+	}
+	print_message("%s: %.2f s\n", set->name, now() - start);
 	cb_expansion_free(&x);
 	free(p);
 	free(r);

@@ -175,10 +175,11 @@ check_keys(struct sp_lookup *t, const struct ref *table, const struct sp_key *k,
 }
 
 static void
-test_rewrites_of_compiled_filters(void **state __rte_unused)
+test_rewrites_of_compiled_filters(void **state)
 {
+	const enum sp_lookup_form *form = *state;
 	struct sp_lookup_params p = {.name = "compiled", .capacity = QUOTA, .max_slices = 2,
-				     .socket = SOCKET_ID_ANY};
+				     .socket = SOCKET_ID_ANY, .form = *form};
 	struct ref *table = calloc(QUOTA, sizeof(*table)), *orig = calloc(QUOTA, sizeof(*orig));
 	struct sp_filter *all = calloc(QUOTA, sizeof(*all));
 	uint32_t *positions = calloc(QUOTA, sizeof(*positions)), max_copies = 0, stale_ops = 0;
@@ -203,6 +204,7 @@ test_rewrites_of_compiled_filters(void **state __rte_unused)
 	assert_int_equal(sp_lookup_sync(t, SLICE), 0);
 	assert_int_equal(sp_lookup_info(t, SLICE, &info), 0);
 	assert_int_equal(info.compiled, QUOTA);
+	assert_int_equal(info.ranges, *form == SP_LOOKUP_FORM_RANGES);
 	print_message("%u filters compiled into %u rules (%s form)\n", info.compiled, info.rules,
 		      info.ranges ? "ranges" : "ternary");
 
@@ -257,8 +259,13 @@ test_rewrites_of_compiled_filters(void **state __rte_unused)
 int
 main(void)
 {
+	static const enum sp_lookup_form ternary = SP_LOOKUP_FORM_TERNARY,
+					 ranges = SP_LOOKUP_FORM_RANGES;
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rewrites_of_compiled_filters),
+		{"rewrites, ternary form", test_rewrites_of_compiled_filters, NULL, NULL,
+		 (void *)(uintptr_t)&ternary},
+		{"rewrites, ranges form", test_rewrites_of_compiled_filters, NULL, NULL,
+		 (void *)(uintptr_t)&ranges},
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
