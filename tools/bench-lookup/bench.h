@@ -107,10 +107,14 @@ struct bench_result {
 /* Lookups of keys [0, n) checked against set->expect; returns the mismatches. */
 size_t measure_verify(struct engine *e, size_t n);
 /*
- * ns per lookup over the keys, in bursts, looping for the given time: the
- * median of three rounds, each in this thread's CPU time.
+ * ns per lookup of each engine over the keys, in bursts, looping for the
+ * given time: the median of three rounds, each in this thread's CPU time.
+ * The engines' rounds alternate, so that a drift of the machine's speed
+ * touches them all alike. At most MAX_ENGINES.
  */
-double measure_lookups(struct engine *e, double seconds);
+#define MAX_ENGINES 3
+void measure_lookups(struct engine *const *e, size_t nb_engines, double seconds,
+		     double *ns_per_lookup);
 /* measure_updates() figures in r; 0, or -1 after a message. */
 int measure_updates(struct engine *e, double seconds, struct bench_result *r);
 

@@ -19,7 +19,6 @@
 #include "bench.h"
 
 #define MAX_SETS 64
-#define MAX_ENGINES 3
 
 struct options {
 	const char *rules[MAX_SETS];
@@ -108,55 +107,84 @@ parse_args(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-/* Build, verify, time and (with -u) update one engine on s; r gets the figures. */
+/* Build and verify one engine on s into e; r gets the figures. 0, or -1 after a message. */
 static int
-run_engine(const struct engine_ops *ops, const struct bench_set *s, struct rte_rcu_qsbr *qsbr,
-	   const struct options *o, struct bench_result *r)
+prepare_engine(const struct engine_ops *ops, const struct bench_set *s, struct rte_rcu_qsbr *qsbr,
+	       struct engine *e, struct bench_result *r)
 {
-	struct engine e = {.ops = ops, .set = s, .qsbr = qsbr};
-	size_t verify = s->nb_keys;
 	int rc;
 
+	*e = (struct engine){.ops = ops, .set = s, .qsbr = qsbr};
 	memset(r, 0, sizeof(*r));
 	snprintf(r->set, sizeof(r->set), "%s", s->name);
 	snprintf(r->engine, sizeof(r->engine), "%s", ops->name);
 	r->filters = s->x.n;
-	rc = ops->build(&e);
+	rc = ops->build(e);
 	if (rc != 0) {
 		fprintf(stderr, "sp-bench-lookup: %s on %s: build failed: %s\n", ops->name, s->name,
 			strerror(-rc));
-		ops->free(&e);
+		ops->free(e);
 		return -1;
 	}
-	snprintf(r->alg, sizeof(r->alg), "%s", e.alg);
-	r->entries = e.entries;
-	r->build_s = e.build_s;
-	r->mem_bytes = e.mem_bytes;
+	snprintf(r->alg, sizeof(r->alg), "%s", e->alg);
+	r->entries = e->entries;
+	r->build_s = e->build_s;
+	r->mem_bytes = e->mem_bytes;
 	printf("  %s: %u entries, built in %.4f s, %.2f MB (%.0f B/entry)%s%s\n", ops->name,
-	       e.entries, e.build_s, e.mem_bytes / 1e6,
-	       e.entries != 0 ? (double)e.mem_bytes / e.entries : 0,
-	       e.alg[0] != '\0' ? ", classify " : "", e.alg);
+	       e->entries, e->build_s, e->mem_bytes / 1e6,
+	       e->entries != 0 ? (double)e->mem_bytes / e->entries : 0,
+	       e->alg[0] != '\0' ? ", classify " : "", e->alg);
+	r->verified = s->nb_keys;
+	r->mismatches = measure_verify(e, s->nb_keys);
+	printf("  %s: %zu of %zu keys verified, %zu mismatches\n", ops->name, r->verified,
+	       s->nb_keys, r->mismatches);
+	return r->mismatches != 0 ? -1 : 0;
+}
 
-	r->verified = verify;
-	r->mismatches = measure_verify(&e, verify);
-	printf("  %s: %zu of %zu keys verified, %zu mismatches\n", ops->name, verify, s->nb_keys,
-	       r->mismatches);
+/*
+ * Every engine on s: built and verified side by side, lookups timed in
+ * alternated rounds, then (with -u) updates one engine at a time. Returns
+ * the results written to r; *failed is set on any failure.
+ */
+static size_t
+run_engines(const struct engine_ops *const *ops, size_t nb, const struct bench_set *s,
+	    struct rte_rcu_qsbr *qsbr, const struct options *o, struct bench_result *r,
+	    bool *failed)
+{
+	struct engine e[MAX_ENGINES], *built[MAX_ENGINES];
+	double ns[MAX_ENGINES];
+	size_t n = 0, j;
 
-	r->ns_per_lookup = measure_lookups(&e, o->seconds);
-	printf("  %s: %.1f ns/lookup, %.3g Mlookups/s (bursts of %d, %g s)\n", ops->name,
-	       r->ns_per_lookup, 1e3 / r->ns_per_lookup, BENCH_BURST, o->seconds);
-
-	if (o->updates && ops->write != NULL) {
-		rc = measure_updates(&e, o->seconds, r);
-		if (rc == 0)
-			printf("  %s: reader %.3g Mlookups/s idle; %.1f writes/s, reader %.3g "
-			       "Mlookups/s meanwhile (%.0f%% of idle)\n",
-			       ops->name, r->idle_lookups_per_s / 1e6, r->writes_per_s,
-			       r->busy_lookups_per_s / 1e6,
-			       100 * r->busy_lookups_per_s / r->idle_lookups_per_s);
+	for (j = 0; j < nb; j++) {
+		if (prepare_engine(ops[j], s, qsbr, &e[n], &r[n]) != 0) {
+			*failed = true;
+			if (r[n].entries == 0)
+				continue;
+		}
+		built[n] = &e[n];
+		n++;
 	}
-	ops->free(&e);
-	return rc != 0 || r->mismatches != 0 ? -1 : 0;
+	measure_lookups(built, n, o->seconds, ns);
+	for (j = 0; j < n; j++) {
+		r[j].ns_per_lookup = ns[j];
+		printf("  %s: %.1f ns/lookup, %.3g Mlookups/s (bursts of %d, %g s, rounds "
+		       "alternated with the other engines)\n",
+		       e[j].ops->name, ns[j], 1e3 / ns[j], BENCH_BURST, o->seconds);
+	}
+	for (j = 0; j < n; j++) {
+		if (o->updates && e[j].ops->write != NULL) {
+			if (measure_updates(&e[j], o->seconds, &r[j]) != 0)
+				*failed = true;
+			else
+				printf("  %s: reader %.3g Mlookups/s idle; %.1f writes/s, reader %.3g "
+				       "Mlookups/s meanwhile (%.0f%% of idle)\n",
+				       e[j].ops->name, r[j].idle_lookups_per_s / 1e6, r[j].writes_per_s,
+				       r[j].busy_lookups_per_s / 1e6,
+				       100 * r[j].busy_lookups_per_s / r[j].idle_lookups_per_s);
+		}
+		e[j].ops->free(&e[j]);
+	}
+	return n;
 }
 
 int
@@ -167,7 +195,8 @@ main(int argc, char **argv)
 	struct rte_rcu_qsbr *qsbr;
 	struct bench_set set;
 	struct options o;
-	size_t nb_engines = 0, nb_results = 0, i, j, first;
+	size_t nb_engines = 0, nb_results = 0, i, first;
+	bool failed = false;
 	int ret, status = 0;
 
 	ret = rte_eal_init(argc, argv);
@@ -204,16 +233,14 @@ main(int argc, char **argv)
 			continue;
 		}
 		first = nb_results;
-		for (j = 0; j < nb_engines; j++) {
-			if (run_engine(engines[j], &set, qsbr, &o, &results[nb_results]) != 0)
-				status = 1;
-			if (results[nb_results].entries != 0)
-				nb_results++;
-		}
+		nb_results += run_engines(engines, nb_engines, &set, qsbr, &o, &results[first],
+					  &failed);
 		report_set(stdout, &set, &results[first], nb_results - first);
 		fflush(stdout);
 		bench_set_free(&set);
 	}
+	if (failed)
+		status = 1;
 	report_summary(stdout, results, nb_results);
 	if (o.csv != NULL && report_csv(o.csv, results, nb_results) != 0)
 		status = 1;

@@ -137,17 +137,20 @@ cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-double
-measure_lookups(struct engine *e, double seconds)
+void
+measure_lookups(struct engine *const *e, size_t nb_engines, double seconds, double *ns_per_lookup)
 {
-	double ns[LOOKUP_ROUNDS];
-	size_t next = 0;
+	double ns[MAX_ENGINES][LOOKUP_ROUNDS];
+	size_t next[MAX_ENGINES] = {0}, j;
 	unsigned int i;
 
 	for (i = 0; i < LOOKUP_ROUNDS; i++)
-		ns[i] = lookup_round(e, seconds / LOOKUP_ROUNDS, &next);
-	qsort(ns, LOOKUP_ROUNDS, sizeof(ns[0]), cmp_double);
-	return ns[LOOKUP_ROUNDS / 2];
+		for (j = 0; j < nb_engines; j++)
+			ns[j][i] = lookup_round(e[j], seconds / LOOKUP_ROUNDS, &next[j]);
+	for (j = 0; j < nb_engines; j++) {
+		qsort(ns[j], LOOKUP_ROUNDS, sizeof(ns[j][0]), cmp_double);
+		ns_per_lookup[j] = ns[j][LOOKUP_ROUNDS / 2];
+	}
 }
 
 /* ---- lookups under writes ---- */
