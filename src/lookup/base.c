@@ -169,17 +169,12 @@ lk_base_compile(struct lk_base *b, enum sp_lookup_form form, int socket)
 uint32_t
 lk_base_find(const struct lk_base *b, uint32_t pos)
 {
-	uint32_t lo = 0, hi = b != NULL ? b->n : 0;
+	uint32_t i;
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (b->ent[mid].pos < pos)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < (b != NULL ? b->n : 0) && b->ent[lo].pos == pos ? lo : LK_NONE;
+	if (b == NULL)
+		return LK_NONE;
+	i = LK_LOWER_BOUND(b->ent, b->n, pos, pos);
+	return i < b->n && b->ent[i].pos == pos ? i : LK_NONE;
 }
 
 void

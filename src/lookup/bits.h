@@ -8,6 +8,7 @@
 #define SP_LOOKUP_BITS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -99,6 +100,31 @@ static inline bool
 lk_filter_equal(const struct lk_filter *a, const struct lk_filter *b)
 {
 	return memcmp(a, b, sizeof(*a)) == 0;
+}
+
+/*
+ * Index of the first of n records sorted by position whose position is >=
+ * pos: the base's entries, the changes and a view's writes all keep one.
+ */
+#define LK_LOWER_BOUND(recs, n, field, pos)                                                        \
+	lk_lower_bound((recs), (n), sizeof(*(recs)), offsetof(__typeof__(*(recs)), field), (pos))
+
+static inline uint32_t
+lk_lower_bound(const void *recs, uint32_t n, size_t stride, size_t off, uint32_t pos)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		uint32_t at;
+
+		memcpy(&at, (const uint8_t *)recs + (size_t)mid * stride + off, sizeof(at));
+		if (at < pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 #endif

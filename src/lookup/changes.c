@@ -28,17 +28,7 @@ lk_changes_free(struct lk_changes *c)
 static uint32_t
 lower_bound(const struct lk_changes *c, uint32_t pos)
 {
-	uint32_t lo = 0, hi = c->n;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (c->c[mid].pos < pos)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return LK_LOWER_BOUND(c->c, c->n, pos, pos);
 }
 
 static struct lk_change *

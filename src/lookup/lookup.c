@@ -214,6 +214,25 @@ note_change(struct lk_slice *s, uint32_t pos)
 }
 
 /*
+ * Have the compiler fold the slice's changes in until *done reaches want
+ * (locked; the lock is let go while waiting). A compile already under way
+ * may end short of want: ask again. 0, or the compile's error.
+ */
+static int
+compile_until(struct sp_lookup *t, struct lk_slice *s, const uint64_t *done, uint64_t want)
+{
+	while (*done < want) {
+		s->pending = true;
+		s->compile_rc = 0;
+		pthread_cond_signal(&t->work);
+		pthread_cond_wait(&t->published, &t->lock);
+		if (*done < want && s->compile_rc != 0 && s->compile_rc != -EAGAIN)
+			return s->compile_rc;
+	}
+	return 0;
+}
+
+/*
  * Make the changes noted so far visible to the lookups (locked). Returns
  * 0, or the compile's error; *retired is the view to free after a grace
  * period.
@@ -236,36 +255,21 @@ publish(struct sp_lookup *t, struct lk_slice *s, struct lk_view **retired)
 		s->pending = true;
 	}
 	/* Too much changed beside the base: the compiler folds it all in. */
-	s->compile_rc = 0;
-	pthread_cond_signal(&t->work);
-	while (s->view_seq < want) {
-		pthread_cond_wait(&t->published, &t->lock);
-		if (s->view_seq < want && s->compile_rc != 0 && s->compile_rc != -EAGAIN)
-			return s->compile_rc;
-	}
-	return 0;
+	return compile_until(t, s, &s->view_seq, want);
 }
 
 int
 sp_lookup_sync(struct sp_lookup *t, uint16_t slice)
 {
 	struct lk_slice *s;
-	uint64_t want;
 	int rc;
 
 	if (t == NULL)
 		return -EINVAL;
 	pthread_mutex_lock(&t->lock);
 	rc = locate(t, slice, &s);
-	want = rc == 0 ? s->seq : 0;
-	while (rc == 0 && s->base_seq < want) {
-		s->pending = true; /* compile, even while writes go on */
-		s->compile_rc = 0;
-		pthread_cond_signal(&t->work);
-		pthread_cond_wait(&t->published, &t->lock);
-		if (s->base_seq < want && s->compile_rc != 0 && s->compile_rc != -EAGAIN)
-			rc = s->compile_rc;
-	}
+	if (rc == 0)
+		rc = compile_until(t, s, &s->base_seq, s->seq);
 	pthread_mutex_unlock(&t->lock);
 	return rc;
 }
@@ -442,17 +446,9 @@ sp_lookup_info(const struct sp_lookup *t, uint16_t slice, struct sp_lookup_info 
 static inline bool
 stale(const struct lk_view *v, uint32_t pos)
 {
-	uint32_t lo = 0, hi = v->n;
+	uint32_t i = LK_LOWER_BOUND(v->d, v->n, pos, pos);
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (v->d[mid].pos < pos)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < v->n && v->d[lo].pos == pos;
+	return i < v->n && v->d[i].pos == pos;
 }
 
 /* The first live copy (changes.h) matching k: a base index, or LK_NONE. */

@@ -49,27 +49,37 @@ count_packets(const char *trace, size_t nb_rules)
 	return i < n ? -1 : (long)n;
 }
 
-/* One table row for rules (and trace, if not NULL); -1 after a message on error. */
+/* The rules of file rules, expanded into x; *n: how many rules. -1 after a message on error. */
 static int
-row(const char *rules, const char *trace)
+load_expanded(const char *rules, struct cb_expansion *x, size_t *n)
 {
-	struct cb_expansion x;
 	struct cb_rule *r;
 	char err[CB_ERR_LEN];
-	size_t n;
-	long packets = 0;
 	int rc;
 
-	if (cb_rules_load(rules, &r, &n, err) != 0) {
+	if (cb_rules_load(rules, &r, n, err) != 0) {
 		fprintf(stderr, "sp-cb-expand: %s\n", err);
 		return -1;
 	}
-	rc = cb_expand(r, n, &x);
+	rc = cb_expand(r, *n, x);
 	free(r);
 	if (rc != 0) {
 		fprintf(stderr, "sp-cb-expand: %s: cannot expand: %s\n", rules, strerror(-rc));
 		return -1;
 	}
+	return 0;
+}
+
+/* One table row for rules (and trace, if not NULL); -1 after a message on error. */
+static int
+row(const char *rules, const char *trace)
+{
+	struct cb_expansion x;
+	size_t n;
+	long packets = 0;
+
+	if (load_expanded(rules, &x, &n) != 0)
+		return -1;
 	if (trace != NULL)
 		packets = count_packets(trace, n);
 	if (packets >= 0) {
@@ -94,21 +104,10 @@ static int
 print_filters(const char *rules, size_t max)
 {
 	struct cb_expansion x;
-	struct cb_rule *r;
-	char err[CB_ERR_LEN];
 	size_t n, i;
-	int rc;
 
-	if (cb_rules_load(rules, &r, &n, err) != 0) {
-		fprintf(stderr, "sp-cb-expand: %s\n", err);
+	if (load_expanded(rules, &x, &n) != 0)
 		return -1;
-	}
-	rc = cb_expand(r, n, &x);
-	free(r);
-	if (rc != 0) {
-		fprintf(stderr, "sp-cb-expand: %s: cannot expand: %s\n", rules, strerror(-rc));
-		return -1;
-	}
 	cb_expansion_keep(&x, max);
 	for (i = 0; i < x.n; i++) {
 		printf("%u ", x.rule[i]);
