@@ -61,6 +61,12 @@ field_of(const uint8_t *b, unsigned int i)
 	return v;
 }
 
+/* A filter's box in the two 16-bit fields of bytes 8-9 and 10-11. */
+struct lk_ports {
+	uint16_t lo[2];
+	uint16_t hi[2];
+};
+
 bool
 lk_acl_takes(const struct lk_filter *f)
 {
@@ -76,15 +82,25 @@ lk_acl_takes(const struct lk_filter *f)
 	return true;
 }
 
-void
-lk_acl_box(const struct lk_filter *f, uint16_t lo[2], uint16_t hi[2])
+static struct lk_ports
+box_of(const struct lk_filter *f)
 {
+	struct lk_ports p;
 	unsigned int j;
 
 	for (j = 0; j < 2; j++) {
-		lo[j] = (uint16_t)field_of(f->key.b, F_8_9 + j);
-		hi[j] = lo[j] | (uint16_t)~field_of(f->mask.b, F_8_9 + j);
+		p.lo[j] = (uint16_t)field_of(f->key.b, F_8_9 + j);
+		p.hi[j] = p.lo[j] | (uint16_t)~field_of(f->mask.b, F_8_9 + j);
 	}
+	return p;
+}
+
+uint32_t
+lk_acl_ports_lo(const struct lk_filter *f)
+{
+	struct lk_ports p = box_of(f);
+
+	return (uint32_t)p.lo[0] << 16 | p.lo[1];
 }
 
 /* Filters of ranks r and q agree outside bytes 8-11 and in their results. */
@@ -141,13 +157,15 @@ group(const struct lk_base *b, struct lk_acl *a, bool ranges, int socket)
 		return NULL;
 	}
 	for (i = 0; i < b->nb_acl; i++) {
+		struct lk_ports p = box_of(&b->filt[b->mem[i].idx]);
+
 		if (ranges && nb_runs > 0 &&
-		    extends(b, run_first[nb_runs - 1], &box[nb_runs - 1], &b->mem[i].box, i, 1)) {
-			box[nb_runs - 1].hi[1] = b->mem[i].box.hi[1];
+		    extends(b, run_first[nb_runs - 1], &box[nb_runs - 1], &p, i, 1)) {
+			box[nb_runs - 1].hi[1] = p.hi[1];
 			continue;
 		}
 		run_first[nb_runs] = i;
-		box[nb_runs++] = b->mem[i].box;
+		box[nb_runs++] = p;
 	}
 	run_first[nb_runs] = b->nb_acl;
 	a->nb_groups = 0;
@@ -218,6 +236,12 @@ userdata(const struct lk_base *b, const struct lk_acl *a, uint32_t g)
 
 	return count == 1 ? b->mem[first].idx + 1
 			  : GROUP_FLAG | (count - 1) << COUNT_SHIFT | first;
+}
+
+static inline uint32_t
+members_of(uint32_t u)
+{
+	return ((u & ~GROUP_FLAG) >> COUNT_SHIFT) + 1;
 }
 
 /* Group g, of box box, as an rte_acl rule: values in host order. */
@@ -365,32 +389,40 @@ lk_acl_free(struct lk_acl *a)
 	memset(a, 0, sizeof(*a));
 }
 
-static uint16_t
-be16_at(const uint8_t *b)
+/* The last of len members from rank r whose lo, masked by m, is at most x: there is one. */
+static inline uint32_t
+last_at_most(const struct lk_base *b, uint32_t r, uint32_t len, uint32_t m, uint32_t x)
 {
-	return (uint16_t)(b[0] << 8 | b[1]);
+	while (len > 1) {
+		uint32_t half = len / 2;
+
+		r = (b->mem[r + half].lo & m) <= x ? r + half : r;
+		len -= half;
+	}
+	return r;
 }
 
-/* The index of the filter rte_acl's answer u stands for: the member whose box holds the key. */
+/*
+ * The index of the filter rte_acl's answer u stands for. A group's members
+ * tile its box in runs along bytes 10-11, the runs in order along bytes
+ * 8-9: the key's run is the last whose bytes 8-9 start at most at the
+ * key's, and its member the last of that run's and those before it to
+ * start at most at (that start, the key's bytes 10-11). Two binary searches
+ * over at most MAX_MEMBERS.
+ */
 static inline uint32_t
 member(const struct lk_base *b, uint32_t u, const uint8_t *k)
 {
-	uint32_t r, end;
-	uint16_t x, y;
+	uint32_t r, len, run;
 
 	if (!(u & GROUP_FLAG))
 		return u - 1;
 	r = u & RANK_MASK;
-	end = r + ((u & ~GROUP_FLAG) >> COUNT_SHIFT) + 1;
-	x = be16_at(&k[8]);
-	y = be16_at(&k[10]);
-	for (; r < end; r++) {
-		const struct lk_ports *p = &b->mem[r].box;
-
-		if (x >= p->lo[0] && x <= p->hi[0] && y >= p->lo[1] && y <= p->hi[1])
-			return b->mem[r].idx;
-	}
-	return LK_NONE; /* unreachable: the members tile the group's box */
+	len = members_of(u);
+	run = last_at_most(b, r, len, 0xffff0000u, (uint32_t)k[8] << 24 | (uint32_t)k[9] << 16);
+	r = last_at_most(b, r, run - r + 1, UINT32_MAX,
+			 (b->mem[run].lo & 0xffff0000u) | (uint32_t)k[10] << 8 | k[11]);
+	return b->mem[r].idx;
 }
 
 /*
@@ -405,8 +437,8 @@ members(const struct lk_base *b, const uint8_t *const *keys, const uint32_t *u, 
 	uint32_t i;
 
 	for (i = 0; i < n; i++)
-		if (u[i] & GROUP_FLAG)
-			rte_prefetch0(&b->mem[u[i] & RANK_MASK]);
+		if (u[i] & GROUP_FLAG) /* the search's first probe */
+			rte_prefetch0(&b->mem[(u[i] & RANK_MASK) + members_of(u[i]) / 2]);
 	for (i = 0; i < n; i++)
 		idx[i] = u[i] == 0 ? LK_NONE : member(b, u[i], keys[i]);
 }

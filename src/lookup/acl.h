@@ -37,8 +37,8 @@ struct lk_acl {
 
 /* Is the filter's mask a prefix within each of rte_acl's fields? */
 bool lk_acl_takes(const struct lk_filter *f);
-/* Fill the 16-bit boxes of bytes 8-11 (struct lk_member) of a filter it takes. */
-void lk_acl_box(const struct lk_filter *f, uint16_t lo[2], uint16_t hi[2]);
+/* The lowest value of key bytes 8-11 (big-endian) a filter it takes matches. */
+uint32_t lk_acl_ports_lo(const struct lk_filter *f);
 
 /* Build a of the base's filters of rte_acl's: 0 or -errno (then free a). */
 int lk_acl_build(const struct lk_base *b, struct lk_acl *a, bool ranges, int socket);

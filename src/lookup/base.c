@@ -71,7 +71,7 @@ split(struct lk_base *b, int socket)
 	for (i = 0; i < b->n; i++) {
 		if (for_acl(b, i)) {
 			b->acl_bits[i / 64] |= 1ull << (i % 64);
-			lk_acl_box(&b->filt[i], b->mem[b->nb_acl].box.lo, b->mem[b->nb_acl].box.hi);
+			b->mem[b->nb_acl].lo = lk_acl_ports_lo(&b->filt[i]);
 			b->mem[b->nb_acl++].idx = i;
 		} else {
 			b->nb_odd++;

@@ -22,21 +22,18 @@
 #define LK_NONE UINT32_MAX
 #define LK_BURST 64
 
-/* A member's box in the two 16-bit fields of bytes 8-9 and 10-11. */
-struct lk_ports {
-	uint16_t lo[2];
-	uint16_t hi[2];
-};
-
 /* What a lookup that ends on a filter reads: one place. */
 struct lk_entry {
 	struct sp_result res;
 	uint32_t pos;
 };
 
-/* A filter of rte_acl's: its index and its box in bytes 8-11. */
+/*
+ * A filter of rte_acl's: its index, and the lowest value of key bytes 8-11
+ * it matches (big-endian), by which lookups find a group's member.
+ */
 struct lk_member {
-	struct lk_ports box;
+	uint32_t lo;
 	uint32_t idx;
 };
 
