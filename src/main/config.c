@@ -372,7 +372,7 @@ struct uint_spec {
 static const struct uint_spec MBUFS = OPT("mbufs", 1024, 64 * MIB, 16384);
 static const struct uint_spec RX_DESC = { "rx_desc", 64, 16384, 1024, false, .pow2 = true };
 static const struct uint_spec TX_DESC = { "tx_desc", 64, 16384, 1024, false, .pow2 = true };
-static const struct uint_spec QUEUE_BYTES = OPT("queue_bytes", 2048, UINT32_MAX, MIB);
+static const struct uint_spec OVERHEAD = OPT("overhead", 0, 255, 24);
 static const struct uint_spec NPE_FILTERS = OPT("filters", 1, MIB, 131072);
 static const struct uint_spec NPE_QUEUES = OPT("queues", 1, MIB, 65536);
 static const struct uint_spec LCORE_ID = REQ("id", 1, RTE_MAX_LCORE - 1);
@@ -385,7 +385,11 @@ static const struct uint_spec UDP_PORT = REQ("udp_port", 1, UINT16_MAX);
 static const struct uint_spec QUEUE_ID = REQ("id", 0, UINT16_MAX);
 static const struct uint_spec ENDPOINT_REF = REQ("endpoint", 0, UINT16_MAX);
 static const struct uint_spec THRESHOLD = OPT("threshold", 2048, UINT32_MAX, 65536);
-static const struct uint_spec SHARE = OPT("share", 1, UINT16_MAX, 1);
+static const struct uint_spec THRESHOLD_PKTS = OPT("threshold_packets", 1, MIB, 1024);
+static const struct uint_spec BUFFER_QUOTA = OPT("buffer_quota", 1, 64 * MIB, 4096);
+#define DEFAULT_BANDWIDTH UINT64_C(10000000) /* an endpoint's reservation */
+#define DEFAULT_SHARE UINT64_C(1000000)      /* a queue's share */
+#define MAX_RATE UINT64_C(10000000000000)    /* 10T: what the queue manager takes */
 static const struct uint_spec POSITION = REQ("position", 0, UINT32_MAX);
 static const struct uint_spec RESULT_QUEUE = REQ("queue", 0, UINT16_MAX);
 /* An element of an lcore's "npes" list (checked against the NPE count). */
@@ -594,6 +598,37 @@ get_rate(struct parser *p, json_t *obj, const char *path, const char *key, uint6
 	return 0;
 }
 
+/* A rate as written in a config: with the largest suffix that keeps it whole. */
+static const char *
+rate_text(uint64_t bps, char buf[32])
+{
+	static const char suffixes[] = "TGMk";
+	uint64_t div = UINT64_C(1000000000000);
+
+	for (const char *c = suffixes; *c != '\0'; c++, div /= 1000) {
+		if (bps >= div && bps % div == 0) {
+			snprintf(buf, 32, "%" PRIu64 "%c", bps / div, *c);
+			return buf;
+		}
+	}
+	snprintf(buf, 32, "%" PRIu64, bps);
+	return buf;
+}
+
+/* get_rate, within what the queue manager takes. */
+static int
+get_sched_rate(struct parser *p, json_t *obj, const char *path, const char *key, uint64_t def,
+	       uint64_t *bps)
+{
+	char a[32], b[32];
+
+	TRY(get_rate(p, obj, path, key, def, bps));
+	if (*bps > MAX_RATE)
+		return fail(p, path, key, "%s is above the %s a scheduler takes; write a lower "
+			    "rate", rate_text(*bps, a), rate_text(MAX_RATE, b));
+	return 0;
+}
+
 /* For "use one of ..." lists: the port names. */
 static void
 port_names(const struct sp_config *cfg, char *buf, size_t len)
@@ -691,7 +726,7 @@ store_codeopt_lib(struct sp_config *cfg, size_t i, const char *s)
 }
 
 static const char *const PORT_KEYS[] = {
-	"name", "device", "ipv4", "mac", "rate", "rx_desc", "tx_desc", "queue_bytes", NULL,
+	"name", "device", "ipv4", "mac", "rate", "rx_desc", "tx_desc", "overhead", NULL,
 };
 
 static int
@@ -704,13 +739,13 @@ parse_port(struct parser *p, json_t *o, const char *path, struct sp_cfg_port *po
 	TRY(get_text(p, o, path, "device", port->device, sizeof(port->device)));
 	TRY(get_ipv4(p, o, path, "ipv4", &port->ipv4));
 	TRY(get_mac(p, o, path, "mac", false, port->mac, &port->has_mac));
-	TRY(get_rate(p, o, path, "rate", UINT64_C(10000000000), &port->rate_bps));
+	TRY(get_sched_rate(p, o, path, "rate", UINT64_C(10000000000), &port->rate_bps));
 	TRY(get_uint(p, o, path, &RX_DESC, &v));
 	port->rx_desc = (uint16_t)v;
 	TRY(get_uint(p, o, path, &TX_DESC, &v));
 	port->tx_desc = (uint16_t)v;
-	TRY(get_uint(p, o, path, &QUEUE_BYTES, &v));
-	port->fifo_bytes = (uint32_t)v;
+	TRY(get_uint(p, o, path, &OVERHEAD, &v));
+	port->overhead = (uint16_t)v;
 	return 0;
 }
 
@@ -817,7 +852,75 @@ parse_neighbors(struct parser *p, json_t *root)
 	return 0;
 }
 
-static const char *const NPE_KEYS[] = { "filters", "queues", NULL };
+static const char *const NPE_KEYS[] = { "filters", "queues", "rates", NULL };
+
+/* npes[i].rates: a rate per port name; rate_bps stays 0 for the ports it leaves out. */
+static int
+parse_npe_rates(struct parser *p, json_t *o, const char *npath, struct sp_cfg_npe *npe)
+{
+	json_t *rates = json_object_get(o, "rates"), *v;
+	char path[PATH_LEN], names[SP_MAX_PORTS * (SP_NAME_LEN + 2)];
+	const char *name;
+
+	if (rates == NULL)
+		return 0;
+	if (!json_is_object(rates))
+		return fail(p, npath, "rates", "expected an object of rates by port name, like "
+			    "{\"p0\": \"800M\"}, got %s", type_name(rates));
+	field_path(path, npath, "rates");
+	json_object_foreach(rates, name, v) {
+		int port = find_port(p->cfg, name);
+
+		if (port < 0) {
+			port_names(p->cfg, names, sizeof(names));
+			return fail(p, path, name, "no port is named \"%s\"; use one of %s", name,
+				    names);
+		}
+		TRY(get_sched_rate(p, rates, path, name, 0, &npe->rate_bps[port]));
+	}
+	return 0;
+}
+
+/*
+ * Each port's rate is shared by the NPEs' schedulers: those a "rates"
+ * names get what they ask for, the others split what is left evenly.
+ */
+static int
+share_port_rates(struct parser *p)
+{
+	struct sp_config *cfg = p->cfg;
+	char a[32], b[32], npath[PATH_LEN], path[PATH_LEN];
+
+	for (uint16_t port = 0; port < cfg->nb_ports; port++) {
+		const char *pname = cfg->ports[port].name;
+		uint64_t rate = cfg->ports[port].rate_bps, named = 0;
+		uint16_t others = 0;
+
+		for (uint16_t n = 0; n < cfg->nb_npes; n++) {
+			named += cfg->npes[n].rate_bps[port];
+			others += cfg->npes[n].rate_bps[port] == 0;
+			item_path(npath, "", "npes", n);
+			field_path(path, npath, "rates");
+			if (named > rate)
+				return fail(p, path, pname, "the NPEs' schedulers on %s would send "
+					    "%s in all but the port's rate is %s; lower their "
+					    "rates or raise ports[%u].rate", pname,
+					    rate_text(named, a), rate_text(rate, b), port);
+		}
+		for (uint16_t n = 0; n < cfg->nb_npes; n++) {
+			if (cfg->npes[n].rate_bps[port] != 0)
+				continue;
+			cfg->npes[n].rate_bps[port] = (rate - named) / others;
+			item_path(path, "", "npes", n);
+			if (cfg->npes[n].rate_bps[port] == 0)
+				return fail(p, path, "rates", "no rate is left on %s for NPE %u: the "
+					    "other NPEs take all of its %s; give npes[%u] a rate "
+					    "there and lower the others'", pname, n,
+					    rate_text(rate, a), n);
+		}
+	}
+	return 0;
+}
 
 static int
 parse_npes(struct parser *p, json_t *root)
@@ -833,7 +936,7 @@ parse_npes(struct parser *p, json_t *root)
 		cfg->nb_npes = 1;
 		cfg->npes[0].filters = (uint32_t)NPE_FILTERS.def;
 		cfg->npes[0].queues = (uint32_t)NPE_QUEUES.def;
-		return 0;
+		return share_port_rates(p);
 	}
 	json_array_foreach(arr, i, o) {
 		item_path(path, "", "npes", i);
@@ -842,9 +945,10 @@ parse_npes(struct parser *p, json_t *root)
 		cfg->npes[i].filters = (uint32_t)v;
 		TRY(get_uint(p, o, path, &NPE_QUEUES, &v));
 		cfg->npes[i].queues = (uint32_t)v;
+		TRY(parse_npe_rates(p, o, path, &cfg->npes[i]));
 		cfg->nb_npes = (uint16_t)(i + 1);
 	}
-	return 0;
+	return share_port_rates(p);
 }
 
 static const char *const LCORE_KEYS[] = { "id", "lc", "npes", NULL };
@@ -937,13 +1041,22 @@ parse_lcores(struct parser *p, json_t *root)
 /* ---- slices ---- */
 
 static const char *const SLICE_KEYS[] = {
-	"name", "id", "codeopt", "npe", "memory", "filter_quota", "queue_quota",
+	"name", "id", "codeopt", "npe", "memory", "filter_quota", "queue_quota", "buffer_quota",
 	"endpoints", "queues", "filters", NULL,
 };
-static const char *const ENDPOINT_KEYS[] = { "port", "udp_port", NULL };
-static const char *const QUEUE_KEYS[] = { "id", "endpoint", "threshold", "share", NULL };
+static const char *const ENDPOINT_KEYS[] = { "port", "udp_port", "bandwidth", NULL };
+static const char *const QUEUE_KEYS[] = {
+	"id", "endpoint", "threshold", "threshold_packets", "share", NULL,
+};
 static const char *const FILTER_KEYS[] = { "position", "key", "mask", "result", NULL };
 static const char *const RESULT_KEYS[] = { "endpoint", "queue", "next_hop", "data", NULL };
+
+/* What the slices on an NPE take of it. */
+struct npe_use {
+	uint64_t filters;
+	uint64_t queues;
+	uint64_t reserved_bps[SP_MAX_PORTS]; /* the slices' endpoints' bandwidth */
+};
 
 /* Slice si's endpoint ei against every endpoint before it, in all slices. */
 static int
@@ -967,8 +1080,28 @@ check_endpoint_unique(struct parser *p, const char *path, uint16_t si, uint16_t 
 	return 0;
 }
 
+/* Endpoint e of slice s reserves its bandwidth on its NPE's scheduler for its port. */
 static int
-parse_endpoints(struct parser *p, json_t *so, const char *spath, uint16_t si)
+reserve_bandwidth(struct parser *p, const char *path, const struct sp_cfg_slice *s,
+		  const struct sp_cfg_endpoint *e, struct npe_use *use)
+{
+	uint64_t rate = p->cfg->npes[s->npe].rate_bps[e->port];
+	const char *pname = p->cfg->ports[e->port].name;
+	char a[32], b[32];
+
+	use->reserved_bps[e->port] += e->bandwidth_bps;
+	if (use->reserved_bps[e->port] > rate)
+		return fail(p, path, "bandwidth", "the endpoints of NPE %u's slices on %s would "
+			    "reserve %s in all but its scheduler there sends %s; lower their "
+			    "bandwidth or raise npes[%u].rates.%s", s->npe, pname,
+			    rate_text(use->reserved_bps[e->port], a), rate_text(rate, b), s->npe,
+			    pname);
+	return 0;
+}
+
+static int
+parse_endpoints(struct parser *p, json_t *so, const char *spath, uint16_t si,
+		struct npe_use use[])
 {
 	struct sp_cfg_slice *s = &p->cfg->slices[si];
 	char path[PATH_LEN];
@@ -986,8 +1119,32 @@ parse_endpoints(struct parser *p, json_t *so, const char *spath, uint16_t si)
 		TRY(get_uint(p, o, path, &UDP_PORT, &v));
 		e->udp_port = (uint16_t)v;
 		TRY(check_endpoint_unique(p, path, si, (uint16_t)i));
+		TRY(get_sched_rate(p, o, path, "bandwidth", DEFAULT_BANDWIDTH, &e->bandwidth_bps));
+		TRY(reserve_bandwidth(p, path, s, e, &use[s->npe]));
 		s->nb_endpoints = (uint16_t)(i + 1);
 	}
+	return 0;
+}
+
+/* Queue i's share, with the shares of the slice's queues before it on the same port. */
+static int
+check_share(struct parser *p, const char *path, const struct sp_cfg_slice *s, size_t i)
+{
+	uint16_t port = s->endpoints[s->queues[i].endpoint].port;
+	uint64_t shares = 0, reserved = 0;
+	char a[32], b[32];
+
+	for (uint16_t e = 0; e < s->nb_endpoints; e++)
+		if (s->endpoints[e].port == port)
+			reserved += s->endpoints[e].bandwidth_bps;
+	for (size_t k = 0; k <= i; k++)
+		if (s->endpoints[s->queues[k].endpoint].port == port)
+			shares += s->queues[k].share_bps;
+	if (shares > reserved)
+		return fail(p, path, "share", "the slice's queues on %s would share %s but its "
+			    "endpoints there reserve %s; lower the queues' shares or raise the "
+			    "endpoints' bandwidth", p->cfg->ports[port].name, rate_text(shares, a),
+			    rate_text(reserved, b));
 	return 0;
 }
 
@@ -1021,8 +1178,10 @@ parse_queues(struct parser *p, json_t *so, const char *spath, struct sp_cfg_slic
 			      &q->endpoint));
 		TRY(get_uint(p, o, path, &THRESHOLD, &v));
 		q->threshold = (uint32_t)v;
-		TRY(get_uint(p, o, path, &SHARE, &v));
-		q->share = (uint32_t)v;
+		TRY(get_uint(p, o, path, &THRESHOLD_PKTS, &v));
+		q->threshold_pkts = (uint32_t)v;
+		TRY(get_sched_rate(p, o, path, "share", DEFAULT_SHARE, &q->share_bps));
+		TRY(check_share(p, path, s, i));
 		s->nb_queues = (uint16_t)(i + 1);
 	}
 	return 0;
@@ -1168,11 +1327,6 @@ parse_filters(struct parser *p, json_t *so, const char *spath, struct sp_cfg_sli
 }
 
 /* Quotas of all slices on one NPE must fit the NPE's tables. */
-struct npe_use {
-	uint64_t filters;
-	uint64_t queues;
-};
-
 static int
 parse_slice_head(struct parser *p, json_t *o, const char *path, uint16_t si,
 		 struct npe_use use[])
@@ -1201,6 +1355,8 @@ parse_slice_head(struct parser *p, json_t *o, const char *path, uint16_t si,
 	s->filter_quota = (uint32_t)v;
 	TRY(get_uint(p, o, path, &QUEUE_QUOTA, &v));
 	s->queue_quota = (uint16_t)v;
+	TRY(get_uint(p, o, path, &BUFFER_QUOTA, &v));
+	s->buffer_quota = (uint32_t)v;
 
 	use[s->npe].filters += s->filter_quota;
 	if (use[s->npe].filters > cfg->npes[s->npe].filters)
@@ -1221,7 +1377,7 @@ static int
 parse_slices(struct parser *p, json_t *root)
 {
 	struct sp_config *cfg = p->cfg;
-	struct npe_use use[SP_MAX_NPES] = { { 0, 0 } };
+	struct npe_use use[SP_MAX_NPES] = { { 0 } };
 	char path[PATH_LEN];
 	json_t *arr, *o;
 	size_t i;
@@ -1234,7 +1390,7 @@ parse_slices(struct parser *p, json_t *root)
 		cfg->nb_slices = (uint16_t)(i + 1);
 		item_path(path, "", "slices", i);
 		TRY(parse_slice_head(p, o, path, (uint16_t)i, use));
-		TRY(parse_endpoints(p, o, path, (uint16_t)i));
+		TRY(parse_endpoints(p, o, path, (uint16_t)i, use));
 		TRY(parse_queues(p, o, path, s));
 		TRY(parse_filters(p, o, path, s));
 	}

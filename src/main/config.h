@@ -39,7 +39,7 @@ struct sp_cfg_port {
 	uint64_t rate_bps;            /* "rate": link rate, bits/s ("10G", "800M", number) */
 	uint16_t rx_desc;             /* "rx_desc": default 1024 */
 	uint16_t tx_desc;             /* "tx_desc": default 1024 */
-	uint32_t fifo_bytes;          /* "queue_bytes": output queue threshold, default 1 MiB */
+	uint16_t overhead;            /* "overhead": bytes a frame adds on the wire, default 24 */
 };
 
 struct sp_cfg_neighbor {
@@ -58,18 +58,23 @@ struct sp_cfg_lcore {
 struct sp_cfg_npe {
 	uint32_t filters; /* "filters": filter table capacity, default 131072 */
 	uint32_t queues;  /* "queues": queue capacity, default 65536 */
+	/* "rates": its scheduler's rate per port (by name), bits/s; by default
+	 * what the NPEs that name the port leave, split evenly */
+	uint64_t rate_bps[SP_MAX_PORTS];
 };
 
 struct sp_cfg_endpoint {
-	uint16_t port;     /* index into ports; the endpoint's address is the port's */
-	uint16_t udp_port; /* host byte order */
+	uint16_t port;          /* index into ports; the endpoint's address is the port's */
+	uint16_t udp_port;      /* host byte order */
+	uint64_t bandwidth_bps; /* "bandwidth": outbound reservation, default 10 Mb/s */
 };
 
 struct sp_cfg_queue {
-	uint16_t id;        /* slice-relative queue id */
-	uint16_t endpoint;  /* slice-relative endpoint index the queue feeds */
-	uint32_t threshold; /* bytes */
-	uint32_t share;     /* weight; the FIFO ignores it, WDRR will not */
+	uint16_t id;             /* slice-relative queue id */
+	uint16_t endpoint;       /* slice-relative endpoint index the queue feeds */
+	uint32_t threshold;      /* bytes */
+	uint32_t threshold_pkts; /* "threshold_packets" */
+	uint64_t share_bps;      /* "share": bits/s of the slice's reservation, default 1 Mb/s */
 };
 
 struct sp_cfg_filter {
@@ -87,6 +92,7 @@ struct sp_cfg_slice {
 	uint32_t mem_bytes;           /* "memory": default 4096 */
 	uint32_t filter_quota;        /* "filter_quota": default 1024 */
 	uint16_t queue_quota;         /* "queue_quota": default 16 */
+	uint32_t buffer_quota;        /* "buffer_quota": packets its queues hold, default 4096 */
 	uint16_t nb_endpoints;
 	struct sp_cfg_endpoint endpoints[SP_MAX_SLICE_ENDPOINTS];
 	uint16_t nb_queues;

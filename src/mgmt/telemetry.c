@@ -250,6 +250,32 @@ cmd_lookup(const char *cmd __rte_unused, const char *params, struct rte_tel_data
 	return 0;
 }
 
+/* drop_pkts and drop_bytes in all, and by reason: drop_<reason>_pkts and _bytes. */
+static void
+add_queue_drops(struct rte_tel_data *c, const struct sp_qm_queue_stats *qs)
+{
+	static const char *const reasons[SP_QM_DROP_MAX] = {
+		[SP_QM_DROP_BYTES] = "threshold_bytes",
+		[SP_QM_DROP_PKTS] = "threshold_pkts",
+		[SP_QM_DROP_QUOTA] = "buffer_quota",
+	};
+	uint64_t pkts = 0, bytes = 0;
+	char key[64];
+
+	for (unsigned int r = 0; r < SP_QM_DROP_MAX; r++) {
+		pkts += qs->drop_pkts[r];
+		bytes += qs->drop_bytes[r];
+	}
+	rte_tel_data_add_dict_u64(c, "drop_pkts", pkts);
+	rte_tel_data_add_dict_u64(c, "drop_bytes", bytes);
+	for (unsigned int r = 0; r < SP_QM_DROP_MAX; r++) {
+		snprintf(key, sizeof(key), "drop_%s_pkts", reasons[r]);
+		rte_tel_data_add_dict_u64(c, key, qs->drop_pkts[r]);
+		snprintf(key, sizeof(key), "drop_%s_bytes", reasons[r]);
+		rte_tel_data_add_dict_u64(c, key, qs->drop_bytes[r]);
+	}
+}
+
 static int
 cmd_queues(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
 {
@@ -276,8 +302,7 @@ cmd_queues(const char *cmd __rte_unused, const char *params, struct rte_tel_data
 		rte_tel_data_add_dict_u64(c, "enq_bytes", qs.enq_bytes);
 		rte_tel_data_add_dict_u64(c, "sent_pkts", qs.sent_pkts);
 		rte_tel_data_add_dict_u64(c, "sent_bytes", qs.sent_bytes);
-		rte_tel_data_add_dict_u64(c, "drop_pkts", qs.drop_pkts);
-		rte_tel_data_add_dict_u64(c, "drop_bytes", qs.drop_bytes);
+		add_queue_drops(c, &qs);
 		rte_tel_data_add_dict_u64(c, "len_pkts", qs.len_pkts);
 		rte_tel_data_add_dict_u64(c, "len_bytes", qs.len_bytes);
 		snprintf(name, sizeof(name), "%u", q);

@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_log.h>
 #include <rte_malloc.h>
@@ -133,6 +134,7 @@ static void
 npe_output(struct lcore_ctx *c, struct sp_npe *npe)
 {
 	struct rte_mbuf *pkts[SP_BURST];
+	uint64_t now = rte_rdtsc();
 
 	for (uint16_t p = 0; p < c->node->nb_ports; p++) {
 		uint16_t max = SP_BURST, n;
@@ -140,7 +142,7 @@ npe_output(struct lcore_ctx *c, struct sp_npe *npe)
 		if (!npe->on_lc)
 			max = (uint16_t)RTE_MIN((unsigned int)SP_BURST,
 						rte_ring_free_count(npe->tx_ring[p]));
-		n = sp_qm_dequeue_burst(npe->qm, p, pkts, max);
+		n = sp_qm_dequeue_burst(npe->qm, p, now, pkts, max);
 		if (n == 0)
 			continue;
 		if (npe->on_lc)

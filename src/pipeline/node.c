@@ -2,6 +2,7 @@
 #include "node.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,7 @@ init_npe(struct sp_node *node, uint16_t id)
 		.name = name,
 		.nb_ports = node->nb_ports,
 		.max_queues = cfg->queues,
+		.max_owners = SP_MAX_SLICES, /* slice ids */
 		.socket = (int)rte_socket_id(),
 	};
 
@@ -143,8 +145,7 @@ init_npe(struct sp_node *node, uint16_t id)
 	if (npe->lookup == NULL || npe->qm == NULL)
 		return -ENOMEM;
 	for (uint16_t p = 0; p < node->nb_ports; p++)
-		if (sp_qm_port_config(npe->qm, p, node->ports[p].rate_bps,
-				      node->cfg->ports[p].fifo_bytes) < 0)
+		if (sp_qm_port_config(npe->qm, p, cfg->rate_bps[p], node->cfg->ports[p].overhead) < 0)
 			return -EINVAL;
 	if (npe->on_lc)
 		return 0;
@@ -159,6 +160,27 @@ init_npe(struct sp_node *node, uint16_t id)
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+/* Add endpoint j's bandwidth to the slice's reservation on its port's scheduler. */
+static int
+reserve(struct sp_node *node, struct sp_slice *s, const struct sp_cfg_slice *cs, uint16_t j,
+	char *err, size_t errlen)
+{
+	struct sp_qm *qm = node->npes[s->npe].qm;
+	const struct sp_cfg_endpoint *ce = &cs->endpoints[j];
+	struct sp_qm_room r;
+	int rc = sp_qm_room(qm, s->id, ce->port, &r);
+
+	if (rc == 0)
+		rc = sp_qm_owner_reserve(qm, s->id, ce->port, r.owner_bps + ce->bandwidth_bps);
+	if (rc < 0)
+		snprintf(err, errlen, "slice %s: endpoints[%u]: cannot reserve %" PRIu64 " bit/s "
+			 "on %s: NPE %u's scheduler there sends %" PRIu64 " bit/s and %" PRIu64
+			 " are reserved (%s)", cs->name, j, ce->bandwidth_bps,
+			 node->ports[ce->port].name, s->npe, r.rate_bps, r.reserved_bps,
+			 strerror(-rc));
+	return rc;
 }
 
 static int
@@ -190,6 +212,9 @@ add_endpoints(struct sp_node *node, struct sp_slice *s, const struct sp_cfg_slic
 		}
 		s->endpoints[s->nb_endpoints++] = id;
 		node->nb_endpoints++;
+		rc = reserve(node, s, cs, j, err, errlen);
+		if (rc < 0)
+			return rc;
 	}
 	return 0;
 }
@@ -199,24 +224,35 @@ add_queues(struct sp_node *node, struct sp_slice *s, const struct sp_cfg_slice *
 	   size_t errlen)
 {
 	struct sp_npe *npe = &node->npes[s->npe];
+	int rc = sp_qm_owner_quota(npe->qm, s->id, cs->buffer_quota);
 
-	for (uint16_t j = 0; j < cs->nb_queues; j++) {
+	for (uint16_t j = 0; rc == 0 && j < cs->nb_queues; j++) {
 		const struct sp_cfg_queue *cq = &cs->queues[j];
-		uint16_t port = node->endpoints[s->endpoints[cq->endpoint]].port;
-		int rc = -ENOSPC;
+		struct sp_qm_queue_conf qc = {
+			.port = node->endpoints[s->endpoints[cq->endpoint]].port,
+			.owner = s->id,
+			.share_bps = cq->share_bps,
+			.max_bytes = cq->threshold,
+			.max_pkts = cq->threshold_pkts,
+		};
+		struct sp_qm_room r = {0};
 
+		rc = -ENOSPC;
 		if (npe->nb_queues < node->cfg->npes[s->npe].queues)
-			rc = sp_qm_queue_bind(npe->qm, npe->nb_queues, port, cq->threshold,
-					      cq->share);
+			rc = sp_qm_queue_bind(npe->qm, npe->nb_queues, &qc);
 		if (rc < 0) {
-			snprintf(err, errlen, "slice %s: queues[%u]: cannot bind queue %u on NPE %u: "
-				 "%s", cs->name, j, cq->id, s->npe, strerror(-rc));
+			sp_qm_room(npe->qm, s->id, qc.port, &r);
+			snprintf(err, errlen, "slice %s: queues[%u]: cannot bind queue %u with a share "
+				 "of %" PRIu64 " bit/s on NPE %u (the slice reserves %" PRIu64
+				 " bit/s on %s, its queues share %" PRIu64 "): %s", cs->name, j,
+				 cq->id, cq->share_bps, s->npe, r.owner_bps,
+				 node->ports[qc.port].name, r.shares_bps, strerror(-rc));
 			return rc;
 		}
 		s->qmap[cq->id] = npe->nb_queues++;
-		s->qport[cq->id] = port;
+		s->qport[cq->id] = qc.port;
 	}
-	return 0;
+	return rc;
 }
 
 static int

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The foundation queue manager: one FIFO per output port, a circular array
- * of mbuf pointers sized once off the fast path. Each bound queue only
- * keeps its threshold, port and counters, so max_queues can be large.
+ * The queue manager's configuration: schedulers, owners and queue
+ * bindings, with the admission rules of qm.h. The fast path is sched.c.
  */
 #include "qm.h"
 
@@ -11,92 +10,65 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_log.h>
 #include <rte_malloc.h>
 #include <rte_string_fns.h>
 
-#include <slicepath/codeopt.h>
+#include "qm_int.h"
 
 RTE_LOG_REGISTER(sp_qm_logtype, slicepath.qm, INFO);
 
 #define LOG(level, qm, fmt, ...)                                                                   \
 	rte_log(RTE_LOG_##level, sp_qm_logtype, "qm %s: " fmt "\n", (qm)->name, ##__VA_ARGS__)
 
-#define DEFAULT_LIMIT_BYTES (1u << 20)
-/* A FIFO holds limit / MIN_FRAME_BYTES packets, rounded up to a power of two. */
-#define MIN_FRAME_BYTES 64
-#define UNBOUND UINT16_MAX
+int qm_next_offset = -1;
 
-struct fifo {
-	struct rte_mbuf **ring;
-	uint32_t mask;       /* slots - 1 */
-	uint32_t head, tail; /* free-running indexes: tail - head packets waiting */
-	uint32_t bytes;      /* waiting */
-	uint32_t limit;      /* bytes */
-};
-
-struct queue {
-	struct sp_qm_queue_stats st;
-	uint32_t threshold; /* bytes */
-	uint16_t port;      /* UNBOUND when not bound */
-};
-
-struct sp_qm {
-	char name[32]; /* for log messages */
-	int socket;
-	uint32_t max_queues;
-	struct queue *queues;
-	uint16_t nb_ports;
-	struct fifo ports[];
-};
-
-static inline uint32_t
-fifo_count(const struct fifo *f)
-{
-	return f->tail - f->head;
-}
-
-/* Give an empty FIFO a ring for limit bytes. */
 static int
-fifo_size(struct fifo *f, uint32_t limit, int socket)
+register_next_field(void)
 {
-	uint32_t slots = rte_align32pow2(RTE_MAX(limit / MIN_FRAME_BYTES, 1u));
-	struct rte_mbuf **ring;
+	static const struct rte_mbuf_dynfield desc = {
+		.name = "slicepath_qm_next",
+		.size = sizeof(struct rte_mbuf *),
+		.align = __alignof__(struct rte_mbuf *),
+	};
+	int off = rte_mbuf_dynfield_register(&desc); /* the same offset every time */
 
-	ring = rte_malloc_socket("sp_qm_fifo", slots * sizeof(*ring), RTE_CACHE_LINE_SIZE, socket);
-	if (ring == NULL)
-		return -ENOMEM;
-	rte_free(f->ring);
-	f->ring = ring;
-	f->mask = slots - 1;
-	f->limit = limit;
+	if (off < 0)
+		return -rte_errno;
+	qm_next_offset = off;
 	return 0;
 }
 
 static void
-queue_reset(struct queue *q)
+queue_reset(struct qm_queue *q)
 {
-	memset(&q->st, 0, sizeof(q->st));
-	q->threshold = 0;
-	q->port = UNBOUND;
+	memset(q, 0, sizeof(*q));
+	q->next = QM_NONE;
+	q->port = QM_UNBOUND;
 }
 
 void
 sp_qm_free(struct sp_qm *qm)
 {
-	struct fifo *f;
-	uint16_t port;
+	uint32_t i;
 
 	if (qm == NULL)
 		return;
-	for (port = 0; port < qm->nb_ports; port++) {
-		f = &qm->ports[port];
-		while (fifo_count(f) != 0)
-			rte_pktmbuf_free(f->ring[f->head++ & f->mask]);
-		rte_free(f->ring);
+	for (i = 0; qm->queues != NULL && i < qm->max_queues; i++) {
+		struct rte_mbuf *m = qm->queues[i].head;
+
+		while (m != NULL) {
+			struct rte_mbuf *next = *qm_next(m);
+
+			rte_pktmbuf_free(m);
+			m = next;
+		}
 	}
 	rte_free(qm->queues);
+	rte_free(qm->owners);
+	rte_free(qm->owner_ports);
 	rte_free(qm);
 }
 
@@ -104,14 +76,19 @@ struct sp_qm *
 sp_qm_create(const struct sp_qm_params *p)
 {
 	struct sp_qm *qm;
-	uint32_t q;
-	uint16_t port;
+	uint32_t i;
+	int rc;
 
-	if (p == NULL || p->nb_ports == 0 || p->max_queues == 0) {
+	if (p == NULL || p->nb_ports == 0 || p->max_queues == 0 || p->max_owners == 0) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	qm = rte_zmalloc_socket("sp_qm", sizeof(*qm) + p->nb_ports * sizeof(qm->ports[0]),
+	rc = register_next_field();
+	if (rc < 0) {
+		rte_errno = -rc;
+		return NULL;
+	}
+	qm = rte_zmalloc_socket("sp_qm", sizeof(*qm) + p->nb_ports * sizeof(qm->sched[0]),
 				RTE_CACHE_LINE_SIZE, p->socket);
 	if (qm == NULL)
 		goto nomem;
@@ -119,17 +96,27 @@ sp_qm_create(const struct sp_qm_params *p)
 	qm->socket = p->socket;
 	qm->max_queues = p->max_queues;
 	qm->nb_ports = p->nb_ports;
-	qm->queues = rte_malloc_socket("sp_qm_queues",
-				       (size_t)p->max_queues * sizeof(qm->queues[0]),
+	qm->max_owners = p->max_owners;
+	qm->tsc_hz = rte_get_tsc_hz();
+	qm->queues = rte_malloc_socket("sp_qm_queues", (size_t)p->max_queues * sizeof(qm->queues[0]),
 				       RTE_CACHE_LINE_SIZE, p->socket);
-	if (qm->queues == NULL)
+	qm->owners = rte_zmalloc_socket("sp_qm_owners", p->max_owners * sizeof(qm->owners[0]), 0,
+					p->socket);
+	qm->owner_ports = rte_zmalloc_socket("sp_qm_owner_ports", (size_t)p->max_owners *
+					     p->nb_ports * sizeof(qm->owner_ports[0]), 0, p->socket);
+	if (qm->queues == NULL || qm->owners == NULL || qm->owner_ports == NULL)
 		goto nomem;
-	for (q = 0; q < qm->max_queues; q++)
-		queue_reset(&qm->queues[q]);
-	for (port = 0; port < qm->nb_ports; port++)
-		if (fifo_size(&qm->ports[port], DEFAULT_LIMIT_BYTES, qm->socket) != 0)
-			goto nomem;
-	LOG(DEBUG, qm, "created: %u ports, %u queues", qm->nb_ports, qm->max_queues);
+	for (i = 0; i < qm->max_queues; i++)
+		queue_reset(&qm->queues[i]);
+	for (i = 0; i < qm->max_owners; i++)
+		qm->owners[i].ports = &qm->owner_ports[(size_t)i * qm->nb_ports];
+	for (i = 0; i < qm->nb_ports; i++) {
+		qm->sched[i].head = qm->sched[i].tail = QM_NONE;
+		qm->sched[i].min_share = UINT64_MAX;
+		qm->sched[i].overhead = SP_QM_ETHER_OVERHEAD;
+	}
+	LOG(DEBUG, qm, "created: %u ports, %u queues, %u owners", qm->nb_ports, qm->max_queues,
+	    qm->max_owners);
 	return qm;
 nomem:
 	sp_qm_free(qm);
@@ -137,55 +124,138 @@ nomem:
 	return NULL;
 }
 
-/* A FIFO sends at line rate: rate_bps waits for the WDRR scheduler. */
 int
-sp_qm_port_config(struct sp_qm *qm, uint16_t port, uint64_t rate_bps __rte_unused,
-		  uint32_t limit_bytes)
+sp_qm_port_config(struct sp_qm *qm, uint16_t port, uint64_t rate_bps, uint16_t overhead)
 {
-	struct fifo *f;
-	int rc;
+	struct qm_sched *s;
+	uint64_t depth_bits;
 
-	if (qm == NULL || port >= qm->nb_ports)
+	if (qm == NULL || port >= qm->nb_ports || rate_bps == 0 || rate_bps > SP_QM_MAX_RATE)
 		return -EINVAL;
-	f = &qm->ports[port];
-	/* Resizing would have to move waiting packets under the NPE's feet. */
-	if (fifo_count(f) != 0)
-		return -EBUSY;
-	rc = fifo_size(f, limit_bytes != 0 ? limit_bytes : DEFAULT_LIMIT_BYTES, qm->socket);
-	if (rc != 0)
-		LOG(ERR, qm, "no memory for port %u's FIFO of %u bytes", port, limit_bytes);
-	return rc;
+	s = &qm->sched[port];
+	if (s->reserved_bps > rate_bps)
+		return -ENOSPC;
+	depth_bits = RTE_MAX(rate_bps / (1000000000u / TB_DEPTH_NS),
+			     2 * (uint64_t)(QM_MIN_QUANTUM + overhead) * 8);
+	s->rate_bps = rate_bps;
+	s->overhead = overhead;
+	s->per_cycle = (uint64_t)(((unsigned __int128)rate_bps << TB_SHIFT) / qm->tsc_hz);
+	s->depth = depth_bits << TB_SHIFT;
+	/* Beyond this many idle cycles the bucket is full: no product can overflow. */
+	s->full_cycles = s->depth / RTE_MAX(s->per_cycle, UINT64_C(1));
+	s->tokens = s->depth;
+	s->last = 0; /* the first dequeue finds the bucket full */
+	return 0;
 }
 
 int
-sp_qm_queue_bind(struct sp_qm *qm, uint32_t queue, uint16_t port, uint32_t threshold_bytes,
-		 uint32_t share)
+sp_qm_owner_quota(struct sp_qm *qm, uint16_t owner, uint32_t max_pkts)
 {
-	struct queue *q;
+	if (qm == NULL || owner >= qm->max_owners)
+		return -EINVAL;
+	__atomic_store_n(&qm->owners[owner].max_pkts, max_pkts, __ATOMIC_RELAXED);
+	return 0;
+}
 
-	/* share is the WDRR weight; a FIFO only checks it is valid. */
-	if (qm == NULL || queue >= qm->max_queues || port >= qm->nb_ports || share == 0)
+int
+sp_qm_owner_reserve(struct sp_qm *qm, uint16_t owner, uint16_t port, uint64_t bps)
+{
+	struct qm_owner_port *op;
+	struct qm_sched *s;
+
+	if (qm == NULL || owner >= qm->max_owners || port >= qm->nb_ports)
+		return -EINVAL;
+	s = &qm->sched[port];
+	op = &qm->owners[owner].ports[port];
+	if (s->reserved_bps - op->reserved_bps + bps > s->rate_bps)
+		return -ENOSPC;
+	if (op->shares_bps > bps)
+		return -EBUSY;
+	s->reserved_bps = s->reserved_bps - op->reserved_bps + bps;
+	op->reserved_bps = bps;
+	return 0;
+}
+
+int
+sp_qm_room(const struct sp_qm *qm, uint16_t owner, uint16_t port, struct sp_qm_room *r)
+{
+	const struct qm_owner_port *op;
+
+	if (qm == NULL || owner >= qm->max_owners || port >= qm->nb_ports || r == NULL)
+		return -EINVAL;
+	op = &qm->owners[owner].ports[port];
+	r->rate_bps = qm->sched[port].rate_bps;
+	r->reserved_bps = qm->sched[port].reserved_bps;
+	r->owner_bps = op->reserved_bps;
+	r->shares_bps = op->shares_bps;
+	return 0;
+}
+
+/* Take q's share off its owner's account and q off its scheduler's count. */
+static void
+release(struct sp_qm *qm, struct qm_queue *q)
+{
+	struct qm_sched *s = &qm->sched[q->port];
+
+	qm->owners[q->owner].ports[q->port].shares_bps -= q->share_bps;
+	if (--s->nb_bound == 0)
+		__atomic_store_n(&s->min_share, UINT64_MAX, __ATOMIC_RELAXED);
+}
+
+int
+sp_qm_queue_bind(struct sp_qm *qm, uint32_t queue, const struct sp_qm_queue_conf *c)
+{
+	struct qm_owner_port *op;
+	struct qm_queue *q;
+	struct qm_sched *s;
+	uint64_t shares;
+	bool bound;
+
+	if (qm == NULL || c == NULL || queue >= qm->max_queues || c->port >= qm->nb_ports ||
+	    c->owner >= qm->max_owners || c->share_bps == 0)
 		return -EINVAL;
 	q = &qm->queues[queue];
-	if (q->st.len_pkts != 0)
+	bound = q->port != QM_UNBOUND;
+	if (bound && q->st.len_pkts != 0 && (q->port != c->port || q->owner != c->owner))
 		return -EBUSY;
-	q->port = port;
-	q->threshold = threshold_bytes;
+	op = &qm->owners[c->owner].ports[c->port];
+	shares = op->shares_bps + c->share_bps;
+	if (bound && q->port == c->port && q->owner == c->owner)
+		shares -= q->share_bps;
+	if (shares > op->reserved_bps)
+		return -ENOSPC;
+
+	if (bound)
+		release(qm, q);
+	else
+		queue_reset(q);
+	s = &qm->sched[c->port];
+	/* The minimum first: a quantum read between the stores is never below the minimum. */
+	if (c->share_bps < s->min_share)
+		__atomic_store_n(&s->min_share, c->share_bps, __ATOMIC_RELEASE);
+	s->nb_bound++;
+	op->shares_bps += c->share_bps;
+	__atomic_store_n(&q->share_bps, c->share_bps, __ATOMIC_RELEASE);
+	__atomic_store_n(&q->max_bytes, c->max_bytes, __ATOMIC_RELAXED);
+	__atomic_store_n(&q->max_pkts, c->max_pkts, __ATOMIC_RELAXED);
+	q->owner = c->owner;
+	__atomic_store_n(&q->port, c->port, __ATOMIC_RELEASE);
 	return 0;
 }
 
 int
 sp_qm_queue_unbind(struct sp_qm *qm, uint32_t queue)
 {
-	struct queue *q;
+	struct qm_queue *q;
 
 	if (qm == NULL || queue >= qm->max_queues)
 		return -EINVAL;
 	q = &qm->queues[queue];
-	if (q->port == UNBOUND)
+	if (q->port == QM_UNBOUND)
 		return -ENOENT;
 	if (q->st.len_pkts != 0)
 		return -EBUSY;
+	release(qm, q);
 	/* The next owner of this queue starts from zero. */
 	queue_reset(q);
 	return 0;
@@ -205,85 +275,7 @@ sp_qm_queue_port(const struct sp_qm *qm, uint32_t queue)
 {
 	if (qm == NULL || queue >= qm->max_queues)
 		return -EINVAL;
-	if (qm->queues[queue].port == UNBOUND)
+	if (qm->queues[queue].port == QM_UNBOUND)
 		return -ENOENT;
 	return qm->queues[queue].port;
-}
-
-/* Append m to its queue's port FIFO, or count it as refused. */
-static inline bool
-take(struct sp_qm *qm, struct rte_mbuf *m)
-{
-	uint32_t id = sp_meta(m)->queue;
-	uint32_t len = rte_pktmbuf_pkt_len(m);
-	struct queue *q;
-	struct fifo *f;
-
-	if (id >= qm->max_queues || qm->queues[id].port == UNBOUND)
-		return false;
-	q = &qm->queues[id];
-	f = &qm->ports[q->port];
-	if ((uint64_t)q->st.len_bytes + len > q->threshold ||
-	    (uint64_t)f->bytes + len > f->limit || fifo_count(f) > f->mask) {
-		q->st.drop_pkts++;
-		q->st.drop_bytes += len;
-		return false;
-	}
-	f->ring[f->tail++ & f->mask] = m;
-	f->bytes += len;
-	q->st.enq_pkts++;
-	q->st.enq_bytes += len;
-	q->st.len_pkts++;
-	q->st.len_bytes += len;
-	return true;
-}
-
-/*
- * Refused packets are swapped to the front, in arrival order; the accepted
- * ones end up in pkts[ret..n), in some order, for the caller to count
- * (they stay valid until this lcore dequeues them).
- */
-uint16_t
-sp_qm_enqueue_burst(struct sp_qm *qm, struct rte_mbuf **pkts, uint16_t n)
-{
-	struct rte_mbuf *m;
-	uint16_t i, refused = 0;
-
-	for (i = 0; i < n; i++) {
-		m = pkts[i];
-		if (take(qm, m))
-			continue;
-		sp_meta_drop(m, SP_REASON_QUEUE_FULL);
-		pkts[i] = pkts[refused];
-		pkts[refused++] = m;
-	}
-	return refused;
-}
-
-uint16_t
-sp_qm_dequeue_burst(struct sp_qm *qm, uint16_t port, struct rte_mbuf **pkts, uint16_t max)
-{
-	struct rte_mbuf *m;
-	struct queue *q;
-	struct fifo *f;
-	uint32_t len;
-	uint16_t i, n;
-
-	if (port >= qm->nb_ports)
-		return 0;
-	f = &qm->ports[port];
-	n = (uint16_t)RTE_MIN((uint32_t)max, fifo_count(f));
-	for (i = 0; i < n; i++) {
-		m = f->ring[f->head++ & f->mask];
-		len = rte_pktmbuf_pkt_len(m);
-		/* Its queue cannot have been unbound: unbind refuses while it has packets. */
-		q = &qm->queues[sp_meta(m)->queue];
-		f->bytes -= len;
-		q->st.sent_pkts++;
-		q->st.sent_bytes += len;
-		q->st.len_pkts--;
-		q->st.len_bytes -= len;
-		pkts[i] = m;
-	}
-	return n;
 }

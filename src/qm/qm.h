@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Queue manager of one NPE: per output port a scheduler, and queues bound
- * to those schedulers. Queues are physical ids (0..max_queues-1); the
- * framework maps slice-relative ids to them. Everything here runs on the
- * NPE's lcore only (enqueue and dequeue) or on the management thread while
- * the queue is unbound; no locks.
+ * Queue manager of one NPE (docs/qm.md): per output port a scheduler that
+ * sends at a configured rate (a token bucket that counts each frame as it
+ * takes the wire: padding to the Ethernet minimum plus a per-port overhead
+ * for preamble, inter-frame gap and FCS), by weighted deficit round robin
+ * over its backlogged queues. Queues are physical ids 0..max_queues-1 (the
+ * framework maps slice-relative ids to them), each bound to one scheduler
+ * with a share (bits/s), byte and packet thresholds, and an owner (a
+ * slice) whose reservation on the port caps the sum of its shares there
+ * and whose buffer quota caps the packets all its queues hold.
  *
- * This implementation is the foundation's: one FIFO per output port with a
- * byte threshold, and each bound queue's own byte threshold and counters.
- * The queue-manager issue replaces it with rate-limited WDRR behind the
- * same interface.
+ * Enqueue and dequeue run on the NPE's lcore only. Configuration runs on
+ * one other thread; what the fast path reads of it is written with single
+ * atomic stores, and a queue holding packets keeps its port.
  */
 #ifndef SP_QM_H
 #define SP_QM_H
@@ -24,27 +27,77 @@ struct sp_qm_params {
 	const char *name;
 	uint16_t nb_ports;
 	uint32_t max_queues;
+	uint16_t max_owners; /* owners are 0..max_owners-1 */
 	int socket;
+};
+
+/* Why a queue refused a packet. */
+enum sp_qm_drop {
+	SP_QM_DROP_BYTES,   /* the queue's byte threshold */
+	SP_QM_DROP_PKTS,    /* the queue's packet threshold */
+	SP_QM_DROP_QUOTA,   /* the owner's buffer quota */
+	SP_QM_DROP_MAX
 };
 
 struct sp_qm_queue_stats {
 	uint64_t enq_pkts, enq_bytes;   /* accepted */
 	uint64_t sent_pkts, sent_bytes; /* dequeued for transmission */
-	uint64_t drop_pkts, drop_bytes; /* refused: over threshold */
-	uint32_t len_pkts, len_bytes;   /* now waiting */
+	uint64_t drop_pkts[SP_QM_DROP_MAX], drop_bytes[SP_QM_DROP_MAX];
+	uint32_t len_pkts, len_bytes; /* now waiting */
 };
+
+/* How a queue is bound. */
+struct sp_qm_queue_conf {
+	uint16_t port;
+	uint16_t owner;
+	uint64_t share_bps;   /* > 0: its weight, and what it holds of the owner's reservation */
+	uint32_t max_bytes;   /* threshold: an arrival that would exceed it is dropped */
+	uint32_t max_pkts;    /* likewise, in packets */
+};
+
+/* The highest rate a scheduler takes: 10 Tb/s. */
+#define SP_QM_MAX_RATE UINT64_C(10000000000000)
+
+/* Default overhead: preamble and start delimiter 8, FCS 4, inter-frame gap 12. */
+#define SP_QM_ETHER_OVERHEAD 24
 
 /* NULL with rte_errno set on failure. */
 struct sp_qm *sp_qm_create(const struct sp_qm_params *p);
 void sp_qm_free(struct sp_qm *qm);
 
-/* Output port scheduler: rate (bits/s, 0 = line rate) and total byte limit. */
-int sp_qm_port_config(struct sp_qm *qm, uint16_t port, uint64_t rate_bps, uint32_t limit_bytes);
+/*
+ * A port's scheduler: rate in bits/s (1 to SP_QM_MAX_RATE) and the bytes each frame adds
+ * on the wire. -EINVAL bad port or rate; -ENOSPC the owners' reservations
+ * there exceed the new rate.
+ */
+int sp_qm_port_config(struct sp_qm *qm, uint16_t port, uint64_t rate_bps, uint16_t overhead);
 
-/* Bind a queue to a port with a byte threshold and share (weight > 0).
- * -EINVAL bad id/port/share, -EBUSY queue bound and not empty. */
-int sp_qm_queue_bind(struct sp_qm *qm, uint32_t queue, uint16_t port, uint32_t threshold_bytes,
-		     uint32_t share);
+/* The owner's buffer quota in packets (0 refuses every packet). -EINVAL bad owner. */
+int sp_qm_owner_quota(struct sp_qm *qm, uint16_t owner, uint32_t max_pkts);
+/*
+ * The owner's reservation on a port in bits/s. -EINVAL bad owner or port;
+ * -ENOSPC the owners' reservations there would exceed the scheduler's
+ * rate; -EBUSY the owner's shares there exceed the new reservation.
+ */
+int sp_qm_owner_reserve(struct sp_qm *qm, uint16_t owner, uint16_t port, uint64_t bps);
+
+/* What an owner has on a port, for the messages of those who configure it. */
+struct sp_qm_room {
+	uint64_t rate_bps;     /* the port scheduler's rate */
+	uint64_t reserved_bps; /* sum of every owner's reservation there */
+	uint64_t owner_bps;    /* this owner's reservation there */
+	uint64_t shares_bps;   /* sum of this owner's queue shares there */
+};
+int sp_qm_room(const struct sp_qm *qm, uint16_t owner, uint16_t port, struct sp_qm_room *r);
+
+/*
+ * Bind a queue, or change a bound one. -EINVAL bad id, port, owner or a
+ * share of 0; -EBUSY it holds packets and the port or owner would change;
+ * -ENOSPC the owner's shares on the port would exceed its reservation.
+ * Counters start from zero when an unbound queue is bound.
+ */
+int sp_qm_queue_bind(struct sp_qm *qm, uint32_t queue, const struct sp_qm_queue_conf *c);
+/* -EINVAL bad id, -ENOENT not bound, -EBUSY holds packets. */
 int sp_qm_queue_unbind(struct sp_qm *qm, uint32_t queue);
 int sp_qm_queue_stats(const struct sp_qm *qm, uint32_t queue, struct sp_qm_queue_stats *st);
 /* The port a queue is bound to, or -ENOENT. */
@@ -52,16 +105,19 @@ int sp_qm_queue_port(const struct sp_qm *qm, uint32_t queue);
 
 /*
  * Enqueue packets by sp_meta(m)->queue (all packets must be SP_FORWARD).
- * Packets not taken (unbound queue, over a threshold) are marked SP_DROP
- * with SP_REASON_QUEUE_FULL and moved to pkts[0..ret), left to the caller
- * to count and free; the packets taken are in pkts[ret..n), both in arrival
- * order (still readable by the caller until it next dequeues). Returns how
- * many were not taken.
+ * Packets not taken (unbound queue, a threshold or quota reached) are
+ * marked SP_DROP with SP_REASON_QUEUE_FULL and moved to pkts[0..ret), left
+ * to the caller to count and free; the packets taken are in pkts[ret..n),
+ * both in arrival order (still readable by the caller until it next
+ * dequeues). Returns how many were not taken.
  */
 uint16_t sp_qm_enqueue_burst(struct sp_qm *qm, struct rte_mbuf **pkts, uint16_t n);
 
-/* Up to max packets due on a port, in scheduling order. */
-uint16_t sp_qm_dequeue_burst(struct sp_qm *qm, uint16_t port, struct rte_mbuf **pkts,
-			     uint16_t max);
+/*
+ * Up to max packets a port's scheduler sends by now (TSC cycles, which
+ * must not go backwards for a port), in scheduling order.
+ */
+uint16_t sp_qm_dequeue_burst(struct sp_qm *qm, uint16_t port, uint64_t now,
+			     struct rte_mbuf **pkts, uint16_t max);
 
 #endif

@@ -254,7 +254,7 @@ def neighbor_table(d):
 # ------------------------------------------------------------------ the node
 
 class Port:
-    def __init__(self, name, index, ipv4, mac, *, rx=True, tx=True, device=None):
+    def __init__(self, name, index, ipv4, mac, *, rx=True, tx=True, device=None, rate=None):
         self.name = name
         self.index = index
         self.ipv4 = ipv4
@@ -262,6 +262,7 @@ class Port:
         self.rx = rx      # give the port an rx pcap (possibly empty)
         self.tx = tx      # give the port a tx pcap
         self.device = device
+        self.rate = rate  # "rate" in the config, or the default
 
     def __repr__(self):
         return f"Port({self.name}, {self.ipv4}, {self.mac})"
@@ -272,25 +273,30 @@ class Slice:
         self.name = name
         self.id = sid
         self.codeopt = codeopt
-        self.endpoints = []   # [(port name, udp port)]
+        self.endpoints = []   # [(port name, udp port, bandwidth or None)]
         self.queues = []      # [dict]
         self.filters = []     # [dict]
         self.npe = 0
 
-    def endpoint(self, port, udp_port):
-        """Add an endpoint; returns its slice-relative index."""
-        self.endpoints.append((port.name if isinstance(port, Port) else port, udp_port))
+    def endpoint(self, port, udp_port, bandwidth=None):
+        """Add an endpoint (bandwidth: its outbound reservation); returns its index."""
+        self.endpoints.append((port.name if isinstance(port, Port) else port, udp_port,
+                               bandwidth))
         return len(self.endpoints) - 1
 
     def udp_port_on(self, port):
         name = port.name if isinstance(port, Port) else port
-        for p, u in self.endpoints:
+        for p, u, _bw in self.endpoints:
             if p == name:
                 return u
         raise KeyError(f"slice {self.name} has no endpoint on {name}")
 
-    def queue(self, qid, endpoint, threshold=1 << 20, share=1):
-        self.queues.append({"id": qid, "endpoint": endpoint, "threshold": threshold, "share": share})
+    def queue(self, qid, endpoint, threshold=1 << 20, share=None, **more):
+        """A queue; share (a rate) defaults to the daemon's, more adds other keys."""
+        q = {"id": qid, "endpoint": endpoint, "threshold": threshold, **more}
+        if share is not None:
+            q["share"] = share
+        self.queues.append(q)
         return qid
 
     def route(self, position, dst, *, endpoint, queue, next_hop, src=None, data=None):
@@ -304,7 +310,8 @@ class Slice:
     def to_json(self):
         return {
             "name": self.name, "id": self.id, "codeopt": self.codeopt, "npe": self.npe,
-            "endpoints": [{"port": p, "udp_port": u} for p, u in self.endpoints],
+            "endpoints": [{"port": p, "udp_port": u, **({"bandwidth": bw} if bw else {})}
+                          for p, u, bw in self.endpoints],
             "queues": self.queues,
             "filters": self.filters,
         }
@@ -371,7 +378,8 @@ class Node:
         cfg = {
             "eal": [],
             "mbufs": self.mbufs,
-            "ports": [{"name": p.name, "device": self.device(p), "ipv4": p.ipv4, "mac": p.mac}
+            "ports": [{"name": p.name, "device": self.device(p), "ipv4": p.ipv4, "mac": p.mac,
+                       **({"rate": p.rate} if p.rate else {})}
                       for p in self.ports.values()],
             "neighbors": [{"port": p, "ipv4": ip, "mac": mac} for p, ip, mac in self.neighbors],
             "npes": self.npes,

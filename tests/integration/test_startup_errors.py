@@ -37,6 +37,9 @@ BAD_CONFIGS = [
     ("slice-name-dot", ("slices", 0, "name"), "alpha.1", "slices[0].name"),
     ("no-ports", ("ports",), None, "ports"),
     ("bad-queue-ref", ("slices", 0, "filters", 0, "result", "queue"), 9, "slices[0].filters[0].result.queue"),
+    # admission control: a queue's share beyond its slice's reservation (10M by default)
+    ("share-over-reservation", ("slices", 1, "queues", 0, "share"), "11M", "slices[1].queues[0].share"),
+    ("reservation-over-rate", ("slices", 0, "endpoints", 1, "bandwidth"), "11G", "slices[0].endpoints[1].bandwidth"),
 ]
 
 

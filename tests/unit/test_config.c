@@ -167,7 +167,7 @@ static const struct bad_case bad_cases[] = {
 	{ "{'ports':{}}", -EINVAL, "ports: expected an array", { "got an object" } },
 	{ "{'ports':[5]}", -EINVAL, "ports[0]: expected an object", { "got an integer" } },
 	{ PORT(",'ipv6':'::1'"), -EINVAL, "ports[0].ipv6: unknown key",
-	  { "name, device, ipv4, mac, rate, rx_desc, tx_desc, queue_bytes" } },
+	  { "name, device, ipv4, mac, rate, rx_desc, tx_desc, overhead" } },
 	{ "{'ports':[{'device':'x','ipv4':'10.0.0.1'}]}", -EINVAL, "ports[0].name: required",
 	  { "add \"name\" to ports[0]" } },
 	{ PORTS2("'name':'p 1','device':'net_null1','ipv4':'10.0.1.1'"), -EINVAL,
@@ -223,8 +223,10 @@ static const struct bad_case bad_cases[] = {
 	  { "from 64 to 16384" } },
 	{ PORT(",'tx_desc':32768"), -EINVAL, "ports[0].tx_desc: 32768 is out of range",
 	  { "from 64 to 16384" } },
-	{ PORT(",'queue_bytes':1024"), -EINVAL, "ports[0].queue_bytes: 1024 is out of range",
-	  { "from 2048" } },
+	{ PORT(",'overhead':256"), -EINVAL, "ports[0].overhead: 256 is out of range",
+	  { "from 0 to 255" } },
+	{ PORT(",'rate':'11T'"), -EINVAL, "ports[0].rate: 11T is above the 10T a scheduler takes",
+	  { "lower rate" } },
 	/* neighbors */
 	{ CFG(",'neighbors':{}"), -EINVAL, "neighbors: expected an array", { "object" } },
 	{ CFG(",'neighbors':[{'port':'p1','ipv4':'10.0.1.2','mac':'02:00:00:00:01:02','ttl':5}]"),
@@ -289,8 +291,8 @@ static const struct bad_case bad_cases[] = {
 	/* slices */
 	{ CFG(",'slices':{}"), -EINVAL, "slices: expected an array", { "object" } },
 	{ SLICES("{" SLICE_A ",'quota':5}"), -EINVAL, "slices[0].quota: unknown key",
-	  { "name, id, codeopt, npe, memory, filter_quota, queue_quota, endpoints, queues, "
-	    "filters" } },
+	  { "name, id, codeopt, npe, memory, filter_quota, queue_quota, buffer_quota, "
+	    "endpoints, queues, filters" } },
 	{ SLICES("{'id':1,'codeopt':'ipv4'}"), -EINVAL, "slices[0].name: required", { "add" } },
 	{ SLICES("{'name':'a.b','id':1,'codeopt':'ipv4'}"), -EINVAL,
 	  "slices[0].name: \"a.b\" contains '.'", { "letters" } },
@@ -361,9 +363,30 @@ static const struct bad_case bad_cases[] = {
 	{ SLICE_B(EPS_B ",'queues':[{'id':0,'endpoint':0,'threshold':1000}]"), -EINVAL,
 	  "slices[1].queues[0].threshold: 1000 is out of range", { "from 2048" } },
 	{ SLICE_B(EPS_B ",'queues':[{'id':0,'endpoint':0,'share':0}]"), -EINVAL,
-	  "slices[1].queues[0].share: 0 is out of range", { "from 1 to 65535" } },
+	  "slices[1].queues[0].share: 0 is not a rate", { "above 0" } },
+	{ SLICE_B(EPS_B ",'queues':[{'id':0,'endpoint':0,'threshold_packets':0}]"), -EINVAL,
+	  "slices[1].queues[0].threshold_packets: 0 is out of range", { "from 1 to 1048576" } },
 	{ SLICE_B(EPS_B ",'queues':[{'id':0,'endpoint':0,'weight':2}]"), -EINVAL,
-	  "slices[1].queues[0].weight: unknown key", { "id, endpoint, threshold, share" } },
+	  "slices[1].queues[0].weight: unknown key",
+	  { "id, endpoint, threshold, threshold_packets, share" } },
+	/* bandwidth: NPE rates, reservations, shares */
+	{ CFG(",'npes':[{'rates':{'p9':'1G'}}]"), -EINVAL, "npes[0].rates.p9: no port is named",
+	  { "use one of p0, p1" } },
+	{ CFG(",'npes':[{'rates':[]}]"), -EINVAL, "npes[0].rates: expected an object",
+	  { "{\"p0\": \"800M\"}", "got an array" } },
+	{ CFG(",'npes':[{'rates':{'p1':'6G'}},{'rates':{'p1':'5G'}}]"), -EINVAL,
+	  "npes[1].rates.p1: the NPEs' schedulers on p1 would send 11G in all but the port's "
+	  "rate is 10G", { "raise ports[1].rate" } },
+	{ CFG(",'npes':[{'rates':{'p0':'10G'}},{}]"), -EINVAL,
+	  "npes[1].rates: no rate is left on p0 for NPE 1", { "give npes[1] a rate there" } },
+	{ SLICE_B(",'endpoints':[{'port':'p1','udp_port':5002,'bandwidth':'9995M'}]"), -EINVAL,
+	  "slices[1].endpoints[0].bandwidth: the endpoints of NPE 0's slices on p1 would reserve "
+	  "10005M in all but its scheduler there sends 10G", { "raise npes[0].rates.p1" } },
+	{ SLICE_B(",'endpoints':[{'port':'p1','udp_port':5002,'bandwidth':'2M'},"
+		  "{'port':'p1','udp_port':5003,'bandwidth':'1M'}],'queues':[{'id':0,'endpoint':0,"
+		  "'share':'2M'},{'id':1,'endpoint':1,'share':'1500k'}]"), -EINVAL,
+	  "slices[1].queues[1].share: the slice's queues on p1 would share 3500k but its "
+	  "endpoints there reserve 3M", { "raise the endpoints' bandwidth" } },
 	/* filters */
 	{ SLICE(",'filter_quota':1,'filters':[{},{}]"), -EINVAL,
 	  "slices[0].filters: has 2 entries; at most 1 are allowed", { NULL } },
@@ -588,11 +611,12 @@ test_defaults(void **state)
 	assert_int_equal(p->rate_bps, 10000000000ULL);
 	assert_int_equal(p->rx_desc, 1024);
 	assert_int_equal(p->tx_desc, 1024);
-	assert_int_equal(p->fifo_bytes, 1048576);
+	assert_int_equal(p->overhead, 24);
 	assert_int_equal(cfg->nb_neighbors, 0);
 	assert_int_equal(cfg->nb_npes, 1);
 	assert_int_equal(cfg->npes[0].filters, 131072);
 	assert_int_equal(cfg->npes[0].queues, 65536);
+	assert_int_equal(cfg->npes[0].rate_bps[0], 10000000000ULL); /* all of the port */
 	/* run to completion: lcore 1 is the LC and runs the NPE */
 	assert_int_equal(cfg->nb_lcores, 1);
 	assert_int_equal(cfg->lcores[0].id, 1);
@@ -629,15 +653,17 @@ test_explicit_values(void **state)
 		"{'eal':['--no-huge','-m','1024'],'mbufs':1e5,'codeopt_libs':['/opt/co.so'],"
 		"'ports':[{'name':'p0','device':'0000:01:00.0','ipv4':'192.0.2.1',"
 		"'mac':'0A:bc:DE:f0:12:34','rate':'800M','rx_desc':512,'tx_desc':2048,"
-		"'queue_bytes':4096},"
+		"'overhead':20},"
 		"{'name':'lan_1','device':'net_pcap0,rx_pcap=/x.pcap,tx_pcap=/y.pcap',"
 		"'ipv4':'198.51.100.1','rate':2500000000}],"
 		"'neighbors':[{'port':'lan_1','ipv4':'198.51.100.2','mac':'02:00:00:00:01:02'}],"
-		"'npes':[{'filters':2048,'queues':128},{}],"
+		"'npes':[{'filters':2048,'queues':128,'rates':{'lan_1':'2G'}},{}],"
 		"'lcores':[{'id':2,'lc':true},{'id':4,'lc':false,'npes':[1]},{'id':6,'npes':[0]}],"
 		"'slices':[{'name':'s','id':9,'codeopt':'i3','npe':1,'memory':0,'filter_quota':8,"
-		"'queue_quota':2,'endpoints':[{'port':'lan_1','udp_port':65535}],"
-		"'queues':[{'id':1,'endpoint':0,'threshold':2048,'share':65535}]}]}");
+		"'queue_quota':2,'buffer_quota':99,"
+		"'endpoints':[{'port':'lan_1','udp_port':65535,'bandwidth':'500M'}],"
+		"'queues':[{'id':1,'endpoint':0,'threshold':2048,'threshold_packets':10,"
+		"'share':'1.5M'}]}]}");
 	const struct sp_cfg_slice *s = &cfg->slices[0];
 
 	(void)state;
@@ -654,7 +680,7 @@ test_explicit_values(void **state)
 	assert_int_equal(cfg->ports[0].rate_bps, 800000000);
 	assert_int_equal(cfg->ports[0].rx_desc, 512);
 	assert_int_equal(cfg->ports[0].tx_desc, 2048);
-	assert_int_equal(cfg->ports[0].fifo_bytes, 4096);
+	assert_int_equal(cfg->ports[0].overhead, 20);
 	assert_string_equal(cfg->ports[1].device, "net_pcap0,rx_pcap=/x.pcap,tx_pcap=/y.pcap");
 	assert_int_equal(cfg->ports[1].rate_bps, 2500000000ULL);
 	assert_int_equal(cfg->nb_neighbors, 1);
@@ -663,6 +689,11 @@ test_explicit_values(void **state)
 	assert_memory_equal(cfg->neighbors[0].mac, ((uint8_t[]){ 2, 0, 0, 0, 1, 2 }), 6);
 	assert_int_equal(cfg->npes[0].filters, 2048);
 	assert_int_equal(cfg->npes[0].queues, 128);
+	/* npes[1] gets what npes[0] leaves of each port */
+	assert_int_equal(cfg->npes[0].rate_bps[1], 2000000000ULL);
+	assert_int_equal(cfg->npes[1].rate_bps[1], 500000000ULL);
+	assert_int_equal(cfg->npes[0].rate_bps[0], 400000000ULL);
+	assert_int_equal(cfg->npes[1].rate_bps[0], 400000000ULL);
 	assert_int_equal(cfg->nb_lcores, 3);
 	assert_true(cfg->lcores[0].lc);
 	assert_int_equal(cfg->lcores[0].nb_npes, 0);
@@ -677,13 +708,16 @@ test_explicit_values(void **state)
 	assert_int_equal(s->mem_bytes, 0);
 	assert_int_equal(s->filter_quota, 8);
 	assert_int_equal(s->queue_quota, 2);
+	assert_int_equal(s->buffer_quota, 99);
 	assert_int_equal(s->nb_endpoints, 1);
+	assert_int_equal(s->endpoints[0].bandwidth_bps, 500000000ULL);
 	assert_int_equal(s->endpoints[0].port, 1);
 	assert_int_equal(s->endpoints[0].udp_port, 65535);
 	assert_int_equal(s->nb_queues, 1);
 	assert_int_equal(s->queues[0].id, 1);
 	assert_int_equal(s->queues[0].threshold, 2048);
-	assert_int_equal(s->queues[0].share, 65535);
+	assert_int_equal(s->queues[0].threshold_pkts, 10);
+	assert_int_equal(s->queues[0].share_bps, 1500000);
 	assert_int_equal(s->nb_filters, 0);
 	assert_null(s->filters);
 	free_cfg(cfg);
@@ -701,13 +735,16 @@ test_slice_defaults(void **state)
 	assert_int_equal(s->mem_bytes, 4096);
 	assert_int_equal(s->filter_quota, 1024);
 	assert_int_equal(s->queue_quota, 16);
+	assert_int_equal(s->buffer_quota, 4096);
 	assert_int_equal(s->nb_endpoints, 2);
+	assert_int_equal(s->endpoints[1].bandwidth_bps, 10000000);
 	assert_int_equal(s->endpoints[1].port, 1);
 	assert_int_equal(s->endpoints[1].udp_port, 5001);
 	assert_int_equal(s->nb_queues, 2);
 	assert_int_equal(s->queues[0].endpoint, 1);
 	assert_int_equal(s->queues[0].threshold, 65536);
-	assert_int_equal(s->queues[0].share, 1);
+	assert_int_equal(s->queues[0].threshold_pkts, 1024);
+	assert_int_equal(s->queues[0].share_bps, 1000000);
 	assert_int_equal(s->nb_filters, 0);
 	free_cfg(cfg);
 }

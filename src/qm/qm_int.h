@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The queue manager's insides, shared by configuration (qm.c) and the fast path (sched.c). */
+#ifndef SP_QM_INT_H
+#define SP_QM_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+
+#include "qm.h"
+
+#define QM_NONE UINT32_MAX   /* end of an active list */
+#define QM_UNBOUND UINT16_MAX
+/*
+ * The quantum of the smallest share bound to a scheduler, in wire bytes;
+ * larger shares get proportionally more. At least a full frame, so that
+ * every visit of a backlogged queue sends at least one packet (O(1) per
+ * packet) unless the packet is longer.
+ */
+#define QM_MIN_QUANTUM 2048u
+/* Ethernet frames are padded to 60 bytes before the FCS. */
+#define QM_MIN_FRAME 60u
+/* Token bucket: bits scaled by 2^TB_SHIFT, so fractions of a bit per cycle add up. */
+#define TB_SHIFT 32
+/* Bucket depth: this long at the scheduler's rate, and at least two frames. */
+#define TB_DEPTH_NS 1000000u
+
+struct qm_queue {
+	/* A FIFO of mbufs linked through their qm_next dynamic field. */
+	struct rte_mbuf *head, *tail;
+	uint64_t deficit; /* wire bytes it may still send this round */
+	uint32_t next;    /* the next backlogged queue of its scheduler */
+	uint32_t max_bytes, max_pkts;
+	uint16_t port; /* QM_UNBOUND when not bound */
+	uint16_t owner;
+	uint64_t share_bps;
+	struct sp_qm_queue_stats st; /* st.len_* are its current length */
+};
+
+struct qm_sched {
+	uint64_t rate_bps;
+	uint16_t overhead;
+	bool credited; /* the head queue has had its quantum for this visit */
+	/* Token bucket, in bits << TB_SHIFT. */
+	uint64_t tokens, depth, per_cycle, full_cycles, last;
+	/* Backlogged queues, in round robin order. */
+	uint32_t head, tail;
+	/*
+	 * The smallest share bound here since the scheduler last had no
+	 * queue: it has the minimum quantum, so quanta keep their ratios.
+	 */
+	uint64_t min_share;
+	uint32_t nb_bound;
+	uint64_t reserved_bps; /* sum of the owners' reservations */
+};
+
+struct qm_owner_port {
+	uint64_t reserved_bps;
+	uint64_t shares_bps;
+};
+
+struct qm_owner {
+	uint32_t max_pkts, used_pkts;
+	struct qm_owner_port *ports; /* by port */
+};
+
+struct sp_qm {
+	char name[32]; /* for log messages */
+	int socket;
+	uint32_t max_queues;
+	uint16_t nb_ports;
+	uint16_t max_owners;
+	struct qm_queue *queues;
+	struct qm_owner *owners;
+	struct qm_owner_port *owner_ports; /* max_owners * nb_ports */
+	uint64_t tsc_hz;
+	struct qm_sched sched[];
+};
+
+/* The mbuf dynamic field that links a queue's packets (registered by sp_qm_create). */
+extern int qm_next_offset;
+
+static inline struct rte_mbuf **
+qm_next(struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, qm_next_offset, struct rte_mbuf **);
+}
+
+/* What a frame of len bytes takes of the wire, in bytes. */
+static inline uint32_t
+qm_wire_bytes(const struct qm_sched *s, uint32_t len)
+{
+	return RTE_MAX(len, QM_MIN_FRAME) + s->overhead;
+}
+
+#endif

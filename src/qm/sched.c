@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The queue manager's fast path: enqueue onto per-queue FIFOs, and per
+ * port a rate-limited deficit round robin over the backlogged queues only
+ * (Shreedhar and Varghese's DRR with quanta in proportion to shares).
+ */
+#include <rte_common.h>
+
+#include <slicepath/codeopt.h>
+
+#include "qm_int.h"
+
+/* Append queue id to its scheduler's round. */
+static inline void
+activate(struct sp_qm *qm, struct qm_sched *s, uint32_t id)
+{
+	qm->queues[id].next = QM_NONE;
+	qm->queues[id].deficit = 0;
+	if (s->tail == QM_NONE)
+		s->head = id;
+	else
+		qm->queues[s->tail].next = id;
+	s->tail = id;
+}
+
+/* Append m to its queue, or count why it is refused. */
+static inline bool
+take(struct sp_qm *qm, struct rte_mbuf *m)
+{
+	uint32_t id = sp_meta(m)->queue;
+	uint32_t len = rte_pktmbuf_pkt_len(m);
+	enum sp_qm_drop why;
+	struct qm_owner *o;
+	struct qm_queue *q;
+	uint16_t port;
+
+	if (id >= qm->max_queues)
+		return false;
+	q = &qm->queues[id];
+	port = __atomic_load_n(&q->port, __ATOMIC_ACQUIRE);
+	if (port == QM_UNBOUND)
+		return false;
+	o = &qm->owners[q->owner];
+	if ((uint64_t)q->st.len_bytes + len > __atomic_load_n(&q->max_bytes, __ATOMIC_RELAXED))
+		why = SP_QM_DROP_BYTES;
+	else if (q->st.len_pkts >= __atomic_load_n(&q->max_pkts, __ATOMIC_RELAXED))
+		why = SP_QM_DROP_PKTS;
+	else if (o->used_pkts >= __atomic_load_n(&o->max_pkts, __ATOMIC_RELAXED))
+		why = SP_QM_DROP_QUOTA;
+	else
+		why = SP_QM_DROP_MAX;
+	if (why != SP_QM_DROP_MAX) {
+		q->st.drop_pkts[why]++;
+		q->st.drop_bytes[why] += len;
+		return false;
+	}
+	*qm_next(m) = NULL;
+	if (q->head == NULL) {
+		q->head = m;
+		activate(qm, &qm->sched[port], id);
+	} else {
+		*qm_next(q->tail) = m;
+	}
+	q->tail = m;
+	o->used_pkts++;
+	q->st.enq_pkts++;
+	q->st.enq_bytes += len;
+	q->st.len_pkts++;
+	q->st.len_bytes += len;
+	return true;
+}
+
+/*
+ * Refused packets are swapped to the front, in arrival order; the accepted
+ * ones end up in pkts[ret..n), in some order, for the caller to count
+ * (they stay valid until this lcore dequeues them).
+ */
+uint16_t
+sp_qm_enqueue_burst(struct sp_qm *qm, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rte_mbuf *m;
+	uint16_t i, refused = 0;
+
+	for (i = 0; i < n; i++) {
+		m = pkts[i];
+		if (take(qm, m))
+			continue;
+		sp_meta_drop(m, SP_REASON_QUEUE_FULL);
+		pkts[i] = pkts[refused];
+		pkts[refused++] = m;
+	}
+	return refused;
+}
+
+/* Add the tokens earned since the last call, up to the bucket's depth. */
+static inline void
+refill(struct qm_sched *s, uint64_t now)
+{
+	uint64_t dt = now - s->last;
+
+	s->last = now;
+	if (dt >= s->full_cycles)
+		s->tokens = s->depth;
+	else
+		s->tokens = RTE_MIN(s->depth, s->tokens + dt * s->per_cycle);
+}
+
+/*
+ * A queue's quantum: the minimum one times its share over the smallest
+ * share (shares are at most SP_QM_MAX_RATE: no overflow).
+ */
+static inline uint64_t
+quantum(const struct qm_queue *q, const struct qm_sched *s)
+{
+	uint64_t share = __atomic_load_n(&q->share_bps, __ATOMIC_ACQUIRE);
+	uint64_t min = __atomic_load_n(&s->min_share, __ATOMIC_ACQUIRE);
+
+	return RTE_MAX(share * QM_MIN_QUANTUM / min, (uint64_t)QM_MIN_QUANTUM);
+}
+
+/* The head queue's round is over: it goes to the back with what it has left. */
+static inline void
+rotate(struct sp_qm *qm, struct qm_sched *s)
+{
+	uint32_t id = s->head;
+
+	s->credited = false;
+	if (s->tail == id)
+		return;
+	s->head = qm->queues[id].next;
+	qm->queues[id].next = QM_NONE;
+	qm->queues[s->tail].next = id;
+	s->tail = id;
+}
+
+/* The head queue is empty: out of the round, with nothing saved for later. */
+static inline void
+retire(struct qm_sched *s, struct qm_queue *q)
+{
+	s->credited = false;
+	q->deficit = 0;
+	s->head = q->next;
+	if (s->head == QM_NONE)
+		s->tail = QM_NONE;
+	q->next = QM_NONE;
+}
+
+uint16_t
+sp_qm_dequeue_burst(struct sp_qm *qm, uint16_t port, uint64_t now, struct rte_mbuf **pkts,
+		    uint16_t max)
+{
+	struct qm_sched *s;
+	uint16_t n = 0;
+
+	if (port >= qm->nb_ports)
+		return 0;
+	s = &qm->sched[port];
+	refill(s, now);
+	while (n < max && s->head != QM_NONE) {
+		struct qm_queue *q = &qm->queues[s->head];
+		struct rte_mbuf *m = q->head;
+		uint32_t len = rte_pktmbuf_pkt_len(m);
+		uint64_t wire = qm_wire_bytes(s, len);
+
+		if (!s->credited) {
+			q->deficit += quantum(q, s);
+			s->credited = true;
+		}
+		if (wire > q->deficit) {
+			rotate(qm, s);
+			continue;
+		}
+		if ((wire * 8) << TB_SHIFT > s->tokens)
+			break; /* the rate: the rest waits for tokens */
+		s->tokens -= (wire * 8) << TB_SHIFT;
+		q->deficit -= wire;
+		q->head = *qm_next(m);
+		qm->owners[q->owner].used_pkts--;
+		q->st.sent_pkts++;
+		q->st.sent_bytes += len;
+		q->st.len_pkts--;
+		q->st.len_bytes -= len;
+		pkts[n++] = m;
+		if (q->head == NULL)
+			retire(s, q);
+	}
+	return n;
+}

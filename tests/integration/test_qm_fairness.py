@@ -1,0 +1,178 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The queue manager through the real daemon (SPP's fairness experiment): inputs
+replayed forever from a pcap keep every queue backlogged, one 800 Mb/s
+scheduler shares a port, and the queue counters, sampled over telemetry while
+traffic flows, give each queue's share of the wire, the total rate and the
+queue lengths."""
+
+import time
+
+from conftest import needs_root
+from spnode import Node, inner_udp, substrate, write_pcap
+
+pytestmark = needs_root
+
+RATE = 800_000_000           # the NPE's scheduler on p1, bits/s
+OVERHEAD = 24                # preamble, FCS, inter-frame gap: the port default
+PAYLOAD = 1000               # inner UDP payload bytes: 1070-byte frames out
+THRESHOLD = 65536            # queue threshold, bytes
+THRESHOLD_PKTS = 100
+WARMUP = 1.0                 # s before the first sample
+PERIOD = 3.0                 # s measured
+SAMPLES = 6                  # samples over the period (queue lengths)
+NH = ("10.1.0.2", 7001, "02:bb:00:00:01:02")
+
+
+def node_with_inputs(tmp_path, tag):
+    """A node whose p0 replays its pcap forever and whose p1 (1 Gb/s, a null
+    device) is shared by the scheduler of its one NPE at RATE."""
+    n = Node(tmp_path, tag)
+    pcap = tmp_path / "input.pcap"
+    p0 = n.port("p0", "10.0.0.1", "02:00:00:00:00:10",
+                device=f"net_pcap0,rx_pcap={pcap},infinite_rx=1")
+    p1 = n.port("p1", "10.1.0.1", "02:00:00:00:01:10", device="net_null1,no-rx=1", rate="1G")
+    n.neighbor(p1, NH[0], NH[2])
+    n.npes = [{"filters": 4096, "queues": 256, "rates": {"p1": RATE}}]
+    n.mbufs = 16384
+    return n, p0, p1, pcap
+
+
+def stream(p0, udp_port, dst, count):
+    return [substrate(inner_udp(dst, payload=bytes(PAYLOAD), seq=i), p0, udp_port)
+            for i in range(count)]
+
+
+def wire_bytes(q):
+    """Bytes a queue's sent frames took on the wire (each is over 60 bytes)."""
+    return q["sent_bytes"] + OVERHEAD * q["sent_pkts"]
+
+
+def measure(n, slices):
+    """Per (slice, queue): wire bytes sent, packets offered (taken or dropped) and the
+    largest lengths seen, over PERIOD s of traffic, and the period's length."""
+    def sample():
+        t0 = time.monotonic()
+        qs = {s: n.cmd(f"/slicepath/queues,{s}") for s in slices}
+        return (t0 + time.monotonic()) / 2, qs
+
+    time.sleep(WARMUP)
+    t_start, first = sample()
+    longest = {}
+    last = first
+    for _ in range(SAMPLES):
+        time.sleep(PERIOD / SAMPLES)
+        t_end, last = sample()
+        for s, qs in last.items():
+            for qid, q in qs.items():
+                k = (s, qid)
+                prev = longest.get(k, (0, 0))
+                longest[k] = (max(prev[0], q["len_bytes"]), max(prev[1], q["len_pkts"]))
+    got = {}
+    for s, qs in last.items():
+        for qid, q in qs.items():
+            a = first[s][qid]
+            got[(s, qid)] = {
+                "wire": wire_bytes(q) - wire_bytes(a),
+                "offered": (q["enq_pkts"] + q["drop_pkts"]) - (a["enq_pkts"] + a["drop_pkts"]),
+                "longest": longest[(s, qid)],
+            }
+    return got, t_end - t_start
+
+
+def check_lengths(got):
+    for k, v in got.items():
+        assert v["longest"][0] <= THRESHOLD, f"queue {k} held {v['longest'][0]} bytes"
+        assert v["longest"][1] <= THRESHOLD_PKTS, f"queue {k} held {v['longest'][1]} packets"
+
+
+def run_fairness(tmp_path, tag, pct, busy):
+    """One slice, five queues with shares pct (percent of RATE) on p1, inputs for the
+    queues in busy only. Returns {queue: wire bytes}, the period and the lengths."""
+    n, p0, p1, pcap = node_with_inputs(tmp_path, tag)
+    s = n.slice("fair", 1)
+    s.endpoint(p0, 5001)
+    out = s.endpoint(p1, 5001, bandwidth=RATE)
+    for k, p in enumerate(pct):
+        s.queue(k, out, threshold=THRESHOLD, threshold_packets=THRESHOLD_PKTS,
+                share=RATE * p // 100)
+        s.route(k, f"10.9.{k}.0/24", endpoint=out, queue=k, next_hop=f"{NH[0]}:{NH[1]}")
+    frames = []
+    for i in range(20):  # the streams interleaved
+        for k in busy:
+            frames += stream(p0, 5001, f"10.9.{k}.{i + 1}", 1)
+    write_pcap(pcap, frames)
+    n.start()
+    try:
+        got, period = measure(n, ["fair"])
+    finally:
+        n.stop()
+    print(f"{tag}: {period:.2f} s measured")
+    return {int(q): v for (_s, q), v in got.items()}, period
+
+
+def test_shares_30_25_20_15_10_of_800M(tmp_path):
+    pct = [30, 25, 20, 15, 10]
+    got, period = run_fairness(tmp_path, "fair", pct, busy=range(5))
+    total = sum(v["wire"] for v in got.values())
+    rate = total * 8 / period
+    for k, p in enumerate(pct):
+        share = 100 * got[k]["wire"] / total
+        print(f"queue {k}: share {p} %, got {share:.2f} % ({got[k]['wire'] * 8 / period / 1e6:.1f} "
+              f"Mb/s, offered {got[k]['offered'] / period:.0f} pkt/s)")
+        assert abs(share - p) < 1, f"queue {k}: {share:.2f} % of the wire, configured {p} %"
+        assert got[k]["offered"] * (PAYLOAD + 70) * 8 / period > RATE * p / 100, \
+            f"queue {k} was not backlogged"
+    print(f"total {rate / 1e6:.1f} Mb/s on the wire, scheduler {RATE / 1e6:.0f} Mb/s")
+    assert 0.97 * RATE <= rate <= 1.01 * RATE
+    check_lengths(got)
+
+
+def test_idle_shares_taken_up(tmp_path):
+    """Inputs of the 30 % and 10 % queues off: the others fill the scheduler 25:20:15."""
+    pct = [30, 25, 20, 15, 10]
+    busy = [1, 2, 3]
+    got, period = run_fairness(tmp_path, "conserve", pct, busy=busy)
+    total = sum(got[k]["wire"] for k in busy)
+    rate = total * 8 / period
+    assert got[0]["wire"] == 0 and got[4]["wire"] == 0
+    for k in busy:
+        share = 100 * got[k]["wire"] / total
+        want = 100 * pct[k] / sum(pct[j] for j in busy)
+        print(f"queue {k}: want {want:.2f} %, got {share:.2f} %")
+        assert abs(share - want) < 1
+    print(f"total {rate / 1e6:.1f} Mb/s on the wire, scheduler {RATE / 1e6:.0f} Mb/s")
+    assert 0.97 * RATE <= rate <= 1.01 * RATE
+    check_lengths(got)
+
+
+def test_flooding_slice_cannot_squeeze_another(tmp_path):
+    """Slices a and b each reserve half the scheduler; a sends ten times as many
+    packets as b, and far more than ten times its reservation: b keeps 99 % of its."""
+    n, p0, p1, pcap = node_with_inputs(tmp_path, "isolation")
+    reserved = RATE // 2
+    for sid, name in ((1, "a"), (2, "b")):
+        s = n.slice(name, sid)
+        s.endpoint(p0, 5000 + sid)
+        out = s.endpoint(p1, 5000 + sid, bandwidth=reserved)
+        s.queue(0, out, threshold=THRESHOLD, threshold_packets=THRESHOLD_PKTS, share=reserved)
+        s.route(0, "10.9.0.0/16", endpoint=out, queue=0, next_hop=f"{NH[0]}:{NH[1]}")
+    frames = []
+    for i in range(10):
+        frames += stream(p0, 5001, f"10.9.1.{i + 1}", 10)  # a: 10 for every one of b
+        frames += stream(p0, 5002, f"10.9.2.{i + 1}", 1)
+    write_pcap(pcap, frames)
+    n.start()
+    try:
+        got, period = measure(n, ["a", "b"])
+    finally:
+        n.stop()
+    a, b = got[("a", "0")], got[("b", "0")]
+    a_offered = a["offered"] * (PAYLOAD + 70) * 8 / period
+    b_rate = b["wire"] * 8 / period
+    print(f"a offered {a_offered / 1e6:.0f} Mb/s ({a_offered / reserved:.1f} x its reservation), "
+          f"sent {a['wire'] * 8 / period / 1e6:.1f} Mb/s; b sent {b_rate / 1e6:.1f} Mb/s of its "
+          f"{reserved / 1e6:.0f}")
+    assert a_offered >= 10 * reserved, "the input did not reach ten times a's reservation"
+    assert b["offered"] * (PAYLOAD + 70) * 8 / period > reserved, "b was not backlogged"
+    assert b_rate >= 0.99 * reserved
+    check_lengths(got)
