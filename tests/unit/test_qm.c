@@ -434,26 +434,36 @@ test_shares_of_a_busy_scheduler(void **state)
 	drain(qm, 0);
 }
 
-/* Without the 30 % and 10 % queues the others split the whole rate 25:20:15. */
+/* The 30 % and 10 % queues' inputs stop: once they drain, the others split the rate 25:20:15. */
 static void
 test_others_take_up_idle_shares(void **state)
 {
 	static const uint64_t pct[] = {30, 25, 20, 15, 10};
-	static const uint32_t busy[] = {1, 2, 3};
-	static const uint16_t len[] = {1000, 1000, 1000};
+	static const uint32_t all[] = {0, 1, 2, 3, 4}, busy[] = {1, 2, 3};
+	static const uint16_t len[] = {1000, 1000, 1000, 1000, 1000};
 	struct sp_qm *qm = *state;
-	uint64_t frames[3] = {0}, wire[3] = {0}, total = 0;
-	uint64_t rate = 800 * MBPS;
+	uint64_t frames[5] = {0}, wire[5] = {0}, total = 0;
+	uint64_t rate = 800 * MBPS, t = later(), ms = hz / 1000;
 
 	reserve_only_owner0(qm, 0, rate);
 	assert_int_equal(sp_qm_port_config(qm, 0, rate, OVERHEAD), 0);
 	for (unsigned int i = 0; i < 5; i++)
 		assert_int_equal(bind(qm, i, 0, 0, rate * pct[i] / 100, BIG, 1000), 0);
-	run(qm, 0, busy, len, 3, later(), hz / 10, hz / 100000, frames, wire);
+	run(qm, 0, all, len, 5, t, 50 * ms, hz / 100000, frames, wire);
+	t += 50 * ms;
+	assert_int_equal(stats(qm, 0).len_pkts, 40); /* backlogged when its input stops */
+	run(qm, 0, busy, len, 3, t, 10 * ms, hz / 100000, frames, wire);
+	t += 10 * ms;
+	assert_int_equal(stats(qm, 0).len_pkts, 0);
+	assert_int_equal(stats(qm, 4).len_pkts, 0);
+	memset(frames, 0, sizeof(frames));
+	memset(wire, 0, sizeof(wire));
+	run(qm, 0, busy, len, 3, t, 100 * ms, hz / 100000, frames, wire);
 	for (unsigned int i = 0; i < 3; i++) {
 		wire[i] += frames[i] * OVERHEAD;
 		total += wire[i];
 	}
+	/* The whole rate still goes out, to within two frames. */
 	assert_true(total * 8 + 2 * 1024 * 8 >= rate / 10);
 	for (unsigned int i = 0; i < 3; i++) {
 		double share = 100.0 * (double)wire[i] / (double)total;
