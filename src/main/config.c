@@ -162,9 +162,8 @@ hex_digit(char c)
 	return -1;
 }
 
-/* Hex digits (optionally after "0x"), two per byte, at most max bytes. */
-static int
-parse_hex_bytes(const char *s, uint8_t *out, size_t max, size_t *n)
+int
+sp_parse_hex_bytes(const char *s, uint8_t *out, size_t max, size_t *n)
 {
 	size_t i;
 
@@ -277,16 +276,15 @@ sp_parse_hex_key(const char *s, struct sp_key *k)
 	struct sp_key tmp;
 	size_t n;
 
-	if (s == NULL || k == NULL || parse_hex_bytes(s, tmp.b, SP_KEY_BYTES, &n) < 0 ||
+	if (s == NULL || k == NULL || sp_parse_hex_bytes(s, tmp.b, SP_KEY_BYTES, &n) < 0 ||
 	    n != SP_KEY_BYTES)
 		return -EINVAL;
 	*k = tmp;
 	return 0;
 }
 
-/* "a.b.c.d:port" into network byte order. */
-static int
-parse_next_hop(const char *s, uint32_t *ip_be, uint16_t *port_be)
+int
+sp_parse_next_hop(const char *s, uint32_t *ip_be, uint16_t *port_be)
 {
 	const char *colon = strrchr(s, ':');
 	char ip[INET_ADDRSTRLEN];
@@ -310,9 +308,8 @@ parse_next_hop(const char *s, uint32_t *ip_be, uint16_t *port_be)
 	return 0;
 }
 
-/* Why a node or next-hop address cannot be used, or NULL if it can. */
-static const char *
-unusable_ipv4(uint32_t ip_be)
+const char *
+sp_unusable_ipv4(uint32_t ip_be)
 {
 	uint32_t ip = ntohl(ip_be);
 
@@ -544,7 +541,7 @@ get_ipv4(struct parser *p, json_t *obj, const char *path, const char *key, uint3
 	TRY(get_string(p, obj, path, key, true, SIZE_MAX, &s));
 	if (sp_parse_ipv4(s, ip_be) < 0)
 		return fail(p, path, key, "\"%s\" is not an IPv4 address; write it as a.b.c.d", s);
-	why = unusable_ipv4(*ip_be);
+	why = sp_unusable_ipv4(*ip_be);
 	if (why != NULL)
 		return fail(p, path, key, "%s %s; use a unicast address", s, why);
 	return 0;
@@ -1248,15 +1245,15 @@ parse_result(struct parser *p, json_t *fo, const char *fpath, const char *spath,
 	TRY(get_index(p, o, path, &ENDPOINT_REF, s->nb_endpoints, "endpoint", list, &r->endpoint));
 	TRY(get_result_queue(p, o, path, spath, s, r));
 	TRY(get_string(p, o, path, "next_hop", true, SIZE_MAX, &str));
-	if (parse_next_hop(str, &r->nh_ip, &r->nh_port) < 0)
+	if (sp_parse_next_hop(str, &r->nh_ip, &r->nh_port) < 0)
 		return fail(p, path, "next_hop", "\"%s\" is not a next hop; write it as "
 			    "a.b.c.d:port with a UDP port from 1 to 65535", str);
-	why = unusable_ipv4(r->nh_ip);
+	why = sp_unusable_ipv4(r->nh_ip);
 	if (why != NULL)
 		return fail(p, path, "next_hop", "the address of %s %s; use the next node's "
 			    "unicast address", str, why);
 	rc = get_string(p, o, path, "data", false, SIZE_MAX, &str);
-	if (rc > 0 && parse_hex_bytes(str, r->data, SP_RESULT_DATA_BYTES, &n) < 0)
+	if (rc > 0 && sp_parse_hex_bytes(str, r->data, SP_RESULT_DATA_BYTES, &n) < 0)
 		return fail(p, path, "data", "\"%s\" is not result data; write up to %d hex "
 			    "digits, two per byte", str, 2 * SP_RESULT_DATA_BYTES);
 	return rc < 0 ? rc : 0;
@@ -1398,8 +1395,30 @@ parse_slices(struct parser *p, json_t *root)
 }
 
 static const char *const TOP_KEYS[] = {
-	"eal", "mbufs", "codeopt_libs", "ports", "neighbors", "npes", "lcores", "slices", NULL,
+	"eal", "mbufs", "codeopt_libs", "mgmt_socket", "ports", "neighbors", "npes", "lcores",
+	"slices", NULL,
 };
+
+/* Where the management socket listens: an absolute path that fits a sockaddr_un. */
+static int
+parse_mgmt_socket(struct parser *p, json_t *root)
+{
+	struct sp_config *cfg = p->cfg;
+	const char *s;
+	int rc = get_string(p, root, "", "mgmt_socket", false, SP_SOCKET_PATH_LEN, &s);
+
+	if (rc < 0)
+		return rc;
+	if (rc == 0) {
+		memcpy(cfg->mgmt_socket, SP_DEFAULT_MGMT_SOCKET, sizeof(SP_DEFAULT_MGMT_SOCKET));
+		return 0;
+	}
+	if (s[0] != '/')
+		return fail(p, "", "mgmt_socket", "\"%s\" is not an absolute path; write one like "
+			    "\"%s\"", s, SP_DEFAULT_MGMT_SOCKET);
+	memcpy(cfg->mgmt_socket, s, strlen(s) + 1);
+	return 0;
+}
 
 static int
 parse_root(struct parser *p, json_t *root)
@@ -1412,6 +1431,7 @@ parse_root(struct parser *p, json_t *root)
 	p->cfg->mbufs = (uint32_t)v;
 	TRY(parse_strings(p, root, "codeopt_libs", SP_MAX_CODEOPT_LIBS, SP_PATH_LEN,
 			  store_codeopt_lib));
+	TRY(parse_mgmt_socket(p, root));
 	TRY(parse_ports(p, root));
 	TRY(parse_neighbors(p, root));
 	TRY(parse_npes(p, root));

@@ -29,6 +29,8 @@
 #define SP_DEVARGS_LEN 512
 #define SP_PATH_LEN 256
 #define SP_CONFIG_ERR_LEN 512
+#define SP_SOCKET_PATH_LEN 108 /* sockaddr_un.sun_path */
+#define SP_DEFAULT_MGMT_SOCKET "/run/slicepath/slicepathd.sock"
 
 struct sp_cfg_port {
 	char name[SP_NAME_LEN];       /* "name": how the rest of the config refers to it */
@@ -115,6 +117,7 @@ struct sp_config {
 	struct sp_cfg_npe npes[SP_MAX_NPES];
 	uint16_t nb_codeopt_libs; /* "codeopt_libs": shared objects to dlopen */
 	char codeopt_libs[SP_MAX_CODEOPT_LIBS][SP_PATH_LEN];
+	char mgmt_socket[SP_SOCKET_PATH_LEN]; /* "mgmt_socket": the private JSON-RPC socket */
 	uint16_t nb_slices;
 	struct sp_cfg_slice slices[SP_MAX_SLICES];
 };
@@ -133,5 +136,11 @@ int sp_parse_ipv4(const char *s, uint32_t *ip_be);
 int sp_parse_mac(const char *s, uint8_t mac[6]);
 int sp_parse_rate(const char *s, uint64_t *bps);      /* "10G", "800M", "1.5k", "1000" */
 int sp_parse_hex_key(const char *s, struct sp_key *k); /* exactly 28 hex digits */
+/* Hex digits (optionally after "0x"), two per byte, at most max bytes; *n gets how many. */
+int sp_parse_hex_bytes(const char *s, uint8_t *out, size_t max, size_t *n);
+/* "a.b.c.d:port" (port 1 to 65535) into network byte order. */
+int sp_parse_next_hop(const char *s, uint32_t *ip_be, uint16_t *port_be);
+/* Why a node or next-hop address cannot be used ("is a multicast address"), or NULL. */
+const char *sp_unusable_ipv4(uint32_t ip_be);
 
 #endif

@@ -160,6 +160,7 @@ static int
 run(const struct sp_config *cfg)
 {
 	char err[SP_CONFIG_ERR_LEN];
+	struct sp_rpc_server *rpc;
 	uint16_t slices = 0;
 
 	if (sp_stats_init() < 0) {
@@ -172,6 +173,12 @@ run(const struct sp_config *cfg)
 	}
 	if (sp_telemetry_init(&node) < 0)
 		fprintf(stderr, "slicepathd: telemetry commands unavailable\n");
+	rpc = sp_rpc_server_open(cfg->mgmt_socket, err, sizeof(err));
+	if (rpc == NULL) {
+		fprintf(stderr, "slicepathd: %s\n", err);
+		sp_node_fini(&node);
+		return EXIT_RUNTIME;
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	for (unsigned int i = 0; i < cfg->nb_lcores; i++)
@@ -179,9 +186,11 @@ run(const struct sp_config *cfg)
 	for (unsigned int i = 0; i < SP_MAX_SLICES; i++)
 		slices += node.slices[i] != NULL;
 	fprintf(stderr, "slicepathd: forwarding on %u port(s) with %u slice(s), %u NPE(s), %u "
-			"lcore(s)\n", node.nb_ports, slices, node.nb_npes, cfg->nb_lcores);
-	sp_mgmt_run(&node);
+			"lcore(s); management socket %s\n", node.nb_ports, slices, node.nb_npes,
+		cfg->nb_lcores, cfg->mgmt_socket);
+	sp_mgmt_run(&node, rpc);
 	rte_eal_mp_wait_lcore();
+	sp_rpc_server_close(rpc);
 	sp_node_fini(&node);
 	sp_stats_fini();
 	fprintf(stderr, "slicepathd: stopped\n");

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "mgmt.h"
 
-#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_log.h>
@@ -10,7 +9,7 @@ RTE_LOG_REGISTER(sp_mgmt_logtype, slicepath.mgmt, INFO);
 #define MGMT_LOG(level, ...) rte_log(RTE_LOG_##level, sp_mgmt_logtype, "mgmt: " __VA_ARGS__)
 
 #define MAX_PENDING 256
-#define POLL_NS 2000000 /* 2 ms: ARP answers and requests need no more */
+#define POLL_MS 2 /* ARP answers and requests need no more; requests wake it at once */
 #define BURST 32
 #define NEVER_ASKED 1 /* last_tsc of a next hop not asked for yet */
 
@@ -132,15 +131,14 @@ send_requests(struct mgmt *g)
 }
 
 void
-sp_mgmt_run(struct sp_node *node)
+sp_mgmt_run(struct sp_node *node, struct sp_rpc_server *rpc)
 {
 	struct mgmt g = {.node = node};
-	const struct timespec poll = {.tv_sec = 0, .tv_nsec = POLL_NS};
 
 	while (!node->quit) {
 		learn(&g);
 		collect_requests(&g);
 		send_requests(&g);
-		nanosleep(&poll, NULL);
+		sp_rpc_server_poll(rpc, node, POLL_MS);
 	}
 }

@@ -202,6 +202,7 @@ add_endpoints(struct sp_node *node, struct sp_slice *s, const struct sp_cfg_slic
 		ep->ip_be = node->ports[ce->port].ip_be;
 		ep->udp_port_be = rte_cpu_to_be_16(ce->udp_port);
 		ep->slice = s->id;
+		ep->bandwidth_bps = ce->bandwidth_bps;
 		rc = sp_decap_add_endpoint(node->decap, ep->port, ep->ip_be, ep->udp_port_be,
 					   s->id, id);
 		if (rc < 0) {
@@ -219,38 +220,78 @@ add_endpoints(struct sp_node *node, struct sp_slice *s, const struct sp_cfg_slic
 	return 0;
 }
 
+int
+sp_node_queue_bind(struct sp_node *node, struct sp_slice *s, uint16_t qid, uint16_t endpoint,
+		   uint64_t share_bps, uint32_t max_bytes, uint32_t max_pkts, char *err,
+		   size_t errlen)
+{
+	struct sp_npe *npe = &node->npes[s->npe];
+	struct sp_qm_queue_conf qc = {
+		.owner = s->id,
+		.share_bps = share_bps,
+		.max_bytes = max_bytes,
+		.max_pkts = max_pkts,
+	};
+	bool bound = s->qmap[qid] != SP_QUEUE_UNBOUND;
+	uint32_t phys = bound ? s->qmap[qid] : npe->nb_queues;
+	struct sp_qm_room r = {0};
+	int rc;
+
+	if (qid >= s->queue_quota || endpoint >= s->nb_endpoints) {
+		snprintf(err, errlen, "queue %u, endpoint %u: slice %s has queues 0 to %u and %u "
+			 "endpoint(s)", qid, endpoint, s->name, s->queue_quota - 1, s->nb_endpoints);
+		return -EINVAL;
+	}
+	qc.port = node->endpoints[s->endpoints[endpoint]].port;
+	if (bound && s->qport[qid] != qc.port) {
+		/* Filters naming the queue send from endpoints on its port. */
+		snprintf(err, errlen, "queue %u of slice %s feeds %s; a queue cannot move to "
+			 "another port (endpoint %u is on %s)", qid, s->name,
+			 node->ports[s->qport[qid]].name, endpoint, node->ports[qc.port].name);
+		return -EBUSY;
+	}
+	if (!bound && phys >= node->cfg->npes[s->npe].queues) {
+		snprintf(err, errlen, "NPE %u has no queue left (npes[%u].queues is %u)", s->npe,
+			 s->npe, node->cfg->npes[s->npe].queues);
+		return -ENOSPC;
+	}
+	rc = sp_qm_queue_bind(npe->qm, phys, &qc);
+	if (rc < 0) {
+		struct sp_qm_queue_conf old = {0};
+
+		sp_qm_room(npe->qm, s->id, qc.port, &r);
+		if (bound)
+			sp_qm_queue_conf(npe->qm, phys, &old);
+		snprintf(err, errlen, "queue %u of slice %s: a share of %" PRIu64 " bit/s does not "
+			 "fit: the slice reserves %" PRIu64 " bit/s on %s and its other queues there "
+			 "share %" PRIu64 ", so at most %" PRIu64 " is left", qid, s->name, share_bps,
+			 r.owner_bps, node->ports[qc.port].name, r.shares_bps - old.share_bps,
+			 r.owner_bps - (r.shares_bps - old.share_bps));
+		return rc;
+	}
+	if (!bound)
+		npe->nb_queues++;
+	s->qport[qid] = qc.port;
+	s->qendpoint[qid] = endpoint;
+	/* Last: the NPE may send to the queue from here on. */
+	__atomic_store_n(&s->qmap[qid], phys, __ATOMIC_RELEASE);
+	return 0;
+}
+
 static int
 add_queues(struct sp_node *node, struct sp_slice *s, const struct sp_cfg_slice *cs, char *err,
 	   size_t errlen)
 {
-	struct sp_npe *npe = &node->npes[s->npe];
-	int rc = sp_qm_owner_quota(npe->qm, s->id, cs->buffer_quota);
+	char why[SP_CONFIG_ERR_LEN];
+	int rc = sp_qm_owner_quota(node->npes[s->npe].qm, s->id, cs->buffer_quota);
 
 	for (uint16_t j = 0; rc == 0 && j < cs->nb_queues; j++) {
 		const struct sp_cfg_queue *cq = &cs->queues[j];
-		struct sp_qm_queue_conf qc = {
-			.port = node->endpoints[s->endpoints[cq->endpoint]].port,
-			.owner = s->id,
-			.share_bps = cq->share_bps,
-			.max_bytes = cq->threshold,
-			.max_pkts = cq->threshold_pkts,
-		};
-		struct sp_qm_room r = {0};
 
-		rc = -ENOSPC;
-		if (npe->nb_queues < node->cfg->npes[s->npe].queues)
-			rc = sp_qm_queue_bind(npe->qm, npe->nb_queues, &qc);
-		if (rc < 0) {
-			sp_qm_room(npe->qm, s->id, qc.port, &r);
-			snprintf(err, errlen, "slice %s: queues[%u]: cannot bind queue %u with a share "
-				 "of %" PRIu64 " bit/s on NPE %u (the slice reserves %" PRIu64
-				 " bit/s on %s, its queues share %" PRIu64 "): %s", cs->name, j,
-				 cq->id, cq->share_bps, s->npe, r.owner_bps,
-				 node->ports[qc.port].name, r.shares_bps, strerror(-rc));
-			return rc;
-		}
-		s->qmap[cq->id] = npe->nb_queues++;
-		s->qport[cq->id] = qc.port;
+		rc = sp_node_queue_bind(node, s, cq->id, cq->endpoint, cq->share_bps, cq->threshold,
+					cq->threshold_pkts, why, sizeof(why));
+		if (rc < 0)
+			snprintf(err, errlen, "slice %s: queues[%u]: %s", cs->name, j, why);
 	}
 	return rc;
 }

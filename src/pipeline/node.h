@@ -28,6 +28,7 @@ struct sp_endpoint {
 	uint16_t udp_port_be;
 	uint32_t ip_be;       /* the port's address */
 	uint16_t slice;
+	uint64_t bandwidth_bps; /* outbound reservation */
 };
 
 /* An NPE: one filter table and one queue manager, run by exactly one lcore,
@@ -71,6 +72,17 @@ struct sp_node {
  * -ENODEV means a port could not be opened. */
 int sp_node_init(struct sp_node *node, const struct sp_config *cfg, char *err, size_t errlen);
 void sp_node_fini(struct sp_node *node);
+
+/*
+ * Bind slice queue qid to the port of the slice's endpoint, or change a
+ * bound queue's share and thresholds (it cannot change ports). From the
+ * config load or the management thread while traffic flows. 0, or a
+ * negative errno with the reason in err: -EINVAL bad ids, -EBUSY another
+ * port, -ENOSPC no queue left or the share beyond the slice's reservation.
+ */
+int sp_node_queue_bind(struct sp_node *node, struct sp_slice *s, uint16_t qid, uint16_t endpoint,
+		       uint64_t share_bps, uint32_t max_bytes, uint32_t max_pkts, char *err,
+		       size_t errlen);
 
 /* Index of the worker lcore in the RCU thread list (0..). */
 unsigned int sp_node_rcu_thread(const struct sp_node *node, unsigned int lcore);

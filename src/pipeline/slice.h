@@ -30,6 +30,7 @@ struct sp_slice {
 	uint16_t queue_quota;
 	uint32_t qmap[SP_MAX_SLICE_QUEUES]; /* slice queue id -> physical, or SP_QUEUE_UNBOUND */
 	uint16_t qport[SP_MAX_SLICE_QUEUES]; /* port index each bound queue feeds */
+	uint16_t qendpoint[SP_MAX_SLICE_QUEUES]; /* the endpoint (slice index) it was bound for */
 };
 
 /* Code option registry (sp_codeopt_register() is in the public header). */

@@ -262,6 +262,26 @@ sp_qm_queue_unbind(struct sp_qm *qm, uint32_t queue)
 }
 
 int
+sp_qm_queue_conf(const struct sp_qm *qm, uint32_t queue, struct sp_qm_queue_conf *c)
+{
+	const struct qm_queue *q;
+
+	if (qm == NULL || queue >= qm->max_queues || c == NULL)
+		return -EINVAL;
+	q = &qm->queues[queue];
+	if (q->port == QM_UNBOUND)
+		return -ENOENT;
+	*c = (struct sp_qm_queue_conf){
+		.port = q->port,
+		.owner = q->owner,
+		.share_bps = q->share_bps,
+		.max_bytes = q->max_bytes,
+		.max_pkts = q->max_pkts,
+	};
+	return 0;
+}
+
+int
 sp_qm_queue_stats(const struct sp_qm *qm, uint32_t queue, struct sp_qm_queue_stats *st)
 {
 	if (qm == NULL || queue >= qm->max_queues || st == NULL)

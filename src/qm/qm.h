@@ -97,6 +97,8 @@ int sp_qm_room(const struct sp_qm *qm, uint16_t owner, uint16_t port, struct sp_
  * Counters start from zero when an unbound queue is bound.
  */
 int sp_qm_queue_bind(struct sp_qm *qm, uint32_t queue, const struct sp_qm_queue_conf *c);
+/* How a queue is bound: 0, -EINVAL bad id, -ENOENT not bound. */
+int sp_qm_queue_conf(const struct sp_qm *qm, uint32_t queue, struct sp_qm_queue_conf *c);
 /* -EINVAL bad id, -ENOENT not bound, -EBUSY holds packets. */
 int sp_qm_queue_unbind(struct sp_qm *qm, uint32_t queue);
 int sp_qm_queue_stats(const struct sp_qm *qm, uint32_t queue, struct sp_qm_queue_stats *st);

@@ -27,6 +27,7 @@ from scapy.utils import RawPcapReader
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tools"))
+from sp_rpc import Rpc  # noqa: E402
 from sp_telemetry import runtime_dir, wait_for_socket  # noqa: E402
 
 DAEMON = Path(os.environ.get("SLICEPATHD", REPO / "build" / "slicepathd"))
@@ -337,6 +338,9 @@ class Node:
         self.log_path = self.dir / "slicepathd.log"
         self.config_path = self.dir / "slicepathd.json"
         self.extra_config = {}
+        # Short: a Unix socket path has at most 107 characters, test directories more.
+        self.mgmt_socket = Path("/tmp") / f"{self.prefix}.sock"
+        self._rpc = None
 
     # ---- description
 
@@ -383,6 +387,7 @@ class Node:
                       for p in self.ports.values()],
             "neighbors": [{"port": p, "ipv4": ip, "mac": mac} for p, ip, mac in self.neighbors],
             "npes": self.npes,
+            "mgmt_socket": str(self.mgmt_socket),
             "slices": [s.to_json() for s in self.slices.values()],
         }
         if self.lcores is not None:
@@ -440,6 +445,12 @@ class Node:
     def cmd(self, command):
         return self.tel.cmd(command)
 
+    def call(self, method, **params):
+        """A management API call (docs/api.md) on one connection kept open; raises RpcError."""
+        if self._rpc is None:
+            self._rpc = Rpc(self.mgmt_socket)
+        return self._rpc.call(method, **params)
+
     def wait_rx(self, timeout=RX_TIMEOUT):
         """Wait until every port has counted the frames of its rx pcap, then until the
         node's counters stop changing (packets in flight have left)."""
@@ -480,6 +491,9 @@ class Node:
         if getattr(self, "tel", None) is not None:
             self.tel.close()
             self.tel = None
+        if self._rpc is not None:
+            self._rpc.close()
+            self._rpc = None
         if self.proc is None:
             return self.returncode
         if self.proc.poll() is None:

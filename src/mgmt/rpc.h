@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * slicepathd's management API (docs/api.md): JSON-RPC 2.0 requests, one per
+ * line, handled on the management thread (the lookup tables' and queue
+ * managers' one writer). rpc.c has the envelope and the method table;
+ * rpc_*.c the methods; rpc_server.c the socket.
+ */
+#ifndef SP_RPC_H
+#define SP_RPC_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include <slicepath/proto.h>
+
+#include "../pipeline/node.h"
+
+struct sp_rpc_error {
+	int code; /* SP_RPC_* of slicepath/proto.h */
+	char message[512];
+};
+
+/*
+ * A method: the result (a new reference) or NULL with e filled. params is
+ * an object (an absent one is passed as an empty object).
+ */
+typedef json_t *(*sp_rpc_method)(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
+
+/*
+ * Handle one request line (without its newline). Returns the response
+ * line (malloc'd, no newline) or NULL when nothing is to be sent (a
+ * notification).
+ */
+char *sp_rpc_handle(struct sp_node *node, const char *line, size_t len);
+/* The response to a request line that was too long to read. */
+char *sp_rpc_too_large(size_t limit);
+
+/* Fill e and return NULL, for `return sp_rpc_fail(e, ...)` in methods. */
+json_t *sp_rpc_fail(struct sp_rpc_error *e, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Parameter readers: 0, or -1 with e filled (SP_RPC_INVALID_PARAMS or SP_RPC_NOT_FOUND). */
+int sp_rpc_slice(const struct sp_node *node, json_t *params, struct sp_slice **s,
+		 struct sp_rpc_error *e);
+int sp_rpc_uint(json_t *obj, const char *key, uint64_t max, uint64_t *v, struct sp_rpc_error *e);
+int sp_rpc_string(json_t *obj, const char *key, const char **v, struct sp_rpc_error *e);
+
+/* A slice's filters as filter.list shows them (rpc_filter.c). */
+json_t *sp_rpc_filters_of(const struct sp_node *node, const struct sp_slice *s);
+
+/* The methods. */
+json_t *sp_rpc_filter_insert(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
+json_t *sp_rpc_filter_delete(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
+json_t *sp_rpc_filter_list(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
+json_t *sp_rpc_queue_bind(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
+json_t *sp_rpc_queue_set(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
+json_t *sp_rpc_mem_read(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
+json_t *sp_rpc_mem_write(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
+json_t *sp_rpc_stats_get(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
+json_t *sp_rpc_state_dump(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
+
+#endif

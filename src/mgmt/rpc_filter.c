@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * filter.insert, filter.delete, filter.list: a slice's filters, in the
+ * config's format (docs/config.md, docs/api.md), written to its NPE's
+ * lookup table while traffic flows (the table publishes with RCU).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rpc.h"
+
+#define MAX_BATCH 131072 /* filters in one filter.insert: a whole NPE's table */
+
+static void
+hex(char *out, const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+static json_t *
+result_json(const struct sp_result *r)
+{
+	char nh[INET_ADDRSTRLEN + 8], data[2 * SP_RESULT_DATA_BYTES + 1];
+	struct in_addr a = {.s_addr = r->nh_ip};
+
+	inet_ntop(AF_INET, &a, nh, sizeof(nh));
+	snprintf(nh + strlen(nh), 8, ":%u", ntohs(r->nh_port));
+	hex(data, r->data, SP_RESULT_DATA_BYTES);
+	return json_pack("{s:i, s:i, s:s, s:s}", "endpoint", r->endpoint, "queue", r->queue,
+			 "next_hop", nh, "data", data);
+}
+
+/* A filter as filter.list and state.dump show it. */
+static json_t *
+filter_json(uint32_t pos, const struct sp_filter *f, uint64_t hits)
+{
+	char key[2 * SP_KEY_BYTES + 1], mask[2 * SP_KEY_BYTES + 1];
+
+	hex(key, f->key.b, SP_KEY_BYTES);
+	hex(mask, f->mask.b, SP_KEY_BYTES);
+	return json_pack("{s:I, s:s, s:s, s:o, s:I}", "position", (json_int_t)pos, "key", key,
+			 "mask", mask, "result", result_json(&f->result), "hits", (json_int_t)hits);
+}
+
+json_t *
+sp_rpc_filters_of(const struct sp_node *node, const struct sp_slice *s)
+{
+	const struct sp_lookup *t = node->npes[s->npe].lookup;
+	json_t *list = json_array();
+	struct sp_filter f;
+	uint64_t hits;
+
+	for (uint32_t pos = 0; sp_lookup_next(t, s->id, &pos) == 0; pos++)
+		if (sp_lookup_read(t, s->id, pos, &f, &hits) == 0)
+			json_array_append_new(list, filter_json(pos, &f, hits));
+	return list;
+}
+
+/* The result's endpoint and queue: the slice's, the queue bound and feeding the endpoint's port. */
+static int
+check_target(const struct sp_node *node, const struct sp_slice *s, const struct sp_result *r,
+	     const char *where, struct sp_rpc_error *e)
+{
+	uint16_t port;
+
+	if (r->endpoint >= s->nb_endpoints) {
+		sp_rpc_fail(e, SP_RPC_NOT_FOUND, "%sresult.endpoint %u: slice %s has %u endpoint(s)",
+			    where, r->endpoint, s->name, s->nb_endpoints);
+		return -1;
+	}
+	if (r->queue >= s->queue_quota || s->qmap[r->queue] == SP_QUEUE_UNBOUND) {
+		sp_rpc_fail(e, SP_RPC_NOT_FOUND, "%sresult.queue %u: slice %s has no queue %u bound",
+			    where, r->queue, s->name, r->queue);
+		return -1;
+	}
+	port = node->endpoints[s->endpoints[r->endpoint]].port;
+	if (s->qport[r->queue] != port) {
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%sresult.queue %u feeds port %s but endpoint "
+			    "%u is on %s; use a queue of that port", where, r->queue,
+			    node->ports[s->qport[r->queue]].name, r->endpoint, node->ports[port].name);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+parse_result(json_t *o, struct sp_result *r, const char *where, struct sp_rpc_error *e)
+{
+	json_t *data = json_object_get(o, "data");
+	const char *nh, *why;
+	uint64_t ep, q;
+	size_t n;
+
+	memset(r, 0, sizeof(*r));
+	if (!json_is_object(o)) {
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%s\"result\" must be an object with endpoint, "
+			    "queue and next_hop", where);
+		return -1;
+	}
+	if (sp_rpc_uint(o, "endpoint", UINT16_MAX, &ep, e) < 0 ||
+	    sp_rpc_uint(o, "queue", UINT16_MAX, &q, e) < 0 || sp_rpc_string(o, "next_hop", &nh, e) < 0)
+		return -1;
+	r->endpoint = (uint16_t)ep;
+	r->queue = (uint16_t)q;
+	if (sp_parse_next_hop(nh, &r->nh_ip, &r->nh_port) < 0) {
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%sresult.next_hop \"%s\" is not a.b.c.d:port "
+			    "with a UDP port from 1 to 65535", where, nh);
+		return -1;
+	}
+	why = sp_unusable_ipv4(r->nh_ip);
+	if (why != NULL) {
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%sresult.next_hop: %s %s", where, nh, why);
+		return -1;
+	}
+	if (data != NULL && (!json_is_string(data) ||
+			     sp_parse_hex_bytes(json_string_value(data), r->data,
+						SP_RESULT_DATA_BYTES, &n) < 0)) {
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%sresult.data must be at most %d hex digits",
+			    where, 2 * SP_RESULT_DATA_BYTES);
+		return -1;
+	}
+	return 0;
+}
+
+/* One filter object: position, key, mask, result. where prefixes messages ("filters[3]."). */
+static int
+parse_filter(const struct sp_node *node, const struct sp_slice *s, json_t *o, const char *where,
+	     uint32_t *pos, struct sp_filter *f, struct sp_rpc_error *e)
+{
+	const char *key, *mask;
+	uint64_t p;
+
+	if (!json_is_object(o)) {
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%s must be a filter object", where);
+		return -1;
+	}
+	if (sp_rpc_uint(o, "position", UINT32_MAX, &p, e) < 0 ||
+	    sp_rpc_string(o, "key", &key, e) < 0 || sp_rpc_string(o, "mask", &mask, e) < 0)
+		return -1;
+	if (sp_parse_hex_key(key, &f->key) < 0 || sp_parse_hex_key(mask, &f->mask) < 0) {
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%skey and mask must be exactly %d hex digits "
+			    "(112 bits)", where, 2 * SP_KEY_BYTES);
+		return -1;
+	}
+	if (parse_result(json_object_get(o, "result"), &f->result, where, e) < 0 ||
+	    check_target(node, s, &f->result, where, e) < 0)
+		return -1;
+	if (p >= s->filter_quota) {
+		sp_rpc_fail(e, SP_RPC_QUOTA, "%sposition %" PRIu64 " is beyond slice %s's filter quota "
+			    "of %u (positions 0 to %u)", where, p, s->name, s->filter_quota,
+			    s->filter_quota - 1);
+		return -1;
+	}
+	*pos = (uint32_t)p;
+	return 0;
+}
+
+/* What a lookup table error means to the caller. */
+static json_t *
+table_error(const struct sp_slice *s, int rc, struct sp_rpc_error *e)
+{
+	if (rc == -ENOMEM)
+		return sp_rpc_fail(e, SP_RPC_NO_ROOM, "NPE %u has no memory to compile slice %s's "
+				   "filters; the write is kept and shows once a compile succeeds",
+				   s->npe, s->name);
+	return sp_rpc_fail(e, SP_RPC_INTERNAL_ERROR, "slice %s's filter table: %s", s->name,
+			   strerror(-rc));
+}
+
+/*
+ * {"slice", "position", "key", "mask", "result"}: one filter; or
+ * {"slice", "filters": [...]}: many, checked first and written together
+ * (one compile). Either all are written or none.
+ */
+json_t *
+sp_rpc_filter_insert(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+{
+	json_t *list = json_object_get(params, "filters"), *o;
+	struct sp_filter *f = NULL;
+	uint32_t *pos = NULL;
+	struct sp_slice *s;
+	size_t n, i;
+	int rc;
+
+	if (sp_rpc_slice(node, params, &s, e) < 0)
+		return NULL;
+	if (list == NULL) {
+		struct sp_filter one;
+		uint32_t p;
+
+		if (parse_filter(node, s, params, "", &p, &one, e) < 0)
+			return NULL;
+		rc = sp_lookup_write(node->npes[s->npe].lookup, s->id, p, &one);
+		return rc < 0 ? table_error(s, rc, e) : json_pack("{s:i}", "written", 1);
+	}
+	n = json_array_size(list);
+	if (!json_is_array(list) || n == 0 || n > MAX_BATCH)
+		return sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"filters\" must be an array of 1 to %d "
+				   "filter objects", MAX_BATCH);
+	pos = malloc(n * sizeof(*pos));
+	f = malloc(n * sizeof(*f));
+	if (pos == NULL || f == NULL) {
+		free(pos);
+		free(f);
+		return sp_rpc_fail(e, SP_RPC_INTERNAL_ERROR, "out of memory for %zu filters", n);
+	}
+	json_array_foreach(list, i, o) {
+		char where[32];
+
+		snprintf(where, sizeof(where), "filters[%zu].", i);
+		if (parse_filter(node, s, o, where, &pos[i], &f[i], e) < 0)
+			break;
+	}
+	rc = i < n ? 0 : sp_lookup_write_bulk(node->npes[s->npe].lookup, s->id, pos, f,
+					      (uint32_t)n);
+	free(pos);
+	free(f);
+	if (i < n)
+		return NULL;
+	return rc < 0 ? table_error(s, rc, e) : json_pack("{s:I}", "written", (json_int_t)n);
+}
+
+/* {"slice", "position"}: delete the filter there. */
+json_t *
+sp_rpc_filter_delete(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+{
+	struct sp_slice *s;
+	uint64_t p;
+	int rc;
+
+	if (sp_rpc_slice(node, params, &s, e) < 0 || sp_rpc_uint(params, "position", UINT32_MAX,
+								    &p, e) < 0)
+		return NULL;
+	if (p >= s->filter_quota)
+		return sp_rpc_fail(e, SP_RPC_QUOTA, "position %" PRIu64 " is beyond slice %s's "
+				   "filter quota of %u", p, s->name, s->filter_quota);
+	rc = sp_lookup_delete(node->npes[s->npe].lookup, s->id, (uint32_t)p);
+	if (rc == -ENOENT)
+		return sp_rpc_fail(e, SP_RPC_NOT_FOUND, "slice %s has no filter at position %" PRIu64,
+				   s->name, p);
+	return rc < 0 ? table_error(s, rc, e) : json_pack("{s:i}", "deleted", 1);
+}
+
+/* {"slice"}: every filter, in position order, with its hit count. */
+json_t *
+sp_rpc_filter_list(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+{
+	struct sp_slice *s;
+
+	if (sp_rpc_slice(node, params, &s, e) < 0)
+		return NULL;
+	return sp_rpc_filters_of(node, s);
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* queue.bind and queue.set: a slice's queues on its NPE's queue manager, while traffic flows. */
+#include <errno.h>
+#include <inttypes.h>
+
+#include "rpc.h"
+
+#define DEFAULT_THRESHOLD 65536 /* as in the config (docs/config.md) */
+#define DEFAULT_THRESHOLD_PKTS 1024
+#define DEFAULT_SHARE UINT64_C(1000000)
+
+/* An optional "key": a whole number in [min, max], *v unchanged when absent. */
+static int
+optional_uint(json_t *params, const char *key, uint64_t min, uint64_t max, uint64_t *v,
+	      struct sp_rpc_error *e)
+{
+	if (json_object_get(params, key) == NULL)
+		return 0;
+	if (sp_rpc_uint(params, key, max, v, e) < 0)
+		return -1;
+	if (*v < min) {
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"%s\" must be at least %" PRIu64, key, min);
+		return -1;
+	}
+	return 0;
+}
+
+/* threshold, threshold_packets and share (bits/s), over the defaults given. */
+static int
+queue_params(json_t *params, uint64_t *bytes, uint64_t *pkts, uint64_t *share,
+	     struct sp_rpc_error *e)
+{
+	if (optional_uint(params, "threshold", 2048, UINT32_MAX, bytes, e) < 0 ||
+	    optional_uint(params, "threshold_packets", 1, 1u << 20, pkts, e) < 0 ||
+	    optional_uint(params, "share", 1, SP_QM_MAX_RATE, share, e) < 0)
+		return -1;
+	return 0;
+}
+
+static json_t *
+bind_error(int rc, const char *why, struct sp_rpc_error *e)
+{
+	int code = rc == -EINVAL ? SP_RPC_NOT_FOUND : rc == -EBUSY ? SP_RPC_BUSY : SP_RPC_NO_ROOM;
+
+	return sp_rpc_fail(e, code, "%s", why);
+}
+
+/* {"slice", "queue", "endpoint", ["threshold", "threshold_packets", "share"]} */
+json_t *
+sp_rpc_queue_bind(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+{
+	uint64_t qid, ep, bytes = DEFAULT_THRESHOLD, pkts = DEFAULT_THRESHOLD_PKTS;
+	uint64_t share = DEFAULT_SHARE;
+	char why[512];
+	struct sp_slice *s;
+	int rc;
+
+	if (sp_rpc_slice(node, params, &s, e) < 0 ||
+	    sp_rpc_uint(params, "queue", UINT16_MAX, &qid, e) < 0 ||
+	    sp_rpc_uint(params, "endpoint", UINT16_MAX, &ep, e) < 0 ||
+	    queue_params(params, &bytes, &pkts, &share, e) < 0)
+		return NULL;
+	if (qid >= s->queue_quota)
+		return sp_rpc_fail(e, SP_RPC_QUOTA, "queue %" PRIu64 " is beyond slice %s's queue "
+				   "quota of %u (queues 0 to %u)", qid, s->name, s->queue_quota,
+				   s->queue_quota - 1);
+	rc = sp_node_queue_bind(node, s, (uint16_t)qid, (uint16_t)ep, share, (uint32_t)bytes,
+				(uint32_t)pkts, why, sizeof(why));
+	return rc < 0 ? bind_error(rc, why, e) : json_pack("{s:i}", "bound", 1);
+}
+
+/* {"slice", "queue", ["threshold", "threshold_packets", "share"]}: change a bound queue. */
+json_t *
+sp_rpc_queue_set(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+{
+	struct sp_qm_queue_conf c;
+	uint64_t qid, bytes, pkts, share;
+	char why[512];
+	struct sp_slice *s;
+	int rc;
+
+	if (sp_rpc_slice(node, params, &s, e) < 0 ||
+	    sp_rpc_uint(params, "queue", UINT16_MAX, &qid, e) < 0)
+		return NULL;
+	if (qid >= s->queue_quota || s->qmap[qid] == SP_QUEUE_UNBOUND)
+		return sp_rpc_fail(e, SP_RPC_NOT_FOUND, "slice %s has no queue %" PRIu64 " bound; "
+				   "bind it first (queue.bind)", s->name, qid);
+	sp_qm_queue_conf(node->npes[s->npe].qm, s->qmap[qid], &c);
+	bytes = c.max_bytes;
+	pkts = c.max_pkts;
+	share = c.share_bps;
+	if (queue_params(params, &bytes, &pkts, &share, e) < 0)
+		return NULL;
+	rc = sp_node_queue_bind(node, s, (uint16_t)qid, s->qendpoint[qid], share, (uint32_t)bytes,
+				(uint32_t)pkts, why, sizeof(why));
+	return rc < 0 ? bind_error(rc, why, e) : json_pack("{s:i}", "set", 1);
+}

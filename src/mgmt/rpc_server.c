@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The management socket: a Unix stream socket only root (or the daemon's
+ * own user) may use, one JSON-RPC request per line. Served by poll() from
+ * the management thread, without blocking: a client that sends half a line
+ * and waits, or does not read its answers, holds only its own buffers.
+ */
+#include "rpc_server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+
+#include "rpc.h"
+
+#define MAX_CLIENTS 256
+#define READ_CHUNK 65536
+#define MAX_LINES_PER_POLL 64     /* then the other clients get their turn */
+#define MAX_PENDING_OUT (64u << 20) /* answers a client leaves unread before it is dropped */
+
+struct client {
+	int fd;
+	char *in;
+	size_t in_len, in_cap;
+	bool skipping; /* the rest of a line too long to take */
+	char *out;
+	size_t out_len, out_off;
+};
+
+struct sp_rpc_server {
+	int fd;
+	char path[sizeof(((struct sockaddr_un *)NULL)->sun_path)];
+	unsigned int nb_clients;
+	struct client clients[MAX_CLIENTS];
+};
+
+static void
+drop(struct sp_rpc_server *srv, unsigned int i)
+{
+	struct client *c = &srv->clients[i];
+
+	close(c->fd);
+	free(c->in);
+	free(c->out);
+	*c = srv->clients[--srv->nb_clients];
+}
+
+/* Queue a response line; false if the client has left too much unread. */
+static bool
+queue_out(struct client *c, char *text)
+{
+	size_t len = strlen(text);
+
+	if (c->out_len - c->out_off + len + 1 > MAX_PENDING_OUT) {
+		free(text);
+		return false;
+	}
+	if (c->out_off > 0) {
+		memmove(c->out, c->out + c->out_off, c->out_len - c->out_off);
+		c->out_len -= c->out_off;
+		c->out_off = 0;
+	}
+	char *grown = realloc(c->out, c->out_len + len + 1);
+
+	if (grown == NULL) {
+		free(text);
+		return false;
+	}
+	c->out = grown;
+	memcpy(c->out + c->out_len, text, len);
+	c->out[c->out_len + len] = '\n';
+	c->out_len += len + 1;
+	free(text);
+	return true;
+}
+
+/* Write what the socket takes; false if the client is gone. */
+static bool
+flush(struct client *c)
+{
+	while (c->out_off < c->out_len) {
+		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
+
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR;
+		c->out_off += (size_t)n;
+	}
+	c->out_off = c->out_len = 0;
+	return true;
+}
+
+/* Answer the complete lines in c->in, at most MAX_LINES_PER_POLL; false to drop the client. */
+static bool
+handle_lines(struct sp_node *node, struct client *c)
+{
+	size_t start = 0;
+	unsigned int lines = 0;
+	char *nl;
+
+	while (lines < MAX_LINES_PER_POLL &&
+	       (nl = memchr(c->in + start, '\n', c->in_len - start)) != NULL) {
+		size_t len = (size_t)(nl - (c->in + start));
+		char *answer = NULL;
+
+		if (c->skipping)
+			c->skipping = false; /* the end of the line answered as too large */
+		else if (len > 0 && !(len == 1 && c->in[start] == '\r'))
+			answer = sp_rpc_handle(node, c->in + start, len);
+		start += len + 1;
+		lines++;
+		if (answer != NULL && !queue_out(c, answer))
+			return false;
+	}
+	memmove(c->in, c->in + start, c->in_len - start);
+	c->in_len -= start;
+	if (c->in_len > SP_RPC_MAX_LINE && !c->skipping && memchr(c->in, '\n', c->in_len) == NULL) {
+		c->skipping = true;
+		c->in_len = 0;
+		return queue_out(c, sp_rpc_too_large(SP_RPC_MAX_LINE));
+	}
+	if (c->skipping)
+		c->in_len = 0; /* no newline yet: keep skipping */
+	return true;
+}
+
+/* Read what is there; false to drop the client (gone, or out of memory). */
+static bool
+receive(struct client *c)
+{
+	for (;;) {
+		ssize_t n;
+
+		if (c->in_cap - c->in_len < READ_CHUNK) {
+			char *grown = realloc(c->in, c->in_cap + READ_CHUNK);
+
+			if (grown == NULL)
+				return false;
+			c->in = grown;
+			c->in_cap += READ_CHUNK;
+		}
+		n = recv(c->fd, c->in + c->in_len, READ_CHUNK, 0);
+		if (n == 0)
+			return false;
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR;
+		c->in_len += (size_t)n;
+		if (c->in_len > SP_RPC_MAX_LINE)
+			return true; /* answered as too large before more is read */
+	}
+}
+
+/* Root, or whoever runs the daemon: nobody else may change the node. */
+static bool
+allowed(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return false;
+	return cred.uid == 0 || cred.uid == geteuid();
+}
+
+static void
+refuse(int fd, int code, const char *message)
+{
+	char line[256];
+	int n = snprintf(line, sizeof(line), "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":"
+				"{\"code\":%d,\"message\":\"%s\"}}\n", code, message);
+
+	if (send(fd, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		(void)0; /* it is being closed anyway */
+	close(fd);
+}
+
+static void
+accept_all(struct sp_rpc_server *srv)
+{
+	int fd;
+
+	while ((fd = accept4(srv->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+		if (!allowed(fd)) {
+			refuse(fd, SP_RPC_DENIED, "the management socket is root's; use slicectl");
+			continue;
+		}
+		if (srv->nb_clients == MAX_CLIENTS) {
+			refuse(fd, SP_RPC_NO_ROOM, "too many management connections; retry later");
+			continue;
+		}
+		srv->clients[srv->nb_clients++] = (struct client){.fd = fd};
+	}
+}
+
+void
+sp_rpc_server_poll(struct sp_rpc_server *srv, struct sp_node *node, int timeout_ms)
+{
+	struct pollfd fds[MAX_CLIENTS + 1];
+	unsigned int i, n = srv->nb_clients;
+
+	fds[0] = (struct pollfd){.fd = srv->fd, .events = POLLIN};
+	for (i = 0; i < n; i++) {
+		struct client *c = &srv->clients[i];
+
+		fds[i + 1] = (struct pollfd){.fd = c->fd, .events = POLLIN};
+		if (c->out_len > c->out_off)
+			fds[i + 1].events |= POLLOUT;
+	}
+	if (poll(fds, n + 1, timeout_ms) < 0)
+		return;
+	/* Every client, read or not: lines left from the last turn are answered too.
+	 * Backwards: dropping client i moves the last one into its slot. */
+	for (i = n; i-- > 0;) {
+		struct client *c = &srv->clients[i];
+		bool ok = true;
+
+		if (fds[i + 1].revents & (POLLIN | POLLHUP | POLLERR))
+			ok = receive(c) || c->in_len > 0;
+		if (ok)
+			ok = handle_lines(node, c) && flush(c);
+		if (!ok || ((fds[i + 1].revents & POLLHUP) && c->in_len == 0 &&
+			    c->out_len == c->out_off))
+			drop(srv, i);
+	}
+	if (fds[0].revents & POLLIN)
+		accept_all(srv);
+}
+
+/* A socket file left by a daemon that died: nobody answers on it. */
+static bool
+stale(const struct sockaddr_un *a)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool dead = fd >= 0 && connect(fd, (const struct sockaddr *)a, sizeof(*a)) < 0 &&
+		    errno == ECONNREFUSED;
+
+	if (fd >= 0)
+		close(fd);
+	return dead;
+}
+
+struct sp_rpc_server *
+sp_rpc_server_open(const char *path, char *err, size_t errlen)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	struct sp_rpc_server *srv;
+	char dir[sizeof(a.sun_path)];
+	char *slash;
+
+	if (strlen(path) >= sizeof(a.sun_path)) {
+		snprintf(err, errlen, "mgmt_socket %s is too long for a Unix socket", path);
+		return NULL;
+	}
+	memcpy(a.sun_path, path, strlen(path) + 1);
+	memcpy(dir, path, strlen(path) + 1);
+	slash = strrchr(dir, '/');
+	if (slash != NULL && slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+			snprintf(err, errlen, "cannot create %s for the management socket: %s", dir,
+				 strerror(errno));
+			return NULL;
+		}
+	}
+	if (access(path, F_OK) == 0) {
+		if (!stale(&a)) {
+			snprintf(err, errlen, "another process serves %s (another slicepathd?); stop "
+				 "it or set \"mgmt_socket\" to another path", path);
+			return NULL;
+		}
+		unlink(path);
+	}
+	srv = calloc(1, sizeof(*srv));
+	if (srv == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	memcpy(srv->path, path, strlen(path) + 1);
+	srv->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (srv->fd < 0 || bind(srv->fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    chmod(path, 0600) < 0 || listen(srv->fd, 64) < 0) {
+		snprintf(err, errlen, "cannot listen on %s: %s", path, strerror(errno));
+		if (srv->fd >= 0)
+			close(srv->fd);
+		free(srv);
+		return NULL;
+	}
+	return srv;
+}
+
+void
+sp_rpc_server_close(struct sp_rpc_server *srv)
+{
+	if (srv == NULL)
+		return;
+	while (srv->nb_clients > 0)
+		drop(srv, srv->nb_clients - 1);
+	close(srv->fd);
+	unlink(srv->path);
+	free(srv);
+}

@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* mem.read, mem.write, stats.get and state.dump. */
+#include <arpa/inet.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../stats/stats.h"
+#include "rpc.h"
+
+#define MAX_MEM_IO 65536 /* bytes in one mem.read or mem.write */
+
+/* {"slice", "offset", "length"} -> {"data": hex} */
+json_t *
+sp_rpc_mem_read(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+{
+	uint64_t off, len;
+	struct sp_slice *s;
+	json_t *r;
+	char *hex;
+
+	if (sp_rpc_slice(node, params, &s, e) < 0 ||
+	    sp_rpc_uint(params, "offset", UINT32_MAX, &off, e) < 0 ||
+	    sp_rpc_uint(params, "length", MAX_MEM_IO, &len, e) < 0)
+		return NULL;
+	if (off + len > s->mem_size)
+		return sp_rpc_fail(e, SP_RPC_QUOTA, "bytes %" PRIu64 " to %" PRIu64 " are beyond slice "
+				   "%s's memory of %zu bytes", off, off + len, s->name, s->mem_size);
+	hex = malloc(2 * len + 1);
+	if (hex == NULL)
+		return sp_rpc_fail(e, SP_RPC_INTERNAL_ERROR, "out of memory");
+	hex[0] = '\0';
+	for (uint64_t i = 0; i < len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", s->mem[off + i]);
+	r = json_pack("{s:s}", "data", hex);
+	free(hex);
+	return r;
+}
+
+/* {"slice", "offset", "data": hex}: the code option sees the bytes as they land. */
+json_t *
+sp_rpc_mem_write(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+{
+	const char *hex;
+	uint8_t *bytes;
+	struct sp_slice *s;
+	uint64_t off;
+	size_t n;
+
+	if (sp_rpc_slice(node, params, &s, e) < 0 ||
+	    sp_rpc_uint(params, "offset", UINT32_MAX, &off, e) < 0 ||
+	    sp_rpc_string(params, "data", &hex, e) < 0)
+		return NULL;
+	bytes = malloc(MAX_MEM_IO);
+	if (bytes == NULL)
+		return sp_rpc_fail(e, SP_RPC_INTERNAL_ERROR, "out of memory");
+	if (sp_parse_hex_bytes(hex, bytes, MAX_MEM_IO, &n) < 0) {
+		free(bytes);
+		return sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"data\" must be hex digits, two per "
+				   "byte, at most %d bytes", MAX_MEM_IO);
+	}
+	if (off + n > s->mem_size) {
+		free(bytes);
+		return sp_rpc_fail(e, SP_RPC_QUOTA, "bytes %" PRIu64 " to %" PRIu64 " are beyond "
+				   "slice %s's memory of %zu bytes", off, off + n, s->name,
+				   s->mem_size);
+	}
+	memcpy(s->mem + off, bytes, n);
+	free(bytes);
+	return json_pack("{s:I}", "written", (json_int_t)n);
+}
+
+static json_t *
+counter(json_t *o, const char *name, const struct sp_counter *c)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "%s_pkts", name);
+	json_object_set_new(o, key, json_integer((json_int_t)c->pkts));
+	snprintf(key, sizeof(key), "%s_bytes", name);
+	json_object_set_new(o, key, json_integer((json_int_t)c->bytes));
+	return o;
+}
+
+static json_t *
+reasons(const uint64_t *r)
+{
+	json_t *o = json_object();
+
+	for (unsigned int i = 1; i < SP_REASON_MAX; i++)
+		if (r[i] != 0)
+			json_object_set_new(o, sp_reason_name(i), json_integer((json_int_t)r[i]));
+	return o;
+}
+
+static json_t *
+slice_counters(const struct sp_slice *s)
+{
+	struct sp_slice_stats st;
+	json_t *o = json_object();
+
+	sp_stats_slice(s->id, &st);
+	counter(o, "rx", &st.rx);
+	counter(o, "fwd", &st.fwd);
+	counter(o, "exception", &st.exception);
+	counter(o, "drop", &st.drop);
+	json_object_set_new(o, "reasons", reasons(st.reason));
+	return o;
+}
+
+static json_t *
+queue_counters(const struct sp_node *node, const struct sp_slice *s)
+{
+	static const char *const why[SP_QM_DROP_MAX] = {
+		[SP_QM_DROP_BYTES] = "threshold_bytes",
+		[SP_QM_DROP_PKTS] = "threshold_pkts",
+		[SP_QM_DROP_QUOTA] = "buffer_quota",
+	};
+	json_t *all = json_object();
+
+	for (uint16_t q = 0; q < s->queue_quota; q++) {
+		struct sp_qm_queue_stats qs;
+		json_t *o, *drops;
+		char id[8];
+
+		if (s->qmap[q] == SP_QUEUE_UNBOUND ||
+		    sp_qm_queue_stats(node->npes[s->npe].qm, s->qmap[q], &qs) < 0)
+			continue;
+		drops = json_object();
+		for (unsigned int r = 0; r < SP_QM_DROP_MAX; r++)
+			json_object_set_new(drops, why[r], json_pack("{s:I, s:I}", "pkts",
+					    (json_int_t)qs.drop_pkts[r], "bytes",
+					    (json_int_t)qs.drop_bytes[r]));
+		o = json_pack("{s:s, s:I, s:I, s:I, s:I, s:o, s:i, s:i}", "port",
+			      node->ports[s->qport[q]].name, "enq_pkts", (json_int_t)qs.enq_pkts,
+			      "enq_bytes", (json_int_t)qs.enq_bytes, "sent_pkts",
+			      (json_int_t)qs.sent_pkts, "sent_bytes", (json_int_t)qs.sent_bytes,
+			      "drops", drops, "len_pkts", (int)qs.len_pkts, "len_bytes",
+			      (int)qs.len_bytes);
+		snprintf(id, sizeof(id), "%u", q);
+		json_object_set_new(all, id, o);
+	}
+	return all;
+}
+
+static json_t *
+endpoint_counters(const struct sp_node *node, const struct sp_slice *s)
+{
+	json_t *list = json_array();
+
+	for (uint16_t i = 0; i < s->nb_endpoints; i++) {
+		const struct sp_endpoint *ep = &node->endpoints[s->endpoints[i]];
+		struct sp_endpoint_stats st;
+		json_t *o;
+
+		sp_stats_endpoint(s->endpoints[i], &st);
+		o = json_pack("{s:s, s:i}", "port", node->ports[ep->port].name, "udp_port",
+			      ntohs(ep->udp_port_be));
+		counter(o, "rx", &st.rx);
+		json_array_append_new(list, counter(o, "tx", &st.tx));
+	}
+	return list;
+}
+
+/* {} -> ports, drops, slices; {"slice"} -> that slice's counters, endpoints and queues. */
+json_t *
+sp_rpc_stats_get(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+{
+	json_t *ports, *slices;
+	uint64_t r[SP_REASON_MAX];
+	struct sp_slice *s;
+
+	if (json_object_get(params, "slice") != NULL) {
+		if (sp_rpc_slice(node, params, &s, e) < 0)
+			return NULL;
+		return json_pack("{s:o, s:o, s:o}", "slice", slice_counters(s), "endpoints",
+				 endpoint_counters(node, s), "queues", queue_counters(node, s));
+	}
+	ports = json_object();
+	for (uint16_t p = 0; p < node->nb_ports; p++) {
+		struct sp_port_stats st;
+		json_t *o = json_object();
+
+		sp_stats_port(p, &st);
+		counter(o, "rx", &st.rx);
+		counter(o, "tx", &st.tx);
+		json_object_set_new(ports, node->ports[p].name, counter(o, "tx_drop", &st.tx_drop));
+	}
+	slices = json_object();
+	for (unsigned int i = 0; i < SP_MAX_SLICES; i++)
+		if (node->slices[i] != NULL)
+			json_object_set_new(slices, node->slices[i]->name,
+					    slice_counters(node->slices[i]));
+	sp_stats_reasons(r);
+	return json_pack("{s:o, s:o, s:o}", "ports", ports, "drops", reasons(r), "slices", slices);
+}
+
+static json_t *
+slice_state(const struct sp_node *node, const struct sp_slice *s)
+{
+	json_t *eps = json_array(), *queues = json_array();
+
+	for (uint16_t i = 0; i < s->nb_endpoints; i++) {
+		const struct sp_endpoint *ep = &node->endpoints[s->endpoints[i]];
+
+		json_array_append_new(eps, json_pack("{s:s, s:i, s:I}", "port",
+					node->ports[ep->port].name, "udp_port",
+					ntohs(ep->udp_port_be), "bandwidth",
+					(json_int_t)ep->bandwidth_bps));
+	}
+	for (uint16_t q = 0; q < s->queue_quota; q++) {
+		struct sp_qm_queue_conf c;
+
+		if (s->qmap[q] == SP_QUEUE_UNBOUND ||
+		    sp_qm_queue_conf(node->npes[s->npe].qm, s->qmap[q], &c) < 0)
+			continue;
+		json_array_append_new(queues, json_pack("{s:i, s:i, s:I, s:I, s:I}", "id", q,
+					"endpoint", s->qendpoint[q], "threshold",
+					(json_int_t)c.max_bytes, "threshold_packets",
+					(json_int_t)c.max_pkts, "share", (json_int_t)c.share_bps));
+	}
+	return json_pack("{s:s, s:i, s:s, s:i, s:I, s:I, s:i, s:o, s:o, s:o}", "name", s->name,
+			 "id", s->id, "codeopt", s->co->name, "npe", s->npe, "memory",
+			 (json_int_t)s->mem_size, "filter_quota", (json_int_t)s->filter_quota,
+			 "queue_quota", s->queue_quota, "endpoints", eps, "queues", queues, "filters",
+			 sp_rpc_filters_of(node, s));
+}
+
+/* Every slice as it is in force now, in the config's format (filters with their hits). */
+json_t *
+sp_rpc_state_dump(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+{
+	json_t *slices = json_array();
+
+	(void)params;
+	(void)e;
+	for (unsigned int i = 0; i < SP_MAX_SLICES; i++)
+		if (node->slices[i] != NULL)
+			json_array_append_new(slices, slice_state(node, node->slices[i]));
+	return json_pack("{s:o}", "slices", slices);
+}

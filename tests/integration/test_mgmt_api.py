@@ -1,0 +1,280 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""slicepathd's management socket (docs/api.md) with the daemon forwarding: filters
+written and deleted while traffic flows and checked on the wire, queues and slice
+memory changed, and every kind of bad request or misbehaving client answered
+clearly without changing anything or stopping the others.
+
+Input arrives on a tap port (net_tap) the test writes frames into at any moment;
+output goes to a pcap file read after the daemon stops."""
+
+import itertools
+import json
+import os
+import socket
+import stat
+import time
+
+import pytest
+
+from conftest import needs_root
+from sp_rpc import Rpc, RpcError
+from spnode import Node, assert_frames, encap_out, inner_udp, ipv4_key, routed_inner, substrate
+
+pytestmark = needs_root
+
+NH1 = ("10.1.0.2", 7001, "02:bb:00:00:01:02")
+NH3 = ("10.1.0.3", 7103, "02:bb:00:00:01:03")
+_iface_seq = itertools.count()
+
+# slicepath/proto.h
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
+NOT_FOUND, QUOTA, NO_ROOM, TOO_LARGE = 1001, 1002, 1003, 1005
+
+
+class TapNode:
+    """p0 a tap port the test writes substrate frames into, p1 a pcap output; slice alpha
+    with an endpoint on each, queue 0 on p1, and no filters."""
+
+    def __init__(self, tmp_path, tag):
+        self.iface = f"spt{os.getpid() % 10000}x{next(_iface_seq)}"
+        n = self.node = Node(tmp_path, tag)
+        self.p0 = n.port("p0", "10.0.0.1", "02:00:00:00:00:10",
+                         device=f"net_tap0,iface={self.iface}")
+        self.p1 = n.port("p1", "10.1.0.1", "02:00:00:00:01:10")
+        n.neighbor(self.p1, NH1[0], NH1[2])
+        n.neighbor(self.p1, NH3[0], NH3[2])
+        a = self.alpha = n.slice("alpha", 1)
+        a.endpoint(self.p0, 5001)
+        self.out = a.endpoint(self.p1, 5001)
+        a.queue(0, self.out)
+        self.sock = None
+        self.sent = 0
+
+    def start(self):
+        self.node.start()
+        self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+        self.sock.bind((self.iface, 0))
+        return self
+
+    def stop(self):
+        self.sock.close()
+        self.node.stop()
+
+    def send(self, *inners):
+        """Frames for alpha's p0 endpoint; returns once alpha has counted them."""
+        for inner in inners:
+            self.sock.send(substrate(inner, self.p0, 5001))
+        self.sent += len(inners)
+        deadline = time.monotonic() + 5
+        while self.node.call("stats.get", slice="alpha")["slice"]["rx_pkts"] < self.sent:
+            assert time.monotonic() < deadline, "alpha did not count the frames sent"
+            time.sleep(0.02)
+
+    def expected(self, inner, nh):
+        return encap_out(routed_inner(inner), self.p1, 5001, nh[0], nh[1], nh[2])
+
+    def route(self, position, dst, nh):
+        key, mask = ipv4_key(dst=dst)
+        return {"position": position, "key": key, "mask": mask,
+                "result": {"endpoint": self.out, "queue": 0, "next_hop": f"{nh[0]}:{nh[1]}"}}
+
+
+@pytest.fixture
+def tap(tmp_path):
+    t = TapNode(tmp_path, "api")
+    yield t
+    t.node.kill()
+
+
+def test_filters_change_forwarding_while_traffic_flows(tap):
+    tap.start()
+    n = tap.node
+    pkts = [inner_udp(dst, seq=i) for i, dst in enumerate(
+        ["192.168.1.5", "192.168.1.5", "192.168.1.5", "192.168.2.5", "192.168.1.5",
+         "192.168.1.5"])]
+    want = []
+    tap.send(pkts[0])                               # no filter yet: a miss
+    assert n.call("stats.get", slice="alpha")["slice"]["reasons"] == {"miss": 1}
+    assert n.call("filter.insert", slice="alpha", **tap.route(10, "192.168.0.0/16", NH1)) == \
+        {"written": 1}
+    tap.send(pkts[1])
+    want.append(tap.expected(pkts[1], NH1))
+    # A more specific filter at a higher priority position takes over its prefix only.
+    n.call("filter.insert", slice="alpha", **tap.route(0, "192.168.1.0/24", NH3))
+    tap.send(pkts[2], pkts[3])
+    want += [tap.expected(pkts[2], NH3), tap.expected(pkts[3], NH1)]
+    hits = {f["position"]: f["hits"] for f in n.call("filter.list", slice="alpha")}
+    assert hits == {0: 1, 10: 2}
+    assert n.call("filter.delete", slice="alpha", position=0) == {"deleted": 1}
+    tap.send(pkts[4])
+    want.append(tap.expected(pkts[4], NH1))
+    n.call("filter.delete", slice="alpha", position=10)
+    tap.send(pkts[5])                               # no filter left: a miss again
+    assert n.call("filter.list", slice="alpha") == []
+    st = n.call("stats.get", slice="alpha")
+    assert st["slice"]["reasons"] == {"miss": 2}
+    assert st["slice"]["fwd_pkts"] == 4
+    tap.stop()
+    assert_frames(n.output(tap.p1), want, "p1 output")
+
+
+def test_bulk_insert_is_all_or_nothing(tap):
+    tap.start()
+    n = tap.node
+    good = [tap.route(i, f"10.{i // 250}.{i % 250}.0/24", NH1) for i in range(1000)]
+    bad = good[:5] + [dict(good[5], result=dict(good[5]["result"], queue=9))]
+    with pytest.raises(RpcError) as e:
+        n.call("filter.insert", slice="alpha", filters=bad)
+    assert e.value.code == NOT_FOUND
+    assert "filters[5].result.queue 9" in e.value.message
+    assert n.call("filter.list", slice="alpha") == []
+    assert n.call("filter.insert", slice="alpha", filters=good) == {"written": 1000}
+    listed = n.call("filter.list", slice="alpha")
+    assert [(f["position"], f["key"], f["mask"]) for f in listed] == \
+        [(f["position"], f["key"], f["mask"]) for f in good]
+    dumped = n.call("state.dump")["slices"][0]["filters"]
+    assert dumped == listed
+    # The filters work: a packet inside the last one goes to NH1.
+    p = inner_udp("10.3.249.9")
+    tap.send(p)
+    assert n.call("filter.list", slice="alpha")[999]["hits"] == 1
+    tap.stop()
+    assert_frames(n.output(tap.p1), [tap.expected(p, NH1)], "p1 output")
+
+
+def expect_error(n, code, text, method, **params):
+    with pytest.raises(RpcError) as e:
+        n.call(method, **params)
+    print(f"{method}: {e.value}")
+    assert e.value.code == code
+    assert text in e.value.message
+    return e.value
+
+
+def test_bad_requests_get_clear_errors_and_change_nothing(tap):
+    tap.start()
+    n = tap.node
+    n.call("filter.insert", slice="alpha", **tap.route(3, "192.168.1.0/24", NH1))
+    before = n.call("state.dump")
+    route = tap.route(4, "192.168.9.0/24", NH1)
+    expect_error(n, NOT_FOUND, 'no slice is named "gamma"', "filter.insert", slice="gamma",
+                 **route)
+    expect_error(n, NOT_FOUND, "no slice has id 7", "filter.list", slice=7)
+    expect_error(n, INVALID_PARAMS, '"slice" must be', "filter.list")
+    expect_error(n, QUOTA, "beyond slice alpha's filter quota of 1024", "filter.insert",
+                 slice="alpha", **dict(route, position=1024))
+    expect_error(n, INVALID_PARAMS, "exactly 28 hex digits", "filter.insert", slice="alpha",
+                 **dict(route, key="c0a8"))
+    expect_error(n, INVALID_PARAMS, '"position" must be a whole number', "filter.insert",
+                 slice="alpha", **dict(route, position="4"))
+    expect_error(n, INVALID_PARAMS, "224.0.0.1:7001 is a multicast address", "filter.insert",
+                 slice="alpha", **dict(route, result=dict(route["result"],
+                                                          next_hop="224.0.0.1:7001")))
+    expect_error(n, NOT_FOUND, "result.endpoint 5", "filter.insert", slice="alpha",
+                 **dict(route, result=dict(route["result"], endpoint=5)))
+    expect_error(n, NOT_FOUND, "no filter at position 4", "filter.delete", slice="alpha",
+                 position=4)
+    expect_error(n, METHOD_NOT_FOUND, 'no method "filter.add"', "filter.add", slice="alpha")
+    e = expect_error(n, NO_ROOM, "at most 10000000 is left", "queue.set", slice="alpha",
+                     queue=0, share=20_000_000)
+    assert "reserves 10000000 bit/s on p1" in e.message
+    expect_error(n, NOT_FOUND, "no queue 3 bound", "queue.set", slice="alpha", queue=3)
+    expect_error(n, QUOTA, "beyond slice alpha's memory of 4096 bytes", "mem.write",
+                 slice="alpha", offset=4094, data="010203")
+    expect_error(n, INVALID_PARAMS, "hex digits", "mem.write", slice="alpha", offset=0,
+                 data="xyz")
+    assert n.call("state.dump") == before
+
+    # The envelope, sent raw.
+    with Rpc(n.mgmt_socket) as r:
+        def raw(line):
+            r.send_line(line)
+            return r.read_reply()["error"]
+        assert raw(b"{not json")["code"] == PARSE_ERROR
+        # Bytes that are not UTF-8 are quoted as '?' in the message, which stays JSON.
+        err = raw(b'{"jsonrpc":"2.0","id":1,"method":"st\xffate.dump"}')
+        assert err["code"] == PARSE_ERROR and "\ufffd" not in err["message"]
+        assert raw(b'[{"jsonrpc":"2.0","id":1,"method":"state.dump"}]')["code"] == \
+            INVALID_REQUEST
+        assert raw(b'{"id":1,"method":"state.dump"}')["code"] == INVALID_REQUEST
+        assert raw(b'{"jsonrpc":"2.0","id":1,"method":5}')["code"] == INVALID_REQUEST
+        assert raw(b'{"jsonrpc":"2.0","id":1,"method":"state.dump","params":[1]}')["code"] == \
+            INVALID_PARAMS
+        assert raw(b'{"jsonrpc":"2.0","id":1,"id":2,"method":"state.dump"}')["code"] == \
+            PARSE_ERROR
+    # What changes: memory, queue parameters.
+    assert n.call("mem.write", slice="alpha", offset=100, data="c0ffee") == {"written": 3}
+    assert n.call("mem.read", slice="alpha", offset=99, length=5) == {"data": "00c0ffee00"}
+    n.call("queue.set", slice="alpha", queue=0, share=5_000_000, threshold=4096)
+    q = n.call("state.dump")["slices"][0]["queues"][0]
+    assert (q["share"], q["threshold"], q["threshold_packets"]) == (5_000_000, 4096, 1024)
+    tap.stop()
+
+
+def test_misbehaving_clients_do_not_stop_the_others(tap):
+    tap.start()
+    n = tap.node
+    path = n.mgmt_socket
+    half = socket.socket(socket.AF_UNIX)
+    half.connect(str(path))
+    half.sendall(b'{"jsonrpc":"2.0","id":7,"method":"sta')   # half a line, then nothing
+    assert "slices" in n.call("state.dump")                   # others are served meanwhile
+    half.sendall(b'te.dump"}\n')
+    reply = json.loads(half.makefile("rb").readline())
+    assert reply["id"] == 7 and "slices" in reply["result"]
+    half.close()
+
+    with Rpc(path) as r:
+        # A notification (no id) gets no answer; the next request gets its own.
+        r.send_line(b'{"jsonrpc":"2.0","method":"state.dump"}')
+        assert "slices" in r.call("state.dump")
+        # A line over 16 MiB: an error, and the connection goes on after its end.
+        r.sock.sendall(b"x" * (17 << 20) + b"\n")
+        err = r.read_reply()["error"]
+        assert err["code"] == TOO_LARGE and "split it" in err["message"]
+        assert "slices" in r.call("state.dump")
+
+    conns, refused = [], 0
+    for _ in range(300):
+        c = socket.socket(socket.AF_UNIX)
+        c.connect(str(path))
+        conns.append(c)
+    time.sleep(0.3)
+    for c in conns:
+        c.settimeout(0.05)
+        try:
+            line = c.makefile("rb").readline()
+            if line:
+                assert json.loads(line)["error"]["code"] == NO_ROOM
+                refused += 1
+        except (socket.timeout, OSError):
+            pass
+    print(f"{refused} of 300 connections refused")
+    assert refused == 300 - 256 + 1  # 256 at most, this test's own connection among them
+    for c in conns:
+        c.close()
+    assert "slices" in n.call("state.dump")
+    tap.stop()
+
+
+def test_socket_is_root_only(tap):
+    tap.start()
+    path = tap.node.mgmt_socket
+    mode = os.stat(path).st_mode
+    assert stat.S_ISSOCK(mode) and stat.S_IMODE(mode) == 0o600 and os.stat(path).st_uid == 0
+    pid = os.fork()
+    if pid == 0:  # as nobody
+        code = 1
+        try:
+            os.setgid(65534)
+            os.setuid(65534)
+            s = socket.socket(socket.AF_UNIX)
+            try:
+                s.connect(str(path))
+            except PermissionError:
+                code = 0
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0, "user nobody could connect to the management socket"
+    tap.stop()
