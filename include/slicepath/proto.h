@@ -22,6 +22,7 @@
 #define SP_RPC_BUSY 1004         /* not now: e.g. a queue holding packets */
 #define SP_RPC_TOO_LARGE 1005    /* a request line over the limit */
 #define SP_RPC_DENIED 1006       /* the caller may not do this */
+#define SP_RPC_EXISTS 1007       /* the name, id or UDP port is taken */
 
 /* The longest request line a server reads (bytes, newline excluded). */
 #define SP_RPC_MAX_LINE (16u << 20)

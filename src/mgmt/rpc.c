@@ -11,10 +11,16 @@ static const struct {
 	const char *name;
 	sp_rpc_method fn;
 } methods[] = {
+	{"slice.create", sp_rpc_slice_create},
+	{"slice.delete", sp_rpc_slice_delete},
+	{"slice.list", sp_rpc_slice_list},
+	{"endpoint.reserve", sp_rpc_endpoint_reserve},
+	{"endpoint.release", sp_rpc_endpoint_release},
 	{"filter.insert", sp_rpc_filter_insert},
 	{"filter.delete", sp_rpc_filter_delete},
 	{"filter.list", sp_rpc_filter_list},
 	{"queue.bind", sp_rpc_queue_bind},
+	{"queue.unbind", sp_rpc_queue_unbind},
 	{"queue.set", sp_rpc_queue_set},
 	{"mem.read", sp_rpc_mem_read},
 	{"mem.write", sp_rpc_mem_write},
@@ -142,6 +148,19 @@ sp_rpc_too_large(size_t limit)
 	return respond(NULL, NULL, &e);
 }
 
+/* "slice.create, slice.delete, ...", for the unknown-method message. */
+static const char *
+method_names(void)
+{
+	static char names[512];
+
+	if (names[0] == '\0')
+		for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+				 i > 0 ? ", " : "", methods[i].name);
+	return names;
+}
+
 static sp_rpc_method
 find(const char *name)
 {
@@ -170,9 +189,8 @@ check_request(json_t *req, json_t **params, struct sp_rpc_error *e)
 		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"params\" must be an object of named "
 			    "parameters, got %s", type_name(*params));
 	else if ((fn = find(json_string_value(method))) == NULL)
-		sp_rpc_fail(e, SP_RPC_METHOD_NOT_FOUND, "no method \"%s\"; the methods are "
-			    "filter.insert, filter.delete, filter.list, queue.bind, queue.set, "
-			    "mem.read, mem.write, stats.get, state.dump", json_string_value(method));
+		sp_rpc_fail(e, SP_RPC_METHOD_NOT_FOUND, "no method \"%s\"; the methods are %s",
+			    json_string_value(method), method_names());
 	else
 		return fn;
 	return NULL;

@@ -48,6 +48,9 @@ int sp_rpc_slice(const struct sp_node *node, json_t *params, struct sp_slice **s
 int sp_rpc_uint(json_t *obj, const char *key, uint64_t max, uint64_t *v, struct sp_rpc_error *e);
 int sp_rpc_string(json_t *obj, const char *key, const char **v, struct sp_rpc_error *e);
 
+/* A slice_ops.c error (negative errno, reason) as an RPC error (rpc_slice.c). */
+json_t *sp_rpc_node_error(int rc, const char *why, struct sp_rpc_error *e);
+
 /* A slice's filters as filter.list shows them (rpc_filter.c). */
 json_t *sp_rpc_filters_of(const struct sp_node *node, const struct sp_slice *s);
 
@@ -55,6 +58,12 @@ json_t *sp_rpc_filters_of(const struct sp_node *node, const struct sp_slice *s);
 json_t *sp_rpc_filter_insert(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 json_t *sp_rpc_filter_delete(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 json_t *sp_rpc_filter_list(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
+json_t *sp_rpc_slice_create(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
+json_t *sp_rpc_slice_delete(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
+json_t *sp_rpc_slice_list(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
+json_t *sp_rpc_endpoint_reserve(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
+json_t *sp_rpc_endpoint_release(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
+json_t *sp_rpc_queue_unbind(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 json_t *sp_rpc_queue_bind(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 json_t *sp_rpc_queue_set(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 json_t *sp_rpc_mem_read(struct sp_node *node, json_t *params, struct sp_rpc_error *e);

@@ -68,9 +68,9 @@ check_target(const struct sp_node *node, const struct sp_slice *s, const struct 
 {
 	uint16_t port;
 
-	if (r->endpoint >= s->nb_endpoints) {
-		sp_rpc_fail(e, SP_RPC_NOT_FOUND, "%sresult.endpoint %u: slice %s has %u endpoint(s)",
-			    where, r->endpoint, s->name, s->nb_endpoints);
+	if (r->endpoint >= s->nb_endpoints || s->endpoints[r->endpoint] == SP_ENDPOINT_NONE) {
+		sp_rpc_fail(e, SP_RPC_NOT_FOUND, "%sresult.endpoint %u: slice %s has no endpoint %u",
+			    where, r->endpoint, s->name, r->endpoint);
 		return -1;
 	}
 	if (r->queue >= s->queue_quota || s->qmap[r->queue] == SP_QUEUE_UNBOUND) {

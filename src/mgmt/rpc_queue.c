@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* queue.bind and queue.set: a slice's queues on its NPE's queue manager, while traffic flows. */
-#include <errno.h>
 #include <inttypes.h>
 
 #include "rpc.h"
@@ -37,14 +36,6 @@ queue_params(json_t *params, uint64_t *bytes, uint64_t *pkts, uint64_t *share,
 	return 0;
 }
 
-static json_t *
-bind_error(int rc, const char *why, struct sp_rpc_error *e)
-{
-	int code = rc == -EINVAL ? SP_RPC_NOT_FOUND : rc == -EBUSY ? SP_RPC_BUSY : SP_RPC_NO_ROOM;
-
-	return sp_rpc_fail(e, code, "%s", why);
-}
-
 /* {"slice", "queue", "endpoint", ["threshold", "threshold_packets", "share"]} */
 json_t *
 sp_rpc_queue_bind(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
@@ -66,7 +57,7 @@ sp_rpc_queue_bind(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 				   s->queue_quota - 1);
 	rc = sp_node_queue_bind(node, s, (uint16_t)qid, (uint16_t)ep, share, (uint32_t)bytes,
 				(uint32_t)pkts, why, sizeof(why));
-	return rc < 0 ? bind_error(rc, why, e) : json_pack("{s:i}", "bound", 1);
+	return rc < 0 ? sp_rpc_node_error(rc, why, e) : json_pack("{s:i}", "bound", 1);
 }
 
 /* {"slice", "queue", ["threshold", "threshold_packets", "share"]}: change a bound queue. */
@@ -93,5 +84,5 @@ sp_rpc_queue_set(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 		return NULL;
 	rc = sp_node_queue_bind(node, s, (uint16_t)qid, s->qendpoint[qid], share, (uint32_t)bytes,
 				(uint32_t)pkts, why, sizeof(why));
-	return rc < 0 ? bind_error(rc, why, e) : json_pack("{s:i}", "set", 1);
+	return rc < 0 ? sp_rpc_node_error(rc, why, e) : json_pack("{s:i}", "set", 1);
 }

@@ -112,11 +112,6 @@ slice_counters(const struct sp_slice *s)
 static json_t *
 queue_counters(const struct sp_node *node, const struct sp_slice *s)
 {
-	static const char *const why[SP_QM_DROP_MAX] = {
-		[SP_QM_DROP_BYTES] = "threshold_bytes",
-		[SP_QM_DROP_PKTS] = "threshold_pkts",
-		[SP_QM_DROP_QUOTA] = "buffer_quota",
-	};
 	json_t *all = json_object();
 
 	for (uint16_t q = 0; q < s->queue_quota; q++) {
@@ -129,7 +124,7 @@ queue_counters(const struct sp_node *node, const struct sp_slice *s)
 			continue;
 		drops = json_object();
 		for (unsigned int r = 0; r < SP_QM_DROP_MAX; r++)
-			json_object_set_new(drops, why[r], json_pack("{s:I, s:I}", "pkts",
+			json_object_set_new(drops, sp_qm_drop_name(r), json_pack("{s:I, s:I}", "pkts",
 					    (json_int_t)qs.drop_pkts[r], "bytes",
 					    (json_int_t)qs.drop_bytes[r]));
 		o = json_pack("{s:s, s:I, s:I, s:I, s:I, s:o, s:i, s:i}", "port",
@@ -154,9 +149,11 @@ endpoint_counters(const struct sp_node *node, const struct sp_slice *s)
 		struct sp_endpoint_stats st;
 		json_t *o;
 
+		if (s->endpoints[i] == SP_ENDPOINT_NONE)
+			continue;
 		sp_stats_endpoint(s->endpoints[i], &st);
-		o = json_pack("{s:s, s:i}", "port", node->ports[ep->port].name, "udp_port",
-			      ntohs(ep->udp_port_be));
+		o = json_pack("{s:i, s:s, s:i}", "index", i, "port", node->ports[ep->port].name,
+			      "udp_port", ntohs(ep->udp_port_be));
 		counter(o, "rx", &st.rx);
 		json_array_append_new(list, counter(o, "tx", &st.tx));
 	}
@@ -204,7 +201,9 @@ slice_state(const struct sp_node *node, const struct sp_slice *s)
 	for (uint16_t i = 0; i < s->nb_endpoints; i++) {
 		const struct sp_endpoint *ep = &node->endpoints[s->endpoints[i]];
 
-		json_array_append_new(eps, json_pack("{s:s, s:i, s:I}", "port",
+		if (s->endpoints[i] == SP_ENDPOINT_NONE)
+			continue;
+		json_array_append_new(eps, json_pack("{s:i, s:s, s:i, s:I}", "index", i, "port",
 					node->ports[ep->port].name, "udp_port",
 					ntohs(ep->udp_port_be), "bandwidth",
 					(json_int_t)ep->bandwidth_bps));
@@ -220,11 +219,11 @@ slice_state(const struct sp_node *node, const struct sp_slice *s)
 					(json_int_t)c.max_bytes, "threshold_packets",
 					(json_int_t)c.max_pkts, "share", (json_int_t)c.share_bps));
 	}
-	return json_pack("{s:s, s:i, s:s, s:i, s:I, s:I, s:i, s:o, s:o, s:o}", "name", s->name,
-			 "id", s->id, "codeopt", s->co->name, "npe", s->npe, "memory",
+	return json_pack("{s:s, s:i, s:s, s:i, s:I, s:I, s:i, s:I, s:o, s:o, s:o}", "name",
+			 s->name, "id", s->id, "codeopt", s->co->name, "npe", s->npe, "memory",
 			 (json_int_t)s->mem_size, "filter_quota", (json_int_t)s->filter_quota,
-			 "queue_quota", s->queue_quota, "endpoints", eps, "queues", queues, "filters",
-			 sp_rpc_filters_of(node, s));
+			 "queue_quota", s->queue_quota, "buffer_quota", (json_int_t)s->buffer_quota,
+			 "endpoints", eps, "queues", queues, "filters", sp_rpc_filters_of(node, s));
 }
 
 /* Every slice as it is in force now, in the config's format (filters with their hits). */

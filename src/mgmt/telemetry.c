@@ -183,15 +183,20 @@ cmd_endpoints(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_start_dict(d);
 	for (uint16_t e = 0; e < tnode->nb_endpoints && e < RTE_TEL_MAX_DICT_ENTRIES; e++) {
 		const struct sp_endpoint *ep = &tnode->endpoints[e];
-		struct rte_tel_data *c = rte_tel_data_alloc();
+		/* A free slot (slice 0), or one whose slice is being deleted. */
+		const struct sp_slice *s = __atomic_load_n(&tnode->slices[ep->slice], __ATOMIC_ACQUIRE);
+		struct rte_tel_data *c;
 		struct sp_endpoint_stats es;
 		char name[8];
 
+		if (s == NULL)
+			continue;
+		c = rte_tel_data_alloc();
 		if (c == NULL)
 			return -ENOMEM;
 		sp_stats_endpoint(e, &es);
 		rte_tel_data_start_dict(c);
-		rte_tel_data_add_dict_string(c, "slice", tnode->slices[ep->slice]->name);
+		rte_tel_data_add_dict_string(c, "slice", s->name);
 		rte_tel_data_add_dict_string(c, "port", tnode->ports[ep->port].name);
 		add_ipv4(c, "ipv4", ep->ip_be);
 		rte_tel_data_add_dict_u64(c, "udp_port", rte_be_to_cpu_16(ep->udp_port_be));
@@ -254,11 +259,6 @@ cmd_lookup(const char *cmd __rte_unused, const char *params, struct rte_tel_data
 static void
 add_queue_drops(struct rte_tel_data *c, const struct sp_qm_queue_stats *qs)
 {
-	static const char *const reasons[SP_QM_DROP_MAX] = {
-		[SP_QM_DROP_BYTES] = "threshold_bytes",
-		[SP_QM_DROP_PKTS] = "threshold_pkts",
-		[SP_QM_DROP_QUOTA] = "buffer_quota",
-	};
 	uint64_t pkts = 0, bytes = 0;
 	char key[64];
 
@@ -269,9 +269,9 @@ add_queue_drops(struct rte_tel_data *c, const struct sp_qm_queue_stats *qs)
 	rte_tel_data_add_dict_u64(c, "drop_pkts", pkts);
 	rte_tel_data_add_dict_u64(c, "drop_bytes", bytes);
 	for (unsigned int r = 0; r < SP_QM_DROP_MAX; r++) {
-		snprintf(key, sizeof(key), "drop_%s_pkts", reasons[r]);
+		snprintf(key, sizeof(key), "drop_%s_pkts", sp_qm_drop_name(r));
 		rte_tel_data_add_dict_u64(c, key, qs->drop_pkts[r]);
-		snprintf(key, sizeof(key), "drop_%s_bytes", reasons[r]);
+		snprintf(key, sizeof(key), "drop_%s_bytes", sp_qm_drop_name(r));
 		rte_tel_data_add_dict_u64(c, key, qs->drop_bytes[r]);
 	}
 }

@@ -20,11 +20,15 @@ static bool
 map_result(const struct sp_node *node, const struct sp_slice *s, struct sp_meta *meta,
 	   const struct sp_endpoint **ep)
 {
-	uint16_t e = meta->result.endpoint, q = meta->result.queue;
+	uint16_t e = meta->result.endpoint, q = meta->result.queue, slot;
 
 	if (e >= s->nb_endpoints || q >= s->queue_quota || s->qmap[q] == SP_QUEUE_UNBOUND)
 		return false;
-	*ep = &node->endpoints[s->endpoints[e]];
+	/* Read once: the endpoint may be released meanwhile (slice_ops.c). */
+	slot = __atomic_load_n(&s->endpoints[e], __ATOMIC_ACQUIRE);
+	if (slot == SP_ENDPOINT_NONE)
+		return false;
+	*ep = &node->endpoints[slot];
 	if (s->qport[q] != (*ep)->port)
 		return false;
 	meta->out_port = (*ep)->port;

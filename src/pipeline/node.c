@@ -162,119 +162,23 @@ init_npe(struct sp_node *node, uint16_t id)
 	return 0;
 }
 
-/* Add endpoint j's bandwidth to the slice's reservation on its port's scheduler. */
-static int
-reserve(struct sp_node *node, struct sp_slice *s, const struct sp_cfg_slice *cs, uint16_t j,
-	char *err, size_t errlen)
-{
-	struct sp_qm *qm = node->npes[s->npe].qm;
-	const struct sp_cfg_endpoint *ce = &cs->endpoints[j];
-	struct sp_qm_room r;
-	int rc = sp_qm_room(qm, s->id, ce->port, &r);
-
-	if (rc == 0)
-		rc = sp_qm_owner_reserve(qm, s->id, ce->port, r.owner_bps + ce->bandwidth_bps);
-	if (rc < 0)
-		snprintf(err, errlen, "slice %s: endpoints[%u]: cannot reserve %" PRIu64 " bit/s "
-			 "on %s: NPE %u's scheduler there sends %" PRIu64 " bit/s and %" PRIu64
-			 " are reserved (%s)", cs->name, j, ce->bandwidth_bps,
-			 node->ports[ce->port].name, s->npe, r.rate_bps, r.reserved_bps,
-			 strerror(-rc));
-	return rc;
-}
-
 static int
 add_endpoints(struct sp_node *node, struct sp_slice *s, const struct sp_cfg_slice *cs,
 	      char *err, size_t errlen)
 {
+	char why[SP_CONFIG_ERR_LEN];
+
 	for (uint16_t j = 0; j < cs->nb_endpoints; j++) {
 		const struct sp_cfg_endpoint *ce = &cs->endpoints[j];
-		uint16_t id = node->nb_endpoints;
-		struct sp_endpoint *ep = &node->endpoints[id];
-		int rc;
+		uint16_t index;
+		int rc = sp_node_endpoint_add(node, s, ce->port, ce->udp_port, ce->bandwidth_bps,
+					      &index, why, sizeof(why));
 
-		if (id == SP_MAX_ENDPOINTS) {
-			snprintf(err, errlen, "slice %s: endpoints[%u]: the node has no room for "
-				 "more than %u endpoints", cs->name, j, SP_MAX_ENDPOINTS);
-			return -ENOSPC;
-		}
-		ep->port = ce->port;
-		ep->ip_be = node->ports[ce->port].ip_be;
-		ep->udp_port_be = rte_cpu_to_be_16(ce->udp_port);
-		ep->slice = s->id;
-		ep->bandwidth_bps = ce->bandwidth_bps;
-		rc = sp_decap_add_endpoint(node->decap, ep->port, ep->ip_be, ep->udp_port_be,
-					   s->id, id);
 		if (rc < 0) {
-			snprintf(err, errlen, "slice %s: endpoints[%u]: cannot reserve UDP port %u "
-				 "on %s: %s", cs->name, j, ce->udp_port, node->ports[ce->port].name,
-				 strerror(-rc));
+			snprintf(err, errlen, "slice %s: endpoints[%u]: %s", cs->name, j, why);
 			return rc;
 		}
-		s->endpoints[s->nb_endpoints++] = id;
-		node->nb_endpoints++;
-		rc = reserve(node, s, cs, j, err, errlen);
-		if (rc < 0)
-			return rc;
 	}
-	return 0;
-}
-
-int
-sp_node_queue_bind(struct sp_node *node, struct sp_slice *s, uint16_t qid, uint16_t endpoint,
-		   uint64_t share_bps, uint32_t max_bytes, uint32_t max_pkts, char *err,
-		   size_t errlen)
-{
-	struct sp_npe *npe = &node->npes[s->npe];
-	struct sp_qm_queue_conf qc = {
-		.owner = s->id,
-		.share_bps = share_bps,
-		.max_bytes = max_bytes,
-		.max_pkts = max_pkts,
-	};
-	bool bound = s->qmap[qid] != SP_QUEUE_UNBOUND;
-	uint32_t phys = bound ? s->qmap[qid] : npe->nb_queues;
-	struct sp_qm_room r = {0};
-	int rc;
-
-	if (qid >= s->queue_quota || endpoint >= s->nb_endpoints) {
-		snprintf(err, errlen, "queue %u, endpoint %u: slice %s has queues 0 to %u and %u "
-			 "endpoint(s)", qid, endpoint, s->name, s->queue_quota - 1, s->nb_endpoints);
-		return -EINVAL;
-	}
-	qc.port = node->endpoints[s->endpoints[endpoint]].port;
-	if (bound && s->qport[qid] != qc.port) {
-		/* Filters naming the queue send from endpoints on its port. */
-		snprintf(err, errlen, "queue %u of slice %s feeds %s; a queue cannot move to "
-			 "another port (endpoint %u is on %s)", qid, s->name,
-			 node->ports[s->qport[qid]].name, endpoint, node->ports[qc.port].name);
-		return -EBUSY;
-	}
-	if (!bound && phys >= node->cfg->npes[s->npe].queues) {
-		snprintf(err, errlen, "NPE %u has no queue left (npes[%u].queues is %u)", s->npe,
-			 s->npe, node->cfg->npes[s->npe].queues);
-		return -ENOSPC;
-	}
-	rc = sp_qm_queue_bind(npe->qm, phys, &qc);
-	if (rc < 0) {
-		struct sp_qm_queue_conf old = {0};
-
-		sp_qm_room(npe->qm, s->id, qc.port, &r);
-		if (bound)
-			sp_qm_queue_conf(npe->qm, phys, &old);
-		snprintf(err, errlen, "queue %u of slice %s: a share of %" PRIu64 " bit/s does not "
-			 "fit: the slice reserves %" PRIu64 " bit/s on %s and its other queues there "
-			 "share %" PRIu64 ", so at most %" PRIu64 " is left", qid, s->name, share_bps,
-			 r.owner_bps, node->ports[qc.port].name, r.shares_bps - old.share_bps,
-			 r.owner_bps - (r.shares_bps - old.share_bps));
-		return rc;
-	}
-	if (!bound)
-		npe->nb_queues++;
-	s->qport[qid] = qc.port;
-	s->qendpoint[qid] = endpoint;
-	/* Last: the NPE may send to the queue from here on. */
-	__atomic_store_n(&s->qmap[qid], phys, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -283,17 +187,18 @@ add_queues(struct sp_node *node, struct sp_slice *s, const struct sp_cfg_slice *
 	   size_t errlen)
 {
 	char why[SP_CONFIG_ERR_LEN];
-	int rc = sp_qm_owner_quota(node->npes[s->npe].qm, s->id, cs->buffer_quota);
 
-	for (uint16_t j = 0; rc == 0 && j < cs->nb_queues; j++) {
+	for (uint16_t j = 0; j < cs->nb_queues; j++) {
 		const struct sp_cfg_queue *cq = &cs->queues[j];
+		int rc = sp_node_queue_bind(node, s, cq->id, cq->endpoint, cq->share_bps,
+					    cq->threshold, cq->threshold_pkts, why, sizeof(why));
 
-		rc = sp_node_queue_bind(node, s, cq->id, cq->endpoint, cq->share_bps, cq->threshold,
-					cq->threshold_pkts, why, sizeof(why));
-		if (rc < 0)
+		if (rc < 0) {
 			snprintf(err, errlen, "slice %s: queues[%u]: %s", cs->name, j, why);
+			return rc;
+		}
 	}
-	return rc;
+	return 0;
 }
 
 static int
@@ -301,13 +206,8 @@ add_filters(struct sp_node *node, struct sp_slice *s, const struct sp_cfg_slice 
 	    size_t errlen)
 {
 	struct sp_lookup *t = node->npes[s->npe].lookup;
-	int rc = sp_lookup_slice_add(t, s->id, cs->filter_quota);
+	int rc;
 
-	if (rc < 0) {
-		snprintf(err, errlen, "slice %s: filter_quota %u does not fit NPE %u's filter "
-			 "table: %s", cs->name, cs->filter_quota, s->npe, strerror(-rc));
-		return rc;
-	}
 	if (cs->nb_filters == 0)
 		return 0;
 	uint32_t *pos = malloc(cs->nb_filters * sizeof(*pos));
@@ -335,15 +235,25 @@ add_filters(struct sp_node *node, struct sp_slice *s, const struct sp_cfg_slice 
 static int
 add_slice(struct sp_node *node, const struct sp_cfg_slice *cs, char *err, size_t errlen)
 {
-	struct sp_slice *s = sp_slice_create(cs->id, cs->name, cs->codeopt, cs->npe, cs->mem_bytes,
-					     err, errlen);
-	int rc;
+	const struct sp_slice_spec spec = {
+		.id = cs->id,
+		.name = cs->name,
+		.codeopt = cs->codeopt,
+		.npe = cs->npe,
+		.mem_bytes = cs->mem_bytes,
+		.filter_quota = cs->filter_quota,
+		.queue_quota = cs->queue_quota,
+		.buffer_quota = cs->buffer_quota,
+	};
+	char why[SP_CONFIG_ERR_LEN];
+	struct sp_slice *s;
+	int rc = sp_node_slice_add(node, &spec, &s, why, sizeof(why));
 
-	if (s == NULL)
-		return -EINVAL;
-	s->filter_quota = cs->filter_quota;
-	s->queue_quota = cs->queue_quota;
-	node->slices[s->id] = s; /* from here on sp_node_fini() frees it */
+	if (rc < 0) {
+		snprintf(err, errlen, "slice %s: %s", cs->name, why);
+		return rc;
+	}
+	/* From here on sp_node_fini() frees it. */
 	rc = add_endpoints(node, s, cs, err, errlen);
 	if (rc == 0)
 		rc = add_queues(node, s, cs, err, errlen);

@@ -40,7 +40,9 @@ struct sp_npe {
 	bool on_lc;              /* runs on the LC lcore: no rings, direct calls */
 	struct sp_lookup *lookup;
 	struct sp_qm *qm;
-	uint32_t nb_queues;      /* physical queues handed out so far */
+	uint32_t nb_queues;      /* physical queues handed out so far (some may be free again) */
+	uint64_t filter_quotas;  /* the slices' filter_quota, summed */
+	uint64_t queue_quotas;   /* the slices' queue_quota, summed */
 	struct rte_ring *rx_ring;               /* LC -> NPE */
 	struct rte_ring *tx_ring[SP_MAX_PORTS]; /* NPE -> LC, per output port */
 };
@@ -74,15 +76,58 @@ int sp_node_init(struct sp_node *node, const struct sp_config *cfg, char *err, s
 void sp_node_fini(struct sp_node *node);
 
 /*
+ * A slice's life on the node (slice_ops.c): from the config load, or from
+ * the management thread while the lcores forward. Each returns 0, or a
+ * negative errno with the reason in err (a sentence without the slice's
+ * config path), and changes nothing on error unless it says otherwise.
+ */
+#define SP_NPE_ANY UINT16_MAX
+
+struct sp_slice_spec {
+	uint16_t id;
+	const char *name;
+	const char *codeopt;
+	uint16_t npe; /* SP_NPE_ANY: the one with the most filter positions left */
+	uint32_t mem_bytes;
+	uint32_t filter_quota;
+	uint16_t queue_quota;
+	uint32_t buffer_quota;
+};
+
+/* -EEXIST id or name taken, -EINVAL no such NPE or code option, -ENOSPC quotas beyond the NPE's room. */
+int sp_node_slice_add(struct sp_node *node, const struct sp_slice_spec *spec, struct sp_slice **s,
+		      char *err, size_t errlen);
+/*
+ * Endpoints, then queues (their packets dropped), then filters and
+ * reservations go; the slice is freed. -EBUSY: a queue would not empty
+ * (its NPE lcore is stuck); the slice is then out of service, not freed.
+ */
+int sp_node_slice_del(struct sp_node *node, struct sp_slice *s, char *err, size_t errlen);
+
+/*
+ * Reserve UDP port udp_port (0: the lowest free one from 1024) on port with
+ * bandwidth_bps out of the slice's NPE's scheduler there; *index gets the
+ * slice-relative endpoint index (a released one is reused). -EINVAL no such
+ * port, -ENOSPC no room (endpoints, UDP ports, bandwidth), -EADDRINUSE taken.
+ */
+int sp_node_endpoint_add(struct sp_node *node, struct sp_slice *s, uint16_t port, uint16_t udp_port,
+			 uint64_t bandwidth_bps, uint16_t *index, char *err, size_t errlen);
+/* -ENOENT no such endpoint, -EBUSY a queue is bound for it. Filters naming it then drop (bad_result). */
+int sp_node_endpoint_del(struct sp_node *node, struct sp_slice *s, uint16_t index, char *err,
+			 size_t errlen);
+
+/*
  * Bind slice queue qid to the port of the slice's endpoint, or change a
- * bound queue's share and thresholds (it cannot change ports). From the
- * config load or the management thread while traffic flows. 0, or a
- * negative errno with the reason in err: -EINVAL bad ids, -EBUSY another
- * port, -ENOSPC no queue left or the share beyond the slice's reservation.
+ * bound queue's share and thresholds (it cannot change ports). -EINVAL bad
+ * ids, -EBUSY another port, -ENOSPC no queue left or the share beyond the
+ * slice's reservation.
  */
 int sp_node_queue_bind(struct sp_node *node, struct sp_slice *s, uint16_t qid, uint16_t endpoint,
 		       uint64_t share_bps, uint32_t max_bytes, uint32_t max_pkts, char *err,
 		       size_t errlen);
+/* Unbind, dropping what it holds. -ENOENT not bound, -EBUSY its NPE lcore did not empty it. */
+int sp_node_queue_unbind(struct sp_node *node, struct sp_slice *s, uint16_t qid, char *err,
+			 size_t errlen);
 
 /* Index of the worker lcore in the RCU thread list (0..). */
 unsigned int sp_node_rcu_thread(const struct sp_node *node, unsigned int lcore);

@@ -65,9 +65,12 @@ count_forwarded(const struct sp_slice *s, struct rte_mbuf **pkts, uint16_t n,
 {
 	for (uint16_t i = 0; i < n; i++) {
 		const struct sp_meta *meta = sp_meta(pkts[i]);
+		/* Read once: the endpoint may be released meanwhile (slice_ops.c). */
+		uint16_t ep = __atomic_load_n(&s->endpoints[meta->result.endpoint], __ATOMIC_RELAXED);
 
 		sp_counter_add(&st->slice[s->id].fwd, pkts[i]);
-		sp_counter_add(&st->endpoint[s->endpoints[meta->result.endpoint]].tx, pkts[i]);
+		if (ep != SP_ENDPOINT_NONE)
+			sp_counter_add(&st->endpoint[ep].tx, pkts[i]);
 	}
 }
 

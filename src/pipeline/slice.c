@@ -90,8 +90,7 @@ sp_slice_create(uint16_t id, const char *name, const char *codeopt, uint16_t npe
 
 	if (co == NULL) {
 		sp_codeopt_names(names, sizeof(names));
-		snprintf(err, errlen, "slice %s: unknown code option \"%s\"; use one of: %s", name,
-			 codeopt, names);
+		snprintf(err, errlen, "unknown code option \"%s\"; use one of: %s", codeopt, names);
 		return NULL;
 	}
 	s = rte_zmalloc("sp_slice", sizeof(*s), RTE_CACHE_LINE_SIZE);
@@ -112,8 +111,8 @@ sp_slice_create(uint16_t id, const char *name, const char *codeopt, uint16_t npe
 	if (co->slice_init != NULL) {
 		rc = co->slice_init(s);
 		if (rc < 0) {
-			snprintf(err, errlen, "slice %s: code option %s failed to start: %s", name,
-				 co->name, strerror(-rc));
+			snprintf(err, errlen, "code option %s failed to start: %s", co->name,
+				 strerror(-rc));
 			rte_free(s->mem);
 			rte_free(s);
 			return NULL;
@@ -121,8 +120,7 @@ sp_slice_create(uint16_t id, const char *name, const char *codeopt, uint16_t npe
 	}
 	return s;
 nomem:
-	snprintf(err, errlen, "slice %s: out of memory for %zu bytes of slice memory", name,
-		 mem_size);
+	snprintf(err, errlen, "out of memory for %zu bytes of slice memory", mem_size);
 	if (s != NULL)
 		rte_free(s->mem);
 	rte_free(s);

@@ -15,6 +15,7 @@
 #include "../main/config.h"
 
 #define SP_QUEUE_UNBOUND UINT32_MAX
+#define SP_ENDPOINT_NONE UINT16_MAX /* a released endpoint's index, until reused */
 
 struct sp_slice {
 	uint16_t id; /* node slice id, 1..SP_MAX_SLICES-1 */
@@ -25,9 +26,10 @@ struct sp_slice {
 	uint8_t *mem;
 	size_t mem_size;
 	uint32_t filter_quota;
-	uint16_t nb_endpoints;
+	uint16_t nb_endpoints; /* indexes in use, released ones (SP_ENDPOINT_NONE) included */
 	uint16_t endpoints[SP_MAX_SLICE_ENDPOINTS]; /* node endpoint ids */
 	uint16_t queue_quota;
+	uint32_t buffer_quota; /* packets its queues may hold together */
 	uint32_t qmap[SP_MAX_SLICE_QUEUES]; /* slice queue id -> physical, or SP_QUEUE_UNBOUND */
 	uint16_t qport[SP_MAX_SLICE_QUEUES]; /* port index each bound queue feeds */
 	uint16_t qendpoint[SP_MAX_SLICE_QUEUES]; /* the endpoint (slice index) it was bound for */

@@ -41,6 +41,19 @@ register_next_field(void)
 	return 0;
 }
 
+const char *
+sp_qm_drop_name(enum sp_qm_drop why)
+{
+	static const char *const names[SP_QM_DROP_MAX] = {
+		[SP_QM_DROP_BYTES] = "threshold_bytes",
+		[SP_QM_DROP_PKTS] = "threshold_pkts",
+		[SP_QM_DROP_QUOTA] = "buffer_quota",
+		[SP_QM_DROP_FLUSH] = "flushed",
+	};
+
+	return why < SP_QM_DROP_MAX ? names[why] : "?";
+}
+
 static void
 queue_reset(struct qm_queue *q)
 {
@@ -98,6 +111,7 @@ sp_qm_create(const struct sp_qm_params *p)
 	qm->nb_ports = p->nb_ports;
 	qm->max_owners = p->max_owners;
 	qm->tsc_hz = rte_get_tsc_hz();
+	qm->flush_req = QM_NONE;
 	qm->queues = rte_malloc_socket("sp_qm_queues", (size_t)p->max_queues * sizeof(qm->queues[0]),
 				       RTE_CACHE_LINE_SIZE, p->socket);
 	qm->owners = rte_zmalloc_socket("sp_qm_owners", p->max_owners * sizeof(qm->owners[0]), 0,
@@ -241,6 +255,21 @@ sp_qm_queue_bind(struct sp_qm *qm, uint32_t queue, const struct sp_qm_queue_conf
 	q->owner = c->owner;
 	__atomic_store_n(&q->port, c->port, __ATOMIC_RELEASE);
 	return 0;
+}
+
+int
+sp_qm_queue_flush(struct sp_qm *qm, uint32_t queue)
+{
+	if (qm == NULL || queue >= qm->max_queues)
+		return -EINVAL;
+	if (qm->queues[queue].port == QM_UNBOUND)
+		return -ENOENT;
+	if (__atomic_load_n(&qm->flush_req, __ATOMIC_ACQUIRE) != QM_NONE)
+		return -EBUSY;
+	if (__atomic_load_n(&qm->queues[queue].st.len_pkts, __ATOMIC_ACQUIRE) == 0)
+		return 0;
+	__atomic_store_n(&qm->flush_req, queue, __ATOMIC_RELEASE);
+	return 1;
 }
 
 int

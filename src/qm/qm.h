@@ -36,8 +36,12 @@ enum sp_qm_drop {
 	SP_QM_DROP_BYTES,   /* the queue's byte threshold */
 	SP_QM_DROP_PKTS,    /* the queue's packet threshold */
 	SP_QM_DROP_QUOTA,   /* the owner's buffer quota */
+	SP_QM_DROP_FLUSH,   /* waiting when the queue was flushed (sp_qm_queue_flush) */
 	SP_QM_DROP_MAX
 };
+
+/* A stable name for counters and telemetry: "threshold_bytes", ... */
+const char *sp_qm_drop_name(enum sp_qm_drop why);
 
 struct sp_qm_queue_stats {
 	uint64_t enq_pkts, enq_bytes;   /* accepted */
@@ -97,6 +101,14 @@ int sp_qm_room(const struct sp_qm *qm, uint16_t owner, uint16_t port, struct sp_
  * Counters start from zero when an unbound queue is bound.
  */
 int sp_qm_queue_bind(struct sp_qm *qm, uint32_t queue, const struct sp_qm_queue_conf *c);
+/*
+ * Ask the lcore to drop what a bound queue holds (counted as
+ * SP_QM_DROP_FLUSH) at its next dequeue of any port, so that it can be
+ * unbound: 0 it is empty, 1 asked (poll its len_pkts), -EBUSY another
+ * flush is under way, -ENOENT not bound, -EINVAL bad id. Nothing must
+ * enqueue to it meanwhile.
+ */
+int sp_qm_queue_flush(struct sp_qm *qm, uint32_t queue);
 /* How a queue is bound: 0, -EINVAL bad id, -ENOENT not bound. */
 int sp_qm_queue_conf(const struct sp_qm *qm, uint32_t queue, struct sp_qm_queue_conf *c);
 /* -EINVAL bad id, -ENOENT not bound, -EBUSY holds packets. */

@@ -76,6 +76,8 @@ struct sp_qm {
 	struct qm_owner *owners;
 	struct qm_owner_port *owner_ports; /* max_owners * nb_ports */
 	uint64_t tsc_hz;
+	/* A queue the lcore is to empty at its next dequeue (sp_qm_queue_flush), or QM_NONE. */
+	uint32_t flush_req;
 	struct qm_sched sched[];
 };
 

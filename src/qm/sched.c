@@ -145,6 +145,42 @@ retire(struct qm_sched *s, struct qm_queue *q)
 	q->next = QM_NONE;
 }
 
+/* Empty the queue of a flush request: out of its scheduler's round, its packets freed. */
+static void
+flush(struct sp_qm *qm)
+{
+	uint32_t id = qm->flush_req;
+	struct qm_queue *q = &qm->queues[id];
+	struct qm_sched *s = &qm->sched[q->port];
+	uint32_t *link = &s->head, prev = QM_NONE;
+
+	while (*link != QM_NONE && *link != id) {
+		prev = *link;
+		link = &qm->queues[*link].next;
+	}
+	if (*link == id) {
+		if (s->head == id)
+			s->credited = false;
+		*link = q->next;
+		if (s->tail == id)
+			s->tail = prev;
+	}
+	while (q->head != NULL) {
+		struct rte_mbuf *m = q->head;
+
+		q->head = *qm_next(m);
+		q->st.drop_pkts[SP_QM_DROP_FLUSH]++;
+		q->st.drop_bytes[SP_QM_DROP_FLUSH] += rte_pktmbuf_pkt_len(m);
+		qm->owners[q->owner].used_pkts--;
+		rte_pktmbuf_free(m);
+	}
+	q->next = QM_NONE;
+	q->deficit = 0;
+	q->st.len_bytes = 0;
+	__atomic_store_n(&q->st.len_pkts, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&qm->flush_req, QM_NONE, __ATOMIC_RELEASE);
+}
+
 uint16_t
 sp_qm_dequeue_burst(struct sp_qm *qm, uint16_t port, uint64_t now, struct rte_mbuf **pkts,
 		    uint16_t max)
@@ -154,6 +190,8 @@ sp_qm_dequeue_burst(struct sp_qm *qm, uint16_t port, uint64_t now, struct rte_mb
 
 	if (port >= qm->nb_ports)
 		return 0;
+	if (unlikely(__atomic_load_n(&qm->flush_req, __ATOMIC_ACQUIRE) != QM_NONE))
+		flush(qm);
 	s = &qm->sched[port];
 	refill(s, now);
 	while (n < max && s->head != QM_NONE) {

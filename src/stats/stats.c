@@ -125,6 +125,26 @@ sp_stats_endpoint(uint16_t ep, struct sp_endpoint_stats *out)
 	}
 }
 
+/*
+ * The lcores must not count for the slice or endpoint meanwhile: callers
+ * reset after withdrawing it and waiting for every lcore (slice_ops.c).
+ */
+void
+sp_stats_reset_slice(uint16_t slice)
+{
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++)
+		if (blocks[i] != NULL)
+			memset(&blocks[i]->slice[slice], 0, sizeof(blocks[i]->slice[slice]));
+}
+
+void
+sp_stats_reset_endpoint(uint16_t ep)
+{
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++)
+		if (blocks[i] != NULL)
+			memset(&blocks[i]->endpoint[ep], 0, sizeof(blocks[i]->endpoint[ep]));
+}
+
 void
 sp_stats_reasons(uint64_t out[SP_REASON_MAX])
 {

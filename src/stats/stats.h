@@ -68,6 +68,9 @@ void sp_stats_port(uint16_t port, struct sp_port_stats *out);
 void sp_stats_slice(uint16_t slice, struct sp_slice_stats *out);
 void sp_stats_endpoint(uint16_t ep, struct sp_endpoint_stats *out);
 void sp_stats_reasons(uint64_t out[SP_REASON_MAX]);
+/* Back to zero for the next slice or endpoint of that id, once no lcore counts for it. */
+void sp_stats_reset_slice(uint16_t slice);
+void sp_stats_reset_endpoint(uint16_t ep);
 
 /* Stable names for counters and telemetry ("no_endpoint", "ttl_expired"...). */
 const char *sp_reason_name(enum sp_reason r);

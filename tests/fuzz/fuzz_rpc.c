@@ -1,20 +1,22 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Fuzz target: the management API, sp_rpc_handle(), on one request line,
- * against a node of one slice (alpha: two endpoints on ports p0 and p1,
- * queue 0 bound on p1, 64 filter positions, 256 bytes of memory). State
- * carries over between inputs, as it does between a client's requests.
+ * against a node that starts with one slice (alpha: two endpoints on ports
+ * p0 and p1, queue 0 bound on p1, 64 filter positions, 256 bytes of
+ * memory); slices, endpoints and queues come and go with the requests, as
+ * state carries over between inputs like between a client's requests.
  *
  * Invariants: every answer is one JSON-RPC 2.0 response object holding
  * either a result or an error with an integer code and a message; a
- * request without an id (a valid notification) gets none; the slice's
- * filters always list in position order within its quota.
+ * request without an id (a valid notification) gets none; every slice's
+ * filters list in position order within its quota; the NPE's quota sums
+ * match its slices.
  */
-#include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
+#include <rte_memory.h>
 #include <sanitizer/lsan_interface.h>
 
 #include "fuzz_pkt.h"
@@ -34,36 +36,44 @@ make_node(void)
 				      .socket = SOCKET_ID_ANY};
 	struct sp_qm_params qp = {.name = "fuzz", .nb_ports = 2, .max_queues = 64,
 				  .max_owners = SP_MAX_SLICES, .socket = SOCKET_ID_ANY};
-	char err[256];
+	struct sp_slice_spec spec = {.id = SLICE, .name = "alpha", .codeopt = "ipv4", .npe = 0,
+				     .mem_bytes = 256, .filter_quota = QUOTA, .queue_quota = 8,
+				     .buffer_quota = 1000};
+	char err[512];
 	struct sp_slice *s;
+	uint16_t ep;
 
 	cfg.nb_npes = 1;
+	cfg.npes[0].filters = 4096;
 	cfg.npes[0].queues = 64;
 	node.cfg = &cfg;
+	node.nb_npes = 1;
 	node.nb_ports = 2;
 	strcpy(node.ports[0].name, "p0");
 	strcpy(node.ports[1].name, "p1");
+	node.decap = sp_decap_create("fuzz_rpc", SP_MAX_ENDPOINTS, SOCKET_ID_ANY);
 	node.npes[0].lookup = sp_lookup_create(&lp);
 	node.npes[0].qm = sp_qm_create(&qp);
-	SP_FUZZ_CHECK(node.npes[0].lookup != NULL && node.npes[0].qm != NULL, "no tables");
-	for (uint16_t p = 0; p < 2; p++) {
+	SP_FUZZ_CHECK(node.decap != NULL && node.npes[0].lookup != NULL && node.npes[0].qm != NULL,
+		      "no tables");
+	for (uint16_t p = 0; p < 2; p++)
 		SP_FUZZ_CHECK(sp_qm_port_config(node.npes[0].qm, p, 10000000000ull, 24) == 0, "port");
-		SP_FUZZ_CHECK(sp_qm_owner_reserve(node.npes[0].qm, SLICE, p, 100000000) == 0, "rsv");
-		node.endpoints[p] = (struct sp_endpoint){.port = p, .udp_port_be = htons(5001),
-							 .slice = SLICE, .bandwidth_bps = 100000000};
-	}
-	s = sp_slice_create(SLICE, "alpha", "ipv4", 0, 256, err, sizeof(err));
-	SP_FUZZ_CHECK(s != NULL, "slice: %s", err);
-	s->filter_quota = QUOTA;
-	s->queue_quota = 8;
-	s->nb_endpoints = 2;
-	s->endpoints[0] = 0;
-	s->endpoints[1] = 1;
-	node.slices[SLICE] = s;
-	SP_FUZZ_CHECK(sp_lookup_slice_add(node.npes[0].lookup, SLICE, QUOTA) == 0, "slice table");
-	SP_FUZZ_CHECK(sp_qm_owner_quota(node.npes[0].qm, SLICE, 1000) == 0, "quota");
+	SP_FUZZ_CHECK(sp_node_slice_add(&node, &spec, &s, err, sizeof(err)) == 0, "slice: %s", err);
+	for (uint16_t p = 0; p < 2; p++)
+		SP_FUZZ_CHECK(sp_node_endpoint_add(&node, s, p, 5001, 100000000, &ep, err,
+						   sizeof(err)) == 0, "endpoint: %s", err);
 	SP_FUZZ_CHECK(sp_node_queue_bind(&node, s, 0, 1, 1000000, 65536, 1024, err,
 					 sizeof(err)) == 0, "queue: %s", err);
+}
+
+static int
+scan_for_leaks(const struct rte_memseg_list *msl, const struct rte_memseg *ms, size_t len,
+	       void *arg)
+{
+	(void)msl;
+	(void)arg;
+	__lsan_register_root_region(ms->addr, len);
+	return 0;
 }
 
 int
@@ -72,14 +82,13 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	sp_fuzz_eal_init();
-	SP_FUZZ_CHECK(sp_stats_init() == 0, "no counters");
 	/*
-	 * The node's heap objects are referenced from DPDK memory, which
-	 * LeakSanitizer does not scan: allocated here, they count as roots.
+	 * The tables keep heap objects (a slice's lookup state) in DPDK
+	 * memory, which LeakSanitizer does not scan by itself.
 	 */
-	__lsan_disable();
+	rte_memseg_contig_walk(scan_for_leaks, NULL);
+	SP_FUZZ_CHECK(sp_stats_init() == 0, "no counters");
 	make_node();
-	__lsan_enable();
 	return 0;
 }
 
@@ -102,17 +111,30 @@ check_answer(const char *text)
 	json_decref(r);
 }
 
+/* Every slice's filters within its quota, in position order; quotas add up. */
 static void
-check_filters(void)
+check_slices(void)
 {
-	uint32_t pos = 0, last = 0;
-	bool first = true;
+	uint64_t filters = 0, queues = 0;
 
-	for (; sp_lookup_next(node.npes[0].lookup, SLICE, &pos) == 0; pos++) {
-		SP_FUZZ_CHECK(pos < QUOTA && (first || pos > last), "filter at position %u", pos);
-		first = false;
-		last = pos;
+	for (uint16_t id = 1; id < SP_MAX_SLICES; id++) {
+		const struct sp_slice *s = node.slices[id];
+		uint32_t pos = 0, last = 0;
+		bool first = true;
+
+		if (s == NULL)
+			continue;
+		filters += s->filter_quota;
+		queues += s->queue_quota;
+		for (; sp_lookup_next(node.npes[0].lookup, id, &pos) == 0; pos++) {
+			SP_FUZZ_CHECK(pos < s->filter_quota && (first || pos > last),
+				      "slice %u: a filter at position %u", id, pos);
+			first = false;
+			last = pos;
+		}
 	}
+	SP_FUZZ_CHECK(filters == node.npes[0].filter_quotas && queues == node.npes[0].queue_quotas,
+		      "the NPE's quota sums drifted");
 }
 
 int
@@ -124,6 +146,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_answer(answer);
 		free(answer);
 	}
-	check_filters();
+	check_slices();
 	return 0;
 }

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""slicepathd's management socket (docs/api.md) with the daemon forwarding: filters
-written and deleted while traffic flows and checked on the wire, queues and slice
-memory changed, and every kind of bad request or misbehaving client answered
-clearly without changing anything or stopping the others.
+"""slicepathd's management socket (docs/api.md) with the daemon forwarding: slices,
+endpoints, queues and filters created and deleted while traffic flows and checked on
+the wire, slice memory changed, and every kind of bad request or misbehaving client
+answered clearly without changing anything or stopping the others.
 
 Input arrives on a tap port (net_tap) the test writes frames into at any moment;
 output goes to a pcap file read after the daemon stops."""
@@ -18,7 +18,8 @@ import pytest
 
 from conftest import needs_root
 from sp_rpc import Rpc, RpcError
-from spnode import Node, assert_frames, encap_out, inner_udp, ipv4_key, routed_inner, substrate
+from spnode import (Node, assert_frames, encap_out, inner_udp, ipv4_key, routed_inner, substrate,
+                    write_pcap)
 
 pytestmark = needs_root
 
@@ -28,7 +29,7 @@ _iface_seq = itertools.count()
 
 # slicepath/proto.h
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
-NOT_FOUND, QUOTA, NO_ROOM, TOO_LARGE = 1001, 1002, 1003, 1005
+NOT_FOUND, QUOTA, NO_ROOM, BUSY, TOO_LARGE, EXISTS = 1001, 1002, 1003, 1004, 1005, 1007
 
 
 class TapNode:
@@ -278,3 +279,128 @@ def test_socket_is_root_only(tap):
     _, status = os.waitpid(pid, 0)
     assert os.WEXITSTATUS(status) == 0, "user nobody could connect to the management socket"
     tap.stop()
+
+
+def test_slice_lifecycle_while_traffic_flows(tap):
+    tap.start()
+    n = tap.node
+    assert n.call("slice.create", name="gamma", codeopt="ipv4", filter_quota=16,
+                  queue_quota=2) == {"id": 2, "npe": 0}
+    assert n.call("endpoint.reserve", slice="gamma", port="p0", udp_port=6001) == \
+        {"endpoint": 0, "udp_port": 6001}
+    # Any free UDP port: the lowest from 1024.
+    assert n.call("endpoint.reserve", slice="gamma", port="p1", bandwidth=2_000_000) == \
+        {"endpoint": 1, "udp_port": 1024}
+    n.call("queue.bind", slice="gamma", queue=0, endpoint=1, share=2_000_000)
+    n.call("filter.insert", slice="gamma", position=0, key=ipv4_key(dst="10.9.0.0/16")[0],
+           mask=ipv4_key(dst="10.9.0.0/16")[1],
+           result={"endpoint": 1, "queue": 0, "next_hop": f"{NH1[0]}:{NH1[1]}"})
+    assert [s["name"] for s in n.call("slice.list")] == ["alpha", "gamma"]
+
+    def to_gamma(inner):
+        tap.sock.send(substrate(inner, tap.p0, 6001))
+
+    def gamma_counts():
+        return n.call("stats.get", slice="gamma")["slice"]
+
+    def wait(pred, what):
+        deadline = time.monotonic() + 5
+        while not pred():
+            assert time.monotonic() < deadline, what
+            time.sleep(0.02)
+
+    g1 = inner_udp("10.9.1.1", seq=1)
+    to_gamma(g1)
+    wait(lambda: gamma_counts()["fwd_pkts"] == 1, "gamma did not forward")
+    want = [encap_out(routed_inner(g1), tap.p1, 1024, NH1[0], NH1[1], NH1[2])]
+
+    expect_error(n, EXISTS, "already named gamma", "slice.create", name="gamma",
+                 codeopt="ipv4")
+    expect_error(n, EXISTS, "slice id 1 is taken", "slice.create", name="delta",
+                 codeopt="ipv4", id=1)
+    expect_error(n, NO_ROOM, "filter positions left", "slice.create", name="delta",
+                 codeopt="ipv4", filter_quota=100000)
+    expect_error(n, INVALID_PARAMS, "letters, digits or '_'", "slice.create", name="de-lta",
+                 codeopt="ipv4")
+    expect_error(n, INVALID_PARAMS, 'unknown code option "nosuch"', "slice.create",
+                 name="delta", codeopt="nosuch")
+    expect_error(n, NOT_FOUND, 'no port "p7"', "endpoint.reserve", slice="gamma", port="p7")
+    expect_error(n, EXISTS, "UDP port 5001 on p0 is taken", "endpoint.reserve", slice="gamma",
+                 port="p0", udp_port=5001)
+    expect_error(n, NO_ROOM, "are reserved, so at most", "endpoint.reserve", slice="gamma",
+                 port="p1", bandwidth=20_000_000_000)
+    expect_error(n, BUSY, "queue 0 of slice gamma was bound for endpoint 1",
+                 "endpoint.release", slice="gamma", endpoint=1)
+    assert [s["name"] for s in n.call("slice.list")] == ["alpha", "gamma"]
+
+    # Its queue unbound, gamma's filter names a queue it no longer has: counted drops.
+    assert n.call("queue.unbind", slice="gamma", queue=0) == {"unbound": 1}
+    to_gamma(inner_udp("10.9.1.2", seq=2))
+    wait(lambda: gamma_counts()["reasons"].get("bad_result") == 1, "no bad_result drop")
+    assert n.call("endpoint.release", slice="gamma", endpoint=1) == {"released": 1}
+    eps = n.call("state.dump")["slices"][1]["endpoints"]
+    assert [(e["index"], e["port"], e["udp_port"]) for e in eps] == [(0, "p0", 6001)]
+
+    # Deleted: its endpoint is gone from the node, alpha goes on.
+    assert n.call("slice.delete", slice="gamma") == {"deleted": 1}
+    before = n.call("stats.get")["drops"].get("no_endpoint", 0)
+    to_gamma(inner_udp("10.9.1.3", seq=3))
+    wait(lambda: n.call("stats.get")["drops"].get("no_endpoint", 0) == before + 1,
+         "a frame to a deleted slice's endpoint was not counted as no_endpoint")
+    n.call("filter.insert", slice="alpha", **tap.route(0, "192.168.0.0/16", NH1))
+    a1 = inner_udp("192.168.7.7", seq=4)
+    tap.send(a1)
+    want.append(tap.expected(a1, NH1))
+    # The id and the UDP port are free again; the new gamma counts from zero.
+    assert n.call("slice.create", name="gamma", codeopt="ipv4") == {"id": 2, "npe": 0}
+    assert n.call("endpoint.reserve", slice="gamma", port="p0", udp_port=6001)["endpoint"] == 0
+    assert gamma_counts()["rx_pkts"] == 0
+    tap.stop()
+    assert_frames(n.output(tap.p1), want, "p1 output")
+
+
+def test_deleting_a_backlogged_slice_under_load(tmp_path):
+    """Slices a and b share p1's 800 Mb/s scheduler with inputs replayed forever: b is
+    deleted while its queue is full and created again; a forwards throughout."""
+    n = Node(tmp_path, "churn")
+    pcap = tmp_path / "input.pcap"
+    p0 = n.port("p0", "10.0.0.1", "02:00:00:00:00:10",
+                device=f"net_pcap0,rx_pcap={pcap},infinite_rx=1")
+    p1 = n.port("p1", "10.1.0.1", "02:00:00:00:01:10", device="net_null1,no-rx=1", rate="1G")
+    n.neighbor(p1, NH1[0], NH1[2])
+    n.npes = [{"filters": 4096, "queues": 256, "rates": {"p1": "800M"}}]
+    for sid, name in ((1, "a"), (2, "b")):
+        s = n.slice(name, sid)
+        s.endpoint(p0, 5000 + sid)
+        out = s.endpoint(p1, 5000 + sid, bandwidth="400M")
+        s.queue(0, out, share="400M")
+        s.route(0, "10.9.0.0/16", endpoint=out, queue=0, next_hop=f"{NH1[0]}:{NH1[1]}")
+    frames = []
+    for i in range(20):
+        for sid in (1, 2):
+            frames.append(substrate(inner_udp(f"10.9.{sid}.{i + 1}", payload=bytes(1000)), p0,
+                                    5000 + sid))
+    write_pcap(pcap, frames)
+    n.start()
+    try:
+        def sent(name):
+            return n.call("stats.get", slice=name)["queues"]["0"]["sent_pkts"]
+        time.sleep(0.5)
+        q = n.call("stats.get", slice="b")["queues"]["0"]
+        assert q["len_pkts"] > 0, "b's queue is not backlogged"
+        for round_ in range(3):
+            a_before = sent("a")
+            assert n.call("slice.delete", slice="b") == {"deleted": 1}
+            assert [s["name"] for s in n.call("slice.list")] == ["a"]
+            n.call("slice.create", name="b", codeopt="ipv4", id=2)
+            n.call("endpoint.reserve", slice="b", port="p0", udp_port=5002)
+            n.call("endpoint.reserve", slice="b", port="p1", bandwidth=400_000_000)
+            n.call("queue.bind", slice="b", queue=0, endpoint=1, share=400_000_000)
+            n.call("filter.insert", slice="b", position=0, key=ipv4_key(dst="10.9.0.0/16")[0],
+                   mask=ipv4_key(dst="10.9.0.0/16")[1],
+                   result={"endpoint": 1, "queue": 0, "next_hop": f"{NH1[0]}:{NH1[1]}"})
+            time.sleep(0.3)
+            assert sent("a") > a_before, f"round {round_}: a stopped forwarding"
+            assert sent("b") > 0, f"round {round_}: the new b does not forward"
+    finally:
+        n.stop()

@@ -708,6 +708,65 @@ test_bind_rebind_and_errors(void **state)
 	assert_int_equal(sp_qm_queue_unbind(qm, MAX_QUEUES), -EINVAL);
 }
 
+/* A flush empties a queue at the lcore's next dequeue, of any port; the others go on. */
+static void
+test_flush_then_unbind(void **state)
+{
+	struct rte_mempool *mp = sp_test_eal_init();
+	unsigned int avail = rte_mempool_avail_count(mp);
+	struct sp_qm *qm = *state;
+	struct sp_qm_queue_stats st;
+	uint8_t got[16];
+	int i;
+
+	assert_int_equal(bind(qm, 0, 0, 0, MBPS, BIG, 1000), 0);
+	assert_int_equal(bind(qm, 1, 0, 0, MBPS, BIG, 1000), 0);
+	assert_int_equal(bind(qm, 2, 1, 0, MBPS, BIG, 1000), 0);
+	assert_int_equal(sp_qm_queue_flush(qm, 2), 0); /* empty: nothing to do */
+	for (i = 0; i < 5; i++) {
+		assert_int_equal(enq1(qm, 0, 100), 0);
+		assert_int_equal(enq1(qm, 1, 100), 0);
+	}
+	assert_int_equal(sp_qm_queue_flush(qm, 0), 1);
+	assert_int_equal(sp_qm_queue_flush(qm, 1), -EBUSY); /* one at a time */
+	assert_int_equal(sp_qm_queue_unbind(qm, 0), -EBUSY);
+	/* A dequeue of the other port carries it out. */
+	assert_int_equal(drain(qm, 1), 0);
+	st = stats(qm, 0);
+	assert_int_equal(st.len_pkts, 0);
+	assert_int_equal(st.drop_pkts[SP_QM_DROP_FLUSH], 5);
+	assert_int_equal(st.drop_bytes[SP_QM_DROP_FLUSH], 500);
+	assert_int_equal(rte_mempool_avail_count(mp), avail - 5);
+	assert_int_equal(sp_qm_queue_unbind(qm, 0), 0);
+	assert_int_equal(order(qm, 0, got, RTE_DIM(got)), 5);
+	for (i = 0; i < 5; i++)
+		assert_int_equal(got[i], 1);
+	/* Flushing the round's only queue, its turn half done. */
+	for (i = 0; i < 3; i++)
+		assert_int_equal(enq1(qm, 1, 100), 0);
+	assert_int_equal(sp_qm_dequeue_burst(qm, 0, later(), (struct rte_mbuf *[1]){NULL}, 0), 0);
+	assert_int_equal(sp_qm_queue_flush(qm, 1), 1);
+	assert_int_equal(drain(qm, 0), 0);
+	assert_int_equal(enq1(qm, 1, 100), 0); /* it works on after */
+	assert_int_equal(drain(qm, 0), 1);
+	/* The middle and then the last queue of a round of three. */
+	assert_int_equal(bind(qm, 0, 0, 0, MBPS, BIG, 1000), 0);
+	assert_int_equal(bind(qm, 3, 0, 0, MBPS, BIG, 1000), 0);
+	for (i = 0; i < 6; i++) /* a round of 1, 0, 3 */
+		assert_int_equal(enq1(qm, ((const uint32_t[]){1, 0, 3})[i / 2], 100), 0);
+	assert_int_equal(sp_qm_queue_flush(qm, 0), 1);
+	assert_int_equal(drain(qm, 1), 0);
+	assert_int_equal(sp_qm_queue_flush(qm, 3), 1);
+	assert_int_equal(drain(qm, 1), 0);
+	assert_int_equal(enq1(qm, 3, 100), 0); /* joins behind queue 1 */
+	assert_int_equal(order(qm, 0, got, RTE_DIM(got)), 3);
+	assert_memory_equal(got, ((uint8_t[]){1, 1, 3}), 3);
+	assert_int_equal(sp_qm_queue_unbind(qm, 0), 0);
+	assert_int_equal(sp_qm_queue_flush(qm, 0), -ENOENT);
+	assert_int_equal(sp_qm_queue_flush(qm, MAX_QUEUES), -EINVAL);
+	assert_int_equal(rte_mempool_avail_count(mp), avail);
+}
+
 static void
 test_free_releases_waiting(void **state)
 {
@@ -746,6 +805,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_refused_moved_to_front, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_counters_exact, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bind_rebind_and_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flush_then_unbind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_free_releases_waiting, setup, teardown),
 	};
 

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * slice.create, slice.delete, slice.list, endpoint.reserve,
+ * endpoint.release and queue.unbind: slices and their endpoints on a
+ * running node (the node's side is slice_ops.c).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+
+#include "rpc.h"
+
+/* Defaults and limits as in the config (docs/config.md). */
+#define DEFAULT_MEMORY 4096
+#define MAX_MEMORY (16u << 20)
+#define DEFAULT_FILTER_QUOTA 1024
+#define MAX_FILTER_QUOTA (1u << 20)
+#define DEFAULT_QUEUE_QUOTA 16
+#define DEFAULT_BUFFER_QUOTA 4096
+#define MAX_BUFFER_QUOTA (64u << 20)
+#define DEFAULT_BANDWIDTH UINT64_C(10000000)
+
+json_t *
+sp_rpc_node_error(int rc, const char *why, struct sp_rpc_error *e)
+{
+	int code;
+
+	switch (rc) {
+	case -EEXIST:
+	case -EADDRINUSE: code = SP_RPC_EXISTS; break;
+	case -ENOENT: code = SP_RPC_NOT_FOUND; break;
+	case -EBUSY: code = SP_RPC_BUSY; break;
+	case -ENOSPC: code = SP_RPC_NO_ROOM; break;
+	case -EINVAL: code = SP_RPC_INVALID_PARAMS; break;
+	default: code = SP_RPC_INTERNAL_ERROR; break;
+	}
+	return sp_rpc_fail(e, code, "%s", why);
+}
+
+/* An optional whole number from 0 to max, def when absent. */
+static int
+optional(json_t *params, const char *key, uint64_t def, uint64_t max, uint64_t *v,
+	 struct sp_rpc_error *e)
+{
+	*v = def;
+	return json_object_get(params, key) == NULL ? 0 : sp_rpc_uint(params, key, max, v, e);
+}
+
+/* A slice name: 1 to 31 letters, digits or '_' (it keys telemetry dictionaries). */
+static int
+check_name(const char *name, struct sp_rpc_error *e)
+{
+	size_t len = strlen(name);
+
+	if (len == 0 || len >= SP_NAME_LEN || strspn(name, "abcdefghijklmnopqrstuvwxyz"
+						       "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != len) {
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"name\" must be 1 to %d letters, digits or "
+			    "'_', got \"%s\"", SP_NAME_LEN - 1, name);
+		return -1;
+	}
+	return 0;
+}
+
+static uint16_t
+free_slice_id(const struct sp_node *node)
+{
+	for (uint16_t id = 1; id < SP_MAX_SLICES; id++)
+		if (node->slices[id] == NULL)
+			return id;
+	return 0;
+}
+
+/*
+ * {"name", "codeopt", ["id", "npe", "memory", "filter_quota", "queue_quota",
+ * "buffer_quota"]} -> {"id", "npe"}
+ */
+json_t *
+sp_rpc_slice_create(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+{
+	uint64_t id, npe, mem, filters, queues, buffers;
+	struct sp_slice_spec spec;
+	const char *name, *codeopt;
+	struct sp_slice *s;
+	char why[512];
+	int rc;
+
+	if (sp_rpc_string(params, "name", &name, e) < 0 || check_name(name, e) < 0 ||
+	    sp_rpc_string(params, "codeopt", &codeopt, e) < 0 ||
+	    optional(params, "id", free_slice_id(node), SP_MAX_SLICES - 1, &id, e) < 0 ||
+	    optional(params, "npe", SP_NPE_ANY, UINT16_MAX, &npe, e) < 0 ||
+	    optional(params, "memory", DEFAULT_MEMORY, MAX_MEMORY, &mem, e) < 0 ||
+	    optional(params, "filter_quota", DEFAULT_FILTER_QUOTA, MAX_FILTER_QUOTA, &filters,
+		     e) < 0 ||
+	    optional(params, "queue_quota", DEFAULT_QUEUE_QUOTA, SP_MAX_SLICE_QUEUES, &queues,
+		     e) < 0 ||
+	    optional(params, "buffer_quota", DEFAULT_BUFFER_QUOTA, MAX_BUFFER_QUOTA, &buffers,
+		     e) < 0)
+		return NULL;
+	if (id == 0)
+		return sp_rpc_fail(e, SP_RPC_NO_ROOM, "the node has %d slices, as many as it takes",
+				   SP_MAX_SLICES - 1);
+	if (filters == 0 || queues == 0)
+		return sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "filter_quota and queue_quota must be "
+				   "at least 1");
+	spec = (struct sp_slice_spec){
+		.id = (uint16_t)id,
+		.name = name,
+		.codeopt = codeopt,
+		.npe = (uint16_t)npe,
+		.mem_bytes = (uint32_t)mem,
+		.filter_quota = (uint32_t)filters,
+		.queue_quota = (uint16_t)queues,
+		.buffer_quota = (uint32_t)buffers,
+	};
+	rc = sp_node_slice_add(node, &spec, &s, why, sizeof(why));
+	if (rc < 0)
+		return sp_rpc_node_error(rc, why, e);
+	return json_pack("{s:i, s:i}", "id", s->id, "npe", s->npe);
+}
+
+/* {"slice"}: endpoints, queues (their packets dropped), filters and reservations go. */
+json_t *
+sp_rpc_slice_delete(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+{
+	struct sp_slice *s;
+	char why[512];
+	int rc;
+
+	if (sp_rpc_slice(node, params, &s, e) < 0)
+		return NULL;
+	rc = sp_node_slice_del(node, s, why, sizeof(why));
+	return rc < 0 ? sp_rpc_node_error(rc, why, e) : json_pack("{s:i}", "deleted", 1);
+}
+
+json_t *
+sp_rpc_slice_list(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+{
+	json_t *list = json_array();
+
+	(void)params;
+	(void)e;
+	for (unsigned int i = 0; i < SP_MAX_SLICES; i++) {
+		const struct sp_slice *s = node->slices[i];
+
+		if (s != NULL)
+			json_array_append_new(list, json_pack("{s:s, s:i, s:s, s:i, s:I, s:I, s:i, "
+							      "s:I}", "name", s->name, "id", s->id,
+							      "codeopt", s->co->name, "npe", s->npe,
+							      "memory", (json_int_t)s->mem_size,
+							      "filter_quota",
+							      (json_int_t)s->filter_quota,
+							      "queue_quota", s->queue_quota,
+							      "buffer_quota",
+							      (json_int_t)s->buffer_quota));
+	}
+	return list;
+}
+
+/* {"slice", "port" (name), ["udp_port" (0: any free), "bandwidth"]} -> {"endpoint", "udp_port"} */
+json_t *
+sp_rpc_endpoint_reserve(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+{
+	uint64_t udp, bw;
+	const char *pname;
+	struct sp_slice *s;
+	uint16_t port, idx;
+	char why[512];
+	int rc;
+
+	if (sp_rpc_slice(node, params, &s, e) < 0 || sp_rpc_string(params, "port", &pname, e) < 0 ||
+	    optional(params, "udp_port", 0, UINT16_MAX, &udp, e) < 0 ||
+	    optional(params, "bandwidth", DEFAULT_BANDWIDTH, SP_QM_MAX_RATE, &bw, e) < 0)
+		return NULL;
+	for (port = 0; port < node->nb_ports && strcmp(node->ports[port].name, pname) != 0; port++)
+		;
+	if (port == node->nb_ports)
+		return sp_rpc_fail(e, SP_RPC_NOT_FOUND, "the node has no port \"%s\"", pname);
+	rc = sp_node_endpoint_add(node, s, port, (uint16_t)udp, bw, &idx, why, sizeof(why));
+	if (rc < 0)
+		return sp_rpc_node_error(rc, why, e);
+	return json_pack("{s:i, s:i}", "endpoint", idx, "udp_port",
+			 rte_be_to_cpu_16(node->endpoints[s->endpoints[idx]].udp_port_be));
+}
+
+/* {"slice", key}: remove the slice's item of that index with fn, answered {done: 1}. */
+static json_t *
+remove_item(struct sp_node *node, json_t *params, const char *key, const char *done,
+	    int (*fn)(struct sp_node *, struct sp_slice *, uint16_t, char *, size_t),
+	    struct sp_rpc_error *e)
+{
+	struct sp_slice *s;
+	uint64_t index;
+	char why[512];
+	int rc;
+
+	if (sp_rpc_slice(node, params, &s, e) < 0 || sp_rpc_uint(params, key, UINT16_MAX, &index,
+								    e) < 0)
+		return NULL;
+	rc = fn(node, s, (uint16_t)index, why, sizeof(why));
+	return rc < 0 ? sp_rpc_node_error(rc, why, e) : json_pack("{s:i}", done, 1);
+}
+
+/* {"slice", "endpoint"} */
+json_t *
+sp_rpc_endpoint_release(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+{
+	return remove_item(node, params, "endpoint", "released", sp_node_endpoint_del, e);
+}
+
+/* {"slice", "queue"}: what the queue holds is dropped (counted). */
+json_t *
+sp_rpc_queue_unbind(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+{
+	return remove_item(node, params, "queue", "unbound", sp_node_queue_unbind, e);
+}

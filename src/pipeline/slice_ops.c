@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A slice's life on a node: created, given endpoints and queues, taken
+ * apart; from the config load (before the lcores run) or from the
+ * management thread while they forward. What the lcores read is published
+ * last when adding and withdrawn first when removing, and nothing they may
+ * still hold is freed before every lcore has passed a quiescent state.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
+
+#include "../stats/stats.h"
+#include "node.h"
+
+#define FLUSH_WAIT_US 100
+#define FLUSH_TIMEOUT_US 2000000 /* an NPE lcore that does not dequeue for 2 s is stuck */
+#define FIRST_ANY_UDP_PORT 1024  /* "any free port" starts above the well-known ones */
+
+/* Every lcore has passed a quiescent state: nothing unpublished before is still in use. */
+static void
+wait_lcores(const struct sp_node *node)
+{
+	if (node->qsbr != NULL)
+		rte_rcu_qsbr_synchronize(node->qsbr, RTE_QSBR_THRID_INVALID);
+}
+
+/* A free node endpoint slot, or SP_MAX_ENDPOINTS. */
+static uint16_t
+free_endpoint_slot(const struct sp_node *node)
+{
+	for (uint16_t i = 0; i < SP_MAX_ENDPOINTS; i++)
+		if (node->endpoints[i].slice == 0)
+			return i;
+	return SP_MAX_ENDPOINTS;
+}
+
+/* The lowest UDP port from FIRST_ANY_UDP_PORT no endpoint holds on port, or 0. */
+static uint16_t
+free_udp_port(const struct sp_node *node, uint16_t port)
+{
+	static uint64_t used[65536 / 64];
+
+	memset(used, 0, sizeof(used));
+	for (uint16_t i = 0; i < SP_MAX_ENDPOINTS; i++) {
+		const struct sp_endpoint *ep = &node->endpoints[i];
+		uint16_t udp = rte_be_to_cpu_16(ep->udp_port_be);
+
+		if (ep->slice != 0 && ep->port == port)
+			used[udp / 64] |= UINT64_C(1) << (udp % 64);
+	}
+	for (uint32_t u = FIRST_ANY_UDP_PORT; u < 65536; u++)
+		if (!(used[u / 64] >> (u % 64) & 1))
+			return (uint16_t)u;
+	return 0;
+}
+
+int
+sp_node_endpoint_add(struct sp_node *node, struct sp_slice *s, uint16_t port, uint16_t udp_port,
+		     uint64_t bandwidth_bps, uint16_t *index, char *err, size_t errlen)
+{
+	struct sp_qm *qm = node->npes[s->npe].qm;
+	uint16_t slot = free_endpoint_slot(node), idx;
+	struct sp_endpoint *ep = &node->endpoints[slot];
+	struct sp_qm_room r;
+	int rc;
+
+	for (idx = 0; idx < s->nb_endpoints && s->endpoints[idx] != SP_ENDPOINT_NONE; idx++)
+		;
+	if (port >= node->nb_ports) {
+		snprintf(err, errlen, "no port %u: the node has %u", port, node->nb_ports);
+		return -EINVAL;
+	}
+	if (idx == SP_MAX_SLICE_ENDPOINTS || slot == SP_MAX_ENDPOINTS) {
+		snprintf(err, errlen, "no room for another endpoint (%u per slice, %u per node)",
+			 SP_MAX_SLICE_ENDPOINTS, SP_MAX_ENDPOINTS);
+		return -ENOSPC;
+	}
+	if (udp_port == 0)
+		udp_port = free_udp_port(node, port);
+	if (udp_port == 0) {
+		snprintf(err, errlen, "no UDP port is free on %s", node->ports[port].name);
+		return -ENOSPC;
+	}
+	sp_qm_room(qm, s->id, port, &r);
+	rc = sp_qm_owner_reserve(qm, s->id, port, r.owner_bps + bandwidth_bps);
+	if (rc < 0) {
+		snprintf(err, errlen, "%" PRIu64 " bit/s on %s do not fit: NPE %u's scheduler there "
+			 "sends %" PRIu64 " bit/s and %" PRIu64 " are reserved, so at most %" PRIu64
+			 " is left", bandwidth_bps, node->ports[port].name, s->npe, r.rate_bps,
+			 r.reserved_bps, r.rate_bps - r.reserved_bps);
+		return rc;
+	}
+	*ep = (struct sp_endpoint){
+		.port = port,
+		.udp_port_be = rte_cpu_to_be_16(udp_port),
+		.ip_be = node->ports[port].ip_be,
+		.slice = s->id,
+		.bandwidth_bps = bandwidth_bps,
+	};
+	s->endpoints[idx] = slot;
+	if (idx == s->nb_endpoints)
+		s->nb_endpoints++;
+	/* Last: from here on packets arrive. */
+	rc = sp_decap_add_endpoint(node->decap, port, ep->ip_be, ep->udp_port_be, s->id, slot);
+	if (rc < 0) {
+		snprintf(err, errlen, "UDP port %u on %s is taken (%s)", udp_port,
+			 node->ports[port].name, strerror(-rc));
+		s->endpoints[idx] = SP_ENDPOINT_NONE;
+		sp_qm_owner_reserve(qm, s->id, port, r.owner_bps);
+		memset(ep, 0, sizeof(*ep));
+		return rc == -EEXIST ? -EADDRINUSE : rc;
+	}
+	if (slot >= node->nb_endpoints)
+		node->nb_endpoints = slot + 1;
+	*index = idx;
+	return 0;
+}
+
+int
+sp_node_endpoint_del(struct sp_node *node, struct sp_slice *s, uint16_t idx, char *err,
+		     size_t errlen)
+{
+	struct sp_qm *qm = node->npes[s->npe].qm;
+	struct sp_endpoint *ep;
+	struct sp_qm_room r;
+	uint16_t slot;
+
+	if (idx >= s->nb_endpoints || s->endpoints[idx] == SP_ENDPOINT_NONE) {
+		snprintf(err, errlen, "slice %s has no endpoint %u", s->name, idx);
+		return -ENOENT;
+	}
+	for (uint16_t q = 0; q < s->queue_quota; q++) {
+		if (s->qmap[q] != SP_QUEUE_UNBOUND && s->qendpoint[q] == idx) {
+			snprintf(err, errlen, "queue %u of slice %s was bound for endpoint %u; unbind "
+				 "it first", q, s->name, idx);
+			return -EBUSY;
+		}
+	}
+	slot = s->endpoints[idx];
+	ep = &node->endpoints[slot];
+	/* First: no new packet to it, no new result sent from it. */
+	sp_decap_del_endpoint(node->decap, ep->port, ep->ip_be, ep->udp_port_be);
+	__atomic_store_n(&s->endpoints[idx], SP_ENDPOINT_NONE, __ATOMIC_RELEASE);
+	wait_lcores(node);
+	sp_qm_room(qm, s->id, ep->port, &r);
+	sp_qm_owner_reserve(qm, s->id, ep->port, r.owner_bps - ep->bandwidth_bps);
+	sp_stats_reset_endpoint(slot);
+	memset(ep, 0, sizeof(*ep));
+	return 0;
+}
+
+/* A physical queue of the NPE that nothing is bound to, or the capacity. */
+static uint32_t
+free_queue(const struct sp_node *node, const struct sp_npe *npe)
+{
+	uint32_t cap = node->cfg->npes[npe->id].queues;
+
+	if (npe->nb_queues < cap)
+		return npe->nb_queues;
+	for (uint32_t q = 0; q < cap; q++)
+		if (sp_qm_queue_port(npe->qm, q) == -ENOENT)
+			return q;
+	return cap;
+}
+
+int
+sp_node_queue_bind(struct sp_node *node, struct sp_slice *s, uint16_t qid, uint16_t endpoint,
+		   uint64_t share_bps, uint32_t max_bytes, uint32_t max_pkts, char *err,
+		   size_t errlen)
+{
+	struct sp_npe *npe = &node->npes[s->npe];
+	struct sp_qm_queue_conf qc = {
+		.owner = s->id,
+		.share_bps = share_bps,
+		.max_bytes = max_bytes,
+		.max_pkts = max_pkts,
+	};
+	bool bound = qid < s->queue_quota && s->qmap[qid] != SP_QUEUE_UNBOUND;
+	uint32_t phys = bound ? s->qmap[qid] : free_queue(node, npe);
+	struct sp_qm_room r = {0};
+	int rc;
+
+	if (qid >= s->queue_quota || endpoint >= s->nb_endpoints ||
+	    s->endpoints[endpoint] == SP_ENDPOINT_NONE) {
+		snprintf(err, errlen, "queue %u, endpoint %u: slice %s has queues 0 to %u and no "
+			 "endpoint %u", qid, endpoint, s->name, s->queue_quota - 1, endpoint);
+		return -EINVAL;
+	}
+	qc.port = node->endpoints[s->endpoints[endpoint]].port;
+	if (bound && s->qport[qid] != qc.port) {
+		/* Filters naming the queue send from endpoints on its port. */
+		snprintf(err, errlen, "queue %u of slice %s feeds %s; a queue cannot move to "
+			 "another port (endpoint %u is on %s)", qid, s->name,
+			 node->ports[s->qport[qid]].name, endpoint, node->ports[qc.port].name);
+		return -EBUSY;
+	}
+	if (!bound && phys >= node->cfg->npes[s->npe].queues) {
+		snprintf(err, errlen, "NPE %u has no queue left (npes[%u].queues is %u)", s->npe,
+			 s->npe, node->cfg->npes[s->npe].queues);
+		return -ENOSPC;
+	}
+	rc = sp_qm_queue_bind(npe->qm, phys, &qc);
+	if (rc < 0) {
+		struct sp_qm_queue_conf old = {0};
+
+		sp_qm_room(npe->qm, s->id, qc.port, &r);
+		if (bound)
+			sp_qm_queue_conf(npe->qm, phys, &old);
+		snprintf(err, errlen, "queue %u of slice %s: a share of %" PRIu64 " bit/s does not "
+			 "fit: the slice reserves %" PRIu64 " bit/s on %s and its other queues there "
+			 "share %" PRIu64 ", so at most %" PRIu64 " is left", qid, s->name, share_bps,
+			 r.owner_bps, node->ports[qc.port].name, r.shares_bps - old.share_bps,
+			 r.owner_bps - (r.shares_bps - old.share_bps));
+		return rc;
+	}
+	if (phys == npe->nb_queues)
+		npe->nb_queues++;
+	s->qport[qid] = qc.port;
+	s->qendpoint[qid] = endpoint;
+	/* Last: the NPE may send to the queue from here on. */
+	__atomic_store_n(&s->qmap[qid], phys, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int
+sp_node_queue_unbind(struct sp_node *node, struct sp_slice *s, uint16_t qid, char *err,
+		     size_t errlen)
+{
+	struct sp_qm *qm = node->npes[s->npe].qm;
+	uint32_t phys, waited = 0;
+	int rc;
+
+	if (qid >= s->queue_quota || s->qmap[qid] == SP_QUEUE_UNBOUND) {
+		snprintf(err, errlen, "slice %s has no queue %u bound", s->name, qid);
+		return -ENOENT;
+	}
+	phys = s->qmap[qid];
+	/* First: no packet is sent to it once the NPE's current burst is done. */
+	__atomic_store_n(&s->qmap[qid], SP_QUEUE_UNBOUND, __ATOMIC_RELEASE);
+	wait_lcores(node);
+	/* What it holds goes, dropped by the NPE lcore (it owns the queues' lists). */
+	while (sp_qm_queue_flush(qm, phys) != 0 && waited < FLUSH_TIMEOUT_US) {
+		rte_delay_us_sleep(FLUSH_WAIT_US);
+		waited += FLUSH_WAIT_US;
+	}
+	rc = sp_qm_queue_unbind(qm, phys);
+	if (rc < 0) {
+		snprintf(err, errlen, "queue %u of slice %s still holds packets: its NPE lcore did "
+			 "not empty it within %u s", qid, s->name, FLUSH_TIMEOUT_US / 1000000);
+		__atomic_store_n(&s->qmap[qid], phys, __ATOMIC_RELEASE);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/* The NPE with the most filter positions left, for slices that do not name one. */
+static uint16_t
+roomiest_npe(const struct sp_node *node)
+{
+	uint64_t best = 0;
+	uint16_t pick = 0;
+
+	for (uint16_t e = 0; e < node->nb_npes; e++) {
+		uint64_t left = node->cfg->npes[e].filters - node->npes[e].filter_quotas;
+
+		if (left > best) {
+			best = left;
+			pick = e;
+		}
+	}
+	return pick;
+}
+
+int
+sp_node_slice_add(struct sp_node *node, const struct sp_slice_spec *spec, struct sp_slice **out,
+		  char *err, size_t errlen)
+{
+	uint16_t npe = spec->npe == SP_NPE_ANY ? roomiest_npe(node) : spec->npe;
+	struct sp_npe *n;
+	struct sp_slice *s;
+	int rc;
+
+	if (spec->id == 0 || spec->id >= SP_MAX_SLICES || node->slices[spec->id] != NULL) {
+		snprintf(err, errlen, "slice id %u is %s", spec->id,
+			 spec->id == 0 || spec->id >= SP_MAX_SLICES ? "out of range (1 to 255)"
+								     : "taken");
+		return -EEXIST;
+	}
+	for (unsigned int i = 0; i < SP_MAX_SLICES; i++) {
+		if (node->slices[i] != NULL && strcmp(node->slices[i]->name, spec->name) == 0) {
+			snprintf(err, errlen, "a slice is already named %s", spec->name);
+			return -EEXIST;
+		}
+	}
+	if (npe >= node->nb_npes) {
+		snprintf(err, errlen, "no NPE %u: the node has %u", npe, node->nb_npes);
+		return -EINVAL;
+	}
+	n = &node->npes[npe];
+	if (n->queue_quotas + spec->queue_quota > node->cfg->npes[npe].queues) {
+		snprintf(err, errlen, "NPE %u has %" PRIu64 " of its %u queues left, %u asked", npe,
+			 node->cfg->npes[npe].queues - n->queue_quotas, node->cfg->npes[npe].queues,
+			 spec->queue_quota);
+		return -ENOSPC;
+	}
+	rc = sp_lookup_slice_add(n->lookup, spec->id, spec->filter_quota);
+	if (rc < 0) {
+		snprintf(err, errlen, "NPE %u has %" PRIu64 " of its %u filter positions left, %u "
+			 "asked", npe, node->cfg->npes[npe].filters - n->filter_quotas,
+			 node->cfg->npes[npe].filters, spec->filter_quota);
+		return rc;
+	}
+	s = sp_slice_create(spec->id, spec->name, spec->codeopt, npe, spec->mem_bytes, err, errlen);
+	if (s == NULL) {
+		sp_lookup_slice_del(n->lookup, spec->id);
+		return -EINVAL;
+	}
+	s->filter_quota = spec->filter_quota;
+	s->queue_quota = spec->queue_quota;
+	s->buffer_quota = spec->buffer_quota;
+	sp_qm_owner_quota(n->qm, s->id, spec->buffer_quota);
+	n->filter_quotas += spec->filter_quota;
+	n->queue_quotas += spec->queue_quota;
+	sp_stats_reset_slice(s->id);
+	__atomic_store_n(&node->slices[s->id], s, __ATOMIC_RELEASE);
+	*out = s;
+	return 0;
+}
+
+int
+sp_node_slice_del(struct sp_node *node, struct sp_slice *s, char *err, size_t errlen)
+{
+	struct sp_npe *n = &node->npes[s->npe];
+	int rc = 0;
+
+	/* First: no new packet arrives for it. */
+	for (uint16_t i = 0; i < s->nb_endpoints; i++) {
+		const struct sp_endpoint *ep = &node->endpoints[s->endpoints[i]];
+
+		if (s->endpoints[i] != SP_ENDPOINT_NONE)
+			sp_decap_del_endpoint(node->decap, ep->port, ep->ip_be, ep->udp_port_be);
+	}
+	__atomic_store_n(&node->slices[s->id], NULL, __ATOMIC_RELEASE);
+	wait_lcores(node);
+	for (uint16_t q = 0; q < s->queue_quota && rc == 0; q++)
+		if (s->qmap[q] != SP_QUEUE_UNBOUND)
+			rc = sp_node_queue_unbind(node, s, q, err, errlen);
+	if (rc < 0)
+		return rc; /* the slice is out of service; its queues are stuck */
+	for (uint16_t i = 0; i < s->nb_endpoints; i++) {
+		if (s->endpoints[i] == SP_ENDPOINT_NONE)
+			continue;
+		sp_stats_reset_endpoint(s->endpoints[i]);
+		memset(&node->endpoints[s->endpoints[i]], 0, sizeof(node->endpoints[0]));
+	}
+	for (uint16_t p = 0; p < node->nb_ports; p++)
+		sp_qm_owner_reserve(n->qm, s->id, p, 0);
+	sp_qm_owner_quota(n->qm, s->id, 0);
+	sp_lookup_slice_del(n->lookup, s->id);
+	n->filter_quotas -= s->filter_quota;
+	n->queue_quotas -= s->queue_quota;
+	sp_stats_reset_slice(s->id);
+	sp_slice_destroy(s);
+	return 0;
+}
