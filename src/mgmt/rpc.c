@@ -19,6 +19,7 @@ static const struct {
 	{"filter.insert", sp_rpc_filter_insert},
 	{"filter.delete", sp_rpc_filter_delete},
 	{"filter.list", sp_rpc_filter_list},
+	{"sched.set", sp_rpc_sched_set},
 	{"queue.bind", sp_rpc_queue_bind},
 	{"queue.unbind", sp_rpc_queue_unbind},
 	{"queue.set", sp_rpc_queue_set},

@@ -64,6 +64,7 @@ json_t *sp_rpc_slice_list(struct sp_node *node, json_t *params, struct sp_rpc_er
 json_t *sp_rpc_endpoint_reserve(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 json_t *sp_rpc_endpoint_release(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 json_t *sp_rpc_queue_unbind(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
+json_t *sp_rpc_sched_set(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 json_t *sp_rpc_queue_bind(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 json_t *sp_rpc_queue_set(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 json_t *sp_rpc_mem_read(struct sp_node *node, json_t *params, struct sp_rpc_error *e);

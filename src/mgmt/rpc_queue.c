@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* queue.bind and queue.set: a slice's queues on its NPE's queue manager, while traffic flows. */
 #include <inttypes.h>
+#include <string.h>
 
 #include "rpc.h"
 
@@ -34,6 +35,57 @@ queue_params(json_t *params, uint64_t *bytes, uint64_t *pkts, uint64_t *share,
 	    optional_uint(params, "share", 1, SP_QM_MAX_RATE, share, e) < 0)
 		return -1;
 	return 0;
+}
+
+/*
+ * {"npe", "port" (name), "rate", ["overhead"]}: an NPE's scheduler on a port.
+ * The NPEs' rates on a port stay within its link rate, and this one above
+ * its slices' reservations there.
+ */
+json_t *
+sp_rpc_sched_set(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+{
+	uint64_t npe, rate, overhead, others = 0;
+	struct sp_qm_room r;
+	const char *pname;
+	uint16_t port;
+	int rc;
+
+	if (sp_rpc_uint(params, "npe", UINT16_MAX, &npe, e) < 0 ||
+	    sp_rpc_string(params, "port", &pname, e) < 0 ||
+	    sp_rpc_uint(params, "rate", SP_QM_MAX_RATE, &rate, e) < 0)
+		return NULL;
+	for (port = 0; port < node->nb_ports && strcmp(node->ports[port].name, pname) != 0; port++)
+		;
+	if (npe >= node->nb_npes)
+		return sp_rpc_fail(e, SP_RPC_NOT_FOUND, "no NPE %" PRIu64 ": the node has %u", npe,
+				   node->nb_npes);
+	if (port == node->nb_ports)
+		return sp_rpc_fail(e, SP_RPC_NOT_FOUND, "the node has no port \"%s\"", pname);
+	sp_qm_room(node->npes[npe].qm, 0, port, &r);
+	overhead = r.overhead;
+	if (optional_uint(params, "overhead", 0, 255, &overhead, e) < 0)
+		return NULL;
+	if (rate == 0)
+		return sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"rate\" must be at least 1 bit/s");
+	for (uint16_t n = 0; n < node->nb_npes; n++) {
+		struct sp_qm_room o;
+
+		sp_qm_room(node->npes[n].qm, 0, port, &o);
+		others += n == npe ? 0 : o.rate_bps;
+	}
+	if (others + rate > node->ports[port].rate_bps)
+		return sp_rpc_fail(e, SP_RPC_NO_ROOM, "%s sends %" PRIu64 " bit/s and the other NPEs' "
+				   "schedulers there %" PRIu64 ", so at most %" PRIu64 " is left",
+				   pname, node->ports[port].rate_bps, others,
+				   node->ports[port].rate_bps - others);
+	rc = sp_qm_port_config(node->npes[npe].qm, port, rate, (uint16_t)overhead);
+	if (rc == -ENOSPC)
+		return sp_rpc_fail(e, SP_RPC_NO_ROOM, "the slices on NPE %" PRIu64 " reserve %" PRIu64
+				   " bit/s on %s: the rate cannot go below that", npe,
+				   r.reserved_bps, pname);
+	return rc < 0 ? sp_rpc_fail(e, SP_RPC_INTERNAL_ERROR, "%s", strerror(-rc))
+		      : json_pack("{s:i}", "set", 1);
 }
 
 /* {"slice", "queue", "endpoint", ["threshold", "threshold_packets", "share"]} */

@@ -226,7 +226,10 @@ slice_state(const struct sp_node *node, const struct sp_slice *s)
 			 "endpoints", eps, "queues", queues, "filters", sp_rpc_filters_of(node, s));
 }
 
-/* Every slice as it is in force now, in the config's format (filters with their hits). */
+/*
+ * The schedulers (rate, overhead, bandwidth reserved) and every slice as
+ * they are in force now, in the config's format (filters with their hits).
+ */
 json_t *
 sp_rpc_state_dump(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
@@ -234,8 +237,21 @@ sp_rpc_state_dump(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 
 	(void)params;
 	(void)e;
+	json_t *scheds = json_array();
+
+	for (uint16_t n = 0; n < node->nb_npes; n++) {
+		for (uint16_t p = 0; p < node->nb_ports; p++) {
+			struct sp_qm_room r;
+
+			sp_qm_room(node->npes[n].qm, 0, p, &r);
+			json_array_append_new(scheds, json_pack("{s:i, s:s, s:I, s:i, s:I}", "npe", n,
+						"port", node->ports[p].name, "rate",
+						(json_int_t)r.rate_bps, "overhead", r.overhead,
+						"reserved", (json_int_t)r.reserved_bps));
+		}
+	}
 	for (unsigned int i = 0; i < SP_MAX_SLICES; i++)
 		if (node->slices[i] != NULL)
 			json_array_append_new(slices, slice_state(node, node->slices[i]));
-	return json_pack("{s:o}", "slices", slices);
+	return json_pack("{s:o, s:o}", "schedulers", scheds, "slices", slices);
 }

@@ -12,7 +12,8 @@
  *
  * Enqueue and dequeue run on the NPE's lcore only. Configuration runs on
  * one other thread; what the fast path reads of it is written with single
- * atomic stores, and a queue holding packets keeps its port.
+ * atomic stores (a scheduler's rate through a seqlock), a queue holding
+ * packets keeps its port, and only the lcore touches the packet lists.
  */
 #ifndef SP_QM_H
 #define SP_QM_H
@@ -72,7 +73,8 @@ void sp_qm_free(struct sp_qm *qm);
 /*
  * A port's scheduler: rate in bits/s (1 to SP_QM_MAX_RATE) and the bytes each frame adds
  * on the wire. -EINVAL bad port or rate; -ENOSPC the owners' reservations
- * there exceed the new rate.
+ * there exceed the new rate. While the lcore dequeues, the change holds from
+ * its next dequeue of the port (published through a seqlock).
  */
 int sp_qm_port_config(struct sp_qm *qm, uint16_t port, uint64_t rate_bps, uint16_t overhead);
 
@@ -87,7 +89,8 @@ int sp_qm_owner_reserve(struct sp_qm *qm, uint16_t owner, uint16_t port, uint64_
 
 /* What an owner has on a port, for the messages of those who configure it. */
 struct sp_qm_room {
-	uint64_t rate_bps;     /* the port scheduler's rate */
+	uint64_t rate_bps;     /* the port scheduler's rate (as configured) */
+	uint16_t overhead;     /* and the bytes it counts per frame beyond the frame */
 	uint64_t reserved_bps; /* sum of every owner's reservation there */
 	uint64_t owner_bps;    /* this owner's reservation there */
 	uint64_t shares_bps;   /* sum of this owner's queue shares there */

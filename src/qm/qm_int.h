@@ -8,6 +8,7 @@
 
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
+#include <rte_seqlock.h>
 
 #include "qm.h"
 
@@ -39,12 +40,25 @@ struct qm_queue {
 	struct sp_qm_queue_stats st; /* st.len_* are its current length */
 };
 
-struct qm_sched {
+/* A scheduler's rate and what the token bucket derives from it. */
+struct qm_rate {
 	uint64_t rate_bps;
+	uint64_t per_cycle, depth, full_cycles; /* bits << TB_SHIFT */
 	uint16_t overhead;
+};
+
+struct qm_sched {
+	/*
+	 * The rate in force, the lcore's copy of `next`, taken at its first
+	 * dequeue after a change (sp_qm_port_config runs on another thread).
+	 */
+	struct qm_rate rate;
+	uint32_t rate_sn; /* next_lock's sequence number it was copied at */
+	rte_seqlock_t next_lock;
+	struct qm_rate next;
 	bool credited; /* the head queue has had its quantum for this visit */
 	/* Token bucket, in bits << TB_SHIFT. */
-	uint64_t tokens, depth, per_cycle, full_cycles, last;
+	uint64_t tokens, last;
 	/* Backlogged queues, in round robin order. */
 	uint32_t head, tail;
 	/*
@@ -94,7 +108,7 @@ qm_next(struct rte_mbuf *m)
 static inline uint32_t
 qm_wire_bytes(const struct qm_sched *s, uint32_t len)
 {
-	return RTE_MAX(len, QM_MIN_FRAME) + s->overhead;
+	return RTE_MAX(len, QM_MIN_FRAME) + s->rate.overhead;
 }
 
 #endif

@@ -92,17 +92,33 @@ sp_qm_enqueue_burst(struct sp_qm *qm, struct rte_mbuf **pkts, uint16_t n)
 	return refused;
 }
 
+/* A rate configured since the last dequeue: taken whole, never half-written. */
+static void
+take_new_rate(struct qm_sched *s)
+{
+	uint32_t sn;
+
+	do {
+		sn = rte_seqlock_read_begin(&s->next_lock);
+		s->rate = s->next;
+	} while (rte_seqlock_read_retry(&s->next_lock, sn));
+	s->rate_sn = sn;
+	s->tokens = RTE_MIN(s->tokens, s->rate.depth);
+}
+
 /* Add the tokens earned since the last call, up to the bucket's depth. */
 static inline void
 refill(struct qm_sched *s, uint64_t now)
 {
 	uint64_t dt = now - s->last;
 
+	if (unlikely(__atomic_load_n(&s->next_lock.count.sn, __ATOMIC_ACQUIRE) != s->rate_sn))
+		take_new_rate(s);
 	s->last = now;
-	if (dt >= s->full_cycles)
-		s->tokens = s->depth;
+	if (dt >= s->rate.full_cycles)
+		s->tokens = s->rate.depth;
 	else
-		s->tokens = RTE_MIN(s->depth, s->tokens + dt * s->per_cycle);
+		s->tokens = RTE_MIN(s->rate.depth, s->tokens + dt * s->rate.per_cycle);
 }
 
 /*

@@ -359,28 +359,35 @@ def test_slice_lifecycle_while_traffic_flows(tap):
     assert_frames(n.output(tap.p1), want, "p1 output")
 
 
-def test_deleting_a_backlogged_slice_under_load(tmp_path):
-    """Slices a and b share p1's 800 Mb/s scheduler with inputs replayed forever: b is
-    deleted while its queue is full and created again; a forwards throughout."""
-    n = Node(tmp_path, "churn")
+def load_node(tmp_path, tag, names):
+    """Slices (ids 1, 2, ...) that each reserve 400 Mb/s of p1's 800 Mb/s scheduler and
+    route 10.9.0.0/16 there through queue 0, with inputs replayed forever from a pcap."""
+    n = Node(tmp_path, tag)
     pcap = tmp_path / "input.pcap"
     p0 = n.port("p0", "10.0.0.1", "02:00:00:00:00:10",
                 device=f"net_pcap0,rx_pcap={pcap},infinite_rx=1")
     p1 = n.port("p1", "10.1.0.1", "02:00:00:00:01:10", device="net_null1,no-rx=1", rate="1G")
     n.neighbor(p1, NH1[0], NH1[2])
     n.npes = [{"filters": 4096, "queues": 256, "rates": {"p1": "800M"}}]
-    for sid, name in ((1, "a"), (2, "b")):
+    frames = []
+    for sid, name in enumerate(names, 1):
         s = n.slice(name, sid)
         s.endpoint(p0, 5000 + sid)
         out = s.endpoint(p1, 5000 + sid, bandwidth="400M")
         s.queue(0, out, share="400M")
         s.route(0, "10.9.0.0/16", endpoint=out, queue=0, next_hop=f"{NH1[0]}:{NH1[1]}")
-    frames = []
     for i in range(20):
-        for sid in (1, 2):
+        for sid in range(1, len(names) + 1):
             frames.append(substrate(inner_udp(f"10.9.{sid}.{i + 1}", payload=bytes(1000)), p0,
                                     5000 + sid))
     write_pcap(pcap, frames)
+    return n
+
+
+def test_deleting_a_backlogged_slice_under_load(tmp_path):
+    """Slices a and b share p1's 800 Mb/s scheduler with inputs replayed forever: b is
+    deleted while its queue is full and created again; a forwards throughout."""
+    n = load_node(tmp_path, "churn", ["a", "b"])
     n.start()
     try:
         def sent(name):
@@ -402,5 +409,39 @@ def test_deleting_a_backlogged_slice_under_load(tmp_path):
             time.sleep(0.3)
             assert sent("a") > a_before, f"round {round_}: a stopped forwarding"
             assert sent("b") > 0, f"round {round_}: the new b does not forward"
+    finally:
+        n.stop()
+
+
+def test_scheduler_rate_changes_under_load(tmp_path):
+    """sched.set while a backlogged queue drains p1: the wire rate follows at once."""
+    n = load_node(tmp_path, "sched", ["a"])
+    n.start()
+    try:
+        def rate(seconds=1.0):
+            def wire():
+                q = n.call("stats.get", slice="a")["queues"]["0"]
+                return q["sent_bytes"] + 24 * q["sent_pkts"], time.monotonic()
+            (b0, t0), _ = wire(), time.sleep(seconds)
+            b1, t1 = wire()
+            return (b1 - b0) * 8 / (t1 - t0)
+        time.sleep(0.5)
+        before = rate()
+        assert n.call("sched.set", npe=0, port="p1", rate=500_000_000) == {"set": 1}
+        time.sleep(0.1)
+        after = rate()
+        print(f"{before / 1e6:.1f} Mb/s at 800M, {after / 1e6:.1f} Mb/s at 500M")
+        assert 0.97 * 800e6 <= before <= 1.01 * 800e6
+        assert 0.97 * 500e6 <= after <= 1.01 * 500e6
+        sched = [x for x in n.call("state.dump")["schedulers"] if x["port"] == "p1"]
+        assert sched == [{"npe": 0, "port": "p1", "rate": 500_000_000, "overhead": 24,
+                          "reserved": 400_000_000}]
+        expect_error(n, NO_ROOM, "reserve 400000000 bit/s on p1", "sched.set", npe=0,
+                     port="p1", rate=300_000_000)
+        expect_error(n, NO_ROOM, "at most 1000000000 is left", "sched.set", npe=0,
+                     port="p1", rate=2_000_000_000)
+        expect_error(n, NOT_FOUND, 'no port "p9"', "sched.set", npe=0, port="p9", rate=1)
+        expect_error(n, NOT_FOUND, "no NPE 3", "sched.set", npe=3, port="p1", rate=1)
+        assert [x for x in n.call("state.dump")["schedulers"] if x["port"] == "p1"] == sched
     finally:
         n.stop()

@@ -377,6 +377,34 @@ test_rate_counts_padding_and_overhead(void **state)
 	drain(qm, 1);
 }
 
+/* A new rate set while the queue is backlogged holds from the lcore's next dequeue. */
+static void
+test_rate_change_under_load(void **state)
+{
+	struct sp_qm *qm = *state;
+	uint32_t q = 0;
+	uint16_t len = 1000; /* 1024 wire bytes */
+	uint64_t t = later(), ms = hz / 1000;
+
+	reserve_only_owner0(qm, 0, 1 * MBPS);
+	assert_int_equal(bind(qm, q, 0, 0, 1 * MBPS, BIG, 1000), 0);
+	assert_int_equal(sp_qm_port_config(qm, 0, 800 * MBPS, OVERHEAD), 0);
+	for (unsigned int i = 0; i < 2; i++) {
+		uint64_t rate = i == 0 ? 800 * MBPS : 400 * MBPS, frames = 0, bytes = 0;
+		double want = (double)rate / 100 / 8; /* bytes in 10 ms */
+
+		if (i == 1)
+			assert_int_equal(sp_qm_port_config(qm, 0, rate, OVERHEAD), 0);
+		run(qm, 0, &q, &len, 1, t, 10 * ms, hz / 100000, &frames, &bytes);
+		t += 10 * ms;
+		print_message("%" PRIu64 " bit/s: %" PRIu64 " wire bytes in 10 ms, want %.0f\n", rate,
+			      bytes + frames * OVERHEAD, want);
+		assert_true((double)(bytes + frames * OVERHEAD) >= want - 2048 &&
+			    (double)(bytes + frames * OVERHEAD) <= want + 2048);
+	}
+	drain(qm, 0);
+}
+
 /* An idle scheduler saves up at most its bucket: 1 ms at its rate (and two frames). */
 static void
 test_bucket_depth(void **state)
@@ -796,6 +824,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_rate_at_several_rates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rate_counts_padding_and_overhead, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_rate_change_under_load, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bucket_depth, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shares_of_a_busy_scheduler, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_others_take_up_idle_shares, setup, teardown),
