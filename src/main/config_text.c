@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Text helpers for addresses, rates and hex (config.h): shared with the control plane. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "config.h"
+/* ------------------------------------------------------------------ */
+/* Text helpers (public ones are shared with the control plane)        */
+/* ------------------------------------------------------------------ */
+
+static int
+hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int
+sp_parse_hex_bytes(const char *s, uint8_t *out, size_t max, size_t *n)
+{
+	size_t i;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	for (i = 0; s[2 * i] != '\0'; i++) {
+		int hi = hex_digit(s[2 * i]);
+		int lo = hi < 0 ? -1 : hex_digit(s[2 * i + 1]);
+
+		if (lo < 0 || i == max)
+			return -EINVAL;
+		out[i] = (uint8_t)(hi << 4 | lo);
+	}
+	*n = i;
+	return 0;
+}
+
+int
+sp_parse_ipv4(const char *s, uint32_t *ip_be)
+{
+	struct in_addr a;
+
+	/* glibc accepts exactly four decimal parts and no leading zeros here. */
+	if (s == NULL || ip_be == NULL || inet_pton(AF_INET, s, &a) != 1)
+		return -EINVAL;
+	*ip_be = a.s_addr;
+	return 0;
+}
+
+int
+sp_parse_mac(const char *s, uint8_t mac[6])
+{
+	uint8_t m[6];
+
+	if (s == NULL || mac == NULL)
+		return -EINVAL;
+	for (int i = 0; i < 6; i++) {
+		const char *c = s + 3 * i;
+		int hi = hex_digit(c[0]);
+		int lo = hi < 0 ? -1 : hex_digit(c[1]);
+
+		if (lo < 0 || c[2] != (i < 5 ? ':' : '\0'))
+			return -EINVAL;
+		m[i] = (uint8_t)(hi << 4 | lo);
+	}
+	memcpy(mac, m, sizeof(m));
+	return 0;
+}
+
+/*
+ * Decimal number with an optional fraction and an optional decimal suffix,
+ * computed exactly in integers: "1.5k" is 1500, "1.5" (not a whole number of
+ * bits) and anything that does not fit in 64 bits is refused.
+ */
+int
+sp_parse_rate(const char *s, uint64_t *bps)
+{
+	static const char suffixes[] = "kKMGT";
+	static const unsigned int exps[] = { 3, 3, 6, 9, 12 };
+	unsigned int digits = 0, frac = 0, exp = 0;
+	bool dot = false;
+	uint64_t v = 0;
+	const char *c;
+
+	if (s == NULL || bps == NULL)
+		return -EINVAL;
+	for (c = s; *c != '\0'; c++) {
+		if (*c >= '0' && *c <= '9') {
+			uint64_t d = (uint64_t)(*c - '0');
+
+			if (v > (UINT64_MAX - d) / 10)
+				return -EINVAL;
+			v = v * 10 + d;
+			digits++;
+			frac += dot;
+		} else if (*c == '.' && !dot && digits > 0) {
+			dot = true;
+		} else {
+			break;
+		}
+	}
+	if (digits == 0 || (dot && frac == 0))
+		return -EINVAL;
+	if (*c != '\0') {
+		const char *suffix = strchr(suffixes, *c);
+
+		if (suffix == NULL || c[1] != '\0')
+			return -EINVAL;
+		exp = exps[suffix - suffixes];
+	}
+	for (; frac > exp; frac--) {
+		if (v % 10 != 0)
+			return -EINVAL;
+		v /= 10;
+	}
+	for (; exp > frac; exp--) {
+		if (v > UINT64_MAX / 10)
+			return -EINVAL;
+		v *= 10;
+	}
+	if (v == 0)
+		return -EINVAL;
+	*bps = v;
+	return 0;
+}
+
+int
+sp_parse_hex_key(const char *s, struct sp_key *k)
+{
+	struct sp_key tmp;
+	size_t n;
+
+	if (s == NULL || k == NULL || sp_parse_hex_bytes(s, tmp.b, SP_KEY_BYTES, &n) < 0 ||
+	    n != SP_KEY_BYTES)
+		return -EINVAL;
+	*k = tmp;
+	return 0;
+}
+
+int
+sp_parse_next_hop(const char *s, uint32_t *ip_be, uint16_t *port_be)
+{
+	const char *colon = strrchr(s, ':');
+	char ip[INET_ADDRSTRLEN];
+	uint32_t port = 0;
+	const char *c;
+
+	if (colon == NULL || (size_t)(colon - s) >= sizeof(ip) || colon[1] == '\0')
+		return -EINVAL;
+	for (c = colon + 1; *c != '\0'; c++) {
+		if (*c < '0' || *c > '9' || c - colon > 5)
+			return -EINVAL;
+		port = port * 10 + (uint32_t)(*c - '0');
+	}
+	if (port == 0 || port > 65535)
+		return -EINVAL;
+	memcpy(ip, s, (size_t)(colon - s));
+	ip[colon - s] = '\0';
+	if (sp_parse_ipv4(ip, ip_be) < 0)
+		return -EINVAL;
+	*port_be = htons((uint16_t)port);
+	return 0;
+}
+
+const char *
+sp_unusable_ipv4(uint32_t ip_be)
+{
+	uint32_t ip = ntohl(ip_be);
+
+	if (ip == 0)
+		return "is the unspecified address";
+	if (ip == UINT32_MAX)
+		return "is the broadcast address";
+	if ((ip >> 28) == 0xe)
+		return "is a multicast address";
+	return NULL;
+}
+
