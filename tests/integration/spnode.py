@@ -521,8 +521,13 @@ class Node:
         self.cleanup()
 
     def cleanup(self):
-        """Remove the EAL's runtime directory (/var/run/dpdk/<prefix>): DPDK leaves it behind."""
+        """Remove the EAL's runtime directory (/var/run/dpdk/<prefix>), which DPDK leaves
+        behind, and the management socket a killed daemon leaves."""
         shutil.rmtree(runtime_dir(self.prefix), ignore_errors=True)
+        try:
+            self.mgmt_socket.unlink()
+        except FileNotFoundError:
+            pass
 
     def run(self):
         """Start, wait for all input to be processed, return the counters (a dict)."""
