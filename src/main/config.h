@@ -30,6 +30,21 @@
 #define SP_PATH_LEN 256
 #define SP_CONFIG_ERR_LEN 512
 #define SP_SOCKET_PATH_LEN 108 /* sockaddr_un.sun_path */
+
+/* A slice's defaults and limits: the config's and the management API's. */
+#define SP_DEFAULT_MEMORY 4096
+#define SP_MAX_MEMORY (16u << 20)
+#define SP_DEFAULT_FILTER_QUOTA 1024
+#define SP_MAX_FILTER_QUOTA (1u << 20)
+#define SP_DEFAULT_QUEUE_QUOTA 16
+#define SP_DEFAULT_BUFFER_QUOTA 4096
+#define SP_MAX_BUFFER_QUOTA (64u << 20)
+#define SP_DEFAULT_BANDWIDTH UINT64_C(10000000) /* an endpoint's reservation */
+#define SP_DEFAULT_SHARE UINT64_C(1000000)      /* a queue's share */
+#define SP_MIN_THRESHOLD 2048
+#define SP_DEFAULT_THRESHOLD 65536
+#define SP_DEFAULT_THRESHOLD_PKTS 1024
+#define SP_MAX_THRESHOLD_PKTS (1u << 20)
 #define SP_DEFAULT_MGMT_SOCKET "/run/slicepath/slicepathd.sock"
 
 struct sp_cfg_port {

@@ -14,17 +14,20 @@
 
 static const struct uint_spec SLICE_ID = REQ("id", 1, SP_MAX_SLICES - 1);
 static const struct uint_spec SLICE_NPE = OPT("npe", 0, UINT16_MAX, 0);
-static const struct uint_spec SLICE_MEMORY = OPT("memory", 0, 16 * MIB, 4096);
-static const struct uint_spec FILTER_QUOTA = OPT("filter_quota", 1, MIB, 1024);
-static const struct uint_spec QUEUE_QUOTA = OPT("queue_quota", 1, SP_MAX_SLICE_QUEUES, 16);
+static const struct uint_spec SLICE_MEMORY = OPT("memory", 0, SP_MAX_MEMORY, SP_DEFAULT_MEMORY);
+static const struct uint_spec FILTER_QUOTA =
+	OPT("filter_quota", 1, SP_MAX_FILTER_QUOTA, SP_DEFAULT_FILTER_QUOTA);
+static const struct uint_spec QUEUE_QUOTA =
+	OPT("queue_quota", 1, SP_MAX_SLICE_QUEUES, SP_DEFAULT_QUEUE_QUOTA);
 static const struct uint_spec UDP_PORT = REQ("udp_port", 1, UINT16_MAX);
 static const struct uint_spec QUEUE_ID = REQ("id", 0, UINT16_MAX);
 static const struct uint_spec ENDPOINT_REF = REQ("endpoint", 0, UINT16_MAX);
-static const struct uint_spec THRESHOLD = OPT("threshold", 2048, UINT32_MAX, 65536);
-static const struct uint_spec THRESHOLD_PKTS = OPT("threshold_packets", 1, MIB, 1024);
-static const struct uint_spec BUFFER_QUOTA = OPT("buffer_quota", 1, 64 * MIB, 4096);
-#define DEFAULT_BANDWIDTH UINT64_C(10000000) /* an endpoint's reservation */
-#define DEFAULT_SHARE UINT64_C(1000000)      /* a queue's share */
+static const struct uint_spec THRESHOLD =
+	OPT("threshold", SP_MIN_THRESHOLD, UINT32_MAX, SP_DEFAULT_THRESHOLD);
+static const struct uint_spec THRESHOLD_PKTS =
+	OPT("threshold_packets", 1, SP_MAX_THRESHOLD_PKTS, SP_DEFAULT_THRESHOLD_PKTS);
+static const struct uint_spec BUFFER_QUOTA =
+	OPT("buffer_quota", 1, SP_MAX_BUFFER_QUOTA, SP_DEFAULT_BUFFER_QUOTA);
 static const struct uint_spec POSITION = REQ("position", 0, UINT32_MAX);
 static const struct uint_spec RESULT_QUEUE = REQ("queue", 0, UINT16_MAX);
 /* ---- slices ---- */
@@ -119,7 +122,7 @@ parse_endpoints(struct parser *p, json_t *so, const char *spath, uint16_t si,
 		TRY(cfg_get_uint(p, o, path, &UDP_PORT, &v));
 		e->udp_port = (uint16_t)v;
 		TRY(check_endpoint_unique(p, path, si, (uint16_t)i));
-		TRY(cfg_get_sched_rate(p, o, path, "bandwidth", DEFAULT_BANDWIDTH, &e->bandwidth_bps));
+		TRY(cfg_get_sched_rate(p, o, path, "bandwidth", SP_DEFAULT_BANDWIDTH, &e->bandwidth_bps));
 		TRY(reserve_bandwidth(p, path, s, e, &use[s->npe]));
 		s->nb_endpoints = (uint16_t)(i + 1);
 	}
@@ -177,7 +180,7 @@ parse_queues(struct parser *p, json_t *so, const char *spath, struct sp_cfg_slic
 		q->threshold = (uint32_t)v;
 		TRY(cfg_get_uint(p, o, path, &THRESHOLD_PKTS, &v));
 		q->threshold_pkts = (uint32_t)v;
-		TRY(cfg_get_sched_rate(p, o, path, "share", DEFAULT_SHARE, &q->share_bps));
+		TRY(cfg_get_sched_rate(p, o, path, "share", SP_DEFAULT_SHARE, &q->share_bps));
 		TRY(check_share(p, path, s, i));
 		s->nb_queues = (uint16_t)(i + 1);
 	}

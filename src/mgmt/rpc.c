@@ -93,6 +93,38 @@ sp_rpc_string(json_t *obj, const char *key, const char **v, struct sp_rpc_error 
 	return 0;
 }
 
+int
+sp_rpc_optional_uint(json_t *obj, const char *key, uint64_t min, uint64_t max, uint64_t *v,
+		     struct sp_rpc_error *e)
+{
+	uint64_t got;
+
+	if (json_object_get(obj, key) == NULL)
+		return 0;
+	if (sp_rpc_uint(obj, key, max, &got, e) < 0)
+		return -1;
+	if (got < min) {
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"%s\" must be at least %" PRIu64, key, min);
+		return -1;
+	}
+	*v = got;
+	return 0;
+}
+
+int
+sp_rpc_port(const struct sp_node *node, json_t *params, uint16_t *port, struct sp_rpc_error *e)
+{
+	const char *name;
+
+	if (sp_rpc_string(params, "port", &name, e) < 0)
+		return -1;
+	for (*port = 0; *port < node->nb_ports; (*port)++)
+		if (strcmp(node->ports[*port].name, name) == 0)
+			return 0;
+	sp_rpc_fail(e, SP_RPC_NOT_FOUND, "the node has no port \"%s\"", name);
+	return -1;
+}
+
 /* "slice": a slice's name or node id. */
 int
 sp_rpc_slice(const struct sp_node *node, json_t *params, struct sp_slice **s,
@@ -140,12 +172,14 @@ respond(json_t *id, json_t *result, const struct sp_rpc_error *e)
 }
 
 char *
-sp_rpc_too_large(size_t limit)
+sp_rpc_error_line(int code, const char *fmt, ...)
 {
-	struct sp_rpc_error e;
+	struct sp_rpc_error e = {.code = code};
+	va_list ap;
 
-	sp_rpc_fail(&e, SP_RPC_TOO_LARGE, "the request line is longer than %zu bytes; split it "
-		    "(filter.insert takes filters in batches)", limit);
+	va_start(ap, fmt);
+	vsnprintf(e.message, sizeof(e.message), fmt, ap);
+	va_end(ap);
 	return respond(NULL, NULL, &e);
 }
 

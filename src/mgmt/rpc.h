@@ -35,8 +35,8 @@ typedef json_t *(*sp_rpc_method)(struct sp_node *node, json_t *params, struct sp
  * notification).
  */
 char *sp_rpc_handle(struct sp_node *node, const char *line, size_t len);
-/* The response to a request line that was too long to read. */
-char *sp_rpc_too_large(size_t limit);
+/* An error response to no request in particular (a line too long, a refused client). */
+char *sp_rpc_error_line(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Fill e and return NULL, for `return sp_rpc_fail(e, ...)` in methods. */
 json_t *sp_rpc_fail(struct sp_rpc_error *e, int code, const char *fmt, ...)
@@ -47,6 +47,12 @@ int sp_rpc_slice(const struct sp_node *node, json_t *params, struct sp_slice **s
 		 struct sp_rpc_error *e);
 int sp_rpc_uint(json_t *obj, const char *key, uint64_t max, uint64_t *v, struct sp_rpc_error *e);
 int sp_rpc_string(json_t *obj, const char *key, const char **v, struct sp_rpc_error *e);
+/* An optional whole number in [min, max]: *v is left as it is when absent. */
+int sp_rpc_optional_uint(json_t *obj, const char *key, uint64_t min, uint64_t max, uint64_t *v,
+			 struct sp_rpc_error *e);
+/* "port": a node port's name, as its index. */
+int sp_rpc_port(const struct sp_node *node, json_t *params, uint16_t *port,
+		struct sp_rpc_error *e);
 
 /* A slice_ops.c error (negative errno, reason) as an RPC error (rpc_slice.c). */
 json_t *sp_rpc_node_error(int rc, const char *why, struct sp_rpc_error *e);

@@ -1,38 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* queue.bind and queue.set: a slice's queues on its NPE's queue manager, while traffic flows. */
 #include <inttypes.h>
-#include <string.h>
 
 #include "rpc.h"
-
-#define DEFAULT_THRESHOLD 65536 /* as in the config (docs/config.md) */
-#define DEFAULT_THRESHOLD_PKTS 1024
-#define DEFAULT_SHARE UINT64_C(1000000)
-
-/* An optional "key": a whole number in [min, max], *v unchanged when absent. */
-static int
-optional_uint(json_t *params, const char *key, uint64_t min, uint64_t max, uint64_t *v,
-	      struct sp_rpc_error *e)
-{
-	if (json_object_get(params, key) == NULL)
-		return 0;
-	if (sp_rpc_uint(params, key, max, v, e) < 0)
-		return -1;
-	if (*v < min) {
-		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"%s\" must be at least %" PRIu64, key, min);
-		return -1;
-	}
-	return 0;
-}
 
 /* threshold, threshold_packets and share (bits/s), over the defaults given. */
 static int
 queue_params(json_t *params, uint64_t *bytes, uint64_t *pkts, uint64_t *share,
 	     struct sp_rpc_error *e)
 {
-	if (optional_uint(params, "threshold", 2048, UINT32_MAX, bytes, e) < 0 ||
-	    optional_uint(params, "threshold_packets", 1, 1u << 20, pkts, e) < 0 ||
-	    optional_uint(params, "share", 1, SP_QM_MAX_RATE, share, e) < 0)
+	if (sp_rpc_optional_uint(params, "threshold", SP_MIN_THRESHOLD, UINT32_MAX, bytes, e) < 0 ||
+	    sp_rpc_optional_uint(params, "threshold_packets", 1, SP_MAX_THRESHOLD_PKTS, pkts,
+				 e) < 0 ||
+	    sp_rpc_optional_uint(params, "share", 1, SP_QM_MAX_RATE, share, e) < 0)
 		return -1;
 	return 0;
 }
@@ -52,19 +32,16 @@ sp_rpc_sched_set(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 	int rc;
 
 	if (sp_rpc_uint(params, "npe", UINT16_MAX, &npe, e) < 0 ||
-	    sp_rpc_string(params, "port", &pname, e) < 0 ||
+	    sp_rpc_port(node, params, &port, e) < 0 ||
 	    sp_rpc_uint(params, "rate", SP_QM_MAX_RATE, &rate, e) < 0)
 		return NULL;
-	for (port = 0; port < node->nb_ports && strcmp(node->ports[port].name, pname) != 0; port++)
-		;
 	if (npe >= node->nb_npes)
 		return sp_rpc_fail(e, SP_RPC_NOT_FOUND, "no NPE %" PRIu64 ": the node has %u", npe,
 				   node->nb_npes);
-	if (port == node->nb_ports)
-		return sp_rpc_fail(e, SP_RPC_NOT_FOUND, "the node has no port \"%s\"", pname);
+	pname = node->ports[port].name;
 	sp_qm_room(node->npes[npe].qm, 0, port, &r);
 	overhead = r.overhead;
-	if (optional_uint(params, "overhead", 0, 255, &overhead, e) < 0)
+	if (sp_rpc_optional_uint(params, "overhead", 0, 255, &overhead, e) < 0)
 		return NULL;
 	if (rate == 0)
 		return sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"rate\" must be at least 1 bit/s");
@@ -92,8 +69,8 @@ sp_rpc_sched_set(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 json_t *
 sp_rpc_queue_bind(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
-	uint64_t qid, ep, bytes = DEFAULT_THRESHOLD, pkts = DEFAULT_THRESHOLD_PKTS;
-	uint64_t share = DEFAULT_SHARE;
+	uint64_t qid, ep, bytes = SP_DEFAULT_THRESHOLD, pkts = SP_DEFAULT_THRESHOLD_PKTS;
+	uint64_t share = SP_DEFAULT_SHARE;
 	char why[512];
 	struct sp_slice *s;
 	int rc;

@@ -126,7 +126,9 @@ handle_lines(struct sp_node *node, struct client *c)
 	if (c->in_len > SP_RPC_MAX_LINE && !c->skipping && memchr(c->in, '\n', c->in_len) == NULL) {
 		c->skipping = true;
 		c->in_len = 0;
-		return queue_out(c, sp_rpc_too_large(SP_RPC_MAX_LINE));
+		return queue_out(c, sp_rpc_error_line(SP_RPC_TOO_LARGE, "the request line is longer "
+						      "than %u bytes; split it (filter.insert takes "
+						      "filters in batches)", SP_RPC_MAX_LINE));
 	}
 	if (c->skipping)
 		c->in_len = 0; /* no newline yet: keep skipping */
@@ -171,15 +173,20 @@ allowed(int fd)
 	return cred.uid == 0 || cred.uid == geteuid();
 }
 
+/* One error line to a client that is not taken, then close: it may read it or not. */
 static void
 refuse(int fd, int code, const char *message)
 {
-	char line[256];
-	int n = snprintf(line, sizeof(line), "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":"
-				"{\"code\":%d,\"message\":\"%s\"}}\n", code, message);
+	char *line = sp_rpc_error_line(code, "%s", message);
 
-	if (send(fd, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
-		(void)0; /* it is being closed anyway */
+	if (line != NULL) {
+		struct iovec iov[2] = {{line, strlen(line)}, {(void *)"\n", 1}};
+		struct msghdr msg = {.msg_iov = iov, .msg_iovlen = 2};
+
+		if (sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+			(void)0; /* it is being closed anyway */
+		free(line);
+	}
 	close(fd);
 }
 

@@ -12,16 +12,6 @@
 
 #include "rpc.h"
 
-/* Defaults and limits as in the config (docs/config.md). */
-#define DEFAULT_MEMORY 4096
-#define MAX_MEMORY (16u << 20)
-#define DEFAULT_FILTER_QUOTA 1024
-#define MAX_FILTER_QUOTA (1u << 20)
-#define DEFAULT_QUEUE_QUOTA 16
-#define DEFAULT_BUFFER_QUOTA 4096
-#define MAX_BUFFER_QUOTA (64u << 20)
-#define DEFAULT_BANDWIDTH UINT64_C(10000000)
-
 json_t *
 sp_rpc_node_error(int rc, const char *why, struct sp_rpc_error *e)
 {
@@ -37,15 +27,6 @@ sp_rpc_node_error(int rc, const char *why, struct sp_rpc_error *e)
 	default: code = SP_RPC_INTERNAL_ERROR; break;
 	}
 	return sp_rpc_fail(e, code, "%s", why);
-}
-
-/* An optional whole number from 0 to max, def when absent. */
-static int
-optional(json_t *params, const char *key, uint64_t def, uint64_t max, uint64_t *v,
-	 struct sp_rpc_error *e)
-{
-	*v = def;
-	return json_object_get(params, key) == NULL ? 0 : sp_rpc_uint(params, key, max, v, e);
 }
 
 /* A slice name: 1 to 31 letters, digits or '_' (it keys telemetry dictionaries). */
@@ -79,7 +60,9 @@ free_slice_id(const struct sp_node *node)
 json_t *
 sp_rpc_slice_create(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
-	uint64_t id, npe, mem, filters, queues, buffers;
+	uint64_t id = free_slice_id(node), npe = SP_NPE_ANY, mem = SP_DEFAULT_MEMORY;
+	uint64_t filters = SP_DEFAULT_FILTER_QUOTA, queues = SP_DEFAULT_QUEUE_QUOTA;
+	uint64_t buffers = SP_DEFAULT_BUFFER_QUOTA;
 	struct sp_slice_spec spec;
 	const char *name, *codeopt;
 	struct sp_slice *s;
@@ -88,22 +71,16 @@ sp_rpc_slice_create(struct sp_node *node, json_t *params, struct sp_rpc_error *e
 
 	if (sp_rpc_string(params, "name", &name, e) < 0 || check_name(name, e) < 0 ||
 	    sp_rpc_string(params, "codeopt", &codeopt, e) < 0 ||
-	    optional(params, "id", free_slice_id(node), SP_MAX_SLICES - 1, &id, e) < 0 ||
-	    optional(params, "npe", SP_NPE_ANY, UINT16_MAX, &npe, e) < 0 ||
-	    optional(params, "memory", DEFAULT_MEMORY, MAX_MEMORY, &mem, e) < 0 ||
-	    optional(params, "filter_quota", DEFAULT_FILTER_QUOTA, MAX_FILTER_QUOTA, &filters,
-		     e) < 0 ||
-	    optional(params, "queue_quota", DEFAULT_QUEUE_QUOTA, SP_MAX_SLICE_QUEUES, &queues,
-		     e) < 0 ||
-	    optional(params, "buffer_quota", DEFAULT_BUFFER_QUOTA, MAX_BUFFER_QUOTA, &buffers,
-		     e) < 0)
+	    sp_rpc_optional_uint(params, "id", 1, SP_MAX_SLICES - 1, &id, e) < 0 ||
+	    sp_rpc_optional_uint(params, "npe", 0, UINT16_MAX, &npe, e) < 0 ||
+	    sp_rpc_optional_uint(params, "memory", 0, SP_MAX_MEMORY, &mem, e) < 0 ||
+	    sp_rpc_optional_uint(params, "filter_quota", 1, SP_MAX_FILTER_QUOTA, &filters, e) < 0 ||
+	    sp_rpc_optional_uint(params, "queue_quota", 1, SP_MAX_SLICE_QUEUES, &queues, e) < 0 ||
+	    sp_rpc_optional_uint(params, "buffer_quota", 1, SP_MAX_BUFFER_QUOTA, &buffers, e) < 0)
 		return NULL;
 	if (id == 0)
 		return sp_rpc_fail(e, SP_RPC_NO_ROOM, "the node has %d slices, as many as it takes",
 				   SP_MAX_SLICES - 1);
-	if (filters == 0 || queues == 0)
-		return sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "filter_quota and queue_quota must be "
-				   "at least 1");
 	spec = (struct sp_slice_spec){
 		.id = (uint16_t)id,
 		.name = name,
@@ -162,21 +139,16 @@ sp_rpc_slice_list(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 json_t *
 sp_rpc_endpoint_reserve(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
-	uint64_t udp, bw;
-	const char *pname;
+	uint64_t udp = 0, bw = SP_DEFAULT_BANDWIDTH;
 	struct sp_slice *s;
 	uint16_t port, idx;
 	char why[512];
 	int rc;
 
-	if (sp_rpc_slice(node, params, &s, e) < 0 || sp_rpc_string(params, "port", &pname, e) < 0 ||
-	    optional(params, "udp_port", 0, UINT16_MAX, &udp, e) < 0 ||
-	    optional(params, "bandwidth", DEFAULT_BANDWIDTH, SP_QM_MAX_RATE, &bw, e) < 0)
+	if (sp_rpc_slice(node, params, &s, e) < 0 || sp_rpc_port(node, params, &port, e) < 0 ||
+	    sp_rpc_optional_uint(params, "udp_port", 0, UINT16_MAX, &udp, e) < 0 ||
+	    sp_rpc_optional_uint(params, "bandwidth", 0, SP_QM_MAX_RATE, &bw, e) < 0)
 		return NULL;
-	for (port = 0; port < node->nb_ports && strcmp(node->ports[port].name, pname) != 0; port++)
-		;
-	if (port == node->nb_ports)
-		return sp_rpc_fail(e, SP_RPC_NOT_FOUND, "the node has no port \"%s\"", pname);
 	rc = sp_node_endpoint_add(node, s, port, (uint16_t)udp, bw, &idx, why, sizeof(why));
 	if (rc < 0)
 		return sp_rpc_node_error(rc, why, e);

@@ -112,7 +112,7 @@ refill(struct qm_sched *s, uint64_t now)
 {
 	uint64_t dt = now - s->last;
 
-	if (unlikely(__atomic_load_n(&s->next_lock.count.sn, __ATOMIC_ACQUIRE) != s->rate_sn))
+	if (unlikely(rte_seqlock_read_begin(&s->next_lock) != s->rate_sn))
 		take_new_rate(s);
 	s->last = now;
 	if (dt >= s->rate.full_cycles)

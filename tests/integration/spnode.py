@@ -583,6 +583,28 @@ class Node:
         return r.returncode, r.stdout + r.stderr
 
 
+# ------------------------------------------------------------------ a node under load
+
+# The next hop behind p1 of loaded_node().
+LOAD_NH = ("10.1.0.2", 7001, "02:bb:00:00:01:02")
+
+
+def loaded_node(tmp_path, tag, sched_rate):
+    """A node whose p0 replays tmp_path/input.pcap forever (net_pcap infinite_rx: every
+    queue it feeds stays backlogged) and whose p1, a 1 Gb/s null device with next hop
+    LOAD_NH, is shared by its one NPE's scheduler at sched_rate. The caller adds slices
+    and writes the pcap. Returns (node, p0, p1, pcap path)."""
+    n = Node(tmp_path, tag)
+    pcap = tmp_path / "input.pcap"
+    p0 = n.port("p0", "10.0.0.1", "02:00:00:00:00:10",
+                device=f"net_pcap0,rx_pcap={pcap},infinite_rx=1")
+    p1 = n.port("p1", "10.1.0.1", "02:00:00:00:01:10", device="net_null1,no-rx=1", rate="1G")
+    n.neighbor(p1, LOAD_NH[0], LOAD_NH[2])
+    n.npes = [{"filters": 4096, "queues": 256, "rates": {"p1": sched_rate}}]
+    n.mbufs = 16384
+    return n, p0, p1, pcap
+
+
 # ------------------------------------------------------------------ the standard test node
 
 class Standard:

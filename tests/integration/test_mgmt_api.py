@@ -18,12 +18,12 @@ import pytest
 
 from conftest import needs_root
 from sp_rpc import Rpc, RpcError
-from spnode import (Node, assert_frames, encap_out, inner_udp, ipv4_key, routed_inner, substrate,
-                    write_pcap)
+from spnode import (LOAD_NH, Node, assert_frames, encap_out, inner_udp, ipv4_key, loaded_node,
+                    routed_inner, substrate, write_pcap)
 
 pytestmark = needs_root
 
-NH1 = ("10.1.0.2", 7001, "02:bb:00:00:01:02")
+NH1 = LOAD_NH
 NH3 = ("10.1.0.3", 7103, "02:bb:00:00:01:03")
 _iface_seq = itertools.count()
 
@@ -359,16 +359,10 @@ def test_slice_lifecycle_while_traffic_flows(tap):
     assert_frames(n.output(tap.p1), want, "p1 output")
 
 
-def load_node(tmp_path, tag, names):
+def slices_under_load(tmp_path, tag, names):
     """Slices (ids 1, 2, ...) that each reserve 400 Mb/s of p1's 800 Mb/s scheduler and
     route 10.9.0.0/16 there through queue 0, with inputs replayed forever from a pcap."""
-    n = Node(tmp_path, tag)
-    pcap = tmp_path / "input.pcap"
-    p0 = n.port("p0", "10.0.0.1", "02:00:00:00:00:10",
-                device=f"net_pcap0,rx_pcap={pcap},infinite_rx=1")
-    p1 = n.port("p1", "10.1.0.1", "02:00:00:00:01:10", device="net_null1,no-rx=1", rate="1G")
-    n.neighbor(p1, NH1[0], NH1[2])
-    n.npes = [{"filters": 4096, "queues": 256, "rates": {"p1": "800M"}}]
+    n, p0, p1, pcap = loaded_node(tmp_path, tag, "800M")
     frames = []
     for sid, name in enumerate(names, 1):
         s = n.slice(name, sid)
@@ -387,7 +381,7 @@ def load_node(tmp_path, tag, names):
 def test_deleting_a_backlogged_slice_under_load(tmp_path):
     """Slices a and b share p1's 800 Mb/s scheduler with inputs replayed forever: b is
     deleted while its queue is full and created again; a forwards throughout."""
-    n = load_node(tmp_path, "churn", ["a", "b"])
+    n = slices_under_load(tmp_path, "churn", ["a", "b"])
     n.start()
     try:
         def sent(name):
@@ -415,7 +409,7 @@ def test_deleting_a_backlogged_slice_under_load(tmp_path):
 
 def test_scheduler_rate_changes_under_load(tmp_path):
     """sched.set while a backlogged queue drains p1: the wire rate follows at once."""
-    n = load_node(tmp_path, "sched", ["a"])
+    n = slices_under_load(tmp_path, "sched", ["a"])
     n.start()
     try:
         def rate(seconds=1.0):

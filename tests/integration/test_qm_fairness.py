@@ -8,7 +8,7 @@ queue lengths."""
 import time
 
 from conftest import needs_root
-from spnode import Node, inner_udp, substrate, write_pcap
+from spnode import LOAD_NH, inner_udp, loaded_node, substrate, write_pcap
 
 pytestmark = needs_root
 
@@ -20,21 +20,7 @@ THRESHOLD_PKTS = 100
 WARMUP = 1.0                 # s before the first sample
 PERIOD = 3.0                 # s measured
 SAMPLES = 6                  # samples over the period (queue lengths)
-NH = ("10.1.0.2", 7001, "02:bb:00:00:01:02")
-
-
-def node_with_inputs(tmp_path, tag):
-    """A node whose p0 replays its pcap forever and whose p1 (1 Gb/s, a null
-    device) is shared by the scheduler of its one NPE at RATE."""
-    n = Node(tmp_path, tag)
-    pcap = tmp_path / "input.pcap"
-    p0 = n.port("p0", "10.0.0.1", "02:00:00:00:00:10",
-                device=f"net_pcap0,rx_pcap={pcap},infinite_rx=1")
-    p1 = n.port("p1", "10.1.0.1", "02:00:00:00:01:10", device="net_null1,no-rx=1", rate="1G")
-    n.neighbor(p1, NH[0], NH[2])
-    n.npes = [{"filters": 4096, "queues": 256, "rates": {"p1": RATE}}]
-    n.mbufs = 16384
-    return n, p0, p1, pcap
+NH = LOAD_NH
 
 
 def stream(p0, udp_port, dst, count):
@@ -88,7 +74,7 @@ def check_lengths(got):
 def run_fairness(tmp_path, tag, pct, busy):
     """One slice, five queues with shares pct (percent of RATE) on p1, inputs for the
     queues in busy only. Returns {queue: wire bytes}, the period and the lengths."""
-    n, p0, p1, pcap = node_with_inputs(tmp_path, tag)
+    n, p0, p1, pcap = loaded_node(tmp_path, tag, RATE)
     s = n.slice("fair", 1)
     s.endpoint(p0, 5001)
     out = s.endpoint(p1, 5001, bandwidth=RATE)
@@ -148,7 +134,7 @@ def test_idle_shares_taken_up(tmp_path):
 def test_flooding_slice_cannot_squeeze_another(tmp_path):
     """Slices a and b each reserve half the scheduler; a sends ten times as many
     packets as b, and far more than ten times its reservation: b keeps 99 % of its."""
-    n, p0, p1, pcap = node_with_inputs(tmp_path, "isolation")
+    n, p0, p1, pcap = loaded_node(tmp_path, "isolation", RATE)
     reserved = RATE // 2
     for sid, name in ((1, "a"), (2, "b")):
         s = n.slice(name, sid)
