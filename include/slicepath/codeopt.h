@@ -29,6 +29,8 @@
 #include <rte_common.h>
 #include <rte_mbuf.h>
 
+#include <slicepath/reason.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -64,40 +66,6 @@ enum sp_verdict {
 	SP_DROP,
 };
 
-/*
- * Why a packet left the fast path. One list for the whole node so every
- * counter has a single name; code options use the generic ones.
- */
-enum sp_reason {
-	SP_REASON_NONE = 0,
-	/* substrate (framework) */
-	SP_REASON_TRUNCATED,     /* frame shorter than its headers say */
-	SP_REASON_NOT_IPV4,      /* neither IPv4 nor ARP */
-	SP_REASON_OTHER_MAC,     /* unicast to a MAC that is not the port's */
-	SP_REASON_BAD_IP_HEADER, /* outer IPv4 version, length or checksum wrong */
-	SP_REASON_FRAGMENT,      /* outer IPv4 fragment */
-	SP_REASON_NOT_LOCAL,     /* outer destination is not one of the node's addresses */
-	SP_REASON_NOT_UDP,       /* to a node address, neither UDP nor ICMP echo */
-	SP_REASON_NO_ENDPOINT,   /* no endpoint reserved on that UDP port */
-	SP_REASON_ARP_IGNORED,   /* ARP neither for us nor a reply we asked for */
-	SP_REASON_ICMP_IGNORED,  /* ICMP to the node other than echo request */
-	/* code option (generic) */
-	SP_REASON_MALFORMED,     /* inner header makes no sense */
-	SP_REASON_BAD_HDR_LEN,   /* inner header length field wrong */
-	SP_REASON_BAD_CHECKSUM,  /* inner header checksum wrong */
-	SP_REASON_TTL_EXPIRED,   /* TTL or hop limit would reach zero */
-	SP_REASON_OPTIONS,       /* header options: slow path work */
-	SP_REASON_UNSUPPORTED,   /* valid, but not handled by the fast path */
-	/* lookup and output (framework) */
-	SP_REASON_MISS,          /* no filter matched */
-	SP_REASON_BAD_RESULT,    /* filter names an endpoint or queue the slice lacks */
-	SP_REASON_NO_NEIGHBOR,   /* next hop MAC not (yet) resolved */
-	SP_REASON_QUEUE_FULL,    /* queue over its threshold */
-	SP_REASON_RING_FULL,     /* ring between lcores full */
-	SP_REASON_TX_FULL,       /* port did not take the packet */
-	SP_REASON_NO_SLOW_PATH,  /* exception with no slow-path channel to take it */
-	SP_REASON_MAX
-};
 
 /* Per-packet state, in the mbuf private area. */
 struct sp_meta {

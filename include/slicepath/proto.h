@@ -8,6 +8,8 @@
 #ifndef SLICEPATH_PROTO_H
 #define SLICEPATH_PROTO_H
 
+#include <stdint.h>
+
 /* JSON-RPC 2.0's own. */
 #define SP_RPC_PARSE_ERROR -32700      /* not JSON */
 #define SP_RPC_INVALID_REQUEST -32600  /* JSON, but not a request object */
@@ -23,8 +25,35 @@
 #define SP_RPC_TOO_LARGE 1005    /* a request line over the limit */
 #define SP_RPC_DENIED 1006       /* the caller may not do this */
 #define SP_RPC_EXISTS 1007       /* the name, id or UDP port is taken */
+#define SP_RPC_UNAVAILABLE 1008  /* slicectld: slicepathd cannot be reached; nothing changed */
 
 /* The longest request line a server reads (bytes, newline excluded). */
 #define SP_RPC_MAX_LINE (16u << 20)
+
+/*
+ * The exception channel (docs/slowpath.md): each slice has a Unix
+ * SOCK_SEQPACKET socket, <channel_dir>/<slice name>.sock, that only its
+ * owner (and root) may connect to, one connection at a time. Every message
+ * is one packet: this header (host byte order), then the slice's packet
+ * from its own header on, as its code option sees it.
+ *  - fast path -> slow path: an exception; reason says why (enum sp_reason,
+ *    slicepath/reason.h), endpoint where it arrived.
+ *  - slow path -> fast path: a packet to inject; reason 0, endpoint the one
+ *    it is taken to have arrived on. It is parsed, looked up, formatted and
+ *    queued like any other packet of the slice.
+ * A slow path that does not read loses exceptions (counted as
+ * slow_path_full); the fast path never waits for it.
+ */
+#define SP_EXC_VERSION 1
+/* The longest packet a slow path may inject (one packet buffer); exceptions
+ * arrive whole, at most 65535 bytes. */
+#define SP_EXC_MAX_INJECT 2048
+
+struct sp_exc_hdr {
+	uint8_t version;   /* SP_EXC_VERSION */
+	uint8_t reason;    /* enum sp_reason; 0 when injecting */
+	uint16_t endpoint; /* slice-relative endpoint index */
+	uint32_t reserved; /* 0 */
+};
 
 #endif

@@ -386,28 +386,28 @@ parse_lcores(struct parser *p, json_t *root)
 }
 
 static const char *const TOP_KEYS[] = {
-	"eal", "mbufs", "codeopt_libs", "mgmt_socket", "ports", "neighbors", "npes", "lcores",
-	"slices", NULL,
+	"eal", "mbufs", "codeopt_libs", "mgmt_socket", "channel_dir", "ports", "neighbors", "npes",
+	"lcores", "slices", NULL,
 };
 
-/* Where the management socket listens: an absolute path that fits a sockaddr_un. */
+/* An absolute path (a socket's or a directory of sockets) of at most max - 1 bytes, or dflt. */
 static int
-parse_mgmt_socket(struct parser *p, json_t *root)
+parse_path(struct parser *p, json_t *root, const char *key, const char *dflt, size_t max,
+	   char *out)
 {
-	struct sp_config *cfg = p->cfg;
 	const char *s;
-	int rc = cfg_get_string(p, root, "", "mgmt_socket", false, SP_SOCKET_PATH_LEN, &s);
+	int rc = cfg_get_string(p, root, "", key, false, max, &s);
 
 	if (rc < 0)
 		return rc;
 	if (rc == 0) {
-		memcpy(cfg->mgmt_socket, SP_DEFAULT_MGMT_SOCKET, sizeof(SP_DEFAULT_MGMT_SOCKET));
+		memcpy(out, dflt, strlen(dflt) + 1);
 		return 0;
 	}
 	if (s[0] != '/')
-		return cfg_fail(p, "", "mgmt_socket", "\"%s\" is not an absolute path; write one like "
-			        "\"%s\"", s, SP_DEFAULT_MGMT_SOCKET);
-	memcpy(cfg->mgmt_socket, s, strlen(s) + 1);
+		return cfg_fail(p, "", key, "\"%s\" is not an absolute path; write one like "
+			        "\"%s\"", s, dflt);
+	memcpy(out, s, strlen(s) + 1);
 	return 0;
 }
 
@@ -422,7 +422,11 @@ parse_root(struct parser *p, json_t *root)
 	p->cfg->mbufs = (uint32_t)v;
 	TRY(parse_strings(p, root, "codeopt_libs", SP_MAX_CODEOPT_LIBS, SP_PATH_LEN,
 			  store_codeopt_lib));
-	TRY(parse_mgmt_socket(p, root));
+	/* Where the management socket listens, and the slices' channels: they fit a sockaddr_un. */
+	TRY(parse_path(p, root, "mgmt_socket", SP_DEFAULT_MGMT_SOCKET, SP_SOCKET_PATH_LEN,
+		       p->cfg->mgmt_socket));
+	TRY(parse_path(p, root, "channel_dir", SP_DEFAULT_CHANNEL_DIR, SP_CHANNEL_DIR_LEN,
+		       p->cfg->channel_dir));
 	TRY(parse_ports(p, root));
 	TRY(parse_neighbors(p, root));
 	TRY(parse_npes(p, root));

@@ -46,6 +46,9 @@
 #define SP_DEFAULT_THRESHOLD_PKTS 1024
 #define SP_MAX_THRESHOLD_PKTS (1u << 20)
 #define SP_DEFAULT_MGMT_SOCKET "/run/slicepath/slicepathd.sock"
+#define SP_DEFAULT_CHANNEL_DIR "/run/slicepath/slices"
+/* Room for "/<slice name>.sock" after the channel directory in a sockaddr_un. */
+#define SP_CHANNEL_DIR_LEN (SP_SOCKET_PATH_LEN - SP_NAME_LEN - 6)
 
 struct sp_cfg_port {
 	char name[SP_NAME_LEN];       /* "name": how the rest of the config refers to it */
@@ -133,6 +136,7 @@ struct sp_config {
 	uint16_t nb_codeopt_libs; /* "codeopt_libs": shared objects to dlopen */
 	char codeopt_libs[SP_MAX_CODEOPT_LIBS][SP_PATH_LEN];
 	char mgmt_socket[SP_SOCKET_PATH_LEN]; /* "mgmt_socket": the private JSON-RPC socket */
+	char channel_dir[SP_CHANNEL_DIR_LEN];  /* "channel_dir": the slices' exception channels */
 	uint16_t nb_slices;
 	struct sp_cfg_slice slices[SP_MAX_SLICES];
 };

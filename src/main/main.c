@@ -22,6 +22,7 @@
 #include <rte_lcore.h>
 
 #include "main/config.h"
+#include "mgmt/channel.h"
 #include "mgmt/mgmt.h"
 #include "pipeline/node.h"
 #include "pipeline/pipeline.h"
@@ -156,6 +157,23 @@ check_lcores(const struct sp_config *cfg)
 	return 0;
 }
 
+/* The exception channel of every slice of the config. */
+static int
+open_channels(const struct sp_config *cfg, char *err, size_t errlen)
+{
+	node.channels = sp_channels_create(&node, cfg->channel_dir, err, errlen);
+	if (node.channels == NULL)
+		return -EINVAL;
+	for (unsigned int i = 0; i < SP_MAX_SLICES; i++) {
+		int rc = node.slices[i] == NULL ? 0 : sp_channel_open(node.channels,
+								      node.slices[i], err, errlen);
+
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int
 run(const struct sp_config *cfg)
 {
@@ -173,9 +191,16 @@ run(const struct sp_config *cfg)
 	}
 	if (sp_telemetry_init(&node) < 0)
 		fprintf(stderr, "slicepathd: telemetry commands unavailable\n");
+	if (open_channels(cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "slicepathd: %s\n", err);
+		sp_channels_free(node.channels);
+		sp_node_fini(&node);
+		return EXIT_RUNTIME;
+	}
 	rpc = sp_rpc_server_open(cfg->mgmt_socket, err, sizeof(err));
 	if (rpc == NULL) {
 		fprintf(stderr, "slicepathd: %s\n", err);
+		sp_channels_free(node.channels);
 		sp_node_fini(&node);
 		return EXIT_RUNTIME;
 	}
@@ -191,6 +216,7 @@ run(const struct sp_config *cfg)
 	sp_mgmt_run(&node, rpc);
 	rte_eal_mp_wait_lcore();
 	sp_rpc_server_close(rpc);
+	sp_channels_free(node.channels);
 	sp_node_fini(&node);
 	sp_stats_fini();
 	fprintf(stderr, "slicepathd: stopped\n");

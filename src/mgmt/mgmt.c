@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "mgmt.h"
 
+#include <poll.h>
 
+#include <rte_common.h>
 #include <rte_cycles.h>
-#include <rte_log.h>
+
+#include "channel.h"
 
 RTE_LOG_REGISTER(sp_mgmt_logtype, slicepath.mgmt, INFO);
-#define MGMT_LOG(level, ...) rte_log(RTE_LOG_##level, sp_mgmt_logtype, "mgmt: " __VA_ARGS__)
 
 #define MAX_PENDING 256
-#define POLL_MS 2 /* ARP answers and requests need no more; requests wake it at once */
+#define POLL_MS 2 /* ARP and exceptions need no more; requests and injections wake it at once */
 #define BURST 32
 #define NEVER_ASKED 1 /* last_tsc of a next hop not asked for yet */
 
@@ -130,6 +132,22 @@ send_requests(struct mgmt *g)
 	}
 }
 
+/* Wait up to POLL_MS for the management socket and the exception channels, and serve them. */
+static void
+serve_sockets(struct sp_node *node, struct sp_rpc_server *rpc)
+{
+	static struct pollfd fds[SP_RPC_MAX_CLIENTS + 1 + 2 * SP_MAX_SLICES];
+	unsigned int nb_rpc = sp_rpc_server_pollfds(rpc, fds);
+	unsigned int nb_chan = sp_channels_pollfds(node->channels, fds + nb_rpc,
+						   RTE_DIM(fds) - nb_rpc);
+
+	if (poll(fds, nb_rpc + nb_chan, POLL_MS) < 0)
+		return;
+	/* Channels first: a request may delete a slice and close its channel. */
+	sp_channels_serve(node->channels, fds + nb_rpc, nb_chan);
+	sp_rpc_server_serve(rpc, node, fds, nb_rpc);
+}
+
 void
 sp_mgmt_run(struct sp_node *node, struct sp_rpc_server *rpc)
 {
@@ -139,6 +157,7 @@ sp_mgmt_run(struct sp_node *node, struct sp_rpc_server *rpc)
 		learn(&g);
 		collect_requests(&g);
 		send_requests(&g);
-		sp_rpc_server_poll(rpc, node, POLL_MS);
+		sp_channels_deliver(node->channels);
+		serve_sockets(node, rpc);
 	}
 }

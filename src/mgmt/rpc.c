@@ -27,6 +27,7 @@ static const struct {
 	{"mem.write", sp_rpc_mem_write},
 	{"stats.get", sp_rpc_stats_get},
 	{"state.dump", sp_rpc_state_dump},
+	{"node.info", sp_rpc_node_info},
 };
 
 json_t *
@@ -108,6 +109,22 @@ sp_rpc_optional_uint(json_t *obj, const char *key, uint64_t min, uint64_t max, u
 		return -1;
 	}
 	*v = got;
+	return 0;
+}
+
+int
+sp_rpc_optional_bool(json_t *obj, const char *key, bool *v, struct sp_rpc_error *e)
+{
+	json_t *j = json_object_get(obj, key);
+
+	if (j == NULL)
+		return 0;
+	if (!json_is_boolean(j)) {
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"%s\" must be true or false, got %s", key,
+			    type_name(j));
+		return -1;
+	}
+	*v = json_is_true(j);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #define SP_RPC_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,6 +51,8 @@ int sp_rpc_string(json_t *obj, const char *key, const char **v, struct sp_rpc_er
 /* An optional whole number in [min, max]: *v is left as it is when absent. */
 int sp_rpc_optional_uint(json_t *obj, const char *key, uint64_t min, uint64_t max, uint64_t *v,
 			 struct sp_rpc_error *e);
+/* An optional boolean: *v is left as it is when absent. */
+int sp_rpc_optional_bool(json_t *obj, const char *key, bool *v, struct sp_rpc_error *e);
 /* "port": a node port's name, as its index. */
 int sp_rpc_port(const struct sp_node *node, json_t *params, uint16_t *port,
 		struct sp_rpc_error *e);
@@ -57,6 +60,8 @@ int sp_rpc_port(const struct sp_node *node, json_t *params, uint16_t *port,
 /* A slice_ops.c error (negative errno, reason) as an RPC error (rpc_slice.c). */
 json_t *sp_rpc_node_error(int rc, const char *why, struct sp_rpc_error *e);
 
+/* A slice as slice.list shows it (rpc_slice.c). */
+json_t *sp_rpc_slice_json(const struct sp_node *node, const struct sp_slice *s);
 /* A slice's filters as filter.list shows them (rpc_filter.c). */
 json_t *sp_rpc_filters_of(const struct sp_node *node, const struct sp_slice *s);
 
@@ -77,5 +82,6 @@ json_t *sp_rpc_mem_read(struct sp_node *node, json_t *params, struct sp_rpc_erro
 json_t *sp_rpc_mem_write(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 json_t *sp_rpc_stats_get(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 json_t *sp_rpc_state_dump(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
+json_t *sp_rpc_node_info(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 
 #endif

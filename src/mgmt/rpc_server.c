@@ -21,9 +21,9 @@
 
 #include <rte_common.h>
 
+#include "mgmt.h"
 #include "rpc.h"
 
-#define MAX_CLIENTS 256
 #define READ_CHUNK 65536
 #define MAX_LINES_PER_POLL 64     /* then the other clients get their turn */
 #define MAX_PENDING_OUT (64u << 20) /* answers a client leaves unread before it is dropped */
@@ -41,7 +41,7 @@ struct sp_rpc_server {
 	int fd;
 	char path[sizeof(((struct sockaddr_un *)NULL)->sun_path)];
 	unsigned int nb_clients;
-	struct client clients[MAX_CLIENTS];
+	struct client clients[SP_RPC_MAX_CLIENTS];
 };
 
 static void
@@ -200,7 +200,7 @@ accept_all(struct sp_rpc_server *srv)
 			refuse(fd, SP_RPC_DENIED, "the management socket is root's; use slicectl");
 			continue;
 		}
-		if (srv->nb_clients == MAX_CLIENTS) {
+		if (srv->nb_clients == SP_RPC_MAX_CLIENTS) {
 			refuse(fd, SP_RPC_NO_ROOM, "too many management connections; retry later");
 			continue;
 		}
@@ -208,25 +208,27 @@ accept_all(struct sp_rpc_server *srv)
 	}
 }
 
-void
-sp_rpc_server_poll(struct sp_rpc_server *srv, struct sp_node *node, int timeout_ms)
+unsigned int
+sp_rpc_server_pollfds(const struct sp_rpc_server *srv, struct pollfd *fds)
 {
-	struct pollfd fds[MAX_CLIENTS + 1];
-	unsigned int i, n = srv->nb_clients;
-
 	fds[0] = (struct pollfd){.fd = srv->fd, .events = POLLIN};
-	for (i = 0; i < n; i++) {
-		struct client *c = &srv->clients[i];
+	for (unsigned int i = 0; i < srv->nb_clients; i++) {
+		const struct client *c = &srv->clients[i];
 
 		fds[i + 1] = (struct pollfd){.fd = c->fd, .events = POLLIN};
 		if (c->out_len > c->out_off)
 			fds[i + 1].events |= POLLOUT;
 	}
-	if (poll(fds, n + 1, timeout_ms) < 0)
-		return;
-	/* Every client, read or not: lines left from the last turn are answered too.
+	return srv->nb_clients + 1;
+}
+
+void
+sp_rpc_server_serve(struct sp_rpc_server *srv, struct sp_node *node, const struct pollfd *fds,
+		    unsigned int n)
+{
+	/* Every client polled, read or not: lines left from the last turn are answered too.
 	 * Backwards: dropping client i moves the last one into its slot. */
-	for (i = n; i-- > 0;) {
+	for (unsigned int i = n - 1; i-- > 0;) {
 		struct client *c = &srv->clients[i];
 		bool ok = true;
 
@@ -271,10 +273,13 @@ sp_rpc_server_open(const char *path, char *err, size_t errlen)
 	memcpy(dir, path, strlen(path) + 1);
 	slash = strrchr(dir, '/');
 	if (slash != NULL && slash != dir) {
+		int rc;
+
 		*slash = '\0';
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		rc = sp_mkdirs(dir, 0755);
+		if (rc < 0) {
 			snprintf(err, errlen, "cannot create %s for the management socket: %s", dir,
-				 strerror(errno));
+				 strerror(-rc));
 			return NULL;
 		}
 	}

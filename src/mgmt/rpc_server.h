@@ -3,6 +3,7 @@
 #ifndef SP_RPC_SERVER_H
 #define SP_RPC_SERVER_H
 
+#include <poll.h>
 #include <stddef.h>
 
 #include "../pipeline/node.h"
@@ -15,8 +16,14 @@ struct sp_rpc_server;
  * NULL with the reason in err.
  */
 struct sp_rpc_server *sp_rpc_server_open(const char *path, char *err, size_t errlen);
-/* Wait up to timeout_ms for requests and answer those that arrived. */
-void sp_rpc_server_poll(struct sp_rpc_server *srv, struct sp_node *node, int timeout_ms);
+#define SP_RPC_MAX_CLIENTS 256
+
+/* The sockets to poll (the listening one, then one per client): at most
+ * SP_RPC_MAX_CLIENTS + 1; then sp_rpc_server_serve() with what poll() said. */
+unsigned int sp_rpc_server_pollfds(const struct sp_rpc_server *srv, struct pollfd *fds);
+/* Answer the requests that arrived, accept new clients, drop those gone. */
+void sp_rpc_server_serve(struct sp_rpc_server *srv, struct sp_node *node, const struct pollfd *fds,
+			 unsigned int n);
 /* Close every connection and remove the socket file. */
 void sp_rpc_server_close(struct sp_rpc_server *srv);
 

@@ -10,6 +10,7 @@
 
 #include <rte_byteorder.h>
 
+#include "channel.h"
 #include "rpc.h"
 
 json_t *
@@ -55,16 +56,17 @@ free_slice_id(const struct sp_node *node)
 
 /*
  * {"name", "codeopt", ["id", "npe", "memory", "filter_quota", "queue_quota",
- * "buffer_quota"]} -> {"id", "npe"}
+ * "buffer_quota", "owner", "managed"]} -> {"id", "npe", "channel"}
  */
 json_t *
 sp_rpc_slice_create(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
 	uint64_t id = free_slice_id(node), npe = SP_NPE_ANY, mem = SP_DEFAULT_MEMORY;
 	uint64_t filters = SP_DEFAULT_FILTER_QUOTA, queues = SP_DEFAULT_QUEUE_QUOTA;
-	uint64_t buffers = SP_DEFAULT_BUFFER_QUOTA;
+	uint64_t buffers = SP_DEFAULT_BUFFER_QUOTA, owner = SP_OWNER_NONE;
 	struct sp_slice_spec spec;
 	const char *name, *codeopt;
+	bool managed = false;
 	struct sp_slice *s;
 	char why[512];
 	int rc;
@@ -76,7 +78,9 @@ sp_rpc_slice_create(struct sp_node *node, json_t *params, struct sp_rpc_error *e
 	    sp_rpc_optional_uint(params, "memory", 0, SP_MAX_MEMORY, &mem, e) < 0 ||
 	    sp_rpc_optional_uint(params, "filter_quota", 1, SP_MAX_FILTER_QUOTA, &filters, e) < 0 ||
 	    sp_rpc_optional_uint(params, "queue_quota", 1, SP_MAX_SLICE_QUEUES, &queues, e) < 0 ||
-	    sp_rpc_optional_uint(params, "buffer_quota", 1, SP_MAX_BUFFER_QUOTA, &buffers, e) < 0)
+	    sp_rpc_optional_uint(params, "buffer_quota", 1, SP_MAX_BUFFER_QUOTA, &buffers, e) < 0 ||
+	    sp_rpc_optional_uint(params, "owner", 0, SP_OWNER_NONE - 1, &owner, e) < 0 ||
+	    sp_rpc_optional_bool(params, "managed", &managed, e) < 0)
 		return NULL;
 	if (id == 0)
 		return sp_rpc_fail(e, SP_RPC_NO_ROOM, "the node has %d slices, as many as it takes",
@@ -90,11 +94,21 @@ sp_rpc_slice_create(struct sp_node *node, json_t *params, struct sp_rpc_error *e
 		.filter_quota = (uint32_t)filters,
 		.queue_quota = (uint16_t)queues,
 		.buffer_quota = (uint32_t)buffers,
+		.owner = (uint32_t)owner,
+		.managed = managed,
 	};
 	rc = sp_node_slice_add(node, &spec, &s, why, sizeof(why));
 	if (rc < 0)
 		return sp_rpc_node_error(rc, why, e);
-	return json_pack("{s:i, s:i}", "id", s->id, "npe", s->npe);
+	rc = sp_channel_open(node->channels, s, why, sizeof(why));
+	if (rc < 0) {
+		char ignored[512];
+
+		sp_node_slice_del(node, s, ignored, sizeof(ignored));
+		return sp_rpc_node_error(-EINVAL, why, e);
+	}
+	return json_pack("{s:i, s:i, s:s}", "id", s->id, "npe", s->npe, "channel",
+			 sp_channel_path(node->channels, s));
 }
 
 /* {"slice"}: endpoints, queues (their packets dropped), filters and reservations go. */
@@ -107,8 +121,27 @@ sp_rpc_slice_delete(struct sp_node *node, json_t *params, struct sp_rpc_error *e
 
 	if (sp_rpc_slice(node, params, &s, e) < 0)
 		return NULL;
+	sp_channel_close(node->channels, s);
 	rc = sp_node_slice_del(node, s, why, sizeof(why));
+	/* Its exceptions still waiting go now, before a new slice may take its id. */
+	sp_channels_deliver(node->channels);
 	return rc < 0 ? sp_rpc_node_error(rc, why, e) : json_pack("{s:i}", "deleted", 1);
+}
+
+/* What slice.list and state.dump say of every slice. */
+json_t *
+sp_rpc_slice_json(const struct sp_node *node, const struct sp_slice *s)
+{
+	json_t *o = json_pack("{s:s, s:i, s:s, s:i, s:I, s:I, s:i, s:I, s:b, s:s}", "name", s->name,
+			      "id", s->id, "codeopt", s->co->name, "npe", s->npe, "memory",
+			      (json_int_t)s->mem_size, "filter_quota", (json_int_t)s->filter_quota,
+			      "queue_quota", s->queue_quota, "buffer_quota",
+			      (json_int_t)s->buffer_quota, "managed", s->managed, "channel",
+			      sp_channel_path(node->channels, s));
+
+	if (s->owner != SP_OWNER_NONE)
+		json_object_set_new(o, "owner", json_integer(s->owner));
+	return o;
 }
 
 json_t *
@@ -118,28 +151,20 @@ sp_rpc_slice_list(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 
 	(void)params;
 	(void)e;
-	for (unsigned int i = 0; i < SP_MAX_SLICES; i++) {
-		const struct sp_slice *s = node->slices[i];
-
-		if (s != NULL)
-			json_array_append_new(list, json_pack("{s:s, s:i, s:s, s:i, s:I, s:I, s:i, "
-							      "s:I}", "name", s->name, "id", s->id,
-							      "codeopt", s->co->name, "npe", s->npe,
-							      "memory", (json_int_t)s->mem_size,
-							      "filter_quota",
-							      (json_int_t)s->filter_quota,
-							      "queue_quota", s->queue_quota,
-							      "buffer_quota",
-							      (json_int_t)s->buffer_quota));
-	}
+	for (unsigned int i = 0; i < SP_MAX_SLICES; i++)
+		if (node->slices[i] != NULL)
+			json_array_append_new(list, sp_rpc_slice_json(node, node->slices[i]));
 	return list;
 }
 
-/* {"slice", "port" (name), ["udp_port" (0: any free), "bandwidth"]} -> {"endpoint", "udp_port"} */
+/*
+ * {"slice", "port" (name), ["udp_port" (0: any free), "bandwidth", "index" (absent: the
+ * lowest free)]} -> {"endpoint", "udp_port"}
+ */
 json_t *
 sp_rpc_endpoint_reserve(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
-	uint64_t udp = 0, bw = SP_DEFAULT_BANDWIDTH;
+	uint64_t udp = 0, bw = SP_DEFAULT_BANDWIDTH, want = SP_ENDPOINT_ANY;
 	struct sp_slice *s;
 	uint16_t port, idx;
 	char why[512];
@@ -147,8 +172,10 @@ sp_rpc_endpoint_reserve(struct sp_node *node, json_t *params, struct sp_rpc_erro
 
 	if (sp_rpc_slice(node, params, &s, e) < 0 || sp_rpc_port(node, params, &port, e) < 0 ||
 	    sp_rpc_optional_uint(params, "udp_port", 0, UINT16_MAX, &udp, e) < 0 ||
-	    sp_rpc_optional_uint(params, "bandwidth", 0, SP_QM_MAX_RATE, &bw, e) < 0)
+	    sp_rpc_optional_uint(params, "bandwidth", 0, SP_QM_MAX_RATE, &bw, e) < 0 ||
+	    sp_rpc_optional_uint(params, "index", 0, SP_MAX_SLICE_ENDPOINTS - 1, &want, e) < 0)
 		return NULL;
+	idx = (uint16_t)want;
 	rc = sp_node_endpoint_add(node, s, port, (uint16_t)udp, bw, &idx, why, sizeof(why));
 	if (rc < 0)
 		return sp_rpc_node_error(rc, why, e);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_ether.h>
+
 #include "../stats/stats.h"
 #include "rpc.h"
 
@@ -105,6 +107,9 @@ slice_counters(const struct sp_slice *s)
 	counter(o, "fwd", &st.fwd);
 	counter(o, "exception", &st.exception);
 	counter(o, "drop", &st.drop);
+	counter(o, "to_slow_path", &st.to_slow_path);
+	counter(o, "injected", &st.injected);
+	json_object_set_new(o, "inject_dropped", json_integer((json_int_t)st.inject_dropped));
 	json_object_set_new(o, "reasons", reasons(st.reason));
 	return o;
 }
@@ -219,11 +224,12 @@ slice_state(const struct sp_node *node, const struct sp_slice *s)
 					(json_int_t)c.max_bytes, "threshold_packets",
 					(json_int_t)c.max_pkts, "share", (json_int_t)c.share_bps));
 	}
-	return json_pack("{s:s, s:i, s:s, s:i, s:I, s:I, s:i, s:I, s:o, s:o, s:o}", "name",
-			 s->name, "id", s->id, "codeopt", s->co->name, "npe", s->npe, "memory",
-			 (json_int_t)s->mem_size, "filter_quota", (json_int_t)s->filter_quota,
-			 "queue_quota", s->queue_quota, "buffer_quota", (json_int_t)s->buffer_quota,
-			 "endpoints", eps, "queues", queues, "filters", sp_rpc_filters_of(node, s));
+	json_t *o = sp_rpc_slice_json(node, s);
+
+	json_object_set_new(o, "endpoints", eps);
+	json_object_set_new(o, "queues", queues);
+	json_object_set_new(o, "filters", sp_rpc_filters_of(node, s));
+	return o;
 }
 
 /*
@@ -254,4 +260,49 @@ sp_rpc_state_dump(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 		if (node->slices[i] != NULL)
 			json_array_append_new(slices, slice_state(node, node->slices[i]));
 	return json_pack("{s:o, s:o}", "schedulers", scheds, "slices", slices);
+}
+
+static json_t *
+port_info(const struct sp_node *node, uint16_t p)
+{
+	const struct sp_cfg_port *c = &node->cfg->ports[p];
+	const struct sp_port *port = &node->ports[p];
+	char ip[INET_ADDRSTRLEN], mac[RTE_ETHER_ADDR_FMT_SIZE];
+	struct in_addr a = {.s_addr = port->ip_be};
+
+	inet_ntop(AF_INET, &a, ip, sizeof(ip));
+	rte_ether_format_addr(mac, sizeof(mac), &port->mac);
+	return json_pack("{s:s, s:i, s:s, s:s, s:I, s:i, s:i, s:i}", "name", port->name, "index", p,
+			 "ipv4", ip, "mac", mac, "rate", (json_int_t)port->rate_bps, "overhead",
+			 c->overhead, "rx_desc", c->rx_desc, "tx_desc", c->tx_desc);
+}
+
+/*
+ * What does not change while the daemon runs, and the NPEs' room: ports,
+ * NPEs (capacity and what their slices' quotas take), packet buffers, the
+ * exception channels' directory. slicectld plans admission with it.
+ */
+json_t *
+sp_rpc_node_info(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+{
+	json_t *ports = json_array(), *npes = json_array();
+
+	(void)params;
+	(void)e;
+	for (uint16_t p = 0; p < node->nb_ports; p++)
+		json_array_append_new(ports, port_info(node, p));
+	for (uint16_t n = 0; n < node->nb_npes; n++) {
+		const struct sp_npe *npe = &node->npes[n];
+
+		json_array_append_new(npes, json_pack("{s:i, s:i, s:I, s:I, s:I, s:I}", "id", n,
+						      "lcore", npe->lcore, "filters",
+						      (json_int_t)node->cfg->npes[n].filters,
+						      "queues", (json_int_t)node->cfg->npes[n].queues,
+						      "filter_quotas", (json_int_t)npe->filter_quotas,
+						      "queue_quotas", (json_int_t)npe->queue_quotas));
+	}
+	return json_pack("{s:s, s:o, s:o, s:I, s:s, s:i}", "version", SP_VERSION, "ports", ports,
+			 "npes", npes, "mbufs", (json_int_t)node->cfg->mbufs, "channel_dir",
+			 node->channels != NULL ? node->cfg->channel_dir : "", "max_slices",
+			 SP_MAX_SLICES - 1);
 }

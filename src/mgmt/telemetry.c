@@ -129,6 +129,9 @@ add_slice_fields(struct rte_tel_data *d, const struct sp_slice *s, const struct 
 	add_counter(d, "fwd", &ss->fwd);
 	add_counter(d, "exception", &ss->exception);
 	add_counter(d, "drop", &ss->drop);
+	add_counter(d, "to_slow_path", &ss->to_slow_path);
+	add_counter(d, "injected", &ss->injected);
+	rte_tel_data_add_dict_u64(d, "inject_dropped", ss->inject_dropped);
 }
 
 static int

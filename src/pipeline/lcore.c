@@ -95,7 +95,7 @@ demux(struct lcore_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 							NULL);
 		for (uint16_t i = sent; i < cnt[e]; i++)
 			sp_meta_drop(per_npe[e][i], SP_REASON_RING_FULL);
-		sp_retire_burst(&per_npe[e][sent], cnt[e] - sent, c->st);
+		sp_retire_burst(node, &per_npe[e][sent], cnt[e] - sent, c->st);
 	}
 }
 
@@ -152,11 +152,12 @@ npe_output(struct lcore_ctx *c, struct sp_npe *npe)
 	}
 }
 
+/* Packets for the NPE from a ring: the LC lcore's, or the slow paths' injected ones. */
 static void
-npe_rx(struct lcore_ctx *c, struct sp_npe *npe)
+npe_rx(struct lcore_ctx *c, struct sp_npe *npe, struct rte_ring *r)
 {
 	struct rte_mbuf *pkts[SP_BURST];
-	unsigned int n = rte_ring_dequeue_burst(npe->rx_ring, (void **)pkts, SP_BURST, NULL);
+	unsigned int n = rte_ring_dequeue_burst(r, (void **)pkts, SP_BURST, NULL);
 
 	if (n > 0)
 		sp_npe_process(c->node, npe, pkts, (uint16_t)n, c->st);
@@ -242,7 +243,8 @@ sp_lcore_main(void *arg)
 			lc_rx(&c);
 		for (uint16_t i = 0; i < c.nb_npes; i++) {
 			if (!c.npes[i]->on_lc)
-				npe_rx(&c, c.npes[i]);
+				npe_rx(&c, c.npes[i], c.npes[i]->rx_ring);
+			npe_rx(&c, c.npes[i], c.npes[i]->inject_ring);
 			npe_output(&c, c.npes[i]);
 		}
 		if (c.lc)

@@ -15,6 +15,8 @@
 #define LEARN_RING_SIZE 256
 #define RESOLVE_RING_SIZE 1024
 #define CTRL_TX_RING_SIZE 256
+#define EXC_RING_SIZE 4096   /* exceptions waiting for the management thread to hand them up */
+#define INJECT_RING_SIZE 1024
 #define NEIGH_ENTRIES 4096
 
 unsigned int
@@ -112,7 +114,9 @@ init_rings(struct sp_node *node)
 	node->learn_ring = ring("sp_learn", LEARN_RING_SIZE, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	node->resolve_ring = ring("sp_resolve", RESOLVE_RING_SIZE, RING_F_SC_DEQ);
 	node->ctrl_tx_ring = ring("sp_ctrl_tx", CTRL_TX_RING_SIZE, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	return node->learn_ring && node->resolve_ring && node->ctrl_tx_ring ? 0 : -ENOMEM;
+	node->exc_ring = ring("sp_exceptions", EXC_RING_SIZE, RING_F_SC_DEQ);
+	return node->learn_ring && node->resolve_ring && node->ctrl_tx_ring && node->exc_ring
+		       ? 0 : -ENOMEM;
 }
 
 static int
@@ -147,6 +151,10 @@ init_npe(struct sp_node *node, uint16_t id)
 	for (uint16_t p = 0; p < node->nb_ports; p++)
 		if (sp_qm_port_config(npe->qm, p, cfg->rate_bps[p], node->cfg->ports[p].overhead) < 0)
 			return -EINVAL;
+	snprintf(name, sizeof(name), "sp_inject_npe%u", id);
+	npe->inject_ring = ring(name, INJECT_RING_SIZE, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (npe->inject_ring == NULL)
+		return -ENOMEM;
 	if (npe->on_lc)
 		return 0;
 	snprintf(name, sizeof(name), "sp_rx_npe%u", id);
@@ -170,7 +178,7 @@ add_endpoints(struct sp_node *node, struct sp_slice *s, const struct sp_cfg_slic
 
 	for (uint16_t j = 0; j < cs->nb_endpoints; j++) {
 		const struct sp_cfg_endpoint *ce = &cs->endpoints[j];
-		uint16_t index;
+		uint16_t index = SP_ENDPOINT_ANY;
 		int rc = sp_node_endpoint_add(node, s, ce->port, ce->udp_port, ce->bandwidth_bps,
 					      &index, why, sizeof(why));
 
@@ -244,6 +252,7 @@ add_slice(struct sp_node *node, const struct sp_cfg_slice *cs, char *err, size_t
 		.filter_quota = cs->filter_quota,
 		.queue_quota = cs->queue_quota,
 		.buffer_quota = cs->buffer_quota,
+		.owner = SP_OWNER_NONE,
 	};
 	char why[SP_CONFIG_ERR_LEN];
 	struct sp_slice *s;
@@ -314,6 +323,7 @@ sp_node_fini(struct sp_node *node)
 		sp_lookup_free(npe->lookup);
 		sp_qm_free(npe->qm);
 		rte_ring_free(npe->rx_ring);
+		rte_ring_free(npe->inject_ring);
 		for (uint16_t p = 0; p < node->nb_ports; p++)
 			rte_ring_free(npe->tx_ring[p]);
 	}
@@ -322,6 +332,7 @@ sp_node_fini(struct sp_node *node)
 	rte_ring_free(node->learn_ring);
 	rte_ring_free(node->resolve_ring);
 	rte_ring_free(node->ctrl_tx_ring);
+	rte_ring_free(node->exc_ring);
 	sp_decap_free(node->decap);
 	sp_neigh_free(node->neigh);
 	rte_free(node->qsbr);

@@ -44,6 +44,7 @@ struct sp_npe {
 	uint64_t filter_quotas;  /* the slices' filter_quota, summed */
 	uint64_t queue_quotas;   /* the slices' queue_quota, summed */
 	struct rte_ring *rx_ring;               /* LC -> NPE */
+	struct rte_ring *inject_ring;           /* mgmt -> NPE: packets slow paths inject */
 	struct rte_ring *tx_ring[SP_MAX_PORTS]; /* NPE -> LC, per output port */
 };
 
@@ -66,6 +67,8 @@ struct sp_node {
 	struct rte_ring *learn_ring;   /* LC -> mgmt: ARP replies to learn from */
 	struct rte_ring *resolve_ring; /* NPEs -> mgmt: next hops to resolve (port << 32 | ip) */
 	struct rte_ring *ctrl_tx_ring; /* mgmt -> LC: frames to send (ARP requests) */
+	struct rte_ring *exc_ring;     /* NPEs -> mgmt: exceptions for the slow paths */
+	struct sp_channels *channels;  /* the slices' exception channels (mgmt/channel.h), or NULL */
 	volatile bool quit;
 };
 
@@ -83,6 +86,8 @@ void sp_node_fini(struct sp_node *node);
  */
 #define SP_NPE_ANY UINT16_MAX
 
+struct sp_channels;
+
 struct sp_slice_spec {
 	uint16_t id;
 	const char *name;
@@ -92,6 +97,8 @@ struct sp_slice_spec {
 	uint32_t filter_quota;
 	uint16_t queue_quota;
 	uint32_t buffer_quota;
+	uint32_t owner; /* SP_OWNER_NONE: none */
+	bool managed;
 };
 
 /* -EEXIST id or name taken, -EINVAL no such NPE or code option, -ENOSPC quotas beyond the NPE's room. */
@@ -106,10 +113,13 @@ int sp_node_slice_del(struct sp_node *node, struct sp_slice *s, char *err, size_
 
 /*
  * Reserve UDP port udp_port (0: the lowest free one from 1024) on port with
- * bandwidth_bps out of the slice's NPE's scheduler there; *index gets the
- * slice-relative endpoint index (a released one is reused). -EINVAL no such
- * port, -ENOSPC no room (endpoints, UDP ports, bandwidth), -EADDRINUSE taken.
+ * bandwidth_bps out of the slice's NPE's scheduler there. *index is the
+ * slice-relative endpoint index wanted, or SP_ENDPOINT_ANY for the lowest
+ * free one (a released one is reused); it gets the index given. -EINVAL no
+ * such port or index, -ENOSPC no room (endpoints, UDP ports, bandwidth),
+ * -EADDRINUSE the UDP port is taken, -EEXIST the index is.
  */
+#define SP_ENDPOINT_ANY UINT16_MAX
 int sp_node_endpoint_add(struct sp_node *node, struct sp_slice *s, uint16_t port, uint16_t udp_port,
 			 uint64_t bandwidth_bps, uint16_t *index, char *err, size_t errlen);
 /* -ENOENT no such endpoint, -EBUSY a queue is bound for it. Filters naming it then drop (bad_result). */

@@ -3,21 +3,57 @@
 
 #include "pipeline.h"
 
-void
-sp_retire_burst(struct rte_mbuf **pkts, uint16_t n, struct sp_lcore_stats *st)
+/*
+ * Exceptions of slices whose slow path is connected go to the management
+ * thread, which writes them to the slice's channel; without a slow path, or
+ * with the ring full, they are counted (no_slow_path, ring_full) and freed.
+ */
+static void
+hand_up(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n, struct sp_lcore_stats *st)
 {
+	uint16_t sent = (uint16_t)rte_ring_enqueue_burst(node->exc_ring, (void **)pkts, n, NULL);
+
+	for (uint16_t i = sent; i < n; i++) {
+		uint16_t slice = sp_meta(pkts[i])->slice;
+
+		st->reason[SP_REASON_RING_FULL]++;
+		st->slice[slice].reason[SP_REASON_RING_FULL]++;
+	}
+	rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
+}
+
+void
+sp_retire_burst(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n,
+		struct sp_lcore_stats *st)
+{
+	struct rte_mbuf *up[SP_BURST], *gone[SP_BURST];
+	uint16_t nb_up = 0, nb_gone = 0;
+
 	for (uint16_t i = 0; i < n; i++) {
 		const struct sp_meta *meta = sp_meta(pkts[i]);
 		struct sp_slice_stats *ss = &st->slice[meta->slice];
+		const struct sp_slice *s;
 
 		st->reason[meta->reason]++;
 		ss->reason[meta->reason]++;
-		if (meta->verdict == SP_EXCEPTION)
-			sp_counter_add(&ss->exception, pkts[i]);
-		else
+		if (meta->verdict != SP_EXCEPTION) {
 			sp_counter_add(&ss->drop, pkts[i]);
+			gone[nb_gone++] = pkts[i];
+			continue;
+		}
+		sp_counter_add(&ss->exception, pkts[i]);
+		s = node->slices[meta->slice];
+		if (s != NULL && __atomic_load_n(&s->slow_path_up, __ATOMIC_RELAXED)) {
+			up[nb_up++] = pkts[i];
+			continue;
+		}
+		st->reason[SP_REASON_NO_SLOW_PATH]++;
+		ss->reason[SP_REASON_NO_SLOW_PATH]++;
+		gone[nb_gone++] = pkts[i];
 	}
-	rte_pktmbuf_free_bulk(pkts, n);
+	rte_pktmbuf_free_bulk(gone, nb_gone);
+	if (nb_up > 0)
+		hand_up(node, up, nb_up, st);
 }
 
 /* Move the packets still SP_FORWARD to the front (keeping order) and the
@@ -88,11 +124,11 @@ process_slice(const struct sp_node *node, struct sp_npe *npe, struct sp_slice *s
 	s->co->format(s, pkts, f);
 	sp_encap_burst(node, s, pkts, f);
 	f = partition_forward(pkts, f);
-	sp_retire_burst(&pkts[f], n - f, st);
+	sp_retire_burst(node, &pkts[f], n - f, st);
 	/* Refused packets come back at the front of the array. */
 	refused = sp_qm_enqueue_burst(npe->qm, pkts, f);
 	count_forwarded(s, &pkts[refused], f - refused, st);
-	sp_retire_burst(pkts, refused, st);
+	sp_retire_burst(node, pkts, refused, st);
 }
 
 void
@@ -120,7 +156,7 @@ sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf *
 			/* The slice went away between decap and here. */
 			for (uint16_t i = 0; i < k; i++)
 				sp_meta_drop(group[i], SP_REASON_NO_ENDPOINT);
-			sp_retire_burst(group, k, st);
+			sp_retire_burst(node, group, k, st);
 			continue;
 		}
 		process_slice(node, npe, s, group, k, st);

@@ -26,9 +26,11 @@ void sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_m
 void sp_encap_burst(const struct sp_node *node, const struct sp_slice *s, struct rte_mbuf **pkts,
 		    uint16_t n);
 
-/* Count packets that left the fast path (exception or drop) by reason and
- * free them. Exceptions are dropped here until the slow-path channel exists. */
-void sp_retire_burst(struct rte_mbuf **pkts, uint16_t n, struct sp_lcore_stats *st);
+/* Count packets that left the fast path (exception or drop) by reason; hand
+ * the exceptions of slices with a slow path connected to the management
+ * thread (node->exc_ring), free the others. */
+void sp_retire_burst(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n,
+		     struct sp_lcore_stats *st);
 
 /* rte_eal_remote_launch() entry: arg is the struct sp_node. */
 int sp_lcore_main(void *arg);

@@ -8,6 +8,7 @@
 #ifndef SP_SLICE_H
 #define SP_SLICE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <slicepath/codeopt.h>
@@ -16,6 +17,7 @@
 
 #define SP_QUEUE_UNBOUND UINT32_MAX
 #define SP_ENDPOINT_NONE UINT16_MAX /* a released endpoint's index, until reused */
+#define SP_OWNER_NONE UINT32_MAX    /* a slice without owner: root's alone */
 
 struct sp_slice {
 	uint16_t id; /* node slice id, 1..SP_MAX_SLICES-1 */
@@ -33,6 +35,10 @@ struct sp_slice {
 	uint32_t qmap[SP_MAX_SLICE_QUEUES]; /* slice queue id -> physical, or SP_QUEUE_UNBOUND */
 	uint16_t qport[SP_MAX_SLICE_QUEUES]; /* port index each bound queue feeds */
 	uint16_t qendpoint[SP_MAX_SLICE_QUEUES]; /* the endpoint (slice index) it was bound for */
+	uint32_t owner;  /* uid that may use its exception channel, or SP_OWNER_NONE */
+	bool managed;    /* created by slicectld, which keeps it in step with its database */
+	/* A slow path is connected to its exception channel: the NPE hands exceptions up. */
+	bool slow_path_up;
 };
 
 /* Code option registry (sp_codeopt_register() is in the public header). */

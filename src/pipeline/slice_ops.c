@@ -30,6 +30,45 @@ wait_lcores(const struct sp_node *node)
 		rte_rcu_qsbr_synchronize(node->qsbr, RTE_QSBR_THRID_INVALID);
 }
 
+/*
+ * Wait until the consumer of ring has taken everything enqueued so far.
+ * False if it did not within FLUSH_TIMEOUT_US (its lcore is stuck).
+ */
+static bool
+ring_passed(const struct rte_ring *r)
+{
+	uint32_t head = __atomic_load_n(&r->prod.tail, __ATOMIC_ACQUIRE);
+	uint32_t waited = 0;
+
+	/* Unsigned distance: the indexes wrap. */
+	while ((int32_t)(__atomic_load_n(&r->cons.tail, __ATOMIC_ACQUIRE) - head) < 0) {
+		if (waited >= FLUSH_TIMEOUT_US)
+			return false;
+		rte_delay_us_sleep(FLUSH_WAIT_US);
+		waited += FLUSH_WAIT_US;
+	}
+	return true;
+}
+
+/*
+ * Packets of a withdrawn slice may still wait in the rings into the NPEs
+ * (from the LC lcore, from a slow path). Wait until the NPEs have taken
+ * them (and dropped them, the slice being gone), so that none is ever
+ * taken for a packet of a slice created later with the same id.
+ */
+static void
+drain_npe_inputs(const struct sp_node *node)
+{
+	for (uint16_t e = 0; e < node->nb_npes; e++) {
+		const struct sp_npe *npe = &node->npes[e];
+
+		if (npe->rx_ring != NULL)
+			ring_passed(npe->rx_ring);
+		if (npe->inject_ring != NULL)
+			ring_passed(npe->inject_ring);
+	}
+}
+
 /* A free node endpoint slot, or SP_MAX_ENDPOINTS. */
 static uint16_t
 free_endpoint_slot(const struct sp_node *node)
@@ -65,13 +104,22 @@ sp_node_endpoint_add(struct sp_node *node, struct sp_slice *s, uint16_t port, ui
 		     uint64_t bandwidth_bps, uint16_t *index, char *err, size_t errlen)
 {
 	struct sp_qm *qm = node->npes[s->npe].qm;
-	uint16_t slot = free_endpoint_slot(node), idx;
+	uint16_t slot = free_endpoint_slot(node), idx = *index;
 	struct sp_endpoint *ep = &node->endpoints[slot];
 	struct sp_qm_room r;
 	int rc;
 
-	for (idx = 0; idx < s->nb_endpoints && s->endpoints[idx] != SP_ENDPOINT_NONE; idx++)
-		;
+	if (idx == SP_ENDPOINT_ANY)
+		for (idx = 0; idx < s->nb_endpoints && s->endpoints[idx] != SP_ENDPOINT_NONE; idx++)
+			;
+	else if (idx >= SP_MAX_SLICE_ENDPOINTS) {
+		snprintf(err, errlen, "endpoint index %u is out of range (0 to %u)", idx,
+			 SP_MAX_SLICE_ENDPOINTS - 1);
+		return -EINVAL;
+	} else if (idx < s->nb_endpoints && s->endpoints[idx] != SP_ENDPOINT_NONE) {
+		snprintf(err, errlen, "slice %s already has endpoint %u", s->name, idx);
+		return -EEXIST;
+	}
 	if (port >= node->nb_ports) {
 		snprintf(err, errlen, "no port %u: the node has %u", port, node->nb_ports);
 		return -EINVAL;
@@ -103,9 +151,12 @@ sp_node_endpoint_add(struct sp_node *node, struct sp_slice *s, uint16_t port, ui
 		.slice = s->id,
 		.bandwidth_bps = bandwidth_bps,
 	};
+	/* Indexes skipped to reach a wanted one read as released. */
+	for (uint16_t i = s->nb_endpoints; i < idx; i++)
+		s->endpoints[i] = SP_ENDPOINT_NONE;
 	s->endpoints[idx] = slot;
-	if (idx == s->nb_endpoints)
-		s->nb_endpoints++;
+	if (idx >= s->nb_endpoints)
+		s->nb_endpoints = idx + 1;
 	/* Last: from here on packets arrive. */
 	rc = sp_decap_add_endpoint(node->decap, port, ep->ip_be, ep->udp_port_be, s->id, slot);
 	if (rc < 0) {
@@ -324,6 +375,8 @@ sp_node_slice_add(struct sp_node *node, const struct sp_slice_spec *spec, struct
 	s->filter_quota = spec->filter_quota;
 	s->queue_quota = spec->queue_quota;
 	s->buffer_quota = spec->buffer_quota;
+	s->owner = spec->owner;
+	s->managed = spec->managed;
 	sp_qm_owner_quota(n->qm, s->id, spec->buffer_quota);
 	n->filter_quotas += spec->filter_quota;
 	n->queue_quotas += spec->queue_quota;
@@ -348,6 +401,8 @@ sp_node_slice_del(struct sp_node *node, struct sp_slice *s, char *err, size_t er
 	}
 	__atomic_store_n(&node->slices[s->id], NULL, __ATOMIC_RELEASE);
 	wait_lcores(node);
+	if (node->qsbr != NULL)
+		drain_npe_inputs(node);
 	for (uint16_t q = 0; q < s->queue_quota && rc == 0; q++)
 		if (s->qmap[q] != SP_QUEUE_UNBOUND)
 			rc = sp_node_queue_unbind(node, s, q, err, errlen);

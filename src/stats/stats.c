@@ -10,39 +10,6 @@
  * work such as ARP requests is counted like any other). */
 static struct sp_lcore_stats *blocks[RTE_MAX_LCORE];
 
-static const char *const reason_names[SP_REASON_MAX] = {
-	[SP_REASON_NONE] = "none",
-	[SP_REASON_TRUNCATED] = "truncated",
-	[SP_REASON_NOT_IPV4] = "not_ipv4",
-	[SP_REASON_OTHER_MAC] = "other_mac",
-	[SP_REASON_BAD_IP_HEADER] = "bad_ip_header",
-	[SP_REASON_FRAGMENT] = "fragment",
-	[SP_REASON_NOT_LOCAL] = "not_local",
-	[SP_REASON_NOT_UDP] = "not_udp",
-	[SP_REASON_NO_ENDPOINT] = "no_endpoint",
-	[SP_REASON_ARP_IGNORED] = "arp_ignored",
-	[SP_REASON_ICMP_IGNORED] = "icmp_ignored",
-	[SP_REASON_MALFORMED] = "malformed",
-	[SP_REASON_BAD_HDR_LEN] = "bad_hdr_len",
-	[SP_REASON_BAD_CHECKSUM] = "bad_checksum",
-	[SP_REASON_TTL_EXPIRED] = "ttl_expired",
-	[SP_REASON_OPTIONS] = "options",
-	[SP_REASON_UNSUPPORTED] = "unsupported",
-	[SP_REASON_MISS] = "miss",
-	[SP_REASON_BAD_RESULT] = "bad_result",
-	[SP_REASON_NO_NEIGHBOR] = "no_neighbor",
-	[SP_REASON_QUEUE_FULL] = "queue_full",
-	[SP_REASON_RING_FULL] = "ring_full",
-	[SP_REASON_TX_FULL] = "tx_full",
-	[SP_REASON_NO_SLOW_PATH] = "no_slow_path",
-};
-
-const char *
-sp_reason_name(enum sp_reason r)
-{
-	return (unsigned int)r < SP_REASON_MAX && reason_names[r] ? reason_names[r] : "unknown";
-}
-
 int
 sp_stats_init(void)
 {
@@ -108,6 +75,9 @@ sp_stats_slice(uint16_t slice, struct sp_slice_stats *out)
 		counter_sum(&out->fwd, &s->fwd);
 		counter_sum(&out->exception, &s->exception);
 		counter_sum(&out->drop, &s->drop);
+		counter_sum(&out->to_slow_path, &s->to_slow_path);
+		counter_sum(&out->injected, &s->injected);
+		out->inject_dropped += s->inject_dropped;
 		for (unsigned int r = 0; r < SP_REASON_MAX; r++)
 			out->reason[r] += s->reason[r];
 	}

@@ -32,8 +32,16 @@ struct sp_port_stats {
 struct sp_slice_stats {
 	struct sp_counter rx;        /* arrived on one of the slice's endpoints */
 	struct sp_counter fwd;       /* queued for output */
-	struct sp_counter exception; /* handed to the slow path */
+	struct sp_counter exception; /* handed to the slow path (reasons say why) */
 	struct sp_counter drop;      /* dropped, any reason */
+	/*
+	 * Exceptions the slice's channel took; the others are counted again
+	 * under no_slow_path, slow_path_full or ring_full.
+	 */
+	struct sp_counter to_slow_path;
+	/* Packets the slow path injected: then counted as fwd, exception or drop. */
+	struct sp_counter injected;
+	uint64_t inject_dropped; /* injections refused (bad header or endpoint, no buffer) */
 	uint64_t reason[SP_REASON_MAX];
 };
 
@@ -71,8 +79,5 @@ void sp_stats_reasons(uint64_t out[SP_REASON_MAX]);
 /* Back to zero for the next slice or endpoint of that id, once no lcore counts for it. */
 void sp_stats_reset_slice(uint16_t slice);
 void sp_stats_reset_endpoint(uint16_t ep);
-
-/* Stable names for counters and telemetry ("no_endpoint", "ttl_expired"...). */
-const char *sp_reason_name(enum sp_reason r);
 
 #endif

@@ -38,10 +38,10 @@ make_node(void)
 				  .max_owners = SP_MAX_SLICES, .socket = SOCKET_ID_ANY};
 	struct sp_slice_spec spec = {.id = SLICE, .name = "alpha", .codeopt = "ipv4", .npe = 0,
 				     .mem_bytes = 256, .filter_quota = QUOTA, .queue_quota = 8,
-				     .buffer_quota = 1000};
+				     .buffer_quota = 1000, .owner = SP_OWNER_NONE};
 	char err[512];
 	struct sp_slice *s;
-	uint16_t ep;
+	uint16_t ep = SP_ENDPOINT_ANY;
 
 	cfg.nb_npes = 1;
 	cfg.npes[0].filters = 4096;
@@ -59,7 +59,7 @@ make_node(void)
 	for (uint16_t p = 0; p < 2; p++)
 		SP_FUZZ_CHECK(sp_qm_port_config(node.npes[0].qm, p, 10000000000ull, 24) == 0, "port");
 	SP_FUZZ_CHECK(sp_node_slice_add(&node, &spec, &s, err, sizeof(err)) == 0, "slice: %s", err);
-	for (uint16_t p = 0; p < 2; p++)
+	for (uint16_t p = 0; p < 2; p++, ep = SP_ENDPOINT_ANY)
 		SP_FUZZ_CHECK(sp_node_endpoint_add(&node, s, p, 5001, 100000000, &ep, err,
 						   sizeof(err)) == 0, "endpoint: %s", err);
 	SP_FUZZ_CHECK(sp_node_queue_bind(&node, s, 0, 1, 1000000, 65536, 1024, err,

@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -43,7 +44,7 @@ DROP_REASONS = [
     "truncated", "not_ipv4", "other_mac", "bad_ip_header", "fragment", "not_local", "not_udp",
     "no_endpoint", "arp_ignored", "icmp_ignored", "malformed", "bad_hdr_len", "bad_checksum",
     "ttl_expired", "options", "unsupported", "miss", "bad_result", "no_neighbor", "queue_full",
-    "ring_full", "tx_full", "no_slow_path",
+    "ring_full", "tx_full", "no_slow_path", "slow_path_full",
 ]
 
 BROADCAST = "ff:ff:ff:ff:ff:ff"
@@ -340,6 +341,7 @@ class Node:
         self.extra_config = {}
         # Short: a Unix socket path has at most 107 characters, test directories more.
         self.mgmt_socket = Path("/tmp") / f"{self.prefix}.sock"
+        self.channel_dir = Path("/tmp") / f"{self.prefix}-slices"
         self._rpc = None
 
     # ---- description
@@ -388,6 +390,7 @@ class Node:
             "neighbors": [{"port": p, "ipv4": ip, "mac": mac} for p, ip, mac in self.neighbors],
             "npes": self.npes,
             "mgmt_socket": str(self.mgmt_socket),
+            "channel_dir": str(self.channel_dir),
             "slices": [s.to_json() for s in self.slices.values()],
         }
         if self.lcores is not None:
@@ -522,8 +525,9 @@ class Node:
 
     def cleanup(self):
         """Remove the EAL's runtime directory (/var/run/dpdk/<prefix>), which DPDK leaves
-        behind, and the management socket a killed daemon leaves."""
+        behind, and the management socket and channel directory a killed daemon leaves."""
         shutil.rmtree(runtime_dir(self.prefix), ignore_errors=True)
+        shutil.rmtree(self.channel_dir, ignore_errors=True)
         try:
             self.mgmt_socket.unlink()
         except FileNotFoundError:
@@ -603,6 +607,60 @@ def loaded_node(tmp_path, tag, sched_rate):
     n.npes = [{"filters": 4096, "queues": 256, "rates": {"p1": sched_rate}}]
     n.mbufs = 16384
     return n, p0, p1, pcap
+
+
+# ------------------------------------------------------------------ a node fed through a tap
+
+TAP_NH3 = ("10.1.0.3", 7103, "02:bb:00:00:01:03")
+_iface_seq = itertools.count()
+
+
+class TapNode:
+    """p0 a tap port the test writes substrate frames into, p1 a pcap output; slice alpha
+    with an endpoint on each, queue 0 on p1, and no filters."""
+
+    def __init__(self, tmp_path, tag):
+        self.iface = f"spt{os.getpid() % 10000}x{next(_iface_seq)}"
+        n = self.node = Node(tmp_path, tag)
+        self.p0 = n.port("p0", "10.0.0.1", "02:00:00:00:00:10",
+                         device=f"net_tap0,iface={self.iface}")
+        self.p1 = n.port("p1", "10.1.0.1", "02:00:00:00:01:10")
+        n.neighbor(self.p1, LOAD_NH[0], LOAD_NH[2])
+        n.neighbor(self.p1, TAP_NH3[0], TAP_NH3[2])
+        a = self.alpha = n.slice("alpha", 1)
+        a.endpoint(self.p0, 5001)
+        self.out = a.endpoint(self.p1, 5001)
+        a.queue(0, self.out)
+        self.sock = None
+        self.sent = 0
+
+    def start(self):
+        self.node.start()
+        self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+        self.sock.bind((self.iface, 0))
+        return self
+
+    def stop(self):
+        self.sock.close()
+        self.node.stop()
+
+    def send(self, *inners):
+        """Frames for alpha's p0 endpoint; returns once alpha has counted them."""
+        for inner in inners:
+            self.sock.send(substrate(inner, self.p0, 5001))
+        self.sent += len(inners)
+        deadline = time.monotonic() + 5
+        while self.node.call("stats.get", slice="alpha")["slice"]["rx_pkts"] < self.sent:
+            assert time.monotonic() < deadline, "alpha did not count the frames sent"
+            time.sleep(0.02)
+
+    def expected(self, inner, nh):
+        return encap_out(routed_inner(inner), self.p1, 5001, nh[0], nh[1], nh[2])
+
+    def route(self, position, dst, nh):
+        key, mask = ipv4_key(dst=dst)
+        return {"position": position, "key": key, "mask": mask,
+                "result": {"endpoint": self.out, "queue": 0, "next_hop": f"{nh[0]}:{nh[1]}"}}
 
 
 # ------------------------------------------------------------------ the standard test node

@@ -7,7 +7,6 @@ answered clearly without changing anything or stopping the others.
 Input arrives on a tap port (net_tap) the test writes frames into at any moment;
 output goes to a pcap file read after the daemon stops."""
 
-import itertools
 import json
 import os
 import socket
@@ -18,66 +17,17 @@ import pytest
 
 from conftest import needs_root
 from sp_rpc import Rpc, RpcError
-from spnode import (LOAD_NH, Node, assert_frames, encap_out, inner_udp, ipv4_key, loaded_node,
-                    routed_inner, substrate, write_pcap)
+from spnode import (LOAD_NH, TAP_NH3, Node, TapNode, assert_frames, encap_out, inner_udp,
+                    ipv4_key, loaded_node, routed_inner, substrate, write_pcap)
 
 pytestmark = needs_root
 
 NH1 = LOAD_NH
-NH3 = ("10.1.0.3", 7103, "02:bb:00:00:01:03")
-_iface_seq = itertools.count()
+NH3 = TAP_NH3
 
 # slicepath/proto.h
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
 NOT_FOUND, QUOTA, NO_ROOM, BUSY, TOO_LARGE, EXISTS = 1001, 1002, 1003, 1004, 1005, 1007
-
-
-class TapNode:
-    """p0 a tap port the test writes substrate frames into, p1 a pcap output; slice alpha
-    with an endpoint on each, queue 0 on p1, and no filters."""
-
-    def __init__(self, tmp_path, tag):
-        self.iface = f"spt{os.getpid() % 10000}x{next(_iface_seq)}"
-        n = self.node = Node(tmp_path, tag)
-        self.p0 = n.port("p0", "10.0.0.1", "02:00:00:00:00:10",
-                         device=f"net_tap0,iface={self.iface}")
-        self.p1 = n.port("p1", "10.1.0.1", "02:00:00:00:01:10")
-        n.neighbor(self.p1, NH1[0], NH1[2])
-        n.neighbor(self.p1, NH3[0], NH3[2])
-        a = self.alpha = n.slice("alpha", 1)
-        a.endpoint(self.p0, 5001)
-        self.out = a.endpoint(self.p1, 5001)
-        a.queue(0, self.out)
-        self.sock = None
-        self.sent = 0
-
-    def start(self):
-        self.node.start()
-        self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-        self.sock.bind((self.iface, 0))
-        return self
-
-    def stop(self):
-        self.sock.close()
-        self.node.stop()
-
-    def send(self, *inners):
-        """Frames for alpha's p0 endpoint; returns once alpha has counted them."""
-        for inner in inners:
-            self.sock.send(substrate(inner, self.p0, 5001))
-        self.sent += len(inners)
-        deadline = time.monotonic() + 5
-        while self.node.call("stats.get", slice="alpha")["slice"]["rx_pkts"] < self.sent:
-            assert time.monotonic() < deadline, "alpha did not count the frames sent"
-            time.sleep(0.02)
-
-    def expected(self, inner, nh):
-        return encap_out(routed_inner(inner), self.p1, 5001, nh[0], nh[1], nh[2])
-
-    def route(self, position, dst, nh):
-        key, mask = ipv4_key(dst=dst)
-        return {"position": position, "key": key, "mask": mask,
-                "result": {"endpoint": self.out, "queue": 0, "next_hop": f"{nh[0]}:{nh[1]}"}}
 
 
 @pytest.fixture
@@ -95,7 +45,9 @@ def test_filters_change_forwarding_while_traffic_flows(tap):
          "192.168.1.5"])]
     want = []
     tap.send(pkts[0])                               # no filter yet: a miss
-    assert n.call("stats.get", slice="alpha")["slice"]["reasons"] == {"miss": 1}
+    # A miss is an exception; with no slow path on alpha's channel it is counted and dropped.
+    assert n.call("stats.get", slice="alpha")["slice"]["reasons"] == {"miss": 1,
+                                                                       "no_slow_path": 1}
     assert n.call("filter.insert", slice="alpha", **tap.route(10, "192.168.0.0/16", NH1)) == \
         {"written": 1}
     tap.send(pkts[1])
@@ -113,7 +65,7 @@ def test_filters_change_forwarding_while_traffic_flows(tap):
     tap.send(pkts[5])                               # no filter left: a miss again
     assert n.call("filter.list", slice="alpha") == []
     st = n.call("stats.get", slice="alpha")
-    assert st["slice"]["reasons"] == {"miss": 2}
+    assert st["slice"]["reasons"] == {"miss": 2, "no_slow_path": 2}
     assert st["slice"]["fwd_pkts"] == 4
     tap.stop()
     assert_frames(n.output(tap.p1), want, "p1 output")
@@ -285,7 +237,8 @@ def test_slice_lifecycle_while_traffic_flows(tap):
     tap.start()
     n = tap.node
     assert n.call("slice.create", name="gamma", codeopt="ipv4", filter_quota=16,
-                  queue_quota=2) == {"id": 2, "npe": 0}
+                  queue_quota=2) == {"id": 2, "npe": 0,
+                                     "channel": str(n.channel_dir / "gamma.sock")}
     assert n.call("endpoint.reserve", slice="gamma", port="p0", udp_port=6001) == \
         {"endpoint": 0, "udp_port": 6001}
     # Any free UDP port: the lowest from 1024.
@@ -352,7 +305,7 @@ def test_slice_lifecycle_while_traffic_flows(tap):
     tap.send(a1)
     want.append(tap.expected(a1, NH1))
     # The id and the UDP port are free again; the new gamma counts from zero.
-    assert n.call("slice.create", name="gamma", codeopt="ipv4") == {"id": 2, "npe": 0}
+    assert n.call("slice.create", name="gamma", codeopt="ipv4")["id"] == 2
     assert n.call("endpoint.reserve", slice="gamma", port="p0", udp_port=6001)["endpoint"] == 0
     assert gamma_counts()["rx_pkts"] == 0
     tap.stop()
@@ -439,3 +392,42 @@ def test_scheduler_rate_changes_under_load(tmp_path):
         assert [x for x in n.call("state.dump")["schedulers"] if x["port"] == "p1"] == sched
     finally:
         n.stop()
+
+
+def test_node_info_and_endpoints_at_given_indexes(tap):
+    tap.start()
+    n = tap.node
+    info = n.call("node.info")
+    assert [(p["name"], p["index"], p["ipv4"], p["mac"]) for p in info["ports"]] == \
+        [("p0", 0, "10.0.0.1", "02:00:00:00:00:10"), ("p1", 1, "10.1.0.1", "02:00:00:00:01:10")]
+    assert info["npes"] == [{"id": 0, "lcore": 1, "filters": 4096, "queues": 256,
+                             "filter_quotas": 1024, "queue_quotas": 16}]
+    assert (info["mbufs"], info["channel_dir"]) == (n.mbufs, str(n.channel_dir))
+
+    # An index given is kept (the gap below it reads as released); a free one is the lowest.
+    assert n.call("endpoint.reserve", slice="alpha", port="p0", udp_port=5005, index=5) == \
+        {"endpoint": 5, "udp_port": 5005}
+    assert n.call("endpoint.reserve", slice="alpha", port="p1", udp_port=5002)["endpoint"] == 2
+    eps = n.call("state.dump")["slices"][0]["endpoints"]
+    assert [(e["index"], e["udp_port"]) for e in eps] == [(0, 5001), (1, 5001), (2, 5002),
+                                                          (5, 5005)]
+    expect_error(n, EXISTS, "already has endpoint 5", "endpoint.reserve", slice="alpha",
+                 port="p1", udp_port=5006, index=5)
+    expect_error(n, INVALID_PARAMS, '"index" must be a whole number from 0 to 15',
+                 "endpoint.reserve", slice="alpha", port="p1", index=16)
+    # A packet for the endpoint at index 5 is the slice's.
+    n.call("filter.insert", slice="alpha", **tap.route(0, "192.168.0.0/16", NH1))
+    tap.sock.send(substrate(inner_udp("192.168.3.3"), tap.p0, 5005))
+    deadline = time.monotonic() + 5
+    while n.call("stats.get", slice="alpha")["endpoints"][3]["rx_pkts"] != 1:
+        assert time.monotonic() < deadline, "the endpoint at index 5 did not count its packet"
+        time.sleep(0.02)
+
+    created = n.call("slice.create", name="owned", codeopt="ipv4", owner=4242, managed=True)
+    listed = {s["name"]: s for s in n.call("slice.list")}
+    assert (listed["owned"]["owner"], listed["owned"]["managed"]) == (4242, True)
+    assert "owner" not in listed["alpha"] and listed["alpha"]["managed"] is False
+    assert listed["owned"]["channel"] == created["channel"]
+    expect_error(n, INVALID_PARAMS, '"managed" must be true or false', "slice.create",
+                 name="other", codeopt="ipv4", managed=1)
+    tap.stop()
