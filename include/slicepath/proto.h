@@ -27,6 +27,30 @@
 #define SP_RPC_EXISTS 1007       /* the name, id or UDP port is taken */
 #define SP_RPC_UNAVAILABLE 1008  /* slicectld: slicepathd cannot be reached; nothing changed */
 
+/*
+ * Limits and defaults of the API (and of slicepathd's config): names, a
+ * slice's quotas, endpoints and queues. Rates are bits/s, sizes bytes.
+ */
+#define SP_NAME_LEN 32 /* slice and port names: 1 to 31 of [A-Za-z0-9_] */
+#define SP_MAX_SLICES 256 /* slice ids are 1 to 255 */
+#define SP_MAX_SLICE_ENDPOINTS 16
+#define SP_MAX_SLICE_QUEUES 64
+#define SP_MAX_RATE UINT64_C(10000000000000) /* 10 Tb/s */
+#define SP_DEFAULT_MEMORY 4096
+#define SP_MAX_MEMORY (16u << 20)
+#define SP_DEFAULT_FILTER_QUOTA 1024
+#define SP_MAX_FILTER_QUOTA (1u << 20)
+#define SP_DEFAULT_QUEUE_QUOTA 16
+#define SP_DEFAULT_BUFFER_QUOTA 4096
+#define SP_MAX_BUFFER_QUOTA (64u << 20)
+#define SP_DEFAULT_BANDWIDTH UINT64_C(10000000) /* an endpoint's reservation */
+#define SP_DEFAULT_SHARE UINT64_C(1000000)      /* a queue's share */
+#define SP_MIN_THRESHOLD 2048
+#define SP_DEFAULT_THRESHOLD 65536
+#define SP_DEFAULT_THRESHOLD_PKTS 1024
+#define SP_MAX_THRESHOLD_PKTS (1u << 20)
+#define SP_MAX_MEM_IO 65536 /* bytes in one mem.read or mem.write */
+
 /* The longest request line a server reads (bytes, newline excluded). */
 #define SP_RPC_MAX_LINE (16u << 20)
 

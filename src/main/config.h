@@ -14,37 +14,22 @@
 #include <stdint.h>
 
 #include <slicepath/codeopt.h>
+#include <slicepath/proto.h>
+
+#include "../common/text.h"
 
 #define SP_MAX_PORTS 16
 #define SP_MAX_NPES 16
 #define SP_MAX_WORKERS 32
-#define SP_MAX_SLICES 256
 #define SP_MAX_ENDPOINTS 1024
-#define SP_MAX_SLICE_ENDPOINTS 16
-#define SP_MAX_SLICE_QUEUES 64
 #define SP_MAX_NEIGHBORS 1024
 #define SP_MAX_CODEOPT_LIBS 16
 #define SP_MAX_EAL_ARGS 64
-#define SP_NAME_LEN 32
 #define SP_DEVARGS_LEN 512
 #define SP_PATH_LEN 256
 #define SP_CONFIG_ERR_LEN 512
 #define SP_SOCKET_PATH_LEN 108 /* sockaddr_un.sun_path */
 
-/* A slice's defaults and limits: the config's and the management API's. */
-#define SP_DEFAULT_MEMORY 4096
-#define SP_MAX_MEMORY (16u << 20)
-#define SP_DEFAULT_FILTER_QUOTA 1024
-#define SP_MAX_FILTER_QUOTA (1u << 20)
-#define SP_DEFAULT_QUEUE_QUOTA 16
-#define SP_DEFAULT_BUFFER_QUOTA 4096
-#define SP_MAX_BUFFER_QUOTA (64u << 20)
-#define SP_DEFAULT_BANDWIDTH UINT64_C(10000000) /* an endpoint's reservation */
-#define SP_DEFAULT_SHARE UINT64_C(1000000)      /* a queue's share */
-#define SP_MIN_THRESHOLD 2048
-#define SP_DEFAULT_THRESHOLD 65536
-#define SP_DEFAULT_THRESHOLD_PKTS 1024
-#define SP_MAX_THRESHOLD_PKTS (1u << 20)
 #define SP_DEFAULT_MGMT_SOCKET "/run/slicepath/slicepathd.sock"
 #define SP_DEFAULT_CHANNEL_DIR "/run/slicepath/slices"
 /* Room for "/<slice name>.sock" after the channel directory in a sockaddr_un. */
@@ -149,17 +134,5 @@ struct sp_config {
 int sp_config_parse(const char *json_text, struct sp_config *cfg, char *err, size_t errlen);
 int sp_config_load(const char *path, struct sp_config *cfg, char *err, size_t errlen);
 void sp_config_free(struct sp_config *cfg);
-
-/* Helpers shared with the control plane later. */
-int sp_parse_ipv4(const char *s, uint32_t *ip_be);
-int sp_parse_mac(const char *s, uint8_t mac[6]);
-int sp_parse_rate(const char *s, uint64_t *bps);      /* "10G", "800M", "1.5k", "1000" */
-int sp_parse_hex_key(const char *s, struct sp_key *k); /* exactly 28 hex digits */
-/* Hex digits (optionally after "0x"), two per byte, at most max bytes; *n gets how many. */
-int sp_parse_hex_bytes(const char *s, uint8_t *out, size_t max, size_t *n);
-/* "a.b.c.d:port" (port 1 to 65535) into network byte order. */
-int sp_parse_next_hop(const char *s, uint32_t *ip_be, uint16_t *port_be);
-/* Why a node or next-hop address cannot be used ("is a multicast address"), or NULL. */
-const char *sp_unusable_ipv4(uint32_t ip_be);
 
 #endif

@@ -2,27 +2,16 @@
 /*
  * slicepathd's management API (docs/api.md): JSON-RPC 2.0 requests, one per
  * line, handled on the management thread (the lookup tables' and queue
- * managers' one writer). rpc.c has the envelope and the method table;
- * rpc_*.c the methods; rpc_server.c the socket.
+ * managers' one writer). The envelope is common/jsonrpc.c; rpc.c has the
+ * method table, rpc_*.c the methods, rpc_server.c the socket.
  */
 #ifndef SP_RPC_H
 #define SP_RPC_H
 
-#include <stdarg.h>
-#include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 
-#include <jansson.h>
-
-#include <slicepath/proto.h>
-
+#include "../common/jsonrpc.h"
 #include "../pipeline/node.h"
-
-struct sp_rpc_error {
-	int code; /* SP_RPC_* of slicepath/proto.h */
-	char message[512];
-};
 
 /*
  * A method: the result (a new reference) or NULL with e filled. params is
@@ -36,23 +25,10 @@ typedef json_t *(*sp_rpc_method)(struct sp_node *node, json_t *params, struct sp
  * notification).
  */
 char *sp_rpc_handle(struct sp_node *node, const char *line, size_t len);
-/* An error response to no request in particular (a line too long, a refused client). */
-char *sp_rpc_error_line(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Fill e and return NULL, for `return sp_rpc_fail(e, ...)` in methods. */
-json_t *sp_rpc_fail(struct sp_rpc_error *e, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* Parameter readers: 0, or -1 with e filled (SP_RPC_INVALID_PARAMS or SP_RPC_NOT_FOUND). */
+/* Node parameter readers: 0, or -1 with e filled (SP_RPC_INVALID_PARAMS or SP_RPC_NOT_FOUND). */
 int sp_rpc_slice(const struct sp_node *node, json_t *params, struct sp_slice **s,
 		 struct sp_rpc_error *e);
-int sp_rpc_uint(json_t *obj, const char *key, uint64_t max, uint64_t *v, struct sp_rpc_error *e);
-int sp_rpc_string(json_t *obj, const char *key, const char **v, struct sp_rpc_error *e);
-/* An optional whole number in [min, max]: *v is left as it is when absent. */
-int sp_rpc_optional_uint(json_t *obj, const char *key, uint64_t min, uint64_t max, uint64_t *v,
-			 struct sp_rpc_error *e);
-/* An optional boolean: *v is left as it is when absent. */
-int sp_rpc_optional_bool(json_t *obj, const char *key, bool *v, struct sp_rpc_error *e);
 /* "port": a node port's name, as its index. */
 int sp_rpc_port(const struct sp_node *node, json_t *params, uint16_t *port,
 		struct sp_rpc_error *e);
@@ -62,6 +38,10 @@ json_t *sp_rpc_node_error(int rc, const char *why, struct sp_rpc_error *e);
 
 /* A slice as slice.list shows it (rpc_slice.c). */
 json_t *sp_rpc_slice_json(const struct sp_node *node, const struct sp_slice *s);
+/* An NPE's scheduler on a port, and a slice's bound queue (NULL if not), as state.dump
+ * shows them (rpc_queue.c). */
+json_t *sp_rpc_sched_json(const struct sp_node *node, uint16_t npe, uint16_t port);
+json_t *sp_rpc_queue_json(const struct sp_node *node, const struct sp_slice *s, uint16_t q);
 /* A slice's filters as filter.list shows them (rpc_filter.c). */
 json_t *sp_rpc_filters_of(const struct sp_node *node, const struct sp_slice *s);
 

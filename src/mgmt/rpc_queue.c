@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* queue.bind and queue.set: a slice's queues on its NPE's queue manager, while traffic flows. */
+/*
+ * sched.set, queue.bind and queue.set: schedulers and a slice's queues on
+ * its NPE's queue manager, while traffic flows; each answers with what is
+ * in force after it.
+ */
 #include <inttypes.h>
 
 #include "rpc.h"
@@ -61,8 +65,34 @@ sp_rpc_sched_set(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 		return sp_rpc_fail(e, SP_RPC_NO_ROOM, "the slices on NPE %" PRIu64 " reserve %" PRIu64
 				   " bit/s on %s: the rate cannot go below that", npe,
 				   r.reserved_bps, pname);
-	return rc < 0 ? sp_rpc_fail(e, SP_RPC_INTERNAL_ERROR, "%s", strerror(-rc))
-		      : json_pack("{s:i}", "set", 1);
+	if (rc < 0)
+		return sp_rpc_fail(e, SP_RPC_INTERNAL_ERROR, "%s", strerror(-rc));
+	return json_pack("{s:i, s:o}", "set", 1, "scheduler",
+			 sp_rpc_sched_json(node, (uint16_t)npe, port));
+}
+
+json_t *
+sp_rpc_sched_json(const struct sp_node *node, uint16_t npe, uint16_t port)
+{
+	struct sp_qm_room r;
+
+	sp_qm_room(node->npes[npe].qm, 0, port, &r);
+	return json_pack("{s:i, s:s, s:I, s:i, s:I}", "npe", npe, "port", node->ports[port].name,
+			 "rate", (json_int_t)r.rate_bps, "overhead", r.overhead, "reserved",
+			 (json_int_t)r.reserved_bps);
+}
+
+json_t *
+sp_rpc_queue_json(const struct sp_node *node, const struct sp_slice *s, uint16_t q)
+{
+	struct sp_qm_queue_conf c;
+
+	if (q >= s->queue_quota || s->qmap[q] == SP_QUEUE_UNBOUND ||
+	    sp_qm_queue_conf(node->npes[s->npe].qm, s->qmap[q], &c) < 0)
+		return NULL;
+	return json_pack("{s:i, s:i, s:I, s:I, s:I}", "id", q, "endpoint", s->qendpoint[q],
+			 "threshold", (json_int_t)c.max_bytes, "threshold_packets",
+			 (json_int_t)c.max_pkts, "share", (json_int_t)c.share_bps);
 }
 
 /* {"slice", "queue", "endpoint", ["threshold", "threshold_packets", "share"]} */
@@ -86,7 +116,9 @@ sp_rpc_queue_bind(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 				   s->queue_quota - 1);
 	rc = sp_node_queue_bind(node, s, (uint16_t)qid, (uint16_t)ep, share, (uint32_t)bytes,
 				(uint32_t)pkts, why, sizeof(why));
-	return rc < 0 ? sp_rpc_node_error(rc, why, e) : json_pack("{s:i}", "bound", 1);
+	return rc < 0 ? sp_rpc_node_error(rc, why, e)
+		      : json_pack("{s:i, s:o}", "bound", 1, "queue",
+				  sp_rpc_queue_json(node, s, (uint16_t)qid));
 }
 
 /* {"slice", "queue", ["threshold", "threshold_packets", "share"]}: change a bound queue. */
@@ -113,5 +145,7 @@ sp_rpc_queue_set(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 		return NULL;
 	rc = sp_node_queue_bind(node, s, (uint16_t)qid, s->qendpoint[qid], share, (uint32_t)bytes,
 				(uint32_t)pkts, why, sizeof(why));
-	return rc < 0 ? sp_rpc_node_error(rc, why, e) : json_pack("{s:i}", "set", 1);
+	return rc < 0 ? sp_rpc_node_error(rc, why, e)
+		      : json_pack("{s:i, s:o}", "set", 1, "queue",
+				  sp_rpc_queue_json(node, s, (uint16_t)qid));
 }

@@ -214,15 +214,10 @@ slice_state(const struct sp_node *node, const struct sp_slice *s)
 					(json_int_t)ep->bandwidth_bps));
 	}
 	for (uint16_t q = 0; q < s->queue_quota; q++) {
-		struct sp_qm_queue_conf c;
+		json_t *o = sp_rpc_queue_json(node, s, q);
 
-		if (s->qmap[q] == SP_QUEUE_UNBOUND ||
-		    sp_qm_queue_conf(node->npes[s->npe].qm, s->qmap[q], &c) < 0)
-			continue;
-		json_array_append_new(queues, json_pack("{s:i, s:i, s:I, s:I, s:I}", "id", q,
-					"endpoint", s->qendpoint[q], "threshold",
-					(json_int_t)c.max_bytes, "threshold_packets",
-					(json_int_t)c.max_pkts, "share", (json_int_t)c.share_bps));
+		if (o != NULL)
+			json_array_append_new(queues, o);
 	}
 	json_t *o = sp_rpc_slice_json(node, s);
 
@@ -230,6 +225,18 @@ slice_state(const struct sp_node *node, const struct sp_slice *s)
 	json_object_set_new(o, "queues", queues);
 	json_object_set_new(o, "filters", sp_rpc_filters_of(node, s));
 	return o;
+}
+
+/* Every NPE's scheduler on every port: rate, overhead, bandwidth reserved. */
+static json_t *
+schedulers(const struct sp_node *node)
+{
+	json_t *list = json_array();
+
+	for (uint16_t n = 0; n < node->nb_npes; n++)
+		for (uint16_t p = 0; p < node->nb_ports; p++)
+			json_array_append_new(list, sp_rpc_sched_json(node, n, p));
+	return list;
 }
 
 /*
@@ -243,23 +250,10 @@ sp_rpc_state_dump(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 
 	(void)params;
 	(void)e;
-	json_t *scheds = json_array();
-
-	for (uint16_t n = 0; n < node->nb_npes; n++) {
-		for (uint16_t p = 0; p < node->nb_ports; p++) {
-			struct sp_qm_room r;
-
-			sp_qm_room(node->npes[n].qm, 0, p, &r);
-			json_array_append_new(scheds, json_pack("{s:i, s:s, s:I, s:i, s:I}", "npe", n,
-						"port", node->ports[p].name, "rate",
-						(json_int_t)r.rate_bps, "overhead", r.overhead,
-						"reserved", (json_int_t)r.reserved_bps));
-		}
-	}
 	for (unsigned int i = 0; i < SP_MAX_SLICES; i++)
 		if (node->slices[i] != NULL)
 			json_array_append_new(slices, slice_state(node, node->slices[i]));
-	return json_pack("{s:o, s:o}", "schedulers", scheds, "slices", slices);
+	return json_pack("{s:o, s:o}", "schedulers", schedulers(node), "slices", slices);
 }
 
 static json_t *
@@ -279,8 +273,9 @@ port_info(const struct sp_node *node, uint16_t p)
 
 /*
  * What does not change while the daemon runs, and the NPEs' room: ports,
- * NPEs (capacity and what their slices' quotas take), packet buffers, the
- * exception channels' directory. slicectld plans admission with it.
+ * NPEs (capacity and what their slices' quotas take), schedulers, packet
+ * buffers, the exception channels' directory. slicectld plans admission
+ * with it.
  */
 json_t *
 sp_rpc_node_info(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
@@ -301,8 +296,9 @@ sp_rpc_node_info(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 						      "filter_quotas", (json_int_t)npe->filter_quotas,
 						      "queue_quotas", (json_int_t)npe->queue_quotas));
 	}
-	return json_pack("{s:s, s:o, s:o, s:I, s:s, s:i}", "version", SP_VERSION, "ports", ports,
-			 "npes", npes, "mbufs", (json_int_t)node->cfg->mbufs, "channel_dir",
+	return json_pack("{s:s, s:o, s:o, s:o, s:I, s:s, s:i}", "version", SP_VERSION, "ports",
+			 ports, "npes", npes, "schedulers", schedulers(node), "mbufs",
+			 (json_int_t)node->cfg->mbufs, "channel_dir",
 			 node->channels != NULL ? node->cfg->channel_dir : "", "max_slices",
 			 SP_MAX_SLICES - 1);
 }

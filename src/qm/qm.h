@@ -22,6 +22,8 @@
 
 #include <rte_mbuf.h>
 
+#include <slicepath/proto.h>
+
 struct sp_qm;
 
 struct sp_qm_params {
@@ -61,7 +63,7 @@ struct sp_qm_queue_conf {
 };
 
 /* The highest rate a scheduler takes: 10 Tb/s. */
-#define SP_QM_MAX_RATE UINT64_C(10000000000000)
+#define SP_QM_MAX_RATE SP_MAX_RATE
 
 /* Default overhead: preamble and start delimiter 8, FCS 4, inter-frame gap 12. */
 #define SP_QM_ETHER_OVERHEAD 24

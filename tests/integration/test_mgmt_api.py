@@ -244,7 +244,9 @@ def test_slice_lifecycle_while_traffic_flows(tap):
     # Any free UDP port: the lowest from 1024.
     assert n.call("endpoint.reserve", slice="gamma", port="p1", bandwidth=2_000_000) == \
         {"endpoint": 1, "udp_port": 1024}
-    n.call("queue.bind", slice="gamma", queue=0, endpoint=1, share=2_000_000)
+    assert n.call("queue.bind", slice="gamma", queue=0, endpoint=1, share=2_000_000) == \
+        {"bound": 1, "queue": {"id": 0, "endpoint": 1, "threshold": 65536,
+                               "threshold_packets": 1024, "share": 2_000_000}}
     n.call("filter.insert", slice="gamma", position=0, key=ipv4_key(dst="10.9.0.0/16")[0],
            mask=ipv4_key(dst="10.9.0.0/16")[1],
            result={"endpoint": 1, "queue": 0, "next_hop": f"{NH1[0]}:{NH1[1]}"})
@@ -374,7 +376,9 @@ def test_scheduler_rate_changes_under_load(tmp_path):
             return (b1 - b0) * 8 / (t1 - t0)
         time.sleep(0.5)
         before = rate()
-        assert n.call("sched.set", npe=0, port="p1", rate=500_000_000) == {"set": 1}
+        assert n.call("sched.set", npe=0, port="p1", rate=500_000_000) == \
+            {"set": 1, "scheduler": {"npe": 0, "port": "p1", "rate": 500_000_000,
+                                     "overhead": 24, "reserved": 400_000_000}}
         time.sleep(0.1)
         after = rate()
         print(f"{before / 1e6:.1f} Mb/s at 800M, {after / 1e6:.1f} Mb/s at 500M")

@@ -1,14 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Text helpers for addresses, rates and hex (config.h): shared with the control plane. */
+/* Text helpers for addresses, rates and hex (text.h): shared with the control plane. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
 
-#include "config.h"
-/* ------------------------------------------------------------------ */
-/* Text helpers (public ones are shared with the control plane)        */
-/* ------------------------------------------------------------------ */
+#include "text.h"
 
 static int
 hex_digit(char c)

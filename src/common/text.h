@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Text helpers for addresses, rates and hex (text.c): the config's,
+ * the management API's and the control plane's. No DPDK: slicectld and
+ * slicectl link them too (the sp_common library).
+ */
+#ifndef SP_TEXT_H
+#define SP_TEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <slicepath/key.h>
+
+int sp_parse_ipv4(const char *s, uint32_t *ip_be);
+int sp_parse_mac(const char *s, uint8_t mac[6]);
+int sp_parse_rate(const char *s, uint64_t *bps);      /* "10G", "800M", "1.5k", "1000" */
+int sp_parse_hex_key(const char *s, struct sp_key *k); /* exactly 28 hex digits */
+/* Hex digits (optionally after "0x"), two per byte, at most max bytes; *n gets how many. */
+int sp_parse_hex_bytes(const char *s, uint8_t *out, size_t max, size_t *n);
+/* "a.b.c.d:port" (port 1 to 65535) into network byte order. */
+int sp_parse_next_hop(const char *s, uint32_t *ip_be, uint16_t *port_be);
+/* Why a node or next-hop address cannot be used ("is a multicast address"), or NULL. */
+const char *sp_unusable_ipv4(uint32_t ip_be);
+
+#endif
