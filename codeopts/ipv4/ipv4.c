@@ -23,14 +23,8 @@
 #include <rte_mbuf.h>
 
 #include <slicepath/codeopt.h>
+#include <slicepath/ipv4.h>
 
-enum key_offset {
-	KEY_DST = 0,
-	KEY_SRC = 4,
-	KEY_PORTS = 8, /* source then destination port, as in the TCP and UDP headers */
-	KEY_PROTO = 12,
-	KEY_ZERO = 13,
-};
 
 #define MIN_HDR_LEN ((uint32_t)sizeof(struct rte_ipv4_hdr))
 #define MAX_HDR_LEN (RTE_IPV4_HDR_IHL_MASK * RTE_IPV4_IHL_MULTIPLIER)
@@ -69,14 +63,15 @@ has_ports(const struct rte_ipv4_hdr *ip)
 static void
 build_key(const struct rte_ipv4_hdr *ip, struct sp_key *k)
 {
-	memcpy(&k->b[KEY_DST], &ip->dst_addr, sizeof(ip->dst_addr));
-	memcpy(&k->b[KEY_SRC], &ip->src_addr, sizeof(ip->src_addr));
+	memcpy(&k->b[SP_IPV4_KEY_DST], &ip->dst_addr, sizeof(ip->dst_addr));
+	memcpy(&k->b[SP_IPV4_KEY_SRC], &ip->src_addr, sizeof(ip->src_addr));
 	if (has_ports(ip))
-		memcpy(&k->b[KEY_PORTS], (const uint8_t *)ip + rte_ipv4_hdr_len(ip), PORTS_LEN);
+		/* Source then destination port, as in the TCP and UDP headers. */
+		memcpy(&k->b[SP_IPV4_KEY_SPORT], (const uint8_t *)ip + rte_ipv4_hdr_len(ip), PORTS_LEN);
 	else
-		memset(&k->b[KEY_PORTS], 0, PORTS_LEN);
-	k->b[KEY_PROTO] = ip->next_proto_id;
-	k->b[KEY_ZERO] = 0;
+		memset(&k->b[SP_IPV4_KEY_SPORT], 0, PORTS_LEN);
+	k->b[SP_IPV4_KEY_PROTO] = ip->next_proto_id;
+	k->b[SP_IPV4_KEY_ZERO] = 0;
 }
 
 /*

@@ -143,7 +143,7 @@ sp_parse_hex_key(const char *s, struct sp_key *k)
 int
 sp_parse_next_hop(const char *s, uint32_t *ip_be, uint16_t *port_be)
 {
-	const char *colon = strrchr(s, ':');
+	const char *colon = s != NULL ? strrchr(s, ':') : NULL;
 	char ip[INET_ADDRSTRLEN];
 	uint32_t port = 0;
 	const char *c;

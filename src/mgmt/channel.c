@@ -16,6 +16,7 @@
 
 #include <slicepath/proto.h>
 
+#include "../common/unixsock.h"
 #include "../stats/stats.h"
 #include "mgmt.h"
 

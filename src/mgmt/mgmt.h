@@ -9,8 +9,6 @@
 #ifndef SP_MGMT_H
 #define SP_MGMT_H
 
-#include <sys/types.h>
-
 #include <rte_log.h>
 
 #include "../pipeline/node.h"
@@ -19,9 +17,6 @@
 /* The management thread's log type (slicepath.mgmt), shared by its files. */
 extern int sp_mgmt_logtype;
 #define MGMT_LOG(level, ...) rte_log(RTE_LOG_##level, sp_mgmt_logtype, "mgmt: " __VA_ARGS__)
-
-/* mkdir -p: dir and its missing ancestors. 0 or a negative errno. */
-int sp_mkdirs(const char *dir, mode_t mode);
 
 /* Run until node->quit is set, serving the management socket too. */
 void sp_mgmt_run(struct sp_node *node, struct sp_rpc_server *rpc);

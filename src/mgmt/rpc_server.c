@@ -21,7 +21,7 @@
 
 #include <rte_common.h>
 
-#include "mgmt.h"
+#include "../common/unixsock.h"
 #include "rpc.h"
 
 #define READ_CHUNK 65536
@@ -244,68 +244,22 @@ sp_rpc_server_serve(struct sp_rpc_server *srv, struct sp_node *node, const struc
 		accept_all(srv);
 }
 
-/* A socket file left by a daemon that died: nobody answers on it. */
-static bool
-stale(const struct sockaddr_un *a)
-{
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	bool dead = fd >= 0 && connect(fd, (const struct sockaddr *)a, sizeof(*a)) < 0 &&
-		    errno == ECONNREFUSED;
-
-	if (fd >= 0)
-		close(fd);
-	return dead;
-}
-
 struct sp_rpc_server *
 sp_rpc_server_open(const char *path, char *err, size_t errlen)
 {
-	struct sockaddr_un a = {.sun_family = AF_UNIX};
-	struct sp_rpc_server *srv;
-	char dir[sizeof(a.sun_path)];
-	char *slash;
+	struct sp_rpc_server *srv = calloc(1, sizeof(*srv));
 
-	if (strlen(path) >= sizeof(a.sun_path)) {
-		snprintf(err, errlen, "mgmt_socket %s is too long for a Unix socket", path);
-		return NULL;
-	}
-	memcpy(a.sun_path, path, strlen(path) + 1);
-	memcpy(dir, path, strlen(path) + 1);
-	slash = strrchr(dir, '/');
-	if (slash != NULL && slash != dir) {
-		int rc;
-
-		*slash = '\0';
-		rc = sp_mkdirs(dir, 0755);
-		if (rc < 0) {
-			snprintf(err, errlen, "cannot create %s for the management socket: %s", dir,
-				 strerror(-rc));
-			return NULL;
-		}
-	}
-	if (access(path, F_OK) == 0) {
-		if (!stale(&a)) {
-			snprintf(err, errlen, "another process serves %s (another slicepathd?); stop "
-				 "it or set \"mgmt_socket\" to another path", path);
-			return NULL;
-		}
-		unlink(path);
-	}
-	srv = calloc(1, sizeof(*srv));
 	if (srv == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	memcpy(srv->path, path, strlen(path) + 1);
-	srv->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (srv->fd < 0 || bind(srv->fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
-	    chmod(path, 0600) < 0 || listen(srv->fd, 64) < 0) {
-		snprintf(err, errlen, "cannot listen on %s: %s", path, strerror(errno));
-		if (srv->fd >= 0)
-			close(srv->fd);
+	/* Root's: the file mode keeps others out, SO_PEERCRED checks again. */
+	srv->fd = sp_unix_listen(path, 0600, "\"mgmt_socket\"", err, errlen);
+	if (srv->fd < 0) {
 		free(srv);
 		return NULL;
 	}
+	snprintf(srv->path, sizeof(srv->path), "%s", path);
 	return srv;
 }
 

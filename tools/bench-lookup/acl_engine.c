@@ -34,36 +34,36 @@ RTE_ACL_RULE_DEF(acl_rule, MAX_FIELDS);
  */
 static const struct rte_acl_field_def ternary_defs[] = {
 	{.type = RTE_ACL_FIELD_TYPE_BITMASK, .size = 1, .field_index = 0, .input_index = 0,
-	 .offset = KEY_PROTO},
+	 .offset = SP_IPV4_KEY_PROTO},
 	{.type = RTE_ACL_FIELD_TYPE_BITMASK, .size = 4, .field_index = 1, .input_index = 1,
-	 .offset = KEY_DST},
+	 .offset = SP_IPV4_KEY_DST},
 	{.type = RTE_ACL_FIELD_TYPE_BITMASK, .size = 4, .field_index = 2, .input_index = 2,
-	 .offset = KEY_SRC},
+	 .offset = SP_IPV4_KEY_SRC},
 	{.type = RTE_ACL_FIELD_TYPE_BITMASK, .size = 2, .field_index = 3, .input_index = 3,
-	 .offset = KEY_SPORT},
+	 .offset = SP_IPV4_KEY_SPORT},
 	{.type = RTE_ACL_FIELD_TYPE_BITMASK, .size = 2, .field_index = 4, .input_index = 3,
-	 .offset = KEY_DPORT},
+	 .offset = SP_IPV4_KEY_DPORT},
 	{.type = RTE_ACL_FIELD_TYPE_BITMASK, .size = 4, .field_index = 5, .input_index = 4,
-	 .offset = KEY_PROTO},
+	 .offset = SP_IPV4_KEY_PROTO},
 };
 
 static const struct {
 	uint8_t first, len;
 } ternary_bytes[RTE_DIM(ternary_defs)] = {
-	{KEY_PROTO, 1}, {KEY_DST, 4}, {KEY_SRC, 4}, {KEY_SPORT, 2}, {KEY_DPORT, 2}, {KEY_ZERO, 1},
+	{SP_IPV4_KEY_PROTO, 1}, {SP_IPV4_KEY_DST, 4}, {SP_IPV4_KEY_SRC, 4}, {SP_IPV4_KEY_SPORT, 2}, {SP_IPV4_KEY_DPORT, 2}, {SP_IPV4_KEY_ZERO, 1},
 };
 
 static const struct rte_acl_field_def ranges_defs[] = {
 	{.type = RTE_ACL_FIELD_TYPE_BITMASK, .size = 1, .field_index = 0, .input_index = 0,
-	 .offset = KEY_PROTO},
+	 .offset = SP_IPV4_KEY_PROTO},
 	{.type = RTE_ACL_FIELD_TYPE_MASK, .size = 4, .field_index = 1, .input_index = 1,
-	 .offset = KEY_DST},
+	 .offset = SP_IPV4_KEY_DST},
 	{.type = RTE_ACL_FIELD_TYPE_MASK, .size = 4, .field_index = 2, .input_index = 2,
-	 .offset = KEY_SRC},
+	 .offset = SP_IPV4_KEY_SRC},
 	{.type = RTE_ACL_FIELD_TYPE_RANGE, .size = 2, .field_index = 3, .input_index = 3,
-	 .offset = KEY_SPORT},
+	 .offset = SP_IPV4_KEY_SPORT},
 	{.type = RTE_ACL_FIELD_TYPE_RANGE, .size = 2, .field_index = 4, .input_index = 3,
-	 .offset = KEY_DPORT},
+	 .offset = SP_IPV4_KEY_DPORT},
 };
 
 /* How the entries of a set become rte_acl rules. */

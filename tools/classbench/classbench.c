@@ -303,12 +303,12 @@ put_fields(struct sp_key *k, uint32_t dst, uint32_t src, uint16_t sport, uint16_
 	uint32_t d = htonl(dst), s = htonl(src);
 	uint16_t sp = htons(sport), dp = htons(dport);
 
-	memcpy(&k->b[KEY_DST], &d, sizeof(d));
-	memcpy(&k->b[KEY_SRC], &s, sizeof(s));
-	memcpy(&k->b[KEY_SPORT], &sp, sizeof(sp));
-	memcpy(&k->b[KEY_DPORT], &dp, sizeof(dp));
-	k->b[KEY_PROTO] = proto;
-	k->b[KEY_ZERO] = 0;
+	memcpy(&k->b[SP_IPV4_KEY_DST], &d, sizeof(d));
+	memcpy(&k->b[SP_IPV4_KEY_SRC], &s, sizeof(s));
+	memcpy(&k->b[SP_IPV4_KEY_SPORT], &sp, sizeof(sp));
+	memcpy(&k->b[SP_IPV4_KEY_DPORT], &dp, sizeof(dp));
+	k->b[SP_IPV4_KEY_PROTO] = proto;
+	k->b[SP_IPV4_KEY_ZERO] = 0;
 }
 
 /*

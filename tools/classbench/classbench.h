@@ -14,17 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <slicepath/ipv4.h>
+
 #include "lookup/lookup.h"
 
-/* Byte offsets of the ipv4 code option's key layout (docs/codeopt.md), in network order. */
-enum cb_key_offset {
-	KEY_DST = 0,
-	KEY_SRC = 4,
-	KEY_SPORT = 8,
-	KEY_DPORT = 10,
-	KEY_PROTO = 12,
-	KEY_ZERO = 13,
-};
 
 /* Room for "path:line: what was wrong". */
 #define CB_ERR_LEN 512

@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The typed calls: interfaces, endpoints, queues, filters, memory, counters (docs/api.md). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/text.h"
+#include "ctl_int.h"
+
+static void
+hex(char *out, const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+	out[2 * n] = '\0';
+}
+
+/* A call whose result only says it was done. */
+static int
+call(struct sp_ctl *c, const char *method, json_t *params)
+{
+	return sp_ctl_call_json(c, method, params, NULL);
+}
+
+static uint64_t
+u64(json_t *o, const char *key)
+{
+	return (uint64_t)json_integer_value(json_object_get(o, key));
+}
+
+int
+sp_ctl_iface_list(struct sp_ctl *c, struct sp_ctl_iface *out, unsigned int max)
+{
+	json_t *list, *o;
+	size_t i;
+	int rc = sp_ctl_call_json(c, "iface.list", NULL, &list);
+
+	if (rc < 0)
+		return rc;
+	json_array_foreach(list, i, o) {
+		const char *name = json_string_value(json_object_get(o, "name"));
+		struct sp_ctl_iface *f;
+
+		if (i >= max)
+			break;
+		f = &out[i];
+		memset(f, 0, sizeof(*f));
+		snprintf(f->name, sizeof(f->name), "%s", name != NULL ? name : "");
+		f->index = (uint16_t)u64(o, "index");
+		sp_parse_ipv4(json_string_value(json_object_get(o, "ipv4")), &f->ipv4);
+		f->rate = u64(o, "rate");
+		f->reserved = u64(o, "reserved");
+		f->available = u64(o, "available");
+	}
+	rc = (int)json_array_size(list);
+	json_decref(list);
+	return rc;
+}
+
+int
+sp_ctl_endpoint_reserve(struct sp_ctl *c, const char *slice, const char *port, uint16_t udp_port,
+			uint64_t bandwidth, struct sp_ctl_endpoint *out)
+{
+	json_t *p = json_pack("{s:s, s:s, s:i}", "slice", slice, "port", port, "udp_port", udp_port);
+	json_t *r;
+	int rc;
+
+	if (bandwidth > 0)
+		json_object_set_new(p, "bandwidth", json_integer((json_int_t)bandwidth));
+	rc = sp_ctl_call_json(c, "endpoint.reserve", p, &r);
+	if (rc < 0)
+		return rc;
+	out->index = (uint16_t)u64(r, "endpoint");
+	out->udp_port = (uint16_t)u64(r, "udp_port");
+	json_decref(r);
+	return 0;
+}
+
+int
+sp_ctl_endpoint_release(struct sp_ctl *c, const char *slice, uint16_t index)
+{
+	return call(c, "endpoint.release", json_pack("{s:s, s:i}", "slice", slice, "endpoint", index));
+}
+
+/* The queue's parameters that are not 0 (0: the default, or unchanged). */
+static json_t *
+queue_params(const char *slice, const struct sp_ctl_queue *q)
+{
+	json_t *p = json_pack("{s:s, s:i}", "slice", slice, "queue", q->id);
+
+	if (q->threshold > 0)
+		json_object_set_new(p, "threshold", json_integer(q->threshold));
+	if (q->threshold_packets > 0)
+		json_object_set_new(p, "threshold_packets", json_integer(q->threshold_packets));
+	if (q->share > 0)
+		json_object_set_new(p, "share", json_integer((json_int_t)q->share));
+	return p;
+}
+
+int
+sp_ctl_queue_bind(struct sp_ctl *c, const char *slice, const struct sp_ctl_queue *q)
+{
+	json_t *p = queue_params(slice, q);
+
+	json_object_set_new(p, "endpoint", json_integer(q->endpoint));
+	return call(c, "queue.bind", p);
+}
+
+int
+sp_ctl_queue_set(struct sp_ctl *c, const char *slice, const struct sp_ctl_queue *q)
+{
+	return call(c, "queue.set", queue_params(slice, q));
+}
+
+int
+sp_ctl_queue_unbind(struct sp_ctl *c, const char *slice, uint16_t id)
+{
+	return call(c, "queue.unbind", json_pack("{s:s, s:i}", "slice", slice, "queue", id));
+}
+
+json_t *
+sp_ctl_filter_to_json(const struct sp_ctl_filter *f)
+{
+	char key[2 * SP_KEY_BYTES + 1], mask[2 * SP_KEY_BYTES + 1];
+	char data[2 * SP_RESULT_DATA_BYTES + 1], nh[INET_ADDRSTRLEN + 8];
+	struct in_addr a = {.s_addr = f->result.nh_ip};
+
+	hex(key, f->key.b, SP_KEY_BYTES);
+	hex(mask, f->mask.b, SP_KEY_BYTES);
+	hex(data, f->result.data, SP_RESULT_DATA_BYTES);
+	inet_ntop(AF_INET, &a, nh, sizeof(nh));
+	snprintf(nh + strlen(nh), 8, ":%u", ntohs(f->result.nh_port));
+	return json_pack("{s:I, s:s, s:s, s:{s:i, s:i, s:s, s:s}}", "position",
+			 (json_int_t)f->position, "key", key, "mask", mask, "result", "endpoint",
+			 f->result.endpoint, "queue", f->result.queue, "next_hop", nh, "data", data);
+}
+
+int
+sp_ctl_filter_write(struct sp_ctl *c, const char *slice, const struct sp_ctl_filter *f, size_t n)
+{
+	json_t *p, *list;
+
+	if (n == 1) {
+		p = sp_ctl_filter_to_json(f);
+		json_object_set_new(p, "slice", json_string(slice));
+		return call(c, "filter.insert", p);
+	}
+	list = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(list, sp_ctl_filter_to_json(&f[i]));
+	return call(c, "filter.insert", json_pack("{s:s, s:o}", "slice", slice, "filters", list));
+}
+
+int
+sp_ctl_filter_delete(struct sp_ctl *c, const char *slice, uint32_t position)
+{
+	return call(c, "filter.delete", json_pack("{s:s, s:I}", "slice", slice, "position",
+						  (json_int_t)position));
+}
+
+bool
+sp_ctl_filter_from_json(json_t *o, struct sp_ctl_filter *f)
+{
+	json_t *r = json_object_get(o, "result");
+	const char *data = json_string_value(json_object_get(r, "data"));
+	size_t n;
+
+	memset(f, 0, sizeof(*f));
+	f->position = (uint32_t)u64(o, "position");
+	f->hits = u64(o, "hits");
+	f->result.endpoint = (uint16_t)u64(r, "endpoint");
+	f->result.queue = (uint16_t)u64(r, "queue");
+	return sp_parse_hex_key(json_string_value(json_object_get(o, "key")), &f->key) == 0 &&
+	       sp_parse_hex_key(json_string_value(json_object_get(o, "mask")), &f->mask) == 0 &&
+	       sp_parse_next_hop(json_string_value(json_object_get(r, "next_hop")),
+				 &f->result.nh_ip, &f->result.nh_port) == 0 &&
+	       (data == NULL ||
+		sp_parse_hex_bytes(data, f->result.data, SP_RESULT_DATA_BYTES, &n) == 0);
+}
+
+int
+sp_ctl_filter_list(struct sp_ctl *c, const char *slice, struct sp_ctl_filter **out)
+{
+	json_t *list, *o;
+	size_t i, n;
+	int rc = sp_ctl_call_json(c, "filter.list", json_pack("{s:s}", "slice", slice), &list);
+
+	*out = NULL;
+	if (rc < 0)
+		return rc;
+	n = json_array_size(list);
+	*out = calloc(n > 0 ? n : 1, sizeof(**out));
+	if (*out == NULL) {
+		json_decref(list);
+		return sp_ctl_fail(c, ENOMEM, 0, "out of memory for %zu filters", n);
+	}
+	json_array_foreach(list, i, o) {
+		if (!sp_ctl_filter_from_json(o, &(*out)[i])) {
+			json_decref(list);
+			free(*out);
+			*out = NULL;
+			return sp_ctl_fail(c, EPROTO, 0, "filter %zu of the answer is malformed", i);
+		}
+	}
+	json_decref(list);
+	return (int)n;
+}
+
+int
+sp_ctl_mem_read(struct sp_ctl *c, const char *slice, uint32_t offset, void *buf, size_t len)
+{
+	json_t *r;
+	size_t n = 0;
+	int rc;
+
+	if (len > SP_MAX_MEM_IO)
+		return sp_ctl_fail(c, EINVAL, SP_RPC_INVALID_PARAMS, "at most %u bytes a call",
+				   SP_MAX_MEM_IO);
+	rc = sp_ctl_call_json(c, "mem.read", json_pack("{s:s, s:I, s:I}", "slice", slice, "offset",
+						       (json_int_t)offset, "length",
+						       (json_int_t)len), &r);
+	if (rc < 0)
+		return rc;
+	if (sp_parse_hex_bytes(json_string_value(json_object_get(r, "data")), buf, len, &n) < 0 ||
+	    n != len)
+		rc = sp_ctl_fail(c, EPROTO, 0, "the answer does not hold %zu bytes", len);
+	json_decref(r);
+	return rc;
+}
+
+int
+sp_ctl_mem_write(struct sp_ctl *c, const char *slice, uint32_t offset, const void *buf,
+		 size_t len)
+{
+	char *data;
+	int rc;
+
+	if (len > SP_MAX_MEM_IO)
+		return sp_ctl_fail(c, EINVAL, SP_RPC_INVALID_PARAMS, "at most %u bytes a call",
+				   SP_MAX_MEM_IO);
+	data = malloc(2 * len + 1);
+	if (data == NULL)
+		return sp_ctl_fail(c, ENOMEM, 0, "out of memory");
+	hex(data, buf, len);
+	rc = call(c, "mem.write", json_pack("{s:s, s:I, s:s}", "slice", slice, "offset",
+					    (json_int_t)offset, "data", data));
+	free(data);
+	return rc;
+}
+
+static struct sp_ctl_counter
+counter(json_t *o, const char *name)
+{
+	char key[64];
+	struct sp_ctl_counter ct;
+
+	snprintf(key, sizeof(key), "%s_pkts", name);
+	ct.pkts = u64(o, key);
+	snprintf(key, sizeof(key), "%s_bytes", name);
+	ct.bytes = u64(o, key);
+	return ct;
+}
+
+int
+sp_ctl_slice_stats(struct sp_ctl *c, const char *slice, struct sp_ctl_slice_stats *out)
+{
+	json_t *r, *s, *reasons;
+	int rc = sp_ctl_call_json(c, "stats.get", json_pack("{s:s}", "slice", slice), &r);
+
+	if (rc < 0)
+		return rc;
+	s = json_object_get(r, "slice");
+	reasons = json_object_get(s, "reasons");
+	memset(out, 0, sizeof(*out));
+	out->rx = counter(s, "rx");
+	out->fwd = counter(s, "fwd");
+	out->exception = counter(s, "exception");
+	out->drop = counter(s, "drop");
+	out->to_slow_path = counter(s, "to_slow_path");
+	out->injected = counter(s, "injected");
+	out->inject_dropped = u64(s, "inject_dropped");
+	for (unsigned int i = 1; i < SP_REASON_MAX; i++)
+		out->reason[i] = u64(reasons, sp_reason_name(i));
+	json_decref(r);
+	return 0;
+}

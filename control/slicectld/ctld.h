@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * slicectld, the control daemon (SPP's Local Resource Manager): the only
+ * public API of a node. It authorizes every caller (SO_PEERCRED), admits
+ * what fits the quotas and the node, keeps the desired state in an SQLite
+ * database, and programs slicepathd through its private management socket;
+ * when either daemon restarts it replays the database into slicepathd.
+ *
+ * Threads: the main one serves the public socket (server.c, libevent); one
+ * worker (worker.c) owns everything below and handles one request at a
+ * time, so none of it needs a lock.
+ */
+#ifndef CTLD_H
+#define CTLD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#include <slicepath/proto.h>
+
+#include "common/jsonrpc.h"
+
+#define CTLD_PATH_LEN 108 /* a sockaddr_un path */
+#define CTLD_MAX_SCHEDS 256
+
+struct ctld_config {
+	char socket[CTLD_PATH_LEN];  /* the public socket */
+	char backend[CTLD_PATH_LEN]; /* slicepathd's management socket */
+	char database[4096];
+	char operator_group[64];     /* its members are operators, like root */
+	uint64_t memory_budget;      /* slice memory all slices may hold, bytes */
+	uint64_t buffer_budget;      /* packet buffers for the slices' queues; 0: from slicepathd */
+	bool sync_full;              /* fsync each acknowledged change (else at checkpoints) */
+	unsigned int max_clients;
+};
+
+/* Who is calling: from SO_PEERCRED and SO_PEERGROUPS when it connected. */
+struct caller {
+	uid_t uid;
+	pid_t pid;
+	bool operator; /* root, or in the operator group */
+};
+
+/* The desired state of the slices slicectld manages, as stored (store.c). */
+struct ctld_endpoint {
+	bool used;
+	char port[SP_NAME_LEN];
+	uint16_t udp_port;
+	uint64_t bandwidth;
+};
+
+struct ctld_queue {
+	bool bound;
+	uint16_t endpoint;
+	uint32_t threshold;
+	uint32_t threshold_packets;
+	uint64_t share;
+};
+
+struct ctld_slice {
+	bool used;
+	uint16_t id;
+	char name[SP_NAME_LEN];
+	uint32_t owner; /* uid */
+	char codeopt[SP_NAME_LEN];
+	uint16_t npe;
+	uint32_t memory;
+	uint32_t filter_quota;
+	uint16_t queue_quota;
+	uint32_t buffer_quota;
+	uint64_t bandwidth; /* its endpoints' reservations together, at most */
+	struct ctld_endpoint ep[SP_MAX_SLICE_ENDPOINTS];
+	struct ctld_queue q[SP_MAX_SLICE_QUEUES];
+	/* Not stored: why slicepathd does not have it as stored ("" when it does). */
+	char trouble[1024];
+};
+
+struct ctld_sched {
+	uint16_t npe;
+	char port[SP_NAME_LEN];
+	uint64_t rate;
+	uint16_t overhead;
+};
+
+struct model {
+	struct ctld_slice slices[SP_MAX_SLICES]; /* by slice id */
+	unsigned int nb_scheds;
+	struct ctld_sched scheds[CTLD_MAX_SCHEDS];
+};
+
+struct store;
+struct backend;
+
+struct ctld {
+	struct ctld_config cfg;
+	struct model model;
+	struct store *store;
+	struct backend *backend;
+};
+
+/* A managed slice by name, or NULL. */
+struct ctld_slice *model_find(struct model *m, const char *name);
+/* What its endpoints reserve together. */
+uint64_t model_reserved(const struct ctld_slice *s);
+
+/*
+ * Handle one request line of caller (dispatch.c): the response line
+ * (malloc'd, no newline) or NULL for a notification.
+ */
+char *ctld_handle(struct ctld *c, const struct caller *who, const char *line, size_t len);
+
+/* Log a line to stderr ("slicectld: ..."): the journal under systemd. */
+void ctld_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

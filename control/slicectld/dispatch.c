@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The method table with who may call what, and the helpers the methods share. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "methods.h"
+#include "reconcile.h"
+
+enum who_may { ANYONE, OPERATOR };
+
+static const struct {
+	const char *name;
+	ctld_method fn;
+	enum who_may may; /* ANYONE: methods on a slice check ownership themselves */
+} methods[] = {
+	{"whoami", m_whoami, ANYONE},
+	{"iface.list", m_iface_list, ANYONE},
+	{"slice.create", m_slice_create, OPERATOR},
+	{"slice.delete", m_slice_delete, OPERATOR},
+	{"slice.list", m_slice_list, ANYONE},
+	{"exception.channel", m_exception_channel, ANYONE},
+	{"endpoint.reserve", m_endpoint_reserve, ANYONE},
+	{"endpoint.release", m_endpoint_release, ANYONE},
+	{"queue.bind", m_queue_bind, ANYONE},
+	{"queue.set", m_queue_set, ANYONE},
+	{"queue.unbind", m_queue_unbind, ANYONE},
+	{"filter.insert", m_filter_insert, ANYONE},
+	{"filter.delete", m_filter_delete, ANYONE},
+	{"filter.list", m_filter_list, ANYONE},
+	{"mem.read", m_mem_read, ANYONE},
+	{"mem.write", m_mem_write, ANYONE},
+	{"stats.get", m_stats_get, ANYONE},
+	{"state.dump", m_state_dump, OPERATOR},
+	{"sched.set", m_sched_set, OPERATOR},
+};
+
+#define NB_METHODS (sizeof(methods) / sizeof(methods[0]))
+
+struct request {
+	struct ctld *ctld;
+	const struct caller *who;
+};
+
+static json_t *
+dispatch(void *ctx, const char *method, json_t *params, struct sp_rpc_error *e)
+{
+	const struct request *r = ctx;
+	const char *names[NB_METHODS];
+
+	for (size_t i = 0; i < NB_METHODS; i++) {
+		names[i] = methods[i].name;
+		if (strcmp(methods[i].name, method) != 0)
+			continue;
+		if (methods[i].may == OPERATOR && !r->who->operator)
+			return sp_rpc_fail(e, SP_RPC_DENIED, "%s is for the node's operators (root "
+					   "or the %s group); uid %u is neither", method,
+					   r->ctld->cfg.operator_group, (unsigned int)r->who->uid);
+		return methods[i].fn(r->ctld, r->who, params, e);
+	}
+	return sp_rpc_no_method(e, method, names, NB_METHODS);
+}
+
+char *
+ctld_handle(struct ctld *c, const struct caller *who, const char *line, size_t len)
+{
+	struct request r = {.ctld = c, .who = who};
+
+	return sp_rpc_handle_line(line, len, dispatch, &r);
+}
+
+struct ctld_slice *
+model_find(struct model *m, const char *name)
+{
+	for (unsigned int i = 1; i < SP_MAX_SLICES; i++)
+		if (m->slices[i].used && strcmp(m->slices[i].name, name) == 0)
+			return &m->slices[i];
+	return NULL;
+}
+
+uint64_t
+model_reserved(const struct ctld_slice *s)
+{
+	uint64_t sum = 0;
+
+	for (unsigned int i = 0; i < SP_MAX_SLICE_ENDPOINTS; i++)
+		if (s->ep[i].used)
+			sum += s->ep[i].bandwidth;
+	return sum;
+}
+
+/* The managed slice "slice" names (a name or an id), or NULL; false if it is neither. */
+static bool
+find_managed(struct ctld *c, json_t *params, struct ctld_slice **s, struct sp_rpc_error *e)
+{
+	json_t *j = json_object_get(params, "slice");
+
+	*s = NULL;
+	if (json_is_string(j)) {
+		*s = model_find(&c->model, json_string_value(j));
+	} else if (json_is_integer(j)) {
+		json_int_t id = json_integer_value(j);
+
+		if (id > 0 && id < SP_MAX_SLICES && c->model.slices[id].used)
+			*s = &c->model.slices[id];
+	} else {
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"slice\" must be a slice's name or id, got %s",
+			    j == NULL ? "nothing" : sp_rpc_type_name(j));
+		return false;
+	}
+	return true;
+}
+
+static json_t *
+not_found(json_t *slice, struct sp_rpc_error *e)
+{
+	if (json_is_string(slice))
+		return sp_rpc_fail(e, SP_RPC_NOT_FOUND, "no slice is named \"%s\"",
+				   json_string_value(slice));
+	return sp_rpc_fail(e, SP_RPC_NOT_FOUND, "no slice has id %" JSON_INTEGER_FORMAT,
+			   json_integer_value(slice));
+}
+
+static bool
+may_use(const struct caller *who, const struct ctld_slice *s, struct sp_rpc_error *e)
+{
+	if (who->operator || who->uid == s->owner)
+		return true;
+	sp_rpc_fail(e, SP_RPC_DENIED, "slice %s is not yours: it belongs to uid %u and you are uid "
+		    "%u", s->name, s->owner, (unsigned int)who->uid);
+	return false;
+}
+
+struct ctld_slice *
+ctld_slice_to_change(struct ctld *c, const struct caller *who, json_t *params,
+		     struct sp_rpc_error *e)
+{
+	json_t *j = json_object_get(params, "slice");
+	struct ctld_slice *s;
+
+	if (!find_managed(c, params, &s, e))
+		return NULL;
+	if (s == NULL) {
+		not_found(j, e);
+		if (who->operator)
+			snprintf(e->message + strlen(e->message), sizeof(e->message) -
+				 strlen(e->message), " among slicectld's slices (a slice of "
+				 "slicepathd's config is changed in the config)");
+		return NULL;
+	}
+	return may_use(who, s, e) ? s : NULL;
+}
+
+json_t *
+ctld_slice_to_read(struct ctld *c, const struct caller *who, json_t *params,
+		   struct sp_rpc_error *e)
+{
+	json_t *j = json_object_get(params, "slice");
+	struct ctld_slice *s;
+
+	if (!find_managed(c, params, &s, e))
+		return NULL;
+	if (s != NULL)
+		return may_use(who, s, e) ? json_string(s->name) : NULL;
+	/* Operators see the slices of slicepathd's config too; slicepathd says if it has none. */
+	return who->operator ? json_incref(j) : not_found(j, e);
+}
+
+json_t *
+ctld_params_for(json_t *params, json_t *slice)
+{
+	json_t *p = json_deep_copy(params);
+
+	json_object_set_new(p, "slice", slice);
+	return p;
+}
+
+bool
+txn_begin(struct ctld *c, struct sp_rpc_error *e)
+{
+	if (store_begin(c->store) == 0)
+		return true;
+	sp_rpc_fail(e, SP_RPC_INTERNAL_ERROR, "slicectld's database cannot take a change (%s); "
+		    "nothing was changed", store_error(c->store));
+	return false;
+}
+
+bool
+txn_commit(struct ctld *c, bool stored, uint16_t slice, struct sp_rpc_error *e)
+{
+	if (stored && store_commit(c->store) == 0)
+		return true;
+	sp_rpc_fail(e, SP_RPC_INTERNAL_ERROR, "slicectld could not store the change (%s), so it "
+		    "undid it", store_error(c->store));
+	store_rollback(c->store);
+	if (slice != 0)
+		reconcile_slice(c, slice);
+	else
+		reconcile_schedulers(c);
+	return false;
+}
+
+void
+txn_abort(struct ctld *c)
+{
+	store_rollback(c->store);
+}

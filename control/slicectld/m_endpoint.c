@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * endpoint.reserve, endpoint.release, queue.bind, queue.set, queue.unbind:
+ * a slice's endpoints (within its bandwidth quota) and queues, by their
+ * owner or an operator.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "methods.h"
+
+static uint64_t
+u64(json_t *o, const char *key)
+{
+	return (uint64_t)json_integer_value(json_object_get(o, key));
+}
+
+/* The lowest endpoint index the slice does not use, or SP_MAX_SLICE_ENDPOINTS. */
+static uint16_t
+free_index(const struct ctld_slice *s)
+{
+	uint16_t i = 0;
+
+	while (i < SP_MAX_SLICE_ENDPOINTS && s->ep[i].used)
+		i++;
+	return i;
+}
+
+/*
+ * {"slice", "port", ["udp_port", "bandwidth"]} -> {"endpoint", "udp_port"}:
+ * within the slice's bandwidth quota; slicepathd checks the interface's.
+ */
+json_t *
+m_endpoint_reserve(struct ctld *c, const struct caller *who, json_t *params,
+		   struct sp_rpc_error *e)
+{
+	struct ctld_slice *s = ctld_slice_to_change(c, who, params, e);
+	uint64_t bw = SP_DEFAULT_BANDWIDTH, reserved;
+	struct ctld_endpoint ep = {.used = true};
+	const char *port;
+	uint16_t idx;
+	json_t *p, *r;
+	bool stored;
+
+	if (s == NULL || sp_rpc_string(params, "port", &port, e) < 0 ||
+	    sp_rpc_optional_uint(params, "bandwidth", 0, SP_MAX_RATE, &bw, e) < 0)
+		return NULL;
+	reserved = model_reserved(s);
+	if (reserved + bw > s->bandwidth)
+		return sp_rpc_fail(e, SP_RPC_QUOTA, "slice %s may reserve %" PRIu64 " bit/s in all "
+				   "and its endpoints hold %" PRIu64 ", so at most %" PRIu64 " is "
+				   "left; %" PRIu64 " asked", s->name, s->bandwidth, reserved,
+				   s->bandwidth - reserved, bw);
+	idx = free_index(s);
+	if (idx == SP_MAX_SLICE_ENDPOINTS)
+		return sp_rpc_fail(e, SP_RPC_QUOTA, "slice %s has %d endpoints, as many as a slice "
+				   "may; release one first", s->name, SP_MAX_SLICE_ENDPOINTS);
+	if (!txn_begin(c, e))
+		return NULL;
+	p = ctld_params_for(params, json_string(s->name));
+	json_object_set_new(p, "bandwidth", json_integer((json_int_t)bw));
+	json_object_set_new(p, "index", json_integer(idx));
+	r = backend_call(c->backend, "endpoint.reserve", p, e);
+	if (r == NULL) {
+		txn_abort(c);
+		return NULL;
+	}
+	snprintf(ep.port, sizeof(ep.port), "%s", port);
+	ep.udp_port = (uint16_t)u64(r, "udp_port");
+	ep.bandwidth = bw;
+	stored = store_put_endpoint(c->store, s->id, idx, &ep) == 0;
+	if (!txn_commit(c, stored, s->id, e)) {
+		json_decref(r);
+		return NULL;
+	}
+	s->ep[idx] = ep;
+	return r;
+}
+
+/* Refuse to take away what stored filters still name: a replay could not write them. */
+static bool
+unnamed(struct ctld *c, const struct ctld_slice *s, bool queue, uint16_t value,
+	struct sp_rpc_error *e)
+{
+	char list[200];
+	int n = store_filters_naming(c->store, s->id, queue, value, list, sizeof(list));
+
+	if (n == 0)
+		return true;
+	if (n < 0)
+		sp_rpc_fail(e, SP_RPC_INTERNAL_ERROR, "slicectld's database: %s",
+			    store_error(c->store));
+	else
+		sp_rpc_fail(e, SP_RPC_BUSY, "%d filter(s) of slice %s (at %s) %s %s %u; delete or "
+			    "rewrite them first", n, s->name, list, queue ? "send to" : "send from",
+			    queue ? "queue" : "endpoint", value);
+	return false;
+}
+
+/* {"slice", key}: the slice and the index under key (an endpoint or queue of it). */
+static struct ctld_slice *
+slice_item(struct ctld *c, const struct caller *who, json_t *params, const char *key,
+	   uint16_t max, uint16_t *index, struct sp_rpc_error *e)
+{
+	struct ctld_slice *s = ctld_slice_to_change(c, who, params, e);
+	uint64_t v;
+
+	if (s == NULL || sp_rpc_uint(params, key, max - 1, &v, e) < 0)
+		return NULL;
+	*index = (uint16_t)v;
+	return s;
+}
+
+/* {"slice", "endpoint"}: refused while filters or a queue name it. */
+json_t *
+m_endpoint_release(struct ctld *c, const struct caller *who, json_t *params,
+		   struct sp_rpc_error *e)
+{
+	uint16_t idx;
+	struct ctld_slice *s = slice_item(c, who, params, "endpoint", SP_MAX_SLICE_ENDPOINTS, &idx,
+					  e);
+	json_t *r;
+	bool stored;
+
+	if (s == NULL)
+		return NULL;
+	if (!s->ep[idx].used)
+		return sp_rpc_fail(e, SP_RPC_NOT_FOUND, "slice %s has no endpoint %u", s->name, idx);
+	if (!unnamed(c, s, false, idx, e) || !txn_begin(c, e))
+		return NULL;
+	r = backend_call(c->backend, "endpoint.release", ctld_params_for(params,
+			 json_string(s->name)), e);
+	if (r == NULL) {
+		txn_abort(c);
+		return NULL;
+	}
+	stored = store_del_endpoint(c->store, s->id, idx) == 0;
+	if (!txn_commit(c, stored, s->id, e)) {
+		json_decref(r);
+		return NULL;
+	}
+	memset(&s->ep[idx], 0, sizeof(s->ep[idx]));
+	return r;
+}
+
+/* queue.bind or queue.set: slicepathd answers with the queue as now in force; store that. */
+static json_t *
+queue_change(struct ctld *c, const struct caller *who, json_t *params, const char *method,
+	     struct sp_rpc_error *e)
+{
+	uint16_t qid;
+	struct ctld_slice *s = slice_item(c, who, params, "queue", SP_MAX_SLICE_QUEUES, &qid, e);
+	struct ctld_queue q = {.bound = true};
+	json_t *r, *in_force;
+	bool stored;
+
+	if (s == NULL || !txn_begin(c, e))
+		return NULL;
+	r = backend_call(c->backend, method, ctld_params_for(params, json_string(s->name)), e);
+	if (r == NULL) {
+		txn_abort(c);
+		return NULL;
+	}
+	in_force = json_object_get(r, "queue");
+	q.endpoint = (uint16_t)u64(in_force, "endpoint");
+	q.threshold = (uint32_t)u64(in_force, "threshold");
+	q.threshold_packets = (uint32_t)u64(in_force, "threshold_packets");
+	q.share = u64(in_force, "share");
+	stored = store_put_queue(c->store, s->id, qid, &q) == 0;
+	if (!txn_commit(c, stored, s->id, e)) {
+		json_decref(r);
+		return NULL;
+	}
+	s->q[qid] = q;
+	return r;
+}
+
+/* {"slice", "queue", "endpoint", ["threshold", "threshold_packets", "share"]} */
+json_t *
+m_queue_bind(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
+{
+	return queue_change(c, who, params, "queue.bind", e);
+}
+
+/* {"slice", "queue", ["threshold", "threshold_packets", "share"]} */
+json_t *
+m_queue_set(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
+{
+	return queue_change(c, who, params, "queue.set", e);
+}
+
+/* {"slice", "queue"}: refused while filters name it; what it holds is dropped. */
+json_t *
+m_queue_unbind(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
+{
+	uint16_t qid;
+	struct ctld_slice *s = slice_item(c, who, params, "queue", SP_MAX_SLICE_QUEUES, &qid, e);
+	json_t *r;
+	bool stored;
+
+	if (s == NULL)
+		return NULL;
+	if (!s->q[qid].bound)
+		return sp_rpc_fail(e, SP_RPC_NOT_FOUND, "slice %s has no queue %u bound", s->name,
+				   qid);
+	if (!unnamed(c, s, true, qid, e) || !txn_begin(c, e))
+		return NULL;
+	r = backend_call(c->backend, "queue.unbind", ctld_params_for(params, json_string(s->name)),
+			 e);
+	if (r == NULL) {
+		txn_abort(c);
+		return NULL;
+	}
+	stored = store_del_queue(c->store, s->id, qid) == 0;
+	if (!txn_commit(c, stored, s->id, e)) {
+		json_decref(r);
+		return NULL;
+	}
+	memset(&s->q[qid], 0, sizeof(s->q[qid]));
+	return r;
+}

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* whoami, iface.list, sched.set, state.dump and stats.get: the node as a whole. */
+#include <string.h>
+
+#include "methods.h"
+
+/* {} -> {"uid", "operator", "slices": [the caller's slices]} */
+json_t *
+m_whoami(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
+{
+	json_t *mine = json_array();
+
+	(void)params;
+	(void)e;
+	for (unsigned int i = 1; i < SP_MAX_SLICES; i++)
+		if (c->model.slices[i].used && c->model.slices[i].owner == who->uid)
+			json_array_append_new(mine, json_string(c->model.slices[i].name));
+	return json_pack("{s:I, s:b, s:o}", "uid", (json_int_t)who->uid, "operator",
+			 who->operator, "slices", mine);
+}
+
+/* What the NPEs' slices reserve on the port, from node.info's schedulers. */
+static uint64_t
+reserved_on(json_t *info, const char *port)
+{
+	json_t *sched;
+	uint64_t sum = 0;
+	size_t i;
+
+	json_array_foreach(json_object_get(info, "schedulers"), i, sched)
+		if (strcmp(json_string_value(json_object_get(sched, "port")), port) == 0)
+			sum += (uint64_t)json_integer_value(json_object_get(sched, "reserved"));
+	return sum;
+}
+
+/*
+ * {} -> [{"name", "index", "ipv4", "mac", "rate", "reserved", "available"}]:
+ * SPP's get_ifaces, what an endpoint may still reserve on each interface.
+ */
+json_t *
+m_iface_list(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
+{
+	json_t *info = backend_call(c->backend, "node.info", NULL, e), *list, *port;
+	size_t i;
+
+	(void)who;
+	(void)params;
+	if (info == NULL)
+		return NULL;
+	list = json_array();
+	json_array_foreach(json_object_get(info, "ports"), i, port) {
+		const char *name = json_string_value(json_object_get(port, "name"));
+		uint64_t rate = (uint64_t)json_integer_value(json_object_get(port, "rate"));
+		uint64_t reserved = reserved_on(info, name);
+
+		json_array_append_new(list, json_pack("{s:s, s:O, s:O, s:O, s:I, s:I, s:I}", "name",
+						      name, "index", json_object_get(port, "index"),
+						      "ipv4", json_object_get(port, "ipv4"), "mac",
+						      json_object_get(port, "mac"), "rate",
+						      (json_int_t)rate, "reserved",
+						      (json_int_t)reserved, "available",
+						      (json_int_t)(rate > reserved ? rate - reserved : 0)));
+	}
+	json_decref(info);
+	return list;
+}
+
+/* Remember a scheduler's rate in the model, replacing what it had. */
+static void
+model_put_sched(struct model *m, const struct ctld_sched *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nb_scheds; i++)
+		if (m->scheds[i].npe == s->npe && strcmp(m->scheds[i].port, s->port) == 0)
+			break;
+	if (i < CTLD_MAX_SCHEDS) {
+		m->scheds[i] = *s;
+		if (i == m->nb_scheds)
+			m->nb_scheds++;
+	}
+}
+
+/* {"npe", "port", "rate", ["overhead"]}: an NPE's scheduler on a port (operators). */
+json_t *
+m_sched_set(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
+{
+	json_t *r, *sched;
+	struct ctld_sched s = {0};
+	bool stored;
+
+	(void)who;
+	if (!txn_begin(c, e))
+		return NULL;
+	r = backend_call(c->backend, "sched.set", json_deep_copy(params), e);
+	if (r == NULL) {
+		txn_abort(c);
+		return NULL;
+	}
+	sched = json_object_get(r, "scheduler");
+	s.npe = (uint16_t)json_integer_value(json_object_get(sched, "npe"));
+	snprintf(s.port, sizeof(s.port), "%s", json_string_value(json_object_get(sched, "port")));
+	s.rate = (uint64_t)json_integer_value(json_object_get(sched, "rate"));
+	s.overhead = (uint16_t)json_integer_value(json_object_get(sched, "overhead"));
+	stored = store_put_sched(c->store, &s) == 0;
+	if (!txn_commit(c, stored, 0, e)) {
+		json_decref(r);
+		return NULL;
+	}
+	model_put_sched(&c->model, &s);
+	return r;
+}
+
+/* {} -> slicepathd's state.dump (operators). */
+json_t *
+m_state_dump(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
+{
+	(void)who;
+	return backend_call(c->backend, "state.dump", json_deep_copy(params), e);
+}
+
+/* {"slice"} -> the slice's counters (its owner, operators); {} -> the node's (operators). */
+json_t *
+m_stats_get(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
+{
+	json_t *slice;
+
+	if (json_object_get(params, "slice") == NULL) {
+		if (!who->operator)
+			return sp_rpc_fail(e, SP_RPC_DENIED, "the node's counters are for its "
+					   "operators; give \"slice\" for one of yours");
+		return backend_call(c->backend, "stats.get", NULL, e);
+	}
+	slice = ctld_slice_to_read(c, who, params, e);
+	return slice == NULL ? NULL : backend_call(c->backend, "stats.get",
+						   json_pack("{s:o}", "slice", slice), e);
+}

@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * slice.create, slice.delete, slice.list and exception.channel: slices,
+ * admitted against the node's memory, packet buffers and NPE room and
+ * placed on the NPE with the most room (SPP's LRM).
+ */
+#include <inttypes.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "methods.h"
+
+/* "owner": a uid, or a user's name; absent: the caller. */
+static bool
+parse_owner(const struct caller *who, json_t *params, uint32_t *owner, struct sp_rpc_error *e)
+{
+	json_t *j = json_object_get(params, "owner");
+	char buf[4096];
+	struct passwd pw, *found = NULL;
+
+	*owner = (uint32_t)who->uid;
+	if (j == NULL)
+		return true;
+	if (json_is_integer(j) && json_integer_value(j) >= 0 && json_integer_value(j) < UINT32_MAX) {
+		*owner = (uint32_t)json_integer_value(j);
+		return true;
+	}
+	if (!json_is_string(j)) {
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"owner\" must be a uid or a user's name, got "
+			    "%s", sp_rpc_type_name(j));
+		return false;
+	}
+	if (getpwnam_r(json_string_value(j), &pw, buf, sizeof(buf), &found) != 0 || found == NULL) {
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"owner\": no user is named \"%s\"",
+			    json_string_value(j));
+		return false;
+	}
+	*owner = (uint32_t)pw.pw_uid;
+	return true;
+}
+
+static bool
+parse_slice(const struct caller *who, json_t *params, struct ctld_slice *s, uint64_t *npe,
+	    struct sp_rpc_error *e)
+{
+	uint64_t memory = SP_DEFAULT_MEMORY, filters = SP_DEFAULT_FILTER_QUOTA;
+	uint64_t queues = SP_DEFAULT_QUEUE_QUOTA, buffers = SP_DEFAULT_BUFFER_QUOTA;
+	uint64_t bandwidth = SP_DEFAULT_SLICE_BANDWIDTH;
+	const char *name, *codeopt;
+
+	if (sp_rpc_string(params, "name", &name, e) < 0 ||
+	    sp_rpc_string(params, "codeopt", &codeopt, e) < 0 ||
+	    sp_rpc_optional_uint(params, "npe", 0, UINT16_MAX, npe, e) < 0 ||
+	    sp_rpc_optional_uint(params, "memory", 0, SP_MAX_MEMORY, &memory, e) < 0 ||
+	    sp_rpc_optional_uint(params, "filter_quota", 1, SP_MAX_FILTER_QUOTA, &filters, e) < 0 ||
+	    sp_rpc_optional_uint(params, "queue_quota", 1, SP_MAX_SLICE_QUEUES, &queues, e) < 0 ||
+	    sp_rpc_optional_uint(params, "buffer_quota", 1, SP_MAX_BUFFER_QUOTA, &buffers, e) < 0 ||
+	    sp_rpc_optional_uint(params, "bandwidth", 0, SP_MAX_RATE, &bandwidth, e) < 0 ||
+	    !parse_owner(who, params, &s->owner, e))
+		return false;
+	if (strlen(name) >= SP_NAME_LEN || strlen(codeopt) >= SP_NAME_LEN) {
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"name\" and \"codeopt\" have at most %d "
+			    "characters", SP_NAME_LEN - 1);
+		return false;
+	}
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	snprintf(s->codeopt, sizeof(s->codeopt), "%s", codeopt);
+	s->memory = (uint32_t)memory;
+	s->filter_quota = (uint32_t)filters;
+	s->queue_quota = (uint16_t)queues;
+	s->buffer_quota = (uint32_t)buffers;
+	s->bandwidth = bandwidth;
+	return true;
+}
+
+static uint64_t
+u64(json_t *o, const char *key)
+{
+	return (uint64_t)json_integer_value(json_object_get(o, key));
+}
+
+/* The node's slice memory left. */
+static bool
+admit_memory(struct ctld *c, const struct ctld_slice *s, struct sp_rpc_error *e)
+{
+	uint64_t used = 0;
+
+	for (unsigned int i = 1; i < SP_MAX_SLICES; i++)
+		if (c->model.slices[i].used)
+			used += c->model.slices[i].memory;
+	if (used + s->memory <= c->cfg.memory_budget)
+		return true;
+	sp_rpc_fail(e, SP_RPC_NO_ROOM, "the node's slices may hold %" PRIu64 " bytes of memory "
+		    "together and hold %" PRIu64 ", so at most %" PRIu64 " is left; %u asked",
+		    c->cfg.memory_budget, used, c->cfg.memory_budget - used, s->memory);
+	return false;
+}
+
+/*
+ * Packet buffers left for the slices' queues: the budget (by default what
+ * slicepathd has beyond its ports' receive rings) minus every slice's
+ * buffer quota, those of its config included.
+ */
+static bool
+admit_buffers(struct ctld *c, json_t *info, json_t *slices, const struct ctld_slice *s,
+	      struct sp_rpc_error *e)
+{
+	uint64_t budget = c->cfg.buffer_budget, used = 0;
+	json_t *o;
+	size_t i;
+
+	if (budget == 0) {
+		uint64_t rx = 0;
+
+		json_array_foreach(json_object_get(info, "ports"), i, o)
+			rx += u64(o, "rx_desc");
+		budget = u64(info, "mbufs") > rx ? u64(info, "mbufs") - rx : 0;
+	}
+	json_array_foreach(slices, i, o)
+		used += u64(o, "buffer_quota");
+	if (used + s->buffer_quota <= budget)
+		return true;
+	sp_rpc_fail(e, SP_RPC_NO_ROOM, "the node has %" PRIu64 " packet buffers for the slices' "
+		    "queues and their buffer quotas take %" PRIu64 ", so at most %" PRIu64 " is "
+		    "left; %u asked", budget, used, used < budget ? budget - used : 0,
+		    s->buffer_quota);
+	return false;
+}
+
+/*
+ * The NPE for s: the one asked for if it has room for its filter and queue
+ * quotas, else the one with the most filter positions left among those with
+ * room for both.
+ */
+static bool
+place(json_t *info, struct ctld_slice *s, uint64_t asked, struct sp_rpc_error *e)
+{
+	char room[400] = "";
+	json_t *npes = json_object_get(info, "npes"), *o;
+	uint64_t best = 0;
+	bool found = false;
+	size_t i;
+
+	if (asked != UINT64_MAX && asked >= json_array_size(npes)) {
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "no NPE %" PRIu64 ": the node has %zu", asked,
+			    json_array_size(npes));
+		return false;
+	}
+	json_array_foreach(npes, i, o) {
+		uint64_t filters = u64(o, "filters") - u64(o, "filter_quotas");
+		uint64_t queues = u64(o, "queues") - u64(o, "queue_quotas");
+
+		snprintf(room + strlen(room), sizeof(room) - strlen(room), "%sNPE %zu has %" PRIu64
+			 " and %" PRIu64, i > 0 ? ", " : "", i, filters, queues);
+		if ((asked != UINT64_MAX && asked != i) || filters < s->filter_quota ||
+		    queues < s->queue_quota || (found && filters <= best))
+			continue;
+		found = true;
+		best = filters;
+		s->npe = (uint16_t)i;
+	}
+	if (!found)
+		sp_rpc_fail(e, SP_RPC_NO_ROOM, "no NPE%s has room for %u filter positions and %u "
+			    "queues (%s left)", asked != UINT64_MAX ? " asked for" : "",
+			    s->filter_quota, s->queue_quota, room);
+	return found;
+}
+
+/* The lowest slice id neither slicepathd nor the database uses. */
+static uint16_t
+free_id(struct ctld *c, json_t *slices)
+{
+	bool taken[SP_MAX_SLICES] = {[0] = true}; /* id 0 is no slice's */
+	json_t *o;
+	size_t i;
+
+	json_array_foreach(slices, i, o)
+		if (u64(o, "id") < SP_MAX_SLICES)
+			taken[u64(o, "id")] = true;
+	for (uint16_t id = 1; id < SP_MAX_SLICES; id++)
+		if (!taken[id] && !c->model.slices[id].used)
+			return id;
+	return 0;
+}
+
+/* What slice.create checks against the node: false with e filled if it does not fit. */
+static bool
+admit(struct ctld *c, struct ctld_slice *s, uint64_t npe, struct sp_rpc_error *e)
+{
+	json_t *info = backend_call(c->backend, "node.info", NULL, e);
+	json_t *slices = info != NULL ? backend_call(c->backend, "slice.list", NULL, e) : NULL;
+	bool ok = slices != NULL && admit_memory(c, s, e) && admit_buffers(c, info, slices, s, e) &&
+		  place(info, s, npe, e);
+
+	if (ok) {
+		s->id = free_id(c, slices);
+		ok = s->id != 0;
+		if (!ok)
+			sp_rpc_fail(e, SP_RPC_NO_ROOM, "the node has %d slices, as many as it takes",
+				    SP_MAX_SLICES - 1);
+	}
+	json_decref(info);
+	json_decref(slices);
+	return ok;
+}
+
+/*
+ * {"name", "codeopt", ["owner" (uid or user name; the caller), "npe", "memory",
+ * "filter_quota", "queue_quota", "buffer_quota", "bandwidth"]} -> {"id", "npe", "channel"}
+ */
+json_t *
+m_slice_create(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
+{
+	struct ctld_slice s = {.used = true};
+	uint64_t npe = UINT64_MAX;
+	json_t *r;
+	bool stored;
+
+	if (!parse_slice(who, params, &s, &npe, e))
+		return NULL;
+	if (model_find(&c->model, s.name) != NULL)
+		return sp_rpc_fail(e, SP_RPC_EXISTS, "a slice is already named %s", s.name);
+	if (!admit(c, &s, npe, e) || !txn_begin(c, e))
+		return NULL;
+	r = backend_call(c->backend, "slice.create",
+			 json_pack("{s:s, s:s, s:i, s:i, s:I, s:I, s:i, s:I, s:I, s:b}", "name",
+				   s.name, "codeopt", s.codeopt, "id", s.id, "npe", s.npe,
+				   "memory", (json_int_t)s.memory, "filter_quota",
+				   (json_int_t)s.filter_quota, "queue_quota", s.queue_quota,
+				   "buffer_quota", (json_int_t)s.buffer_quota, "owner",
+				   (json_int_t)s.owner, "managed", 1), e);
+	if (r == NULL) {
+		txn_abort(c);
+		return NULL;
+	}
+	stored = store_put_slice(c->store, &s) == 0;
+	if (!txn_commit(c, stored, s.id, e)) {
+		json_decref(r);
+		return NULL;
+	}
+	c->model.slices[s.id] = s;
+	ctld_log("slice %s (id %u, NPE %u) created for uid %u by uid %u", s.name, s.id, s.npe,
+		 s.owner, (unsigned int)who->uid);
+	return r;
+}
+
+/* {"slice"}: the slice and everything it holds go (operators). */
+json_t *
+m_slice_delete(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
+{
+	struct ctld_slice *s = ctld_slice_to_change(c, who, params, e);
+	json_t *r;
+	bool stored;
+
+	if (s == NULL || !txn_begin(c, e))
+		return NULL;
+	r = backend_call(c->backend, "slice.delete", json_pack("{s:s}", "slice", s->name), e);
+	/* A slice slicepathd lost (it could not be restored) is deleted all the same. */
+	if (r == NULL && e->code != SP_RPC_NOT_FOUND) {
+		txn_abort(c);
+		return NULL;
+	}
+	json_decref(r);
+	stored = store_del_slice(c->store, s->id) == 0;
+	if (!txn_commit(c, stored, s->id, e))
+		return NULL;
+	ctld_log("slice %s (id %u) deleted by uid %u", s->name, s->id, (unsigned int)who->uid);
+	memset(s, 0, sizeof(*s));
+	return json_pack("{s:i}", "deleted", 1);
+}
+
+/* A stored slice as slice.list shows it, beside what slicepathd says of it. */
+static void
+add_stored(json_t *o, const struct ctld_slice *s)
+{
+	json_object_set_new(o, "owner", json_integer(s->owner));
+	json_object_set_new(o, "bandwidth", json_integer((json_int_t)s->bandwidth));
+	json_object_set_new(o, "reserved", json_integer((json_int_t)model_reserved(s)));
+	json_object_set_new(o, "in_force", json_boolean(s->trouble[0] == '\0'));
+	if (s->trouble[0] != '\0')
+		json_object_set_new(o, "trouble", json_string(s->trouble));
+}
+
+/*
+ * {} -> the caller's slices (an operator's: all, those of slicepathd's
+ * config too), as slicepathd has them, with owner, bandwidth quota and what
+ * the endpoints reserve; "in_force" false for a stored slice slicepathd
+ * does not have as stored (unreachable, or it could not be restored).
+ */
+json_t *
+m_slice_list(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
+{
+	json_t *live = backend_call(c->backend, "slice.list", NULL, e), *list = json_array(), *o;
+	bool listed[SP_MAX_SLICES] = {false};
+	size_t i;
+
+	(void)params;
+	json_array_foreach(live, i, o) {
+		const struct ctld_slice *s =
+			json_is_true(json_object_get(o, "managed"))
+				? model_find(&c->model, json_string_value(json_object_get(o, "name")))
+				: NULL;
+
+		if (s != NULL && (who->operator || s->owner == who->uid)) {
+			listed[s->id] = true;
+			add_stored(o, s);
+			json_array_append(list, o);
+		} else if (s == NULL && who->operator) {
+			json_array_append(list, o);
+		}
+	}
+	json_decref(live);
+	for (unsigned int id = 1; id < SP_MAX_SLICES; id++) {
+		const struct ctld_slice *s = &c->model.slices[id];
+		char trouble[sizeof(s->trouble)];
+
+		if (!s->used || listed[id] || !(who->operator || s->owner == who->uid))
+			continue;
+		snprintf(trouble, sizeof(trouble), "%s", s->trouble[0] != '\0' ? s->trouble
+							: backend_down(c->backend));
+		o = json_pack("{s:s, s:i, s:s, s:i, s:I, s:I, s:i, s:I, s:b}", "name", s->name, "id",
+			      s->id, "codeopt", s->codeopt, "npe", s->npe, "memory",
+			      (json_int_t)s->memory, "filter_quota", (json_int_t)s->filter_quota,
+			      "queue_quota", s->queue_quota, "buffer_quota",
+			      (json_int_t)s->buffer_quota, "managed", 1);
+		add_stored(o, s);
+		json_object_set_new(o, "in_force", json_false());
+		json_object_set_new(o, "trouble", json_string(trouble));
+		json_array_append_new(list, o);
+	}
+	return list;
+}
+
+/* {"slice"} -> {"path"}: where the slice's slow path connects (its owner, operators). */
+json_t *
+m_exception_channel(struct ctld *c, const struct caller *who, json_t *params,
+		    struct sp_rpc_error *e)
+{
+	struct ctld_slice *s = ctld_slice_to_change(c, who, params, e);
+	json_t *info = s != NULL ? backend_call(c->backend, "node.info", NULL, e) : NULL;
+	const char *dir = json_string_value(json_object_get(info, "channel_dir"));
+	char path[CTLD_PATH_LEN + SP_NAME_LEN + 8];
+	json_t *r;
+
+	if (info == NULL)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/%s.sock", dir != NULL ? dir : "", s->name);
+	r = json_pack("{s:s}", "path", path);
+	json_decref(info);
+	if (dir == NULL || dir[0] == '\0') {
+		json_decref(r);
+		return sp_rpc_fail(e, SP_RPC_INTERNAL_ERROR, "slicepathd has no exception channels");
+	}
+	return r;
+}

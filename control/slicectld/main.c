@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * slicectld: the control daemon (docs/api.md, "slicectld"; man slicectld).
+ *
+ *   slicectld [-s SOCKET] [-b SLICEPATHD_SOCKET] [-d DATABASE] [-g GROUP]
+ *             [--memory BYTES] [--buffers N] [--sync full|normal] [--max-clients N]
+ *
+ * Exit status: 0 after SIGTERM or SIGINT, 1 for bad arguments, 2 when the
+ * database or the socket cannot be opened.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include <event2/event.h>
+#include <event2/thread.h>
+
+#include "backend.h"
+#include "common/text.h"
+#include "server.h"
+#include "store.h"
+
+enum { EXIT_USAGE = 1, EXIT_RUNTIME = 2 };
+
+#define DEFAULT_DATABASE "/var/lib/slicepath/slicectld.db"
+#define DEFAULT_BACKEND "/run/slicepath/slicepathd.sock"
+#define DEFAULT_GROUP "slicepath"
+#define DEFAULT_MEMORY_BUDGET (256u << 20)
+#define DEFAULT_MAX_CLIENTS 4096
+#define FDS_BESIDE_CLIENTS 64 /* the database, the listener, slicepathd, logs */
+
+void
+ctld_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("slicectld: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: slicectld [OPTIONS]\n"
+		   "  -s, --socket PATH          the public socket (default %s)\n"
+		   "  -b, --slicepathd PATH      slicepathd's management socket (default %s)\n"
+		   "  -d, --database PATH        the desired state (default %s)\n"
+		   "  -g, --group NAME           members are operators, like root (default %s)\n"
+		   "      --memory BYTES         slice memory all slices may hold (default 256M)\n"
+		   "      --buffers N            packet buffers the slices' queues may hold "
+		   "(default: slicepathd's\n"
+		   "                             beyond its receive rings)\n"
+		   "      --sync full|normal     full: each change is on disk when acknowledged "
+		   "(default);\n"
+		   "                             normal: it survives a crash of slicectld, not "
+		   "of the machine\n"
+		   "      --max-clients N        connections served at once (default %d)\n"
+		   "  -h, --help                 this text\n"
+		   "  -V, --version              print the version\n",
+		SP_CTL_DEFAULT_SOCKET, DEFAULT_BACKEND, DEFAULT_DATABASE, DEFAULT_GROUP,
+		DEFAULT_MAX_CLIENTS);
+}
+
+/* "256M", "1G", "4096": sizes in bytes with the rate parser's suffixes (powers of ten). */
+static int
+parse_count(const char *opt, const char *s, uint64_t *v)
+{
+	if (sp_parse_rate(s, v) == 0)
+		return 0;
+	fprintf(stderr, "slicectld: %s: \"%s\" is not a number (suffixes k, M, G allowed)\n", opt,
+		s);
+	return -1;
+}
+
+static int
+copy_path(const char *opt, const char *s, char *dst, size_t len)
+{
+	if (strlen(s) >= len || s[0] != '/') {
+		fprintf(stderr, "slicectld: %s: \"%s\" must be an absolute path of fewer than %zu "
+				"characters\n", opt, s, len);
+		return -1;
+	}
+	memcpy(dst, s, strlen(s) + 1);
+	return 0;
+}
+
+static int
+parse_args(int argc, char **argv, struct ctld_config *cfg)
+{
+	static const struct option opts[] = {
+		{"socket", required_argument, NULL, 's'},
+		{"slicepathd", required_argument, NULL, 'b'},
+		{"database", required_argument, NULL, 'd'},
+		{"group", required_argument, NULL, 'g'},
+		{"memory", required_argument, NULL, 'm'},
+		{"buffers", required_argument, NULL, 'u'},
+		{"sync", required_argument, NULL, 'y'},
+		{"max-clients", required_argument, NULL, 'c'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	uint64_t v;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "s:b:d:g:hV", opts, NULL)) != -1) {
+		int rc = 0;
+
+		switch (opt) {
+		case 's': rc = copy_path("--socket", optarg, cfg->socket, sizeof(cfg->socket)); break;
+		case 'b':
+			rc = copy_path("--slicepathd", optarg, cfg->backend, sizeof(cfg->backend));
+			break;
+		case 'd':
+			rc = copy_path("--database", optarg, cfg->database, sizeof(cfg->database));
+			break;
+		case 'g': snprintf(cfg->operator_group, sizeof(cfg->operator_group), "%s", optarg);
+			break;
+		case 'm': rc = parse_count("--memory", optarg, &cfg->memory_budget); break;
+		case 'u': rc = parse_count("--buffers", optarg, &cfg->buffer_budget); break;
+		case 'y':
+			if (strcmp(optarg, "full") != 0 && strcmp(optarg, "normal") != 0) {
+				fprintf(stderr, "slicectld: --sync: \"%s\": write full or normal\n",
+					optarg);
+				return -1;
+			}
+			cfg->sync_full = strcmp(optarg, "full") == 0;
+			break;
+		case 'c':
+			rc = parse_count("--max-clients", optarg, &v);
+			if (rc == 0 && (v == 0 || v > 1000000)) {
+				fprintf(stderr, "slicectld: --max-clients: 1 to 1000000\n");
+				rc = -1;
+			}
+			cfg->max_clients = (unsigned int)v;
+			break;
+		case 'h': usage(stdout); exit(0);
+		case 'V': printf("slicectld %s\n", SP_VERSION); exit(0);
+		default: usage(stderr); return -1;
+		}
+		if (rc < 0)
+			return -1;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "slicectld: unexpected argument \"%s\"\n", argv[optind]);
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
+/* Room for max_clients connections: the soft limit of open files up to the hard one. */
+static void
+raise_file_limit(struct ctld_config *cfg)
+{
+	struct rlimit r;
+	rlim_t want = (rlim_t)cfg->max_clients + FDS_BESIDE_CLIENTS;
+
+	if (getrlimit(RLIMIT_NOFILE, &r) < 0)
+		return;
+	if (r.rlim_cur < want) {
+		r.rlim_cur = r.rlim_max == RLIM_INFINITY || r.rlim_max > want ? want : r.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &r);
+	}
+	if (r.rlim_cur < want) {
+		cfg->max_clients = r.rlim_cur > FDS_BESIDE_CLIENTS * 2
+					   ? (unsigned int)(r.rlim_cur - FDS_BESIDE_CLIENTS) : 16;
+		ctld_log("the open files limit is %llu: serving at most %u connections",
+			 (unsigned long long)r.rlim_cur, cfg->max_clients);
+	}
+}
+
+static void
+on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	(void)what;
+	ctld_log("%s: stopping", strsignal(sig));
+	event_base_loopbreak(arg);
+}
+
+static int
+serve(struct ctld *c)
+{
+	struct event_base *base;
+	struct event *sigterm, *sigint;
+	struct server *srv;
+	struct worker *w;
+	struct group *g = getgrnam(c->cfg.operator_group);
+	char err[600];
+
+	evthread_use_pthreads();
+	base = event_base_new();
+	if (base == NULL) {
+		ctld_log("cannot start the event loop");
+		return EXIT_RUNTIME;
+	}
+	if (g == NULL)
+		ctld_log("no group %s: only root is an operator", c->cfg.operator_group);
+	srv = server_open(base, c->cfg.socket, c->cfg.max_clients, g != NULL,
+			  g != NULL ? g->gr_gid : 0, err, sizeof(err));
+	if (srv == NULL) {
+		ctld_log("%s", err);
+		event_base_free(base);
+		return EXIT_RUNTIME;
+	}
+	w = worker_start(c, server_jobs_done, srv);
+	if (w == NULL) {
+		ctld_log("cannot start the worker thread");
+		server_close(srv);
+		event_base_free(base);
+		return EXIT_RUNTIME;
+	}
+	server_set_worker(srv, w);
+	signal(SIGPIPE, SIG_IGN);
+	sigterm = evsignal_new(base, SIGTERM, on_signal, base);
+	sigint = evsignal_new(base, SIGINT, on_signal, base);
+	event_add(sigterm, NULL);
+	event_add(sigint, NULL);
+	ctld_log("serving %s (slicepathd %s, database %s)", c->cfg.socket, c->cfg.backend,
+		 c->cfg.database);
+	event_base_dispatch(base);
+	worker_stop(w);
+	server_close(srv);
+	event_free(sigterm);
+	event_free(sigint);
+	event_base_free(base);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct ctld c = {
+		.cfg = {
+			.socket = SP_CTL_DEFAULT_SOCKET,
+			.backend = DEFAULT_BACKEND,
+			.database = DEFAULT_DATABASE,
+			.operator_group = DEFAULT_GROUP,
+			.memory_budget = DEFAULT_MEMORY_BUDGET,
+			.sync_full = true,
+			.max_clients = DEFAULT_MAX_CLIENTS,
+		},
+	};
+	char err[600];
+	int rc;
+
+	if (parse_args(argc, argv, &c.cfg) < 0)
+		return EXIT_USAGE;
+	raise_file_limit(&c.cfg);
+	if (store_open(&c.store, c.cfg.database, c.cfg.sync_full, err, sizeof(err)) < 0) {
+		ctld_log("%s", err);
+		return EXIT_RUNTIME;
+	}
+	if (store_load(c.store, &c.model) < 0) {
+		ctld_log("cannot read the database %s: %s", c.cfg.database, store_error(c.store));
+		store_close(c.store);
+		return EXIT_RUNTIME;
+	}
+	c.backend = backend_create(c.cfg.backend);
+	if (c.backend == NULL) {
+		store_close(c.store);
+		return EXIT_RUNTIME;
+	}
+	rc = serve(&c);
+	backend_free(c.backend);
+	store_close(c.store);
+	ctld_log("stopped");
+	return rc;
+}

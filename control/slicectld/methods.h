@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * slicectld's methods (docs/api.md, "slicectld"): m_node.c, m_slice.c,
+ * m_endpoint.c, m_filter.c; their common helpers in dispatch.c.
+ *
+ * A method that changes the node follows one pattern: check who asks and
+ * what the quotas allow, txn_begin(), apply the change to slicepathd (which
+ * checks the rest), store what slicepathd answered, txn_commit(), update
+ * the model, answer. Nothing is acknowledged before it is stored; a change
+ * slicepathd refused leaves nothing stored.
+ */
+#ifndef CTLD_METHODS_H
+#define CTLD_METHODS_H
+
+#include "backend.h"
+#include "ctld.h"
+#include "store.h"
+
+typedef json_t *(*ctld_method)(struct ctld *c, const struct caller *who, json_t *params,
+			       struct sp_rpc_error *e);
+
+/*
+ * The managed slice "slice" (a name or id) names, if who may change it (its
+ * owner or an operator); NULL with e filled otherwise.
+ */
+struct ctld_slice *ctld_slice_to_change(struct ctld *c, const struct caller *who, json_t *params,
+					struct sp_rpc_error *e);
+/*
+ * The name to ask slicepathd about for reading: a managed slice of who's
+ * (any, for an operator), or for an operator any slice slicepathd has.
+ */
+json_t *ctld_slice_to_read(struct ctld *c, const struct caller *who, json_t *params,
+			   struct sp_rpc_error *e);
+/* A copy of params for slicepathd, with "slice" set to name (a new reference, stolen). */
+json_t *ctld_params_for(json_t *params, json_t *slice);
+
+/* A transaction around a change: false with e filled if the database refuses. */
+bool txn_begin(struct ctld *c, struct sp_rpc_error *e);
+/*
+ * Commit what was stored (stored: the writes succeeded). If they failed or
+ * the commit does, roll back and make slicepathd's copy of slice (0: the
+ * schedulers) the stored one again; false with e filled.
+ */
+bool txn_commit(struct ctld *c, bool stored, uint16_t slice, struct sp_rpc_error *e);
+/* Roll back after slicepathd refused the change: nothing was applied. */
+void txn_abort(struct ctld *c);
+
+json_t *m_whoami(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e);
+json_t *m_iface_list(struct ctld *c, const struct caller *who, json_t *params,
+		     struct sp_rpc_error *e);
+json_t *m_sched_set(struct ctld *c, const struct caller *who, json_t *params,
+		    struct sp_rpc_error *e);
+json_t *m_state_dump(struct ctld *c, const struct caller *who, json_t *params,
+		     struct sp_rpc_error *e);
+json_t *m_stats_get(struct ctld *c, const struct caller *who, json_t *params,
+		    struct sp_rpc_error *e);
+json_t *m_slice_create(struct ctld *c, const struct caller *who, json_t *params,
+		       struct sp_rpc_error *e);
+json_t *m_slice_delete(struct ctld *c, const struct caller *who, json_t *params,
+		       struct sp_rpc_error *e);
+json_t *m_slice_list(struct ctld *c, const struct caller *who, json_t *params,
+		     struct sp_rpc_error *e);
+json_t *m_exception_channel(struct ctld *c, const struct caller *who, json_t *params,
+			    struct sp_rpc_error *e);
+json_t *m_endpoint_reserve(struct ctld *c, const struct caller *who, json_t *params,
+			   struct sp_rpc_error *e);
+json_t *m_endpoint_release(struct ctld *c, const struct caller *who, json_t *params,
+			   struct sp_rpc_error *e);
+json_t *m_queue_bind(struct ctld *c, const struct caller *who, json_t *params,
+		     struct sp_rpc_error *e);
+json_t *m_queue_set(struct ctld *c, const struct caller *who, json_t *params,
+		    struct sp_rpc_error *e);
+json_t *m_queue_unbind(struct ctld *c, const struct caller *who, json_t *params,
+		       struct sp_rpc_error *e);
+json_t *m_filter_insert(struct ctld *c, const struct caller *who, json_t *params,
+			struct sp_rpc_error *e);
+json_t *m_filter_delete(struct ctld *c, const struct caller *who, json_t *params,
+			struct sp_rpc_error *e);
+json_t *m_filter_list(struct ctld *c, const struct caller *who, json_t *params,
+		      struct sp_rpc_error *e);
+json_t *m_mem_read(struct ctld *c, const struct caller *who, json_t *params,
+		   struct sp_rpc_error *e);
+json_t *m_mem_write(struct ctld *c, const struct caller *who, json_t *params,
+		    struct sp_rpc_error *e);
+
+#endif
