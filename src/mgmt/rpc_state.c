@@ -132,12 +132,16 @@ queue_counters(const struct sp_node *node, const struct sp_slice *s)
 			json_object_set_new(drops, sp_qm_drop_name(r), json_pack("{s:I, s:I}", "pkts",
 					    (json_int_t)qs.drop_pkts[r], "bytes",
 					    (json_int_t)qs.drop_bytes[r]));
-		o = json_pack("{s:s, s:I, s:I, s:I, s:I, s:o, s:i, s:i}", "port",
-			      node->ports[s->qport[q]].name, "enq_pkts", (json_int_t)qs.enq_pkts,
-			      "enq_bytes", (json_int_t)qs.enq_bytes, "sent_pkts",
-			      (json_int_t)qs.sent_pkts, "sent_bytes", (json_int_t)qs.sent_bytes,
-			      "drops", drops, "len_pkts", (int)qs.len_pkts, "len_bytes",
-			      (int)qs.len_bytes);
+		/* Its configuration, then its counters. */
+		o = sp_rpc_queue_json(node, s, q);
+		json_object_update_new(o, json_pack("{s:s, s:I, s:I, s:I, s:I, s:o, s:i, s:i}",
+						    "port", node->ports[s->qport[q]].name,
+						    "enq_pkts", (json_int_t)qs.enq_pkts,
+						    "enq_bytes", (json_int_t)qs.enq_bytes,
+						    "sent_pkts", (json_int_t)qs.sent_pkts,
+						    "sent_bytes", (json_int_t)qs.sent_bytes,
+						    "drops", drops, "len_pkts", (int)qs.len_pkts,
+						    "len_bytes", (int)qs.len_bytes));
 		snprintf(id, sizeof(id), "%u", q);
 		json_object_set_new(all, id, o);
 	}
@@ -150,15 +154,17 @@ endpoint_counters(const struct sp_node *node, const struct sp_slice *s)
 	json_t *list = json_array();
 
 	for (uint16_t i = 0; i < s->nb_endpoints; i++) {
-		const struct sp_endpoint *ep = &node->endpoints[s->endpoints[i]];
+		const struct sp_endpoint *ep;
 		struct sp_endpoint_stats st;
 		json_t *o;
 
 		if (s->endpoints[i] == SP_ENDPOINT_NONE)
 			continue;
+		ep = &node->endpoints[s->endpoints[i]];
 		sp_stats_endpoint(s->endpoints[i], &st);
-		o = json_pack("{s:i, s:s, s:i}", "index", i, "port", node->ports[ep->port].name,
-			      "udp_port", ntohs(ep->udp_port_be));
+		o = json_pack("{s:i, s:s, s:i, s:I}", "index", i, "port", node->ports[ep->port].name,
+			      "udp_port", ntohs(ep->udp_port_be), "bandwidth",
+			      (json_int_t)ep->bandwidth_bps);
 		counter(o, "rx", &st.rx);
 		json_array_append_new(list, counter(o, "tx", &st.tx));
 	}

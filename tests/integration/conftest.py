@@ -29,3 +29,13 @@ def std(tmp_path):
     s = spnode.Standard(tmp_path)
     yield s
     s.node.kill()
+
+
+@pytest.fixture(scope="session")
+def users():
+    """Two slice owners and an operator-group member (spnode.LocalUsers), for the session."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to add test users")
+    u = spnode.LocalUsers()
+    yield u
+    u.remove()

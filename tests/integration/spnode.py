@@ -32,6 +32,10 @@ from sp_rpc import Rpc  # noqa: E402
 from sp_telemetry import runtime_dir, wait_for_socket  # noqa: E402
 
 DAEMON = Path(os.environ.get("SLICEPATHD", REPO / "build" / "slicepathd"))
+BUILD = DAEMON.parent
+SLICECTLD = BUILD / "control" / "slicectld" / "slicectld"
+SLICECTL = BUILD / "control" / "slicectl" / "slicectl"
+SLOWPATH = BUILD / "control" / "examples" / "ipv4-slowpath"
 
 # EAL arguments every test daemon gets: no hugepages, no PCI scan, little memory.
 TEST_EAL = ["--no-huge", "-m", "512", "--no-pci"]
@@ -723,3 +727,153 @@ class Standard:
     def out(self, slice_, inner, port, nh):
         ip, udp, mac = nh
         return encap_out(routed_inner(inner), port, slice_.udp_port_on(port), ip, udp, mac)
+
+
+# ------------------------------------------------------------------ slicectld
+
+def as_user(user):
+    """subprocess arguments that run a command as user (a name) would run it from a login:
+    its uid, gid and groups; {} for None (root)."""
+    if user is None:
+        return {}
+    import pwd
+    pw = pwd.getpwnam(user)
+    return {"user": pw.pw_uid, "group": pw.pw_gid,
+            "extra_groups": os.getgrouplist(user, pw.pw_gid)}
+
+
+class Ctld:
+    """A slicectld under test in front of a Node's slicepathd: its own socket, database and
+    log. call() talks to it as root; slicectl() runs the CLI as any user."""
+
+    def __init__(self, node, workdir, *args):
+        self.node = node
+        self.socket = Path("/tmp") / f"{node.prefix}-ctl.sock"
+        self.database = Path(workdir) / "slicectld.db"
+        self.log_path = Path(workdir) / "slicectld.log"
+        self.args = list(args)
+        self.proc = None
+        self._rpc = None
+
+    def command(self):
+        return [str(SLICECTLD), "-s", str(self.socket), "-b", str(self.node.mgmt_socket),
+                "-d", str(self.database), *self.args]
+
+    def log(self):
+        try:
+            return self.log_path.read_text(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def wait_log(self, text, count=1, timeout=START_TIMEOUT):
+        """Until text is in the log count times."""
+        deadline = time.monotonic() + timeout
+        while self.log().count(text) < count:
+            if self.proc is not None and self.proc.poll() is not None:
+                print(self.log())
+                raise AssertionError(f"slicectld exited ({self.proc.returncode}) waiting for "
+                                     f"{text!r}")
+            if time.monotonic() > deadline:
+                print(self.log())
+                raise AssertionError(f"slicectld did not log {text!r} {count}x in {timeout}s")
+            time.sleep(0.05)
+
+    def start(self, connected=True):
+        """Start it; with connected, wait until it has connected to slicepathd (and replayed)."""
+        assert SLICECTLD.exists(), f"{SLICECTLD} is missing: build it first"
+        seen = self.log().count("connected to slicepathd")
+        self._log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(self.command(), stdout=self._log, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL)
+        self.wait_log("slicectld: serving", self.log().count("slicectld: serving") + 1)
+        if connected:
+            self.wait_log("connected to slicepathd", seen + 1)
+        return self
+
+    def call(self, method, **params):
+        """A call as root on one connection kept open; raises RpcError."""
+        if self._rpc is None:
+            self._rpc = Rpc(self.socket)
+        return self._rpc.call(method, **params)
+
+    def slicectl(self, *args, user=None, check=True, stdin=None):
+        """Run slicectl (as user, a name or uid) with -s; returns the CompletedProcess.
+        With check, a non-zero exit fails the test with slicectl's output."""
+        r = subprocess.run([str(SLICECTL), "-s", str(self.socket), *map(str, args)],
+                           capture_output=True, text=True, timeout=120, input=stdin,
+                           **as_user(user))
+        print(f"$ slicectl {' '.join(map(str, args))}" + (f"  (as {user})" if user else ""))
+        print(r.stdout + r.stderr, end="")
+        if check:
+            assert r.returncode == 0, f"slicectl {' '.join(map(str, args))} exited " \
+                f"{r.returncode}: {r.stderr}"
+        return r
+
+    def json(self, *args, user=None):
+        """slicectl -j ARGS as user: the parsed result."""
+        return json.loads(self.slicectl("-j", *args, user=user).stdout)
+
+    def _close_rpc(self):
+        if self._rpc is not None:
+            self._rpc.close()
+            self._rpc = None
+
+    def stop(self, sig=signal.SIGTERM):
+        self._close_rpc()
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        rc = self.proc.wait(timeout=STOP_TIMEOUT)
+        self._log.close()
+        self.proc = None
+        return rc
+
+    def kill(self):
+        """kill -9: no clean-up of its own; the socket file stays."""
+        self._close_rpc()
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        if self.proc is not None:
+            self._log.close()
+        self.proc = None
+
+
+def strip_counters(dump):
+    """state.dump without what traffic changes (filter hits): what a replay must restore."""
+    dump = json.loads(json.dumps(dump))
+    for s in dump["slices"]:
+        for f in s["filters"]:
+            f.pop("hits", None)
+    return dump
+
+
+# ------------------------------------------------------------------ test users
+
+class LocalUsers:
+    """Unprivileged users for authorization tests (useradd), removed at the end.
+    owners: two plain users; operator: a member of the operator group."""
+
+    OWNERS = ("sp-test-a", "sp-test-b")
+    OPERATOR = "sp-test-op"
+    GROUP = "sp-test-ops"
+
+    def __init__(self):
+        self.made = []
+        if subprocess.run(["getent", "group", self.GROUP], capture_output=True).returncode:
+            subprocess.run(["groupadd", self.GROUP], check=True)
+            self.made.append(("group", self.GROUP))
+        for name in (*self.OWNERS, self.OPERATOR):
+            if subprocess.run(["id", name], capture_output=True).returncode:
+                extra = ["-G", self.GROUP] if name == self.OPERATOR else []
+                subprocess.run(["useradd", "-M", "-N", "-s", "/usr/sbin/nologin", *extra, name],
+                               check=True)
+                self.made.append(("user", name))
+        import pwd
+        self.uid = {name: pwd.getpwnam(name).pw_uid for name in (*self.OWNERS, self.OPERATOR)}
+
+    def remove(self):
+        for kind, name in reversed(self.made):
+            subprocess.run(["userdel" if kind == "user" else "groupdel", name],
+                           capture_output=True)

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * slicectl, the command line of the control API (man slicectl): an ip/tc
+ * style "slicectl OBJECT COMMAND ARGS", tables for people, -j for JSON.
+ * main.c connects and dispatches; cmd_*.c implement the objects; args.c
+ * reads arguments, table.c prints.
+ */
+#ifndef SLICECTL_CLI_H
+#define SLICECTL_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "ctl_int.h"
+
+/* Exit statuses. */
+enum { EXIT_USAGE = 1, EXIT_REFUSED = 2, EXIT_UNREACHABLE = 3 };
+
+struct cli {
+	struct sp_ctl *ctl;
+	bool json; /* -j: print results as JSON */
+};
+
+/* A command: argv are its arguments (after OBJECT COMMAND); returns an exit status. */
+typedef int (*cli_cmd)(struct cli *cli, int argc, char **argv);
+
+struct cli_command {
+	const char *name;
+	cli_cmd fn;
+	const char *usage; /* its arguments, for messages */
+};
+
+/* Call method: the result, or NULL after printing the server's error (*status set). */
+json_t *cli_call(struct cli *cli, const char *method, json_t *params, int *status);
+/* Call and print the result as JSON (-j) or say what was done: an exit status. */
+int cli_call_and_say(struct cli *cli, const char *method, json_t *params, const char *said);
+/* Print a result as indented JSON. */
+void cli_print_json(json_t *result);
+/* Print a usage error for a command: EXIT_USAGE. */
+int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Keyword arguments ("key value" pairs): values[i] gets the value of
+ * keys[i] (NULL if absent). EXIT_USAGE after a message for an unknown key
+ * or a missing value, 0 otherwise.
+ */
+int cli_pairs(int argc, char **argv, const char *const *keys, const char **values);
+/* Whole numbers, rates ("10M") and sizes: 0, or EXIT_USAGE after a message. */
+int cli_uint(const char *what, const char *s, uint64_t max, uint64_t *v);
+int cli_rate(const char *what, const char *s, uint64_t *v);
+/* Set key of params to the number in s if s is given: 0, or EXIT_USAGE. */
+int cli_put_uint(json_t *params, const char *key, const char *s, uint64_t max);
+int cli_put_rate(json_t *params, const char *key, const char *s);
+/* "slice": a name, or an id if all digits. */
+json_t *cli_slice(const char *s);
+
+/* A rate for people: "10G", "1.5M", "800". */
+const char *cli_fmt_rate(uint64_t bps, char *buf, size_t len);
+
+/* A table: rows of cells, printed with aligned columns. */
+struct table;
+struct table *table_new(unsigned int columns, ...); /* the headings */
+void table_row(struct table *t, ...);               /* as many const char * cells */
+void table_print(struct table *t);                  /* and free it */
+
+/* The objects. */
+int cmd_node(struct cli *cli, const char *object, int argc, char **argv);
+int cmd_slice(struct cli *cli, int argc, char **argv);
+int cmd_endpoint(struct cli *cli, int argc, char **argv);
+int cmd_queue(struct cli *cli, int argc, char **argv);
+int cmd_filter(struct cli *cli, int argc, char **argv);
+int cmd_mem(struct cli *cli, int argc, char **argv);
+int cmd_stats(struct cli *cli, int argc, char **argv);
+/* Run the command argv[0] of an object's table (NULL-terminated), or say what there is. */
+int cli_run(struct cli *cli, const char *object, const struct cli_command *cmds, int argc,
+	    char **argv);
+
+#endif

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* whoami, iface, sched, state, channel and call: the node and the raw API. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char *
+num(json_t *o, const char *key, char *buf, size_t len)
+{
+	snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(o, key)));
+	return buf;
+}
+
+static const char *
+rate(json_t *o, const char *key, char *buf, size_t len)
+{
+	return cli_fmt_rate((uint64_t)json_integer_value(json_object_get(o, key)), buf, len);
+}
+
+static int
+whoami(struct cli *cli)
+{
+	int status;
+	json_t *r = cli_call(cli, "whoami", NULL, &status), *s;
+	size_t i;
+
+	if (r == NULL)
+		return status;
+	if (cli->json) {
+		cli_print_json(r);
+	} else {
+		printf("uid %" JSON_INTEGER_FORMAT "%s; slices:",
+		       json_integer_value(json_object_get(r, "uid")),
+		       json_is_true(json_object_get(r, "operator")) ? ", an operator" : "");
+		json_array_foreach(json_object_get(r, "slices"), i, s)
+			printf(" %s", json_string_value(s));
+		printf("%s\n", json_array_size(json_object_get(r, "slices")) == 0 ? " none" : "");
+	}
+	json_decref(r);
+	return 0;
+}
+
+/* SPP's get_ifaces: what each interface has and what is left to reserve. */
+static int
+iface(struct cli *cli)
+{
+	int status;
+	json_t *r = cli_call(cli, "iface.list", NULL, &status), *o;
+	struct table *t;
+	size_t i;
+
+	if (r == NULL)
+		return status;
+	if (cli->json) {
+		cli_print_json(r);
+		json_decref(r);
+		return 0;
+	}
+	t = table_new(7, "IFACE", "INDEX", "IPV4", "MAC", "RATE", "RESERVED", "AVAILABLE");
+	json_array_foreach(r, i, o) {
+		char idx[16], a[16], b[16], c[16];
+
+		table_row(t, json_string_value(json_object_get(o, "name")), num(o, "index", idx, 16),
+			  json_string_value(json_object_get(o, "ipv4")),
+			  json_string_value(json_object_get(o, "mac")), rate(o, "rate", a, 16),
+			  rate(o, "reserved", b, 16), rate(o, "available", c, 16));
+	}
+	table_print(t);
+	json_decref(r);
+	return 0;
+}
+
+/* sched set NPE PORT RATE [overhead BYTES] */
+static int
+sched(struct cli *cli, int argc, char **argv)
+{
+	static const char *const keys[] = {"overhead", NULL};
+	const char *v[1];
+	json_t *p;
+	int rc;
+
+	if (argc < 4 || strcmp(argv[0], "set") != 0)
+		return cli_usage("usage: slicectl sched set NPE PORT RATE [overhead BYTES]");
+	p = json_pack("{s:s}", "port", argv[2]);
+	rc = cli_pairs(argc - 4, argv + 4, keys, v);
+	if (rc == 0)
+		rc = cli_put_uint(p, "npe", argv[1], UINT16_MAX);
+	if (rc == 0)
+		rc = cli_put_rate(p, "rate", argv[3]);
+	if (rc == 0)
+		rc = cli_put_uint(p, "overhead", v[0], 255);
+	if (rc != 0) {
+		json_decref(p);
+		return rc;
+	}
+	return cli_call_and_say(cli, "sched.set", p, "scheduler set");
+}
+
+/* A method with the result printed as JSON (state, channel, call). */
+static int
+print_result(struct cli *cli, const char *method, json_t *params)
+{
+	int status;
+	json_t *r = cli_call(cli, method, params, &status);
+
+	if (r == NULL)
+		return status;
+	cli_print_json(r);
+	json_decref(r);
+	return 0;
+}
+
+static int
+channel(struct cli *cli, int argc, char **argv)
+{
+	int status;
+	json_t *r;
+
+	if (argc != 1)
+		return cli_usage("usage: slicectl channel SLICE");
+	r = cli_call(cli, "exception.channel", json_pack("{s:o}", "slice", cli_slice(argv[0])),
+		     &status);
+	if (r == NULL)
+		return status;
+	if (cli->json)
+		cli_print_json(r);
+	else
+		printf("%s\n", json_string_value(json_object_get(r, "path")));
+	json_decref(r);
+	return 0;
+}
+
+/* call METHOD [JSON]: any method, the parameters as one JSON object. */
+static int
+call(struct cli *cli, int argc, char **argv)
+{
+	json_error_t je;
+	json_t *p = NULL;
+
+	if (argc < 1 || argc > 2)
+		return cli_usage("usage: slicectl call METHOD ['{\"param\": value, ...}']");
+	if (argc == 2) {
+		p = json_loads(argv[1], 0, &je);
+		if (!json_is_object(p)) {
+			json_decref(p);
+			return cli_usage("call: the parameters must be one JSON object%s%s",
+					 p == NULL ? ": " : "", p == NULL ? je.text : "");
+		}
+	}
+	return print_result(cli, argv[0], p);
+}
+
+int
+cmd_node(struct cli *cli, const char *object, int argc, char **argv)
+{
+	if (strcmp(object, "whoami") == 0 && argc == 0)
+		return whoami(cli);
+	if (strcmp(object, "iface") == 0 && (argc == 0 || (argc == 1 &&
+							   strcmp(argv[0], "list") == 0)))
+		return iface(cli);
+	if (strcmp(object, "sched") == 0)
+		return sched(cli, argc, argv);
+	if (strcmp(object, "state") == 0 && argc == 0)
+		return print_result(cli, "state.dump", NULL);
+	if (strcmp(object, "channel") == 0)
+		return channel(cli, argc, argv);
+	if (strcmp(object, "call") == 0)
+		return call(cli, argc, argv);
+	return cli_usage("no object or command \"%s%s%s\"; try slicectl --help", object,
+			 argc > 0 ? " " : "", argc > 0 ? argv[0] : "");
+}

@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* slice, endpoint and queue: a slice and what it sends through. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char *
+num(json_t *o, const char *key, char *buf, size_t len)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (v == NULL)
+		return "-";
+	snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	return buf;
+}
+
+static const char *
+rate(json_t *o, const char *key, char *buf, size_t len)
+{
+	json_t *v = json_object_get(o, key);
+
+	return v == NULL ? "-" : cli_fmt_rate((uint64_t)json_integer_value(v), buf, len);
+}
+
+/* ---------------------------------------------------------------- slice */
+
+/* slice create NAME codeopt CO [owner USER] [npe N] [filters N] [queues N] [buffers N] ... */
+static int
+slice_create(struct cli *cli, int argc, char **argv)
+{
+	static const char *const keys[] = {"codeopt", "owner", "npe", "filters", "queues",
+					   "buffers", "memory", "bandwidth", NULL};
+	const char *v[8];
+	json_t *p, *r;
+	int rc;
+
+	if (argc < 1)
+		return cli_usage("usage: slicectl slice create NAME codeopt CODEOPT [owner USER] "
+				 "[npe N] [filters N] [queues N] [buffers N] [memory BYTES] "
+				 "[bandwidth RATE]");
+	rc = cli_pairs(argc - 1, argv + 1, keys, v);
+	if (rc != 0)
+		return rc;
+	if (v[0] == NULL)
+		return cli_usage("slice create: give the code option: codeopt ipv4 (or another "
+				 "the node has)");
+	p = json_pack("{s:s, s:s}", "name", argv[0], "codeopt", v[0]);
+	if (v[1] != NULL)
+		json_object_set_new(p, "owner", cli_slice(v[1])); /* a uid if all digits */
+	rc = cli_put_uint(p, "npe", v[2], UINT16_MAX);
+	rc = rc != 0 ? rc : cli_put_uint(p, "filter_quota", v[3], SP_MAX_FILTER_QUOTA);
+	rc = rc != 0 ? rc : cli_put_uint(p, "queue_quota", v[4], SP_MAX_SLICE_QUEUES);
+	rc = rc != 0 ? rc : cli_put_uint(p, "buffer_quota", v[5], SP_MAX_BUFFER_QUOTA);
+	rc = rc != 0 ? rc : cli_put_uint(p, "memory", v[6], SP_MAX_MEMORY);
+	rc = rc != 0 ? rc : cli_put_rate(p, "bandwidth", v[7]);
+	if (rc != 0) {
+		json_decref(p);
+		return rc;
+	}
+	r = cli_call(cli, "slice.create", p, &rc);
+	if (r == NULL)
+		return rc;
+	if (cli->json)
+		cli_print_json(r);
+	else
+		printf("slice %s created: id %" JSON_INTEGER_FORMAT ", NPE %" JSON_INTEGER_FORMAT
+		       ", exception channel %s\n", argv[0],
+		       json_integer_value(json_object_get(r, "id")),
+		       json_integer_value(json_object_get(r, "npe")),
+		       json_string_value(json_object_get(r, "channel")));
+	json_decref(r);
+	return 0;
+}
+
+static int
+slice_delete(struct cli *cli, int argc, char **argv)
+{
+	char said[128];
+
+	if (argc != 1)
+		return cli_usage("usage: slicectl slice delete SLICE");
+	snprintf(said, sizeof(said), "slice %s deleted", argv[0]);
+	return cli_call_and_say(cli, "slice.delete", json_pack("{s:o}", "slice",
+							       cli_slice(argv[0])), said);
+}
+
+static const char *
+slice_state(json_t *o)
+{
+	if (!json_is_true(json_object_get(o, "managed")))
+		return "config";
+	if (json_is_false(json_object_get(o, "in_force")))
+		return json_string_value(json_object_get(o, "trouble"));
+	return "in force";
+}
+
+static int
+slice_list(struct cli *cli, int argc, char **argv)
+{
+	int status;
+	json_t *r, *o;
+	struct table *t;
+	size_t i;
+
+	(void)argv;
+	if (argc != 0)
+		return cli_usage("usage: slicectl slice list");
+	r = cli_call(cli, "slice.list", NULL, &status);
+	if (r == NULL)
+		return status;
+	if (cli->json) {
+		cli_print_json(r);
+		json_decref(r);
+		return 0;
+	}
+	t = table_new(12, "SLICE", "ID", "OWNER", "CODEOPT", "NPE", "FILTERS", "QUEUES", "BUFFERS",
+		      "MEMORY", "BANDWIDTH", "RESERVED", "STATE");
+	json_array_foreach(r, i, o) {
+		char b[10][24];
+
+		table_row(t, json_string_value(json_object_get(o, "name")), num(o, "id", b[0], 24),
+			  num(o, "owner", b[1], 24), json_string_value(json_object_get(o, "codeopt")),
+			  num(o, "npe", b[2], 24), num(o, "filter_quota", b[3], 24),
+			  num(o, "queue_quota", b[4], 24), num(o, "buffer_quota", b[5], 24),
+			  num(o, "memory", b[6], 24), rate(o, "bandwidth", b[7], 24),
+			  rate(o, "reserved", b[8], 24), slice_state(o));
+	}
+	table_print(t);
+	json_decref(r);
+	return 0;
+}
+
+int
+cmd_slice(struct cli *cli, int argc, char **argv)
+{
+	static const struct cli_command cmds[] = {
+		{"list", slice_list, ""},
+		{"create", slice_create, "NAME codeopt CODEOPT [owner USER] [npe N] [filters N] "
+					 "[queues N] [buffers N] [memory BYTES] [bandwidth RATE]"},
+		{"delete", slice_delete, "SLICE"},
+		{NULL, NULL, NULL},
+	};
+
+	return cli_run(cli, "slice", cmds, argc, argv);
+}
+
+/* ---------------------------------------------------------------- endpoint */
+
+/* endpoint reserve SLICE port PORT [udp UDP] [bandwidth RATE] */
+static int
+endpoint_reserve(struct cli *cli, int argc, char **argv)
+{
+	static const char *const keys[] = {"port", "udp", "bandwidth", NULL};
+	const char *v[3];
+	int rc, status;
+	json_t *p, *r;
+
+	if (argc < 1)
+		return cli_usage("usage: slicectl endpoint reserve SLICE port PORT [udp UDP] "
+				 "[bandwidth RATE]");
+	rc = cli_pairs(argc - 1, argv + 1, keys, v);
+	if (rc != 0)
+		return rc;
+	if (v[0] == NULL)
+		return cli_usage("endpoint reserve: give the interface: port NAME (slicectl iface "
+				 "lists them)");
+	p = json_pack("{s:o, s:s}", "slice", cli_slice(argv[0]), "port", v[0]);
+	rc = cli_put_uint(p, "udp_port", v[1], UINT16_MAX);
+	rc = rc != 0 ? rc : cli_put_rate(p, "bandwidth", v[2]);
+	if (rc != 0) {
+		json_decref(p);
+		return rc;
+	}
+	r = cli_call(cli, "endpoint.reserve", p, &status);
+	if (r == NULL)
+		return status;
+	if (cli->json)
+		cli_print_json(r);
+	else
+		printf("endpoint %" JSON_INTEGER_FORMAT ": UDP port %" JSON_INTEGER_FORMAT " on %s\n",
+		       json_integer_value(json_object_get(r, "endpoint")),
+		       json_integer_value(json_object_get(r, "udp_port")), v[0]);
+	json_decref(r);
+	return 0;
+}
+
+/* "slicectl OBJECT COMMAND SLICE INDEX": method on one item (an endpoint, a queue) of a slice. */
+static int
+on_item(struct cli *cli, int argc, char **argv, const char *object, const char *command,
+	const char *method, const char *done)
+{
+	char said[128];
+	json_t *p;
+
+	if (argc != 2)
+		return cli_usage("usage: slicectl %s %s SLICE %s", object, command,
+				 strcmp(object, "queue") == 0 ? "QUEUE" : "ENDPOINT");
+	p = json_pack("{s:o}", "slice", cli_slice(argv[0]));
+	if (cli_put_uint(p, object, argv[1], UINT16_MAX) != 0) {
+		json_decref(p);
+		return EXIT_USAGE;
+	}
+	snprintf(said, sizeof(said), "%s %s of slice %s %s", object, argv[1], argv[0], done);
+	return cli_call_and_say(cli, method, p, said);
+}
+
+static int
+endpoint_release(struct cli *cli, int argc, char **argv)
+{
+	return on_item(cli, argc, argv, "endpoint", "release", "endpoint.release", "released");
+}
+
+/* The slice's stats.get answer, for the endpoint and queue lists. */
+static json_t *
+slice_stats(struct cli *cli, int argc, char **argv, const char *usage, int *status)
+{
+	if (argc != 1) {
+		*status = cli_usage("usage: slicectl %s SLICE", usage);
+		return NULL;
+	}
+	return cli_call(cli, "stats.get", json_pack("{s:o}", "slice", cli_slice(argv[0])), status);
+}
+
+static int
+endpoint_list(struct cli *cli, int argc, char **argv)
+{
+	int status;
+	json_t *r = slice_stats(cli, argc, argv, "endpoint list", &status), *eps, *o;
+	struct table *t;
+	size_t i;
+
+	if (r == NULL)
+		return status;
+	eps = json_object_get(r, "endpoints");
+	if (cli->json) {
+		cli_print_json(eps);
+		json_decref(r);
+		return 0;
+	}
+	t = table_new(8, "ENDPOINT", "IFACE", "UDP", "BANDWIDTH", "RX_PKTS", "RX_BYTES", "TX_PKTS",
+		      "TX_BYTES");
+	json_array_foreach(eps, i, o) {
+		char b[7][24];
+
+		table_row(t, num(o, "index", b[0], 24), json_string_value(json_object_get(o, "port")),
+			  num(o, "udp_port", b[1], 24), rate(o, "bandwidth", b[2], 24),
+			  num(o, "rx_pkts", b[3], 24), num(o, "rx_bytes", b[4], 24),
+			  num(o, "tx_pkts", b[5], 24), num(o, "tx_bytes", b[6], 24));
+	}
+	table_print(t);
+	json_decref(r);
+	return 0;
+}
+
+int
+cmd_endpoint(struct cli *cli, int argc, char **argv)
+{
+	static const struct cli_command cmds[] = {
+		{"list", endpoint_list, "SLICE"},
+		{"reserve", endpoint_reserve, "SLICE port PORT [udp UDP] [bandwidth RATE]"},
+		{"release", endpoint_release, "SLICE ENDPOINT"},
+		{NULL, NULL, NULL},
+	};
+
+	return cli_run(cli, "endpoint", cmds, argc, argv);
+}
+
+/* ---------------------------------------------------------------- queue */
+
+/* queue bind|set SLICE QUEUE [endpoint EP] [threshold BYTES] [packets N] [share RATE] */
+static int
+queue_change(struct cli *cli, int argc, char **argv, bool bind)
+{
+	static const char *const keys[] = {"endpoint", "threshold", "packets", "share", NULL};
+	const char *v[4];
+	int rc, status;
+	json_t *p, *r;
+
+	if (argc < 2)
+		return cli_usage("usage: slicectl queue %s SLICE QUEUE %s[threshold BYTES] "
+				 "[packets N] [share RATE]", bind ? "bind" : "set",
+				 bind ? "endpoint ENDPOINT " : "");
+	rc = cli_pairs(argc - 2, argv + 2, keys, v);
+	if (rc != 0)
+		return rc;
+	if (bind && v[0] == NULL)
+		return cli_usage("queue bind: give the endpoint it sends from: endpoint INDEX");
+	if (!bind && v[0] != NULL)
+		return cli_usage("queue set: a queue keeps its endpoint; unbind and bind it to move "
+				 "it");
+	p = json_pack("{s:o}", "slice", cli_slice(argv[0]));
+	rc = cli_put_uint(p, "queue", argv[1], UINT16_MAX);
+	rc = rc != 0 ? rc : cli_put_uint(p, "endpoint", v[0], UINT16_MAX);
+	rc = rc != 0 ? rc : cli_put_uint(p, "threshold", v[1], UINT32_MAX);
+	rc = rc != 0 ? rc : cli_put_uint(p, "threshold_packets", v[2], UINT32_MAX);
+	rc = rc != 0 ? rc : cli_put_rate(p, "share", v[3]);
+	if (rc != 0) {
+		json_decref(p);
+		return rc;
+	}
+	r = cli_call(cli, bind ? "queue.bind" : "queue.set", p, &status);
+	if (r == NULL)
+		return status;
+	if (cli->json) {
+		cli_print_json(r);
+	} else {
+		json_t *q = json_object_get(r, "queue");
+		char share[24];
+
+		printf("queue %s of slice %s: endpoint %" JSON_INTEGER_FORMAT ", share %s bit/s, "
+		       "threshold %" JSON_INTEGER_FORMAT " bytes and %" JSON_INTEGER_FORMAT
+		       " packets\n", argv[1], argv[0], json_integer_value(json_object_get(q,
+		       "endpoint")), rate(q, "share", share, sizeof(share)),
+		       json_integer_value(json_object_get(q, "threshold")),
+		       json_integer_value(json_object_get(q, "threshold_packets")));
+	}
+	json_decref(r);
+	return 0;
+}
+
+static int
+queue_bind(struct cli *cli, int argc, char **argv)
+{
+	return queue_change(cli, argc, argv, true);
+}
+
+static int
+queue_set(struct cli *cli, int argc, char **argv)
+{
+	return queue_change(cli, argc, argv, false);
+}
+
+static int
+queue_unbind(struct cli *cli, int argc, char **argv)
+{
+	return on_item(cli, argc, argv, "queue", "unbind", "queue.unbind", "unbound");
+}
+
+/* Every drop of a queue, whatever the reason. */
+static uint64_t
+queue_drops(json_t *q)
+{
+	const char *reason;
+	json_t *d;
+	uint64_t sum = 0;
+
+	json_object_foreach(json_object_get(q, "drops"), reason, d)
+		sum += (uint64_t)json_integer_value(json_object_get(d, "pkts"));
+	return sum;
+}
+
+static int
+queue_list(struct cli *cli, int argc, char **argv)
+{
+	int status;
+	json_t *r = slice_stats(cli, argc, argv, "queue list", &status), *qs, *o;
+	struct table *t;
+	const char *id;
+
+	if (r == NULL)
+		return status;
+	qs = json_object_get(r, "queues");
+	if (cli->json) {
+		cli_print_json(qs);
+		json_decref(r);
+		return 0;
+	}
+	t = table_new(10, "QUEUE", "ENDPOINT", "IFACE", "SHARE", "THRESHOLD", "ENQ_PKTS",
+		      "SENT_PKTS", "DROP_PKTS", "LEN_PKTS", "LEN_BYTES");
+	json_object_foreach(qs, id, o) {
+		char b[8][24];
+
+		snprintf(b[7], 24, "%" PRIu64, queue_drops(o));
+		table_row(t, id, num(o, "endpoint", b[0], 24),
+			  json_string_value(json_object_get(o, "port")), rate(o, "share", b[1], 24),
+			  num(o, "threshold", b[2], 24), num(o, "enq_pkts", b[3], 24),
+			  num(o, "sent_pkts", b[4], 24), b[7], num(o, "len_pkts", b[5], 24),
+			  num(o, "len_bytes", b[6], 24));
+	}
+	table_print(t);
+	json_decref(r);
+	return 0;
+}
+
+int
+cmd_queue(struct cli *cli, int argc, char **argv)
+{
+	static const struct cli_command cmds[] = {
+		{"list", queue_list, "SLICE"},
+		{"bind", queue_bind, "SLICE QUEUE endpoint ENDPOINT [threshold BYTES] [packets N] "
+				     "[share RATE]"},
+		{"set", queue_set, "SLICE QUEUE [threshold BYTES] [packets N] [share RATE]"},
+		{"unbind", queue_unbind, "SLICE QUEUE"},
+		{NULL, NULL, NULL},
+	};
+
+	return cli_run(cli, "queue", cmds, argc, argv);
+}

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* stats and mem: counters, and the slice's memory block. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char *
+num(json_t *o, const char *key, char *buf, size_t len)
+{
+	snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(o, key)));
+	return buf;
+}
+
+/* "reasons: miss 2, no_slow_path 2" (the non-zero ones). */
+static void
+print_reasons(const char *title, json_t *reasons)
+{
+	const char *name;
+	json_t *v;
+	int shown = 0;
+
+	printf("%s:", title);
+	json_object_foreach(reasons, name, v)
+		if (json_integer_value(v) != 0)
+			printf("%s %s %" JSON_INTEGER_FORMAT, shown++ > 0 ? "," : "", name,
+			       json_integer_value(v));
+	printf("%s\n", shown == 0 ? " none" : "");
+}
+
+static void
+print_slice(json_t *s)
+{
+	static const char *const counters[] = {"rx", "fwd", "exception", "drop", "to_slow_path",
+					       "injected"};
+	struct table *t = table_new(3, "COUNTER", "PKTS", "BYTES");
+
+	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
+		char key[32], pkts[24], bytes[24];
+
+		snprintf(key, sizeof(key), "%s_pkts", counters[i]);
+		num(s, key, pkts, sizeof(pkts));
+		snprintf(key, sizeof(key), "%s_bytes", counters[i]);
+		table_row(t, counters[i], pkts, num(s, key, bytes, sizeof(bytes)));
+	}
+	table_print(t);
+	printf("inject_dropped: %" JSON_INTEGER_FORMAT "\n",
+	       json_integer_value(json_object_get(s, "inject_dropped")));
+	print_reasons("reasons", json_object_get(s, "reasons"));
+}
+
+static void
+print_node(json_t *r)
+{
+	struct table *t = table_new(7, "IFACE", "RX_PKTS", "RX_BYTES", "TX_PKTS", "TX_BYTES",
+				    "TX_DROP_PKTS", "TX_DROP_BYTES");
+	const char *name;
+	json_t *o;
+
+	json_object_foreach(json_object_get(r, "ports"), name, o) {
+		char b[6][24];
+
+		table_row(t, name, num(o, "rx_pkts", b[0], 24), num(o, "rx_bytes", b[1], 24),
+			  num(o, "tx_pkts", b[2], 24), num(o, "tx_bytes", b[3], 24),
+			  num(o, "tx_drop_pkts", b[4], 24), num(o, "tx_drop_bytes", b[5], 24));
+	}
+	table_print(t);
+	print_reasons("drops and exceptions", json_object_get(r, "drops"));
+	t = table_new(5, "SLICE", "RX_PKTS", "FWD_PKTS", "EXCEPTION_PKTS", "DROP_PKTS");
+	json_object_foreach(json_object_get(r, "slices"), name, o) {
+		char b[4][24];
+
+		table_row(t, name, num(o, "rx_pkts", b[0], 24), num(o, "fwd_pkts", b[1], 24),
+			  num(o, "exception_pkts", b[2], 24), num(o, "drop_pkts", b[3], 24));
+	}
+	table_print(t);
+}
+
+/* stats [SLICE] | stats queues SLICE | stats endpoints SLICE */
+int
+cmd_stats(struct cli *cli, int argc, char **argv)
+{
+	json_t *p = NULL, *r;
+	int status;
+
+	if (argc >= 1 && strcmp(argv[0], "queues") == 0)
+		return cmd_queue(cli, argc, (char *[]){"list", argc > 1 ? argv[1] : "", NULL});
+	if (argc >= 1 && strcmp(argv[0], "endpoints") == 0)
+		return cmd_endpoint(cli, argc, (char *[]){"list", argc > 1 ? argv[1] : "", NULL});
+	if (argc > 1)
+		return cli_usage("usage: slicectl stats [SLICE] | stats queues SLICE | stats "
+				 "endpoints SLICE");
+	if (argc == 1)
+		p = json_pack("{s:o}", "slice", cli_slice(argv[0]));
+	r = cli_call(cli, "stats.get", p, &status);
+	if (r == NULL)
+		return status;
+	if (cli->json)
+		cli_print_json(r);
+	else if (argc == 1)
+		print_slice(json_object_get(r, "slice"));
+	else
+		print_node(r);
+	json_decref(r);
+	return 0;
+}
+
+/* Bytes as "offset: 16 hex bytes" lines. */
+static void
+print_hex(uint64_t offset, const char *hex)
+{
+	size_t len = strlen(hex) / 2;
+
+	for (size_t i = 0; i < len; i += 16) {
+		printf("%08" PRIx64 ":", offset + i);
+		for (size_t j = i; j < i + 16 && j < len; j++)
+			printf(" %.2s", hex + 2 * j);
+		printf("\n");
+	}
+}
+
+/* mem read SLICE OFFSET LENGTH | mem write SLICE OFFSET HEX */
+int
+cmd_mem(struct cli *cli, int argc, char **argv)
+{
+	bool reading = argc == 4 && strcmp(argv[0], "read") == 0;
+	uint64_t offset;
+	json_t *p, *r;
+	int status;
+
+	if (!reading && !(argc == 4 && strcmp(argv[0], "write") == 0))
+		return cli_usage("usage: slicectl mem read SLICE OFFSET LENGTH | mem write SLICE "
+				 "OFFSET HEX");
+	if (cli_uint("offset", argv[2], UINT32_MAX, &offset) != 0)
+		return EXIT_USAGE;
+	p = json_pack("{s:o, s:I}", "slice", cli_slice(argv[1]), "offset", (json_int_t)offset);
+	if (reading && cli_put_uint(p, "length", argv[3], SP_MAX_MEM_IO) != 0) {
+		json_decref(p);
+		return EXIT_USAGE;
+	}
+	if (!reading)
+		json_object_set_new(p, "data", json_string(argv[3]));
+	r = cli_call(cli, reading ? "mem.read" : "mem.write", p, &status);
+	if (r == NULL)
+		return status;
+	if (cli->json)
+		cli_print_json(r);
+	else if (reading)
+		print_hex(offset, json_string_value(json_object_get(r, "data")));
+	else
+		printf("%" JSON_INTEGER_FORMAT " bytes written at offset %" PRIu64 "\n",
+		       json_integer_value(json_object_get(r, "written")), offset);
+	json_decref(r);
+	return 0;
+}

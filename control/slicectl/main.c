@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * slicectl: the command line of slicepath's control API (man slicectl).
+ *
+ *   slicectl [-s SOCKET] [-j] OBJECT [COMMAND] [ARGUMENTS]
+ *
+ * Exit status: 0 done, 1 bad arguments, 2 slicectld refused (its message
+ * is printed), 3 slicectld cannot be reached.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char USAGE[] =
+	"usage: slicectl [-s SOCKET] [-j] OBJECT [COMMAND] [ARGUMENTS]\n"
+	"  -s, --socket PATH  slicectld's socket (default $" SP_CTL_SOCKET_ENV " or "
+	SP_CTL_DEFAULT_SOCKET ")\n"
+	"  -j, --json         print results as JSON\n"
+	"  -h, --help         this text;  -V, --version  the version\n"
+	"objects (slicectl OBJECT help lists the commands):\n"
+	"  whoami | iface | slice | endpoint | queue | filter | mem | stats | sched | state |\n"
+	"  channel SLICE | call METHOD [JSON]\n";
+
+json_t *
+cli_call(struct cli *cli, const char *method, json_t *params, int *status)
+{
+	json_t *result;
+	int rc = sp_ctl_call_json(cli->ctl, method, params, &result);
+
+	if (rc == 0) {
+		*status = 0;
+		return result;
+	}
+	if (sp_ctl_error_code(cli->ctl) != 0) {
+		fprintf(stderr, "slicectl: %s (code %d)\n", sp_ctl_error(cli->ctl),
+			sp_ctl_error_code(cli->ctl));
+		*status = EXIT_REFUSED;
+	} else {
+		fprintf(stderr, "slicectl: %s\n", sp_ctl_error(cli->ctl));
+		*status = EXIT_UNREACHABLE;
+	}
+	return NULL;
+}
+
+void
+cli_print_json(json_t *result)
+{
+	char *text = json_dumps(result, JSON_INDENT(2) | JSON_ENCODE_ANY);
+
+	if (text != NULL)
+		printf("%s\n", text);
+	free(text);
+}
+
+int
+cli_call_and_say(struct cli *cli, const char *method, json_t *params, const char *said)
+{
+	int status;
+	json_t *r = cli_call(cli, method, params, &status);
+
+	if (r == NULL)
+		return status;
+	if (cli->json)
+		cli_print_json(r);
+	else
+		printf("%s\n", said);
+	json_decref(r);
+	return 0;
+}
+
+static int
+dispatch(struct cli *cli, int argc, char **argv)
+{
+	const char *object = argv[0];
+
+	if (strcmp(object, "slice") == 0)
+		return cmd_slice(cli, argc - 1, argv + 1);
+	if (strcmp(object, "endpoint") == 0)
+		return cmd_endpoint(cli, argc - 1, argv + 1);
+	if (strcmp(object, "queue") == 0)
+		return cmd_queue(cli, argc - 1, argv + 1);
+	if (strcmp(object, "filter") == 0)
+		return cmd_filter(cli, argc - 1, argv + 1);
+	if (strcmp(object, "mem") == 0)
+		return cmd_mem(cli, argc - 1, argv + 1);
+	if (strcmp(object, "stats") == 0)
+		return cmd_stats(cli, argc - 1, argv + 1);
+	return cmd_node(cli, object, argc - 1, argv + 1);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"socket", required_argument, NULL, 's'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	struct cli cli = {0};
+	const char *path = NULL;
+	int opt, rc;
+
+	/* "+": options stop at the object, so "filter add ... key -1" is no option. */
+	while ((opt = getopt_long(argc, argv, "+s:jhV", opts, NULL)) != -1) {
+		switch (opt) {
+		case 's': path = optarg; break;
+		case 'j': cli.json = true; break;
+		case 'h': fputs(USAGE, stdout); return 0;
+		case 'V': printf("slicectl %s\n", SP_VERSION); return 0;
+		default: fputs(USAGE, stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind == argc) {
+		fputs(USAGE, stderr);
+		return EXIT_USAGE;
+	}
+	cli.ctl = sp_ctl_open(path);
+	if (cli.ctl == NULL) {
+		if (path == NULL)
+			path = getenv(SP_CTL_SOCKET_ENV) != NULL ? getenv(SP_CTL_SOCKET_ENV)
+								 : SP_CTL_DEFAULT_SOCKET;
+		fprintf(stderr, "slicectl: cannot reach slicectld on %s: %s (is it running? -s "
+				"gives another socket)\n", path, strerror(errno));
+		return EXIT_UNREACHABLE;
+	}
+	rc = dispatch(&cli, argc - optind, argv + optind);
+	sp_ctl_close(cli.ctl);
+	return rc;
+}

@@ -1,0 +1,176 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""slicectld's public socket against bad clients: malformed JSON, wrong types, unknown
+methods, huge lines, a client that sends half a line and waits, one that never reads its
+answers, thousands of connections. Each gets a clear error or is dropped alone; the others
+keep being served and nothing stored changes."""
+
+import json
+import resource
+import socket
+import time
+
+import pytest
+
+from conftest import needs_root
+from ctlnode import CtlNode
+from sp_rpc import Rpc
+from spnode import strip_counters
+
+pytestmark = needs_root
+
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
+NOT_FOUND, NO_ROOM, TOO_LARGE = 1001, 1003, 1005
+
+
+@pytest.fixture
+def ctl(tmp_path):
+    c = CtlNode(tmp_path, "bad")
+    yield c
+    c.kill()
+
+
+def raw(r, line):
+    """Send one raw line, return the answer object."""
+    r.send_line(line)
+    return r.read_reply()
+
+
+def test_malformed_requests_get_clear_errors(ctl):
+    ctl.start()
+    ctl.ctld.slicectl("slice", "create", "alpha", "codeopt", "ipv4", "buffers", 1000)
+    before = strip_counters(ctl.ctld.call("state.dump"))
+    with Rpc(ctl.ctld.socket) as r:
+        cases = [
+            (b"{not json", PARSE_ERROR, "not JSON"),
+            (b'{"jsonrpc":"2.0","id":1,"method":"wh\xffoami"}', PARSE_ERROR, "not JSON"),
+            (b'[{"jsonrpc":"2.0","id":1,"method":"whoami"}]', INVALID_REQUEST, "no batches"),
+            (b'{"id":1,"method":"whoami"}', INVALID_REQUEST, '"jsonrpc" must be "2.0"'),
+            (b'{"jsonrpc":"2.0","id":1,"method":7}', INVALID_REQUEST, "must be a string"),
+            (b'{"jsonrpc":"2.0","id":[1],"method":"whoami"}', INVALID_REQUEST, '"id" must be'),
+            (b'{"jsonrpc":"2.0","id":1,"method":"whoami","params":[1]}', INVALID_PARAMS,
+             '"params" must be an object'),
+            (b'{"jsonrpc":"2.0","id":1,"method":"slice.destroy"}', METHOD_NOT_FOUND,
+             'no method "slice.destroy"; the methods are whoami, iface.list, slice.create'),
+            (b'{"jsonrpc":"2.0","id":1,"method":"slice.create","params":{"name":5,'
+             b'"codeopt":"ipv4"}}', INVALID_PARAMS, '"name" must be a string, got an integer'),
+            (b'{"jsonrpc":"2.0","id":1,"method":"slice.create","params":{"name":"b",'
+             b'"codeopt":"ipv4","filter_quota":-1}}', INVALID_PARAMS,
+             '"filter_quota" must be a whole number'),
+            (b'{"jsonrpc":"2.0","id":1,"method":"filter.insert","params":{"slice":"alpha",'
+             b'"position":"4"}}', INVALID_PARAMS, '"position" must be a whole number'),
+            (b'{"jsonrpc":"2.0","id":1,"method":"filter.list","params":{"slice":["alpha"]}}',
+             INVALID_PARAMS, '"slice" must be a slice\'s name or id, got an array'),
+            (b'{"jsonrpc":"2.0","id":1,"method":"mem.write","params":{"slice":"gamma"}}',
+             NOT_FOUND, 'no slice is named "gamma"'),
+            (b'{"jsonrpc":"2.0","id":1,"method":"endpoint.reserve","params":{"slice":"alpha",'
+             b'"port":"p0","bandwidth":1000000000}}', 1002,
+             "may reserve 100000000 bit/s in all and its endpoints hold 0"),
+        ]
+        for line, code, text in cases:
+            err = raw(r, line)["error"]
+            print(line[:60], "->", err)
+            assert err["code"] == code and text in err["message"], (line, err)
+            assert "\ufffd" not in err["message"]
+        # A notification is carried out and not answered; the next request is.
+        r.send_line(b'{"jsonrpc":"2.0","method":"whoami"}')
+        assert raw(r, b'{"jsonrpc":"2.0","id":"x","method":"whoami"}')["id"] == "x"
+    assert strip_counters(ctl.ctld.call("state.dump")) == before
+    ctl.stop()
+
+
+def test_huge_and_half_lines_hold_only_their_own_client(ctl):
+    ctl.start()
+    with Rpc(ctl.ctld.socket) as huge, Rpc(ctl.ctld.socket) as other:
+        # 17 MiB without a newline yet: refused once the limit is passed, the rest skipped.
+        huge.file.write(b'{"jsonrpc":"2.0","id":1,"method":"whoami","params":{"x":"' +
+                        b"a" * (17 << 20))
+        huge.file.flush()
+        err = huge.read_reply()["error"]
+        assert err["code"] == TOO_LARGE and "longer than 16 MiB" in err["message"]
+        huge.send_line(b'"}}')
+        assert huge.call("whoami")["uid"] == 0       # the same connection goes on
+
+        half = socket.socket(socket.AF_UNIX)
+        half.connect(str(ctl.ctld.socket))
+        half.sendall(b'{"jsonrpc":"2.0","id":7,"meth')
+        assert other.call("whoami")["operator"] is True   # served meanwhile
+        half.sendall(b'od":"whoami"}\n')
+        reply = json.loads(half.makefile("rb").readline())
+        assert reply["id"] == 7 and reply["result"]["uid"] == 0
+        half.close()
+    ctl.stop()
+
+
+def test_a_client_that_does_not_read_is_dropped_alone(ctl):
+    ctl.start()
+    ctl.ctld.slicectl("slice", "create", "alpha", "codeopt", "ipv4", "filters", 2000,
+                      "buffers", 1000)
+    ctl.ctld.slicectl("endpoint", "reserve", "alpha", "port", "p1")
+    ctl.ctld.slicectl("queue", "bind", "alpha", 0, "endpoint", 0)
+    filters = [{"position": i, "key": f"0a{i:06x}00000000000000000000", "mask": "ff" * 4 + "00" * 10,
+                "result": {"endpoint": 0, "queue": 0, "next_hop": "10.1.0.2:7001"}}
+               for i in range(2000)]
+    ctl.ctld.call("filter.insert", slice="alpha", filters=filters)
+    greedy = socket.socket(socket.AF_UNIX)
+    greedy.connect(str(ctl.ctld.socket))
+    request = b'{"jsonrpc":"2.0","id":1,"method":"filter.list","params":{"slice":"alpha"}}\n'
+    greedy.setblocking(False)
+    sent = 0
+    deadline = time.monotonic() + 60
+    dropped = False
+    while not dropped and time.monotonic() < deadline:
+        try:
+            greedy.send(request * 50)
+            sent += 50
+        except BlockingIOError:
+            time.sleep(0.01)
+        except (BrokenPipeError, ConnectionResetError):
+            dropped = True
+        # The others are served all along.
+        assert ctl.ctld.call("whoami")["uid"] == 0
+    print(f"{sent} requests sent before the connection was dropped")
+    assert dropped, "a client that never reads its answers was kept for 60 s"
+    assert len(ctl.ctld.call("filter.list", slice="alpha")) == 2000
+    greedy.close()
+    ctl.stop()
+
+
+def test_thousands_of_connections(ctl):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 10000), hard))
+    ctl.ctld.args += ["--max-clients", "2500"]
+    ctl.start()
+    conns, refused = [], 0
+    try:
+        for _ in range(3000):
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(str(ctl.ctld.socket))
+            conns.append(s)
+        # Every connection asks; the 500 beyond the limit are told why and closed.
+        for i, s in enumerate(conns):
+            try:
+                s.sendall(b'{"jsonrpc":"2.0","id":%d,"method":"whoami"}\n' % i)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # refused: its error line is waiting to be read
+        answered = 0
+        for i, s in enumerate(conns):
+            s.settimeout(30)
+            line = s.makefile("rb").readline()
+            reply = json.loads(line)
+            if "error" in reply:
+                assert reply["error"]["code"] == NO_ROOM
+                assert "as many connections as it takes" in reply["error"]["message"]
+                refused += 1
+            else:
+                assert reply["id"] == i
+                answered += 1
+        print(f"{answered} answered, {refused} refused")
+        assert (answered, refused) == (2500, 500)
+    finally:
+        for s in conns:
+            s.close()
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    # All gone: served as before.
+    time.sleep(0.2)
+    assert ctl.ctld.call("whoami")["uid"] == 0
+    ctl.stop()
