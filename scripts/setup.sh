@@ -30,6 +30,7 @@ PACKAGES=(
 	libdpdk-dev dpdk dpdk-dev                      # DPDK 22.11, PMDs, dpdk-testpmd, dpdk-telemetry.py
 	dpdk-doc                                       # DPDK example sources (l3fwd, for tools/bench-pipeline.sh)
 	libjansson-dev libevent-dev libpcap-dev        # libraries the daemons link
+	libsqlite3-dev                                 # slicectld's store
 	libcmocka-dev                                  # unit tests
 	clang                                          # fuzz targets (libFuzzer runtime)
 	python3 python3-scapy python3-pytest           # integration tests, demo traffic, telemetry client
