@@ -45,10 +45,8 @@ sp_ctl_channel_recv(int fd, struct sp_exc_hdr *hdr, void *pkt, size_t len)
 	struct msghdr msg = {.msg_iov = iov, .msg_iovlen = 2};
 	ssize_t n;
 
-	do {
-		/* MSG_TRUNC: the message's whole length, even when cut. */
-		n = recvmsg(fd, &msg, MSG_TRUNC);
-	} while (n < 0 && errno == EINTR);
+	/* MSG_TRUNC: the message's whole length, even when cut. A signal ends the wait. */
+	n = recvmsg(fd, &msg, MSG_TRUNC);
 	if (n < 0)
 		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
 	if (n == 0)

@@ -137,9 +137,9 @@ int sp_ctl_channel_open(struct sp_ctl *c, const char *slice);
 /*
  * The next exception: its header into *hdr and up to len bytes of the
  * packet into pkt. Returns the packet's length (more than len: it was cut),
- * -EAGAIN on a non-blocking socket with nothing there, -ENOTCONN when the
- * channel closed (the slice was deleted, slicepathd stopped), -EPROTO for a
- * message that is not one.
+ * -EAGAIN on a non-blocking socket with nothing there, -EINTR when a signal
+ * came first, -ENOTCONN when the channel closed (the slice was deleted,
+ * slicepathd stopped), -EPROTO for a message that is not one.
  */
 ssize_t sp_ctl_channel_recv(int fd, struct sp_exc_hdr *hdr, void *pkt, size_t len);
 /* Inject a packet (at most SP_EXC_MAX_INJECT bytes) as arrived on endpoint. */
