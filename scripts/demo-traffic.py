@@ -5,10 +5,13 @@ IPv4/UDP packets for every ipv4 slice that has an endpoint on the input port,
 aimed at each of its filters, plus a few frames of each kind the node drops
 or raises as an exception, so that every counter table has something in it.
 
-    scripts/demo-traffic.py [-c config/default.json] [-p p0] [-o /run/slicepath/demo-p0.pcap]
+    scripts/demo-traffic.py [-c config/default.json] [-s config/demo-slices.json] [-p p0]
+                            [-o /run/slicepath/demo-p0.pcap]
 
 The addresses (port IPv4 and MAC, endpoint UDP ports, filter prefixes) are
-read from the config, so the file matches whatever that config describes.
+read from the config, so the file matches whatever that config describes;
+-s adds the slices of another file (those scripts/demo-slices.py creates
+through slicectld).
 """
 
 import argparse
@@ -70,6 +73,8 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-c", "--config", default=os.path.join(here, "..", "config", "default.json"))
+    ap.add_argument("-s", "--slices", action="append", default=[],
+                    help="a file whose \"slices\" get traffic too (repeatable)")
     ap.add_argument("-p", "--port", default="p0", help="the input port (default: %(default)s)")
     ap.add_argument("-o", "--output", default="/run/slicepath/demo-p0.pcap")
     ap.add_argument("-n", "--per-filter", type=int, default=24,
@@ -79,6 +84,9 @@ def main():
 
     with open(a.config) as f:
         cfg = json.load(f)
+    for path in a.slices:
+        with open(path) as f:
+            cfg.setdefault("slices", []).extend(json.load(f)["slices"])
     ports = {p["name"]: p for p in cfg["ports"]}
     if a.port not in ports:
         sys.exit(f"demo-traffic: no port {a.port!r} in {a.config} (ports: {', '.join(ports)})")

@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# scripts/run.sh — set up, build and run slicepathd on the demo config with
-# generated traffic, printing its counters every 2 seconds.
+# scripts/run.sh — set up, build and run both daemons on the demo config with
+# generated traffic, printing the counters every 2 seconds.
 #
 #   1. scripts/setup.sh (packages, hugepages or the --no-huge fallback, build),
-#   2. scripts/demo-traffic.py writes /run/slicepath/demo-p0.pcap (what p0 replays),
-#   3. build/slicepathd -c config/default.json runs; tools/sp_telemetry.py prints
-#      ports, slices, drops and queues every 2 s,
+#   2. scripts/demo-traffic.py writes /run/slicepath/demo-p0.pcap (what p0 replays)
+#      for the slices of config/default.json and config/demo-slices.json,
+#   3. build/slicepathd -c config/default.json runs (with the config's own slices
+#      alpha and beta), then slicectld (a fresh database, /run/slicepath/demo-slicectld.db),
+#      and scripts/demo-slices.py creates slice gamma through slicectl;
+#      tools/sp_telemetry.py prints ports, slices, drops and queues every 2 s,
 #   4. after SLICEPATH_RUN_SECONDS (default 20; 0 = until Ctrl-C) it prints the
-#      final totals and stops the daemon with SIGTERM (a clean shutdown, exit 0).
+#      final totals and stops both daemons with SIGTERM (a clean shutdown, exit 0).
 #
 # Environment: SLICEPATH_RUN_SECONDS, SLICEPATH_CONFIG (default config/default.json),
-# SLICEPATH_INTERVAL (default 2), and those of scripts/setup.sh (e.g. SLICEPATH_BUILD_DIR).
+# SLICEPATH_DEMO_SLICES (default config/demo-slices.json), SLICEPATH_INTERVAL (default 2),
+# and those of scripts/setup.sh (e.g. SLICEPATH_BUILD_DIR).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,10 +25,14 @@ cd "$ROOT"
 BUILD_DIR="${SLICEPATH_BUILD_DIR:-$ROOT/build}"
 RUN_SECONDS="${SLICEPATH_RUN_SECONDS:-20}"
 CONFIG="${SLICEPATH_CONFIG:-$ROOT/config/default.json}"
+SLICES="${SLICEPATH_DEMO_SLICES:-$ROOT/config/demo-slices.json}"
 INTERVAL="${SLICEPATH_INTERVAL:-2}"
 RUN_DIR=/run/slicepath
 DEMO_PCAP="$RUN_DIR/demo-p0.pcap"
 LOG="$RUN_DIR/slicepathd.log"
+CTLD_LOG="$RUN_DIR/slicectld.log"
+CTLD_DB="$RUN_DIR/demo-slicectld.db"
+SLICECTL="$BUILD_DIR/control/slicectl/slicectl"
 PY=/usr/bin/python3
 
 log() { printf '[run] %s\n' "$*"; }
@@ -38,17 +46,19 @@ bash "$ROOT/scripts/setup.sh"
 read -r -a EXTRA_EAL <"$BUILD_DIR/eal-extra-args" || EXTRA_EAL=()
 
 mkdir -p "$RUN_DIR"
-"$PY" "$ROOT/scripts/demo-traffic.py" -c "$CONFIG" -o "$DEMO_PCAP"
+"$PY" "$ROOT/scripts/demo-traffic.py" -c "$CONFIG" -s "$SLICES" -o "$DEMO_PCAP"
 
-# The telemetry socket lives under the config's --file-prefix (DPDK's default: rte).
-PREFIX="$("$PY" -c '
+# The telemetry socket lives under the config's --file-prefix (DPDK's default: rte);
+# slicectld talks to the config's management socket.
+read -r PREFIX MGMT_SOCKET < <("$PY" -c '
 import json, sys
-eal = json.load(open(sys.argv[1])).get("eal", [])
+cfg = json.load(open(sys.argv[1]))
+eal = cfg.get("eal", [])
 p = "rte"
 for i, a in enumerate(eal):
     if a == "--file-prefix" and i + 1 < len(eal): p = eal[i + 1]
     elif a.startswith("--file-prefix="): p = a.split("=", 1)[1]
-print(p)' "$CONFIG")"
+print(p, cfg.get("mgmt_socket", "/run/slicepath/slicepathd.sock"))' "$CONFIG")
 
 "$BUILD_DIR/slicepathd" -c "$CONFIG" --check-config >/dev/null \
 	|| die "$CONFIG is not valid (see above)"
@@ -59,10 +69,16 @@ log "starting: ${BUILD_DIR#"$ROOT"/}/slicepathd -c ${CONFIG#"$ROOT"/} -- ${EXTRA
 setsid "$BUILD_DIR/slicepathd" -c "$CONFIG" -- "${EXTRA_EAL[@]}" >"$LOG" 2>&1 </dev/null &
 PID=$!
 
+CTLD_PID=
 stopped=0
 stop_daemon() {
 	[ "$stopped" = 0 ] || return 0
 	stopped=1
+	if [ -n "$CTLD_PID" ] && kill -0 "$CTLD_PID" 2>/dev/null; then
+		log "stopping slicectld (SIGTERM)"
+		kill -TERM "$CTLD_PID"
+		wait "$CTLD_PID" || log "slicectld exited with status $? (log: $CTLD_LOG)"
+	fi
 	if kill -0 "$PID" 2>/dev/null; then
 		log "stopping slicepathd (SIGTERM)"
 		kill -TERM "$PID"
@@ -96,6 +112,23 @@ until grep -q 'slicepathd: forwarding' "$LOG"; do
 done
 log "$(grep -m1 'slicepathd: forwarding' "$LOG")"
 
+# The control daemon, on a database of the demo's own (a fresh one each run).
+rm -f "$CTLD_DB" "$CTLD_DB-wal" "$CTLD_DB-shm"
+log "starting: ${BUILD_DIR#"$ROOT"/}/control/slicectld/slicectld -b $MGMT_SOCKET -d $CTLD_DB   (log: $CTLD_LOG)"
+setsid "$BUILD_DIR/control/slicectld/slicectld" -b "$MGMT_SOCKET" -d "$CTLD_DB" \
+	>"$CTLD_LOG" 2>&1 </dev/null &
+CTLD_PID=$!
+deadline=$((SECONDS + 30))
+until grep -q 'connected to slicepathd' "$CTLD_LOG"; do
+	kill -0 "$CTLD_PID" 2>/dev/null || { cat "$CTLD_LOG" >&2; die "slicectld did not start"; }
+	[ "$SECONDS" -lt "$deadline" ] || { cat "$CTLD_LOG" >&2; die "slicectld did not reach slicepathd within 30 s"; }
+	sleep 0.2
+done
+log "$(grep -m1 'connected to slicepathd' "$CTLD_LOG")"
+"$PY" "$ROOT/scripts/demo-slices.py" --slicectl "$SLICECTL" "$SLICES" \
+	|| die "could not create the demo slices of $SLICES (see above; log: $CTLD_LOG)"
+"$SLICECTL" slice list
+
 show() {
 	"$PY" "$ROOT/tools/sp_telemetry.py" -p "$PREFIX" summary
 }
@@ -124,5 +157,9 @@ echo "=== final totals ==="
 show || log "telemetry read failed"
 echo
 "$PY" "$ROOT/tools/sp_telemetry.py" -p "$PREFIX" endpoints || true
+echo
+echo "=== slicectl slice list; slicectl stats gamma ==="
+"$SLICECTL" slice list || true
+"$SLICECTL" stats gamma || true
 trap - INT TERM
 stop_daemon
