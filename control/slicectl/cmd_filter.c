@@ -20,7 +20,6 @@
 #include "common/text.h"
 #include "lookup/range.h"
 
-#define LOAD_BATCH 16384 /* filters per request when loading a file */
 
 /* "a.b.c.d" or "a.b.c.d/len" into the key at off. */
 static int
@@ -334,7 +333,7 @@ filter_load(struct cli *cli, int argc, char **argv)
 {
 	static const char *const keys[] = {"batch", NULL};
 	const char *v[1];
-	uint64_t batch = LOAD_BATCH;
+	uint64_t batch = SP_FILTER_BATCH;
 	struct timespec t0, t1;
 	json_t *all;
 	size_t n, done = 0;

@@ -8,7 +8,6 @@
 #include "ctl_int.h"
 #include "store.h"
 
-#define FILTER_BATCH 16384 /* filters per filter.insert: well under a request line's limit */
 
 static uint64_t
 u64(json_t *o, const char *key)
@@ -161,7 +160,7 @@ sync_one(void *arg, const struct sp_ctl_filter *f)
 			return 0;
 	}
 	json_array_append_new(y->batch, sp_ctl_filter_to_json(f));
-	return json_array_size(y->batch) >= FILTER_BATCH ? flush_batch(y) : 0;
+	return json_array_size(y->batch) >= SP_FILTER_BATCH ? flush_batch(y) : 0;
 }
 
 /* Bring slicepathd's filters of s (live, NULL for none) in step with the stored ones. */

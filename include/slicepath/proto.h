@@ -54,6 +54,12 @@
 
 /* The longest request line a server reads (bytes, newline excluded). */
 #define SP_RPC_MAX_LINE (16u << 20)
+/*
+ * Filters per filter.insert when loading many: about 10 MB of JSON, well
+ * under SP_RPC_MAX_LINE, and few enough requests that the lookup engine
+ * compiles a table of 128K filters only twice (docs/api.md).
+ */
+#define SP_FILTER_BATCH 65536
 
 /*
  * The exception channel (docs/slowpath.md): each slice has a Unix
