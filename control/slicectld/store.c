@@ -50,7 +50,12 @@ static const char *const SQL[Q_MAX] = {
 	[Q_BEGIN] = "BEGIN IMMEDIATE",
 	[Q_COMMIT] = "COMMIT",
 	[Q_ROLLBACK] = "ROLLBACK",
-	[Q_PUT_SLICE] = "INSERT OR REPLACE INTO slices VALUES(?,?,?,?,?,?,?,?,?,?)",
+	/* An upsert: REPLACE would delete the row first, and with it (cascading) all it holds. */
+	[Q_PUT_SLICE] = "INSERT INTO slices VALUES(?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET"
+			" name = excluded.name, owner = excluded.owner, codeopt = excluded.codeopt,"
+			" npe = excluded.npe, memory = excluded.memory,"
+			" filter_quota = excluded.filter_quota, queue_quota = excluded.queue_quota,"
+			" buffer_quota = excluded.buffer_quota, bandwidth = excluded.bandwidth",
 	[Q_DEL_SLICE] = "DELETE FROM slices WHERE id = ?",
 	[Q_PUT_ENDPOINT] = "INSERT OR REPLACE INTO endpoints VALUES(?,?,?,?,?)",
 	[Q_DEL_ENDPOINT] = "DELETE FROM endpoints WHERE slice = ? AND idx = ?",
