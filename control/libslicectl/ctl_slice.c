@@ -54,6 +54,8 @@ sp_ctl_iface_list(struct sp_ctl *c, struct sp_ctl_iface *out, unsigned int max)
 		f->rate = u64(o, "rate");
 		f->reserved = u64(o, "reserved");
 		f->available = u64(o, "available");
+		f->inbound_reserved = u64(o, "inbound_reserved");
+		f->inbound_available = u64(o, "inbound_available");
 	}
 	rc = (int)json_array_size(list);
 	json_decref(list);
@@ -62,7 +64,7 @@ sp_ctl_iface_list(struct sp_ctl *c, struct sp_ctl_iface *out, unsigned int max)
 
 int
 sp_ctl_endpoint_reserve(struct sp_ctl *c, const char *slice, const char *port, uint16_t udp_port,
-			uint64_t bandwidth, struct sp_ctl_endpoint *out)
+			uint64_t bandwidth, uint64_t inbound, struct sp_ctl_endpoint *out)
 {
 	json_t *p = json_pack("{s:s, s:s, s:i}", "slice", slice, "port", port, "udp_port", udp_port);
 	json_t *r;
@@ -70,6 +72,8 @@ sp_ctl_endpoint_reserve(struct sp_ctl *c, const char *slice, const char *port, u
 
 	if (bandwidth > 0)
 		json_object_set_new(p, "bandwidth", json_integer((json_int_t)bandwidth));
+	if (inbound > 0)
+		json_object_set_new(p, "inbound", json_integer((json_int_t)inbound));
 	rc = sp_ctl_call_json(c, "endpoint.reserve", p, &r);
 	if (rc < 0)
 		return rc;

@@ -58,14 +58,16 @@ iface(struct cli *cli)
 		json_decref(r);
 		return 0;
 	}
-	t = table_new(7, "IFACE", "INDEX", "IPV4", "MAC", "RATE", "RESERVED", "AVAILABLE");
+	t = table_new(9, "IFACE", "INDEX", "IPV4", "MAC", "RATE", "RESERVED", "AVAILABLE",
+		      "IN_RESERVED", "IN_AVAILABLE");
 	json_array_foreach(r, i, o) {
-		char idx[16], a[16], b[16], c[16];
+		char idx[16], a[16], b[16], c[16], d[16], e[16];
 
 		table_row(t, json_string_value(json_object_get(o, "name")), num(o, "index", idx, 16),
 			  json_string_value(json_object_get(o, "ipv4")),
 			  json_string_value(json_object_get(o, "mac")), rate(o, "rate", a, 16),
-			  rate(o, "reserved", b, 16), rate(o, "available", c, 16));
+			  rate(o, "reserved", b, 16), rate(o, "available", c, 16),
+			  rate(o, "inbound_reserved", d, 16), rate(o, "inbound_available", e, 16));
 	}
 	table_print(t);
 	json_decref(r);

@@ -149,18 +149,18 @@ cmd_slice(struct cli *cli, int argc, char **argv)
 
 /* ---------------------------------------------------------------- endpoint */
 
-/* endpoint reserve SLICE port PORT [udp UDP] [bandwidth RATE] */
+/* endpoint reserve SLICE port PORT [udp UDP] [bandwidth RATE] [inbound RATE] */
 static int
 endpoint_reserve(struct cli *cli, int argc, char **argv)
 {
-	static const char *const keys[] = {"port", "udp", "bandwidth", NULL};
-	const char *v[3];
+	static const char *const keys[] = {"port", "udp", "bandwidth", "inbound", NULL};
+	const char *v[4];
 	int rc, status;
 	json_t *p, *r;
 
 	if (argc < 1)
 		return cli_usage("usage: slicectl endpoint reserve SLICE port PORT [udp UDP] "
-				 "[bandwidth RATE]");
+				 "[bandwidth RATE] [inbound RATE]");
 	rc = cli_pairs(argc - 1, argv + 1, keys, v);
 	if (rc != 0)
 		return rc;
@@ -170,6 +170,7 @@ endpoint_reserve(struct cli *cli, int argc, char **argv)
 	p = json_pack("{s:o, s:s}", "slice", cli_slice(argv[0]), "port", v[0]);
 	rc = cli_put_uint(p, "udp_port", v[1], UINT16_MAX);
 	rc = rc != 0 ? rc : cli_put_rate(p, "bandwidth", v[2]);
+	rc = rc != 0 ? rc : cli_put_rate(p, "inbound", v[3]);
 	if (rc != 0) {
 		json_decref(p);
 		return rc;
@@ -240,15 +241,16 @@ endpoint_list(struct cli *cli, int argc, char **argv)
 		json_decref(r);
 		return 0;
 	}
-	t = table_new(8, "ENDPOINT", "IFACE", "UDP", "BANDWIDTH", "RX_PKTS", "RX_BYTES", "TX_PKTS",
-		      "TX_BYTES");
+	t = table_new(9, "ENDPOINT", "IFACE", "UDP", "BANDWIDTH", "INBOUND", "RX_PKTS", "RX_BYTES",
+		      "TX_PKTS", "TX_BYTES");
 	json_array_foreach(eps, i, o) {
-		char b[7][24];
+		char b[8][24];
 
 		table_row(t, num(o, "index", b[0], 24), json_string_value(json_object_get(o, "port")),
 			  num(o, "udp_port", b[1], 24), rate(o, "bandwidth", b[2], 24),
-			  num(o, "rx_pkts", b[3], 24), num(o, "rx_bytes", b[4], 24),
-			  num(o, "tx_pkts", b[5], 24), num(o, "tx_bytes", b[6], 24));
+			  rate(o, "inbound", b[7], 24), num(o, "rx_pkts", b[3], 24),
+			  num(o, "rx_bytes", b[4], 24), num(o, "tx_pkts", b[5], 24),
+			  num(o, "tx_bytes", b[6], 24));
 	}
 	table_print(t);
 	json_decref(r);
@@ -260,7 +262,8 @@ cmd_endpoint(struct cli *cli, int argc, char **argv)
 {
 	static const struct cli_command cmds[] = {
 		{"list", endpoint_list, "SLICE"},
-		{"reserve", endpoint_reserve, "SLICE port PORT [udp UDP] [bandwidth RATE]"},
+		{"reserve", endpoint_reserve,
+		 "SLICE port PORT [udp UDP] [bandwidth RATE] [inbound RATE]"},
 		{"release", endpoint_release, "SLICE ENDPOINT"},
 		{NULL, NULL, NULL},
 	};

@@ -50,6 +50,7 @@ struct ctld_endpoint {
 	char port[SP_NAME_LEN];
 	uint16_t udp_port;
 	uint64_t bandwidth;
+	uint64_t inbound; /* 0: not policed */
 };
 
 struct ctld_queue {

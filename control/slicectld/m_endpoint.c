@@ -28,15 +28,16 @@ free_index(const struct ctld_slice *s)
 }
 
 /*
- * {"slice", "port", ["udp_port", "bandwidth"]} -> {"endpoint", "udp_port"}:
- * within the slice's bandwidth quota; slicepathd checks the interface's.
+ * {"slice", "port", ["udp_port", "bandwidth", "inbound"]} -> {"endpoint", "udp_port"}:
+ * the outbound bandwidth within the slice's quota; slicepathd checks what
+ * the interface has left, both ways.
  */
 json_t *
 m_endpoint_reserve(struct ctld *c, const struct caller *who, json_t *params,
 		   struct sp_rpc_error *e)
 {
 	struct ctld_slice *s = ctld_slice_to_change(c, who, params, e);
-	uint64_t bw = SP_DEFAULT_BANDWIDTH, reserved;
+	uint64_t bw = SP_DEFAULT_BANDWIDTH, in = 0, reserved;
 	struct ctld_endpoint ep = {.used = true};
 	const char *port;
 	uint16_t idx;
@@ -44,7 +45,8 @@ m_endpoint_reserve(struct ctld *c, const struct caller *who, json_t *params,
 	bool stored;
 
 	if (s == NULL || sp_rpc_string(params, "port", &port, e) < 0 ||
-	    sp_rpc_optional_uint(params, "bandwidth", 0, SP_MAX_RATE, &bw, e) < 0)
+	    sp_rpc_optional_uint(params, "bandwidth", 0, SP_MAX_RATE, &bw, e) < 0 ||
+	    sp_rpc_optional_uint(params, "inbound", 0, SP_MAX_RATE, &in, e) < 0)
 		return NULL;
 	reserved = model_reserved(s);
 	if (reserved + bw > s->bandwidth)
@@ -60,6 +62,7 @@ m_endpoint_reserve(struct ctld *c, const struct caller *who, json_t *params,
 		return NULL;
 	p = ctld_params_for(params, json_string(s->name));
 	json_object_set_new(p, "bandwidth", json_integer((json_int_t)bw));
+	json_object_set_new(p, "inbound", json_integer((json_int_t)in));
 	json_object_set_new(p, "index", json_integer(idx));
 	r = backend_call(c->backend, "endpoint.reserve", p, e);
 	if (r == NULL) {
@@ -69,6 +72,7 @@ m_endpoint_reserve(struct ctld *c, const struct caller *who, json_t *params,
 	snprintf(ep.port, sizeof(ep.port), "%s", port);
 	ep.udp_port = (uint16_t)u64(r, "udp_port");
 	ep.bandwidth = bw;
+	ep.inbound = in;
 	stored = store_put_endpoint(c->store, s->id, idx, &ep) == 0;
 	if (!txn_commit(c, stored, s->id, e)) {
 		json_decref(r);

@@ -34,8 +34,9 @@ reserved_on(json_t *info, const char *port)
 }
 
 /*
- * {} -> [{"name", "index", "ipv4", "mac", "rate", "reserved", "available"}]:
- * SPP's get_ifaces, what an endpoint may still reserve on each interface.
+ * {} -> [{"name", "index", "ipv4", "mac", "rate", "reserved", "available",
+ * "inbound_reserved", "inbound_available"}]: SPP's get_ifaces, what an
+ * endpoint may still reserve on each interface, outbound and inbound.
  */
 json_t *
 m_iface_list(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
@@ -52,14 +53,19 @@ m_iface_list(struct ctld *c, const struct caller *who, json_t *params, struct sp
 		const char *name = json_string_value(json_object_get(port, "name"));
 		uint64_t rate = (uint64_t)json_integer_value(json_object_get(port, "rate"));
 		uint64_t reserved = reserved_on(info, name);
+		uint64_t in = (uint64_t)json_integer_value(json_object_get(port, "inbound_reserved"));
 
-		json_array_append_new(list, json_pack("{s:s, s:O, s:O, s:O, s:I, s:I, s:I}", "name",
-						      name, "index", json_object_get(port, "index"),
-						      "ipv4", json_object_get(port, "ipv4"), "mac",
+		json_array_append_new(list, json_pack("{s:s, s:O, s:O, s:O, s:I, s:I, s:I, s:I, s:I}",
+						      "name", name, "index",
+						      json_object_get(port, "index"), "ipv4",
+						      json_object_get(port, "ipv4"), "mac",
 						      json_object_get(port, "mac"), "rate",
 						      (json_int_t)rate, "reserved",
 						      (json_int_t)reserved, "available",
-						      (json_int_t)(rate > reserved ? rate - reserved : 0)));
+						      (json_int_t)(rate > reserved ? rate - reserved : 0),
+						      "inbound_reserved", (json_int_t)in,
+						      "inbound_available",
+						      (json_int_t)(rate > in ? rate - in : 0)));
 	}
 	json_decref(info);
 	return list;

@@ -203,7 +203,8 @@ same_endpoints(const struct ctld_slice *s, json_t *live)
 		const struct ctld_endpoint *e = idx < SP_MAX_SLICE_ENDPOINTS ? &s->ep[idx] : NULL;
 
 		if (e == NULL || !e->used || strcmp(e->port, str(o, "port")) != 0 ||
-		    e->udp_port != u64(o, "udp_port") || e->bandwidth != u64(o, "bandwidth"))
+		    e->udp_port != u64(o, "udp_port") || e->bandwidth != u64(o, "bandwidth") ||
+		    e->inbound != u64(o, "inbound"))
 			return false;
 	}
 	return true;
@@ -287,10 +288,11 @@ restore(struct ctld *c, const struct ctld_slice *s, char *why, size_t len)
 		return false;
 	for (unsigned int i = 0; ok && i < SP_MAX_SLICE_ENDPOINTS; i++)
 		ok = !s->ep[i].used ||
-		     done(c, "endpoint.reserve", json_pack("{s:s, s:s, s:i, s:I, s:i}", "slice",
-							   s->name, "port", s->ep[i].port,
+		     done(c, "endpoint.reserve", json_pack("{s:s, s:s, s:i, s:I, s:I, s:i}",
+							   "slice", s->name, "port", s->ep[i].port,
 							   "udp_port", s->ep[i].udp_port,
 							   "bandwidth", (json_int_t)s->ep[i].bandwidth,
+							   "inbound", (json_int_t)s->ep[i].inbound,
 							   "index", i), why, len);
 	for (unsigned int q = 0; ok && q < SP_MAX_SLICE_QUEUES; q++)
 		ok = !s->q[q].bound ||
@@ -396,6 +398,12 @@ reconcile_slice(struct ctld *c, uint16_t id)
 void
 reconcile_all(struct ctld *c)
 {
+	unsigned int n = 0;
+
 	reconcile_schedulers(c);
 	reconcile(c, 0);
+	for (unsigned int i = 1; i < SP_MAX_SLICES; i++)
+		n += c->model.slices[i].used;
+	/* Clients are served from here on (the worker takes their requests next). */
+	ctld_log("replay done: %u stored slice(s) checked against slicepathd", n);
 }

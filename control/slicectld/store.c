@@ -21,7 +21,7 @@ static const char SCHEMA[] =
 	" buffer_quota INTEGER NOT NULL, bandwidth INTEGER NOT NULL);"
 	"CREATE TABLE IF NOT EXISTS endpoints(slice INTEGER REFERENCES slices(id) ON DELETE CASCADE,"
 	" idx INTEGER, port TEXT NOT NULL, udp_port INTEGER NOT NULL, bandwidth INTEGER NOT NULL,"
-	" PRIMARY KEY(slice, idx));"
+	" inbound INTEGER NOT NULL, PRIMARY KEY(slice, idx));"
 	"CREATE TABLE IF NOT EXISTS queues(slice INTEGER REFERENCES slices(id) ON DELETE CASCADE,"
 	" qid INTEGER, endpoint INTEGER NOT NULL, threshold INTEGER NOT NULL,"
 	" threshold_packets INTEGER NOT NULL, share INTEGER NOT NULL, PRIMARY KEY(slice, qid));"
@@ -57,7 +57,7 @@ static const char *const SQL[Q_MAX] = {
 			" filter_quota = excluded.filter_quota, queue_quota = excluded.queue_quota,"
 			" buffer_quota = excluded.buffer_quota, bandwidth = excluded.bandwidth",
 	[Q_DEL_SLICE] = "DELETE FROM slices WHERE id = ?",
-	[Q_PUT_ENDPOINT] = "INSERT OR REPLACE INTO endpoints VALUES(?,?,?,?,?)",
+	[Q_PUT_ENDPOINT] = "INSERT OR REPLACE INTO endpoints VALUES(?,?,?,?,?,?)",
 	[Q_DEL_ENDPOINT] = "DELETE FROM endpoints WHERE slice = ? AND idx = ?",
 	[Q_PUT_QUEUE] = "INSERT OR REPLACE INTO queues VALUES(?,?,?,?,?,?)",
 	[Q_DEL_QUEUE] = "DELETE FROM queues WHERE slice = ? AND qid = ?",
@@ -75,7 +75,7 @@ static const char *const SQL[Q_MAX] = {
 	[Q_PAGES] = "SELECT page, data FROM memory WHERE slice = ? ORDER BY page",
 	[Q_LOAD_SLICES] = "SELECT id, name, owner, codeopt, npe, memory, filter_quota, queue_quota,"
 			  " buffer_quota, bandwidth FROM slices",
-	[Q_LOAD_ENDPOINTS] = "SELECT slice, idx, port, udp_port, bandwidth FROM endpoints",
+	[Q_LOAD_ENDPOINTS] = "SELECT slice, idx, port, udp_port, bandwidth, inbound FROM endpoints",
 	[Q_LOAD_QUEUES] = "SELECT slice, qid, endpoint, threshold, threshold_packets, share"
 			  " FROM queues",
 	[Q_LOAD_SCHEDS] = "SELECT npe, port, rate, overhead FROM schedulers ORDER BY npe, port",
@@ -305,6 +305,7 @@ load_endpoints_and_queues(struct store *st, struct model *m)
 		column_text(s, 2, e->port, sizeof(e->port));
 		e->udp_port = (uint16_t)sqlite3_column_int64(s, 3);
 		e->bandwidth = (uint64_t)sqlite3_column_int64(s, 4);
+		e->inbound = (uint64_t)sqlite3_column_int64(s, 5);
 	}
 	if (s == NULL || rc != SQLITE_DONE)
 		return fail(st, "loading the endpoints");
@@ -377,7 +378,7 @@ int
 store_put_endpoint(struct store *st, uint16_t slice, uint16_t index, const struct ctld_endpoint *e)
 {
 	sqlite3_stmt *q = QUERY(st, Q_PUT_ENDPOINT, slice, index, 0, e->udp_port,
-				(int64_t)e->bandwidth);
+				(int64_t)e->bandwidth, (int64_t)e->inbound);
 
 	if (q == NULL)
 		return -1;

@@ -67,22 +67,27 @@ struct sp_ctl_iface {
 	uint16_t index;
 	uint32_t ipv4;      /* network byte order */
 	uint64_t rate;      /* bits/s */
-	uint64_t reserved;  /* by the slices' endpoints */
+	uint64_t reserved;  /* by the slices' endpoints, outbound */
 	uint64_t available; /* rate - reserved */
+	uint64_t inbound_reserved;  /* by the slices' endpoints, inbound */
+	uint64_t inbound_available; /* rate - inbound_reserved */
 };
 /* Up to max interfaces into out; returns how many the node has. */
 int sp_ctl_iface_list(struct sp_ctl *c, struct sp_ctl_iface *out, unsigned int max);
 
 /*
  * Endpoints (SPP's meta-interfaces): UDP port udp_port (0: any free) on
- * interface port, reserving bandwidth bits/s out of it (0: 10 Mb/s).
+ * interface port, reserving bandwidth bits/s out of it (0: 10 Mb/s) and
+ * inbound bits/s of what arrives (0: none; the endpoint's arrivals are then
+ * not policed, otherwise those beyond the rate are dropped as inbound_rate).
  */
 struct sp_ctl_endpoint {
 	uint16_t index;    /* what filters' results name */
 	uint16_t udp_port;
 };
 int sp_ctl_endpoint_reserve(struct sp_ctl *c, const char *slice, const char *port,
-			    uint16_t udp_port, uint64_t bandwidth, struct sp_ctl_endpoint *out);
+			    uint16_t udp_port, uint64_t bandwidth, uint64_t inbound,
+			    struct sp_ctl_endpoint *out);
 int sp_ctl_endpoint_release(struct sp_ctl *c, const char *slice, uint16_t index);
 
 /* A queue: 0 in threshold, threshold_packets or share means the default (bind) or unchanged (set). */

@@ -42,6 +42,8 @@ enum sp_reason {
 	/* the slow-path channel (framework): an exception that did not reach the slow path */
 	SP_REASON_NO_SLOW_PATH,  /* no slow path connected to the slice's channel */
 	SP_REASON_SLOW_PATH_FULL, /* the slow path does not read: its channel is full */
+	/* substrate again (numbers only ever grow: slow paths see them) */
+	SP_REASON_INBOUND_RATE,  /* beyond its endpoint's inbound bandwidth */
 	SP_REASON_MAX
 };
 
@@ -75,6 +77,7 @@ sp_reason_name(unsigned int r)
 		[SP_REASON_TX_FULL] = "tx_full",
 		[SP_REASON_NO_SLOW_PATH] = "no_slow_path",
 		[SP_REASON_SLOW_PATH_FULL] = "slow_path_full",
+		[SP_REASON_INBOUND_RATE] = "inbound_rate",
 	};
 
 	return r < SP_REASON_MAX && names[r] != 0 ? names[r] : "unknown";

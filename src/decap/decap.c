@@ -3,8 +3,9 @@
  * Substrate decap (SPP Line Card, receive side). Each frame of a burst is
  * checked layer by layer (Ethernet, IPv4, UDP); what is addressed to the node
  * itself (ARP, ICMP echo) goes to arp.c, UDP datagrams to a node address are
- * matched against the endpoint table in one bulk lookup for the whole burst,
- * and everything else is counted by reason and freed in one go.
+ * matched against the endpoint table in one bulk lookup for the whole burst
+ * and held to their endpoint's inbound rate, and everything else is counted
+ * by reason and freed in one go.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -12,6 +13,7 @@
 
 #include <rte_bitops.h>
 #include <rte_byteorder.h>
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_hash.h>
 #include <rte_ip.h>
@@ -20,6 +22,7 @@
 #include <rte_rcu_qsbr.h>
 #include <rte_udp.h>
 
+#include "../common/tbucket.h"
 #include "arp.h"
 #include "decap.h"
 
@@ -38,13 +41,26 @@ struct ep_key {
 	uint16_t port;
 };
 
+/*
+ * An endpoint's inbound policer. Configured while the endpoint is not in the
+ * table; from then on only the lcore running sp_decap_burst() touches it.
+ */
+struct policer {
+	struct sp_tb_rate rate; /* rate.rate_bps 0: not policed */
+	uint64_t tokens, last;
+};
+
 struct sp_decap_table {
 	struct rte_hash *eps; /* ep_key -> (slice << 16 | endpoint), stored in the data pointer */
 	uint32_t max_endpoints;
 	uint32_t nb_endpoints;
 	bool rcu; /* the hash's RCU defer queue reclaims deleted slots */
 	struct sp_port_addr ports[SP_MAX_PORTS];
+	struct policer police[SP_MAX_ENDPOINTS];
 };
+
+/* A policer's bucket holds at least two of the largest frames an mbuf takes. */
+#define POLICE_MIN_DEPTH_BITS (2 * sp_wire_bytes(RTE_MBUF_DEFAULT_DATAROOM, SP_ETHER_OVERHEAD) * 8)
 
 /* A UDP datagram to a node address, waiting for the burst's endpoint lookup. */
 struct candidate {
@@ -141,6 +157,23 @@ sp_decap_set_port(struct sp_decap_table *t, uint16_t port, uint32_t ip_be,
 		return -EINVAL;
 	t->ports[port].ip_be = ip_be;
 	t->ports[port].mac = *mac;
+	return 0;
+}
+
+int
+sp_decap_set_inbound(struct sp_decap_table *t, uint16_t endpoint, uint64_t inbound_bps)
+{
+	struct policer *p;
+
+	if (t == NULL || endpoint >= SP_MAX_ENDPOINTS)
+		return -EINVAL;
+	p = &t->police[endpoint];
+	memset(p, 0, sizeof(*p));
+	if (inbound_bps > 0) {
+		sp_tb_rate_init(&p->rate, inbound_bps, POLICE_MIN_DEPTH_BITS, rte_get_tsc_hz());
+		p->tokens = p->rate.depth;
+		p->last = rte_get_tsc_cycles();
+	}
 	return 0;
 }
 
@@ -307,19 +340,47 @@ classify(const struct sp_port_addr *a, uint16_t port, struct rte_mbuf *m,
 	return *why == SP_REASON_NONE ? STEP_DONE : STEP_DROP;
 }
 
-/* Strip the outer headers (data offset only, no copy) and hand the packet to its slice. */
-static void
-to_slice(const struct candidate *c, uintptr_t value, struct sp_decap_out *out,
-	 struct sp_lcore_stats *st)
+/* Whether a frame of rx_len bytes fits the endpoint's inbound rate at TSC now; takes its tokens. */
+static bool
+within_inbound(struct policer *p, uint32_t rx_len, uint64_t now)
+{
+	uint64_t cost;
+
+	if (p->rate.rate_bps == 0)
+		return true;
+	p->tokens = sp_tb_refill(&p->rate, p->tokens, now - p->last);
+	p->last = now;
+	cost = sp_tb_cost(sp_wire_bytes(rx_len, SP_ETHER_OVERHEAD));
+	if (cost > p->tokens)
+		return false;
+	p->tokens -= cost;
+	return true;
+}
+
+/*
+ * Strip the outer headers (data offset only, no copy) and hand the packet
+ * to its slice, or drop it (inbound_rate) beyond its endpoint's inbound rate.
+ * False when dropped.
+ */
+static bool
+to_slice(struct sp_decap_table *t, const struct candidate *c, uintptr_t value, uint64_t now,
+	 struct sp_decap_out *out, struct sp_lcore_stats *st)
 {
 	uint16_t slice = value >> 16, endpoint = value & UINT16_MAX;
 	struct sp_meta *meta = sp_meta(c->m);
 
-	/* Whole frames, as received, like the port counter. */
+	/* Whole frames, as received, like the port counter: what arrived, policed or not. */
 	st->slice[slice].rx.pkts++;
 	st->slice[slice].rx.bytes += c->rx_len;
 	st->endpoint[endpoint].rx.pkts++;
 	st->endpoint[endpoint].rx.bytes += c->rx_len;
+	if (!within_inbound(&t->police[endpoint], c->rx_len, now)) {
+		st->slice[slice].drop.pkts++;
+		st->slice[slice].drop.bytes += c->rx_len;
+		st->slice[slice].reason[SP_REASON_INBOUND_RATE]++;
+		st->reason[SP_REASON_INBOUND_RATE]++;
+		return false;
+	}
 
 	rte_pktmbuf_adj(c->m, c->hdr_len);
 	memset(meta, 0, sizeof(*meta));
@@ -327,27 +388,28 @@ to_slice(const struct candidate *c, uintptr_t value, struct sp_decap_out *out,
 	meta->in_ep = endpoint;
 	meta->verdict = SP_FORWARD;
 	out->fwd[out->nb_fwd++] = c->m;
+	return true;
 }
 
 /* One bulk lookup for the burst's candidates; returns the new number of drops. */
 static uint16_t
-lookup_endpoints(const struct sp_decap_table *t, const struct candidate *c,
+lookup_endpoints(struct sp_decap_table *t, const struct candidate *c,
 		 const struct ep_key *keys, uint16_t nb, struct sp_decap_out *out,
 		 struct sp_lcore_stats *st, struct rte_mbuf **drop, uint16_t nb_drop)
 {
 	const void *key_ptrs[SP_BURST];
 	void *values[SP_BURST];
-	uint64_t hits = 0;
+	uint64_t hits = 0, now = rte_get_tsc_cycles();
 	uint16_t i;
 
 	for (i = 0; i < nb; i++)
 		key_ptrs[i] = &keys[i];
 	rte_hash_lookup_bulk_data(t->eps, key_ptrs, nb, &hits, values);
 	for (i = 0; i < nb; i++) {
-		if (hits & RTE_BIT64(i)) {
-			to_slice(&c[i], (uintptr_t)values[i], out, st);
-		} else {
+		if (!(hits & RTE_BIT64(i))) {
 			st->reason[SP_REASON_NO_ENDPOINT]++;
+			drop[nb_drop++] = c[i].m;
+		} else if (!to_slice(t, &c[i], (uintptr_t)values[i], now, out, st)) {
 			drop[nb_drop++] = c[i].m;
 		}
 	}
@@ -355,7 +417,7 @@ lookup_endpoints(const struct sp_decap_table *t, const struct candidate *c,
 }
 
 void
-sp_decap_burst(const struct sp_decap_table *t, uint16_t port, struct rte_mbuf **pkts,
+sp_decap_burst(struct sp_decap_table *t, uint16_t port, struct rte_mbuf **pkts,
 	       uint16_t n, struct sp_decap_out *out, struct sp_lcore_stats *st)
 {
 	const struct sp_port_addr *a = &t->ports[port];

@@ -4,6 +4,7 @@
  * maps (port, destination IPv4, destination UDP port) to (slice, endpoint);
  * a matching frame's outer Ethernet/IPv4/UDP headers are stripped by moving
  * the data offset, so the slice's code option starts at its own header.
+ * Each endpoint may have an inbound rate: what arrives beyond it is dropped.
  * ARP requests and ICMP echo requests for the node's addresses are answered
  * in place (the same mbuf becomes the reply). Everything else is counted by
  * reason and dropped.
@@ -41,6 +42,14 @@ int sp_decap_set_port(struct sp_decap_table *t, uint16_t port, uint32_t ip_be,
 struct rte_rcu_qsbr;
 int sp_decap_set_rcu(struct sp_decap_table *t, struct rte_rcu_qsbr *v);
 
+/*
+ * Police what arrives on endpoint (the index sp_decap_add_endpoint() maps to)
+ * to inbound_bps on the wire, frames counted as qm counts them with the
+ * default Ethernet overhead; 0: not policed. Set it before adding the
+ * endpoint: from then on the bucket is the receiving lcore's. -EINVAL bad index.
+ */
+int sp_decap_set_inbound(struct sp_decap_table *t, uint16_t endpoint, uint64_t inbound_bps);
+
 /* One writer (management thread); lookups never wait. -EEXIST if taken, -ENOSPC when full. */
 int sp_decap_add_endpoint(struct sp_decap_table *t, uint16_t port, uint32_t ip_be,
 			  uint16_t udp_port_be, uint16_t slice, uint16_t endpoint);
@@ -59,9 +68,10 @@ struct sp_decap_out {
 /*
  * Classify a received burst (n <= SP_BURST) from one port. Counts port rx,
  * slice rx, endpoint rx and drop reasons into st; frees what it drops.
+ * One lcore at a time: it owns the inbound policers.
  * One rte_hash bulk lookup per burst.
  */
-void sp_decap_burst(const struct sp_decap_table *t, uint16_t port, struct rte_mbuf **pkts,
+void sp_decap_burst(struct sp_decap_table *t, uint16_t port, struct rte_mbuf **pkts,
 		    uint16_t n, struct sp_decap_out *out, struct sp_lcore_stats *st);
 
 /* Build an ARP request for ip_be from the port's address (management thread). */

@@ -72,6 +72,7 @@ struct sp_cfg_endpoint {
 	uint16_t port;          /* index into ports; the endpoint's address is the port's */
 	uint16_t udp_port;      /* host byte order */
 	uint64_t bandwidth_bps; /* "bandwidth": outbound reservation, default 10 Mb/s */
+	uint64_t inbound_bps;   /* "inbound": inbound reservation, policed; default 0 (neither) */
 };
 
 struct sp_cfg_queue {

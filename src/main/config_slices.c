@@ -36,7 +36,7 @@ static const char *const SLICE_KEYS[] = {
 	"name", "id", "codeopt", "npe", "memory", "filter_quota", "queue_quota", "buffer_quota",
 	"endpoints", "queues", "filters", NULL,
 };
-static const char *const ENDPOINT_KEYS[] = { "port", "udp_port", "bandwidth", NULL };
+static const char *const ENDPOINT_KEYS[] = { "port", "udp_port", "bandwidth", "inbound", NULL };
 static const char *const QUEUE_KEYS[] = {
 	"id", "endpoint", "threshold", "threshold_packets", "share", NULL,
 };
@@ -102,6 +102,30 @@ reserve_bandwidth(struct parser *p, const char *path, const struct sp_cfg_slice 
 	return 0;
 }
 
+/* Slice si's endpoint ei reserves its inbound bandwidth, with every endpoint before it, out of its link. */
+static int
+reserve_inbound(struct parser *p, const char *path, uint16_t si, uint16_t ei)
+{
+	const struct sp_config *cfg = p->cfg;
+	const struct sp_cfg_endpoint *e = &cfg->slices[si].endpoints[ei];
+	uint64_t link = cfg->ports[e->port].rate_bps, sum = 0;
+	char a[32], b[32];
+
+	for (uint16_t s = 0; s <= si; s++) {
+		uint16_t n = s < si ? cfg->slices[s].nb_endpoints : ei + 1;
+
+		for (uint16_t k = 0; k < n; k++)
+			if (cfg->slices[s].endpoints[k].port == e->port)
+				sum += cfg->slices[s].endpoints[k].inbound_bps;
+	}
+	if (sum > link)
+		return cfg_fail(p, path, "inbound", "the endpoints on %s would reserve %s inbound in "
+			        "all but its link takes in %s; lower their inbound or raise the port's "
+			        "rate", cfg->ports[e->port].name, cfg_rate_text(sum, a),
+			        cfg_rate_text(link, b));
+	return 0;
+}
+
 static int
 parse_endpoints(struct parser *p, json_t *so, const char *spath, uint16_t si,
 		struct npe_use use[])
@@ -124,6 +148,8 @@ parse_endpoints(struct parser *p, json_t *so, const char *spath, uint16_t si,
 		TRY(check_endpoint_unique(p, path, si, (uint16_t)i));
 		TRY(cfg_get_sched_rate(p, o, path, "bandwidth", SP_DEFAULT_BANDWIDTH, &e->bandwidth_bps));
 		TRY(reserve_bandwidth(p, path, s, e, &use[s->npe]));
+		TRY(cfg_get_sched_rate(p, o, path, "inbound", 0, &e->inbound_bps));
+		TRY(reserve_inbound(p, path, si, (uint16_t)i));
 		s->nb_endpoints = (uint16_t)(i + 1);
 	}
 	return 0;

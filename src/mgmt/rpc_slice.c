@@ -158,25 +158,30 @@ sp_rpc_slice_list(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 }
 
 /*
- * {"slice", "port" (name), ["udp_port" (0: any free), "bandwidth", "index" (absent: the
- * lowest free)]} -> {"endpoint", "udp_port"}
+ * {"slice", "port" (name), ["udp_port" (0: any free), "bandwidth", "inbound" (0: not
+ * policed), "index" (absent: the lowest free)]} -> {"endpoint", "udp_port"}
  */
 json_t *
 sp_rpc_endpoint_reserve(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
-	uint64_t udp = 0, bw = SP_DEFAULT_BANDWIDTH, want = SP_ENDPOINT_ANY;
+	uint64_t udp = 0, bw = SP_DEFAULT_BANDWIDTH, in = 0, want = SP_ENDPOINT_ANY;
+	struct sp_endpoint_req req;
 	struct sp_slice *s;
-	uint16_t port, idx;
+	uint16_t idx;
 	char why[512];
 	int rc;
 
-	if (sp_rpc_slice(node, params, &s, e) < 0 || sp_rpc_port(node, params, &port, e) < 0 ||
+	if (sp_rpc_slice(node, params, &s, e) < 0 || sp_rpc_port(node, params, &req.port, e) < 0 ||
 	    sp_rpc_optional_uint(params, "udp_port", 0, UINT16_MAX, &udp, e) < 0 ||
 	    sp_rpc_optional_uint(params, "bandwidth", 0, SP_QM_MAX_RATE, &bw, e) < 0 ||
+	    sp_rpc_optional_uint(params, "inbound", 0, SP_QM_MAX_RATE, &in, e) < 0 ||
 	    sp_rpc_optional_uint(params, "index", 0, SP_MAX_SLICE_ENDPOINTS - 1, &want, e) < 0)
 		return NULL;
+	req.udp_port = (uint16_t)udp;
+	req.bandwidth_bps = bw;
+	req.inbound_bps = in;
 	idx = (uint16_t)want;
-	rc = sp_node_endpoint_add(node, s, port, (uint16_t)udp, bw, &idx, why, sizeof(why));
+	rc = sp_node_endpoint_add(node, s, &req, &idx, why, sizeof(why));
 	if (rc < 0)
 		return sp_rpc_node_error(rc, why, e);
 	return json_pack("{s:i, s:i}", "endpoint", idx, "udp_port",

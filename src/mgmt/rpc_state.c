@@ -148,23 +148,31 @@ queue_counters(const struct sp_node *node, const struct sp_slice *s)
 	return all;
 }
 
+/* Endpoint index i of a slice, which is in node->endpoints[slot]: what it reserves. */
+static json_t *
+endpoint_json(const struct sp_node *node, uint16_t i, uint16_t slot)
+{
+	const struct sp_endpoint *ep = &node->endpoints[slot];
+
+	return json_pack("{s:i, s:s, s:i, s:I, s:I}", "index", i, "port",
+			 node->ports[ep->port].name, "udp_port", ntohs(ep->udp_port_be),
+			 "bandwidth", (json_int_t)ep->bandwidth_bps, "inbound",
+			 (json_int_t)ep->inbound_bps);
+}
+
 static json_t *
 endpoint_counters(const struct sp_node *node, const struct sp_slice *s)
 {
 	json_t *list = json_array();
 
 	for (uint16_t i = 0; i < s->nb_endpoints; i++) {
-		const struct sp_endpoint *ep;
 		struct sp_endpoint_stats st;
 		json_t *o;
 
 		if (s->endpoints[i] == SP_ENDPOINT_NONE)
 			continue;
-		ep = &node->endpoints[s->endpoints[i]];
 		sp_stats_endpoint(s->endpoints[i], &st);
-		o = json_pack("{s:i, s:s, s:i, s:I}", "index", i, "port", node->ports[ep->port].name,
-			      "udp_port", ntohs(ep->udp_port_be), "bandwidth",
-			      (json_int_t)ep->bandwidth_bps);
+		o = endpoint_json(node, i, s->endpoints[i]);
 		counter(o, "rx", &st.rx);
 		json_array_append_new(list, counter(o, "tx", &st.tx));
 	}
@@ -209,16 +217,9 @@ slice_state(const struct sp_node *node, const struct sp_slice *s)
 {
 	json_t *eps = json_array(), *queues = json_array();
 
-	for (uint16_t i = 0; i < s->nb_endpoints; i++) {
-		const struct sp_endpoint *ep = &node->endpoints[s->endpoints[i]];
-
-		if (s->endpoints[i] == SP_ENDPOINT_NONE)
-			continue;
-		json_array_append_new(eps, json_pack("{s:i, s:s, s:i, s:I}", "index", i, "port",
-					node->ports[ep->port].name, "udp_port",
-					ntohs(ep->udp_port_be), "bandwidth",
-					(json_int_t)ep->bandwidth_bps));
-	}
+	for (uint16_t i = 0; i < s->nb_endpoints; i++)
+		if (s->endpoints[i] != SP_ENDPOINT_NONE)
+			json_array_append_new(eps, endpoint_json(node, i, s->endpoints[i]));
 	for (uint16_t q = 0; q < s->queue_quota; q++) {
 		json_t *o = sp_rpc_queue_json(node, s, q);
 
@@ -272,9 +273,10 @@ port_info(const struct sp_node *node, uint16_t p)
 
 	inet_ntop(AF_INET, &a, ip, sizeof(ip));
 	rte_ether_format_addr(mac, sizeof(mac), &port->mac);
-	return json_pack("{s:s, s:i, s:s, s:s, s:I, s:i, s:i, s:i}", "name", port->name, "index", p,
-			 "ipv4", ip, "mac", mac, "rate", (json_int_t)port->rate_bps, "overhead",
-			 c->overhead, "rx_desc", c->rx_desc, "tx_desc", c->tx_desc);
+	return json_pack("{s:s, s:i, s:s, s:s, s:I, s:I, s:i, s:i, s:i}", "name", port->name,
+			 "index", p, "ipv4", ip, "mac", mac, "rate", (json_int_t)port->rate_bps,
+			 "inbound_reserved", (json_int_t)sp_node_inbound_reserved(node, p),
+			 "overhead", c->overhead, "rx_desc", c->rx_desc, "tx_desc", c->tx_desc);
 }
 
 /*

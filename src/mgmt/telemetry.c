@@ -203,6 +203,8 @@ cmd_endpoints(const char *cmd __rte_unused, const char *params __rte_unused,
 		rte_tel_data_add_dict_string(c, "port", tnode->ports[ep->port].name);
 		add_ipv4(c, "ipv4", ep->ip_be);
 		rte_tel_data_add_dict_u64(c, "udp_port", rte_be_to_cpu_16(ep->udp_port_be));
+		rte_tel_data_add_dict_u64(c, "bandwidth", ep->bandwidth_bps);
+		rte_tel_data_add_dict_u64(c, "inbound", ep->inbound_bps);
 		add_counter(c, "rx", &es.rx);
 		add_counter(c, "tx", &es.tx);
 		snprintf(name, sizeof(name), "%u", e);

@@ -178,9 +178,14 @@ add_endpoints(struct sp_node *node, struct sp_slice *s, const struct sp_cfg_slic
 
 	for (uint16_t j = 0; j < cs->nb_endpoints; j++) {
 		const struct sp_cfg_endpoint *ce = &cs->endpoints[j];
+		const struct sp_endpoint_req req = {
+			.port = ce->port,
+			.udp_port = ce->udp_port,
+			.bandwidth_bps = ce->bandwidth_bps,
+			.inbound_bps = ce->inbound_bps,
+		};
 		uint16_t index = SP_ENDPOINT_ANY;
-		int rc = sp_node_endpoint_add(node, s, ce->port, ce->udp_port, ce->bandwidth_bps,
-					      &index, why, sizeof(why));
+		int rc = sp_node_endpoint_add(node, s, &req, &index, why, sizeof(why));
 
 		if (rc < 0) {
 			snprintf(err, errlen, "slice %s: endpoints[%u]: %s", cs->name, j, why);

@@ -29,6 +29,7 @@ struct sp_endpoint {
 	uint32_t ip_be;       /* the port's address */
 	uint16_t slice;
 	uint64_t bandwidth_bps; /* outbound reservation */
+	uint64_t inbound_bps;   /* inbound reservation and policed rate; 0: neither */
 };
 
 /* An NPE: one filter table and one queue manager, run by exactly one lcore,
@@ -112,16 +113,29 @@ int sp_node_slice_add(struct sp_node *node, const struct sp_slice_spec *spec, st
 int sp_node_slice_del(struct sp_node *node, struct sp_slice *s, char *err, size_t errlen);
 
 /*
- * Reserve UDP port udp_port (0: the lowest free one from 1024) on port with
- * bandwidth_bps out of the slice's NPE's scheduler there. *index is the
- * slice-relative endpoint index wanted, or SP_ENDPOINT_ANY for the lowest
- * free one (a released one is reused); it gets the index given. -EINVAL no
- * such port or index, -ENOSPC no room (endpoints, UDP ports, bandwidth),
- * -EADDRINUSE the UDP port is taken, -EEXIST the index is.
+ * An endpoint asked for: UDP port udp_port (0: the lowest free one from
+ * 1024) on port, bandwidth_bps out of the slice's NPE's scheduler there, and
+ * inbound_bps out of the port's link rate, which its arrivals are policed to.
+ */
+struct sp_endpoint_req {
+	uint16_t port;
+	uint16_t udp_port;
+	uint64_t bandwidth_bps;
+	uint64_t inbound_bps;
+};
+
+/*
+ * Reserve an endpoint. *index is the slice-relative endpoint index wanted,
+ * or SP_ENDPOINT_ANY for the lowest free one (a released one is reused); it
+ * gets the index given. -EINVAL no such port or index, -ENOSPC no room
+ * (endpoints, UDP ports, bandwidth either way), -EADDRINUSE the UDP port is
+ * taken, -EEXIST the index is.
  */
 #define SP_ENDPOINT_ANY UINT16_MAX
-int sp_node_endpoint_add(struct sp_node *node, struct sp_slice *s, uint16_t port, uint16_t udp_port,
-			 uint64_t bandwidth_bps, uint16_t *index, char *err, size_t errlen);
+int sp_node_endpoint_add(struct sp_node *node, struct sp_slice *s, const struct sp_endpoint_req *req,
+			 uint16_t *index, char *err, size_t errlen);
+/* The inbound bandwidth the endpoints on port reserve together. */
+uint64_t sp_node_inbound_reserved(const struct sp_node *node, uint16_t port);
 /* -ENOENT no such endpoint, -EBUSY a queue is bound for it. Filters naming it then drop (bad_result). */
 int sp_node_endpoint_del(struct sp_node *node, struct sp_slice *s, uint16_t index, char *err,
 			 size_t errlen);

@@ -99,27 +99,66 @@ free_udp_port(const struct sp_node *node, uint16_t port)
 	return 0;
 }
 
+uint64_t
+sp_node_inbound_reserved(const struct sp_node *node, uint16_t port)
+{
+	uint64_t sum = 0;
+
+	for (uint16_t i = 0; i < node->nb_endpoints; i++)
+		if (node->endpoints[i].slice != 0 && node->endpoints[i].port == port)
+			sum += node->endpoints[i].inbound_bps;
+	return sum;
+}
+
+/* The endpoint index idx of slice s (SP_ENDPOINT_ANY: the lowest free one) is free: 0, or why not. */
+static int
+check_endpoint_index(const struct sp_slice *s, uint16_t *idx, char *err, size_t errlen)
+{
+	if (*idx == SP_ENDPOINT_ANY) {
+		for (*idx = 0; *idx < s->nb_endpoints && s->endpoints[*idx] != SP_ENDPOINT_NONE; (*idx)++)
+			;
+	} else if (*idx >= SP_MAX_SLICE_ENDPOINTS) {
+		snprintf(err, errlen, "endpoint index %u is out of range (0 to %u)", *idx,
+			 SP_MAX_SLICE_ENDPOINTS - 1);
+		return -EINVAL;
+	} else if (*idx < s->nb_endpoints && s->endpoints[*idx] != SP_ENDPOINT_NONE) {
+		snprintf(err, errlen, "slice %s already has endpoint %u", s->name, *idx);
+		return -EEXIST;
+	}
+	return 0;
+}
+
+/* What the link of port still takes in: 0, or -ENOSPC with what is left. */
+static int
+check_inbound(const struct sp_node *node, uint16_t port, uint64_t inbound_bps, char *err,
+	      size_t errlen)
+{
+	uint64_t link = node->ports[port].rate_bps;
+	uint64_t reserved = sp_node_inbound_reserved(node, port);
+
+	if (inbound_bps <= link && reserved <= link - inbound_bps)
+		return 0;
+	snprintf(err, errlen, "%" PRIu64 " bit/s inbound on %s do not fit: the link takes in %"
+		 PRIu64 " bit/s and endpoints reserve %" PRIu64 ", so at most %" PRIu64 " is left",
+		 inbound_bps, node->ports[port].name, link, reserved,
+		 reserved < link ? link - reserved : 0);
+	return -ENOSPC;
+}
+
 int
-sp_node_endpoint_add(struct sp_node *node, struct sp_slice *s, uint16_t port, uint16_t udp_port,
-		     uint64_t bandwidth_bps, uint16_t *index, char *err, size_t errlen)
+sp_node_endpoint_add(struct sp_node *node, struct sp_slice *s, const struct sp_endpoint_req *req,
+		     uint16_t *index, char *err, size_t errlen)
 {
 	struct sp_qm *qm = node->npes[s->npe].qm;
-	uint16_t slot = free_endpoint_slot(node), idx = *index;
+	uint16_t slot = free_endpoint_slot(node), idx = *index, port = req->port;
+	uint16_t udp_port = req->udp_port;
 	struct sp_endpoint *ep = &node->endpoints[slot];
 	struct sp_qm_room r;
 	int rc;
 
-	if (idx == SP_ENDPOINT_ANY)
-		for (idx = 0; idx < s->nb_endpoints && s->endpoints[idx] != SP_ENDPOINT_NONE; idx++)
-			;
-	else if (idx >= SP_MAX_SLICE_ENDPOINTS) {
-		snprintf(err, errlen, "endpoint index %u is out of range (0 to %u)", idx,
-			 SP_MAX_SLICE_ENDPOINTS - 1);
-		return -EINVAL;
-	} else if (idx < s->nb_endpoints && s->endpoints[idx] != SP_ENDPOINT_NONE) {
-		snprintf(err, errlen, "slice %s already has endpoint %u", s->name, idx);
-		return -EEXIST;
-	}
+	rc = check_endpoint_index(s, &idx, err, errlen);
+	if (rc < 0)
+		return rc;
 	if (port >= node->nb_ports) {
 		snprintf(err, errlen, "no port %u: the node has %u", port, node->nb_ports);
 		return -EINVAL;
@@ -135,12 +174,15 @@ sp_node_endpoint_add(struct sp_node *node, struct sp_slice *s, uint16_t port, ui
 		snprintf(err, errlen, "no UDP port is free on %s", node->ports[port].name);
 		return -ENOSPC;
 	}
+	rc = check_inbound(node, port, req->inbound_bps, err, errlen);
+	if (rc < 0)
+		return rc;
 	sp_qm_room(qm, s->id, port, &r);
-	rc = sp_qm_owner_reserve(qm, s->id, port, r.owner_bps + bandwidth_bps);
+	rc = sp_qm_owner_reserve(qm, s->id, port, r.owner_bps + req->bandwidth_bps);
 	if (rc < 0) {
 		snprintf(err, errlen, "%" PRIu64 " bit/s on %s do not fit: NPE %u's scheduler there "
 			 "sends %" PRIu64 " bit/s and %" PRIu64 " are reserved, so at most %" PRIu64
-			 " is left", bandwidth_bps, node->ports[port].name, s->npe, r.rate_bps,
+			 " is left", req->bandwidth_bps, node->ports[port].name, s->npe, r.rate_bps,
 			 r.reserved_bps, r.rate_bps - r.reserved_bps);
 		return rc;
 	}
@@ -149,7 +191,8 @@ sp_node_endpoint_add(struct sp_node *node, struct sp_slice *s, uint16_t port, ui
 		.udp_port_be = rte_cpu_to_be_16(udp_port),
 		.ip_be = node->ports[port].ip_be,
 		.slice = s->id,
-		.bandwidth_bps = bandwidth_bps,
+		.bandwidth_bps = req->bandwidth_bps,
+		.inbound_bps = req->inbound_bps,
 	};
 	/* Indexes skipped to reach a wanted one read as released. */
 	for (uint16_t i = s->nb_endpoints; i < idx; i++)
@@ -157,6 +200,8 @@ sp_node_endpoint_add(struct sp_node *node, struct sp_slice *s, uint16_t port, ui
 	s->endpoints[idx] = slot;
 	if (idx >= s->nb_endpoints)
 		s->nb_endpoints = idx + 1;
+	/* The slot is out of the table (and no lcore still reads it): its policer is ours to set. */
+	sp_decap_set_inbound(node->decap, slot, req->inbound_bps);
 	/* Last: from here on packets arrive. */
 	rc = sp_decap_add_endpoint(node->decap, port, ep->ip_be, ep->udp_port_be, s->id, slot);
 	if (rc < 0) {

@@ -128,8 +128,8 @@ sp_qm_create(const struct sp_qm_params *p)
 		qm->sched[i].head = qm->sched[i].tail = QM_NONE;
 		qm->sched[i].min_share = UINT64_MAX;
 		rte_seqlock_init(&qm->sched[i].next_lock);
-		qm->sched[i].next.overhead = SP_QM_ETHER_OVERHEAD;
-		qm->sched[i].rate.overhead = SP_QM_ETHER_OVERHEAD;
+		qm->sched[i].next.overhead = SP_ETHER_OVERHEAD;
+		qm->sched[i].rate.overhead = SP_ETHER_OVERHEAD;
 	}
 	LOG(DEBUG, qm, "created: %u ports, %u queues, %u owners", qm->nb_ports, qm->max_queues,
 	    qm->max_owners);
@@ -145,21 +145,15 @@ sp_qm_port_config(struct sp_qm *qm, uint16_t port, uint64_t rate_bps, uint16_t o
 {
 	struct qm_rate r;
 	struct qm_sched *s;
-	uint64_t depth_bits;
 
 	if (qm == NULL || port >= qm->nb_ports || rate_bps == 0 || rate_bps > SP_QM_MAX_RATE)
 		return -EINVAL;
 	s = &qm->sched[port];
 	if (s->reserved_bps > rate_bps)
 		return -ENOSPC;
-	depth_bits = RTE_MAX(rate_bps / (1000000000u / TB_DEPTH_NS),
-			     2 * (uint64_t)(QM_MIN_QUANTUM + overhead) * 8);
-	r.rate_bps = rate_bps;
+	/* At least two minimum quanta (each at least a full frame) at low rates. */
+	sp_tb_rate_init(&r.tb, rate_bps, 2 * (uint64_t)(QM_MIN_QUANTUM + overhead) * 8, qm->tsc_hz);
 	r.overhead = overhead;
-	r.per_cycle = (uint64_t)(((unsigned __int128)rate_bps << TB_SHIFT) / qm->tsc_hz);
-	r.depth = depth_bits << TB_SHIFT;
-	/* Beyond this many idle cycles the bucket is full: no product can overflow. */
-	r.full_cycles = r.depth / RTE_MAX(r.per_cycle, UINT64_C(1));
 	/* The lcore takes it at its next dequeue of the port (sched.c). */
 	rte_seqlock_write_lock(&s->next_lock);
 	s->next = r;
@@ -186,7 +180,7 @@ sp_qm_owner_reserve(struct sp_qm *qm, uint16_t owner, uint16_t port, uint64_t bp
 		return -EINVAL;
 	s = &qm->sched[port];
 	op = &qm->owners[owner].ports[port];
-	if (s->reserved_bps - op->reserved_bps + bps > s->next.rate_bps)
+	if (s->reserved_bps - op->reserved_bps + bps > s->next.tb.rate_bps)
 		return -ENOSPC;
 	if (op->shares_bps > bps)
 		return -EBUSY;
@@ -203,7 +197,7 @@ sp_qm_room(const struct sp_qm *qm, uint16_t owner, uint16_t port, struct sp_qm_r
 	if (qm == NULL || owner >= qm->max_owners || port >= qm->nb_ports || r == NULL)
 		return -EINVAL;
 	op = &qm->owners[owner].ports[port];
-	r->rate_bps = qm->sched[port].next.rate_bps;
+	r->rate_bps = qm->sched[port].next.tb.rate_bps;
 	r->overhead = qm->sched[port].next.overhead;
 	r->reserved_bps = qm->sched[port].reserved_bps;
 	r->owner_bps = op->reserved_bps;

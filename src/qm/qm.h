@@ -65,9 +65,6 @@ struct sp_qm_queue_conf {
 /* The highest rate a scheduler takes: 10 Tb/s. */
 #define SP_QM_MAX_RATE SP_MAX_RATE
 
-/* Default overhead: preamble and start delimiter 8, FCS 4, inter-frame gap 12. */
-#define SP_QM_ETHER_OVERHEAD 24
-
 /* NULL with rte_errno set on failure. */
 struct sp_qm *sp_qm_create(const struct sp_qm_params *p);
 void sp_qm_free(struct sp_qm *qm);

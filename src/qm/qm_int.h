@@ -10,6 +10,7 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_seqlock.h>
 
+#include "../common/tbucket.h"
 #include "qm.h"
 
 #define QM_NONE UINT32_MAX   /* end of an active list */
@@ -21,12 +22,6 @@
  * packet) unless the packet is longer.
  */
 #define QM_MIN_QUANTUM 2048u
-/* Ethernet frames are padded to 60 bytes before the FCS. */
-#define QM_MIN_FRAME 60u
-/* Token bucket: bits scaled by 2^TB_SHIFT, so fractions of a bit per cycle add up. */
-#define TB_SHIFT 32
-/* Bucket depth: this long at the scheduler's rate, and at least two frames. */
-#define TB_DEPTH_NS 1000000u
 
 struct qm_queue {
 	/* A FIFO of mbufs linked through their qm_next dynamic field. */
@@ -40,10 +35,9 @@ struct qm_queue {
 	struct sp_qm_queue_stats st; /* st.len_* are its current length */
 };
 
-/* A scheduler's rate and what the token bucket derives from it. */
+/* A scheduler's rate, as its token bucket uses it, and the frames' wire overhead. */
 struct qm_rate {
-	uint64_t rate_bps;
-	uint64_t per_cycle, depth, full_cycles; /* bits << TB_SHIFT */
+	struct sp_tb_rate tb;
 	uint16_t overhead;
 };
 
@@ -57,7 +51,7 @@ struct qm_sched {
 	rte_seqlock_t next_lock;
 	struct qm_rate next;
 	bool credited; /* the head queue has had its quantum for this visit */
-	/* Token bucket, in bits << TB_SHIFT. */
+	/* Token bucket (common/tbucket.h). */
 	uint64_t tokens, last;
 	/* Backlogged queues, in round robin order. */
 	uint32_t head, tail;
@@ -108,7 +102,7 @@ qm_next(struct rte_mbuf *m)
 static inline uint32_t
 qm_wire_bytes(const struct qm_sched *s, uint32_t len)
 {
-	return RTE_MAX(len, QM_MIN_FRAME) + s->rate.overhead;
+	return sp_wire_bytes(len, s->rate.overhead);
 }
 
 #endif

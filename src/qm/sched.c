@@ -103,7 +103,7 @@ take_new_rate(struct qm_sched *s)
 		s->rate = s->next;
 	} while (rte_seqlock_read_retry(&s->next_lock, sn));
 	s->rate_sn = sn;
-	s->tokens = RTE_MIN(s->tokens, s->rate.depth);
+	s->tokens = RTE_MIN(s->tokens, s->rate.tb.depth);
 }
 
 /* Add the tokens earned since the last call, up to the bucket's depth. */
@@ -115,10 +115,7 @@ refill(struct qm_sched *s, uint64_t now)
 	if (unlikely(rte_seqlock_read_begin(&s->next_lock) != s->rate_sn))
 		take_new_rate(s);
 	s->last = now;
-	if (dt >= s->rate.full_cycles)
-		s->tokens = s->rate.depth;
-	else
-		s->tokens = RTE_MIN(s->rate.depth, s->tokens + dt * s->rate.per_cycle);
+	s->tokens = sp_tb_refill(&s->rate.tb, s->tokens, dt);
 }
 
 /*
@@ -224,9 +221,9 @@ sp_qm_dequeue_burst(struct sp_qm *qm, uint16_t port, uint64_t now, struct rte_mb
 			rotate(qm, s);
 			continue;
 		}
-		if ((wire * 8) << TB_SHIFT > s->tokens)
+		if (sp_tb_cost(wire) > s->tokens)
 			break; /* the rate: the rest waits for tokens */
-		s->tokens -= (wire * 8) << TB_SHIFT;
+		s->tokens -= sp_tb_cost(wire);
 		q->deficit -= wire;
 		q->head = *qm_next(m);
 		qm->owners[q->owner].used_pkts--;

@@ -14,7 +14,8 @@
  * freed); a forwarded packet carries verdict SP_FORWARD and the slice and
  * endpoint registered for its port, address and UDP port, and holds exactly
  * the UDP payload; replies come from the port's own addresses with valid
- * checksums; the counters add up (port rx, slice and endpoint rx, drops by reason).
+ * checksums; the counters add up (port rx, slice and endpoint rx, drops by reason,
+ * frames of the policed endpoint counted as arrived and dropped as inbound_rate).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -43,11 +44,13 @@ struct endpoint {
 	uint16_t udp;
 	uint16_t slice;
 	uint16_t ep;
+	uint64_t inbound; /* bits/s; only on a slice with no other endpoint */
 };
 
 static const struct endpoint endpoints[] = {
 	{0, RTE_IPV4(10, 0, 0, 1), 5001, 1, 0},
-	{0, RTE_IPV4(10, 0, 0, 1), 5002, 2, 1},
+	/* Policed so slowly that after a few frames most are dropped as inbound_rate. */
+	{0, RTE_IPV4(10, 0, 0, 1), 5002, 2, 1, 1000},
 	{1, RTE_IPV4(10, 0, 1, 1), 5001, 1, 2},
 	/* Slice and endpoint at the top of their ranges: the counters' last entries. */
 	{1, RTE_IPV4(10, 0, 1, 1), 65535, SP_MAX_SLICES - 1, SP_MAX_ENDPOINTS - 1},
@@ -91,6 +94,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	for (i = 0; i < RTE_DIM(endpoints); i++) {
 		const struct endpoint *e = &endpoints[i];
 
+		SP_FUZZ_CHECK(sp_decap_set_inbound(table, e->ep, e->inbound) == 0,
+			      "cannot police endpoint %u", i);
 		SP_FUZZ_CHECK(sp_decap_add_endpoint(table, e->port, rte_cpu_to_be_32(e->ip),
 						    rte_cpu_to_be_16(e->udp), e->slice,
 						    e->ep) == 0,
@@ -294,6 +299,7 @@ struct counters {
 	struct sp_port_stats ports[SP_MAX_PORTS];
 	uint64_t slice_rx[RTE_DIM(endpoints)]; /* of endpoints[k].slice */
 	uint64_t ep_rx[RTE_DIM(endpoints)];    /* of endpoints[k].ep */
+	uint64_t policed[RTE_DIM(endpoints)];  /* endpoints[k].slice's inbound_rate drops */
 	uint64_t drops;
 	uint64_t want_slice[RTE_DIM(endpoints)];
 	uint64_t want_ep[RTE_DIM(endpoints)];
@@ -307,6 +313,7 @@ snapshot(struct counters *c)
 	for (unsigned int k = 0; k < RTE_DIM(endpoints); k++) {
 		c->slice_rx[k] = st.slice[endpoints[k].slice].rx.pkts;
 		c->ep_rx[k] = st.endpoint[endpoints[k].ep].rx.pkts;
+		c->policed[k] = st.slice[endpoints[k].slice].reason[SP_REASON_INBOUND_RATE];
 	}
 	c->drops = sum_reasons();
 }
@@ -328,12 +335,19 @@ check_counters(const struct counters *c, unsigned int nb_out)
 			      was->pkts, now->pkts, b.n, b.port);
 	}
 	for (k = 0; k < RTE_DIM(endpoints); k++) {
-		uint64_t slice_rx = st.slice[endpoints[k].slice].rx.pkts - c->slice_rx[k];
-		uint64_t ep_rx = st.endpoint[endpoints[k].ep].rx.pkts - c->ep_rx[k];
+		const struct endpoint *e = &endpoints[k];
+		uint64_t slice_rx = st.slice[e->slice].rx.pkts - c->slice_rx[k];
+		uint64_t ep_rx = st.endpoint[e->ep].rx.pkts - c->ep_rx[k];
+		/* What arrived counts, policed or not; only policed endpoints' slices drop so. */
+		uint64_t policed = st.slice[e->slice].reason[SP_REASON_INBOUND_RATE] - c->policed[k];
 
-		SP_FUZZ_CHECK(slice_rx == c->want_slice[k] && ep_rx == c->want_ep[k],
-			      "slice %u / endpoint %u rx counters do not match what was forwarded",
-			      endpoints[k].slice, endpoints[k].ep);
+		SP_FUZZ_CHECK(e->inbound > 0 || policed == 0,
+			      "slice %u dropped %" PRIu64 " as inbound_rate without a rate", e->slice,
+			      policed);
+		SP_FUZZ_CHECK(slice_rx == c->want_slice[k] + policed &&
+			      ep_rx == c->want_ep[k] + policed,
+			      "slice %u / endpoint %u rx counters do not match what was forwarded "
+			      "and policed", e->slice, e->ep);
 	}
 	SP_FUZZ_CHECK(drops == b.n - nb_out, "%" PRIu64 " drops counted, %u frames not passed on",
 		      drops, b.n - nb_out);

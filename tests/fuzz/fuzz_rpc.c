@@ -51,6 +51,7 @@ make_node(void)
 	node.nb_ports = 2;
 	strcpy(node.ports[0].name, "p0");
 	strcpy(node.ports[1].name, "p1");
+	node.ports[0].rate_bps = node.ports[1].rate_bps = 10000000000ull;
 	node.decap = sp_decap_create("fuzz_rpc", SP_MAX_ENDPOINTS, SOCKET_ID_ANY);
 	node.npes[0].lookup = sp_lookup_create(&lp);
 	node.npes[0].qm = sp_qm_create(&qp);
@@ -59,9 +60,13 @@ make_node(void)
 	for (uint16_t p = 0; p < 2; p++)
 		SP_FUZZ_CHECK(sp_qm_port_config(node.npes[0].qm, p, 10000000000ull, 24) == 0, "port");
 	SP_FUZZ_CHECK(sp_node_slice_add(&node, &spec, &s, err, sizeof(err)) == 0, "slice: %s", err);
-	for (uint16_t p = 0; p < 2; p++, ep = SP_ENDPOINT_ANY)
-		SP_FUZZ_CHECK(sp_node_endpoint_add(&node, s, p, 5001, 100000000, &ep, err,
-						   sizeof(err)) == 0, "endpoint: %s", err);
+	for (uint16_t p = 0; p < 2; p++, ep = SP_ENDPOINT_ANY) {
+		const struct sp_endpoint_req req = {.port = p, .udp_port = 5001,
+						    .bandwidth_bps = 100000000, .inbound_bps = 0};
+
+		SP_FUZZ_CHECK(sp_node_endpoint_add(&node, s, &req, &ep, err, sizeof(err)) == 0,
+			      "endpoint: %s", err);
+	}
 	SP_FUZZ_CHECK(sp_node_queue_bind(&node, s, 0, 1, 1000000, 65536, 1024, err,
 					 sizeof(err)) == 0, "queue: %s", err);
 }

@@ -48,7 +48,7 @@ DROP_REASONS = [
     "truncated", "not_ipv4", "other_mac", "bad_ip_header", "fragment", "not_local", "not_udp",
     "no_endpoint", "arp_ignored", "icmp_ignored", "malformed", "bad_hdr_len", "bad_checksum",
     "ttl_expired", "options", "unsupported", "miss", "bad_result", "no_neighbor", "queue_full",
-    "ring_full", "tx_full", "no_slow_path", "slow_path_full",
+    "ring_full", "tx_full", "no_slow_path", "slow_path_full", "inbound_rate",
 ]
 
 BROADCAST = "ff:ff:ff:ff:ff:ff"
@@ -279,20 +279,20 @@ class Slice:
         self.name = name
         self.id = sid
         self.codeopt = codeopt
-        self.endpoints = []   # [(port name, udp port, bandwidth or None)]
+        self.endpoints = []   # [(port name, udp port, {"bandwidth", "inbound"} as given)]
         self.queues = []      # [dict]
         self.filters = []     # [dict]
         self.npe = 0
 
-    def endpoint(self, port, udp_port, bandwidth=None):
-        """Add an endpoint (bandwidth: its outbound reservation); returns its index."""
-        self.endpoints.append((port.name if isinstance(port, Port) else port, udp_port,
-                               bandwidth))
+    def endpoint(self, port, udp_port, bandwidth=None, inbound=None):
+        """Add an endpoint (bandwidth, inbound: its reservations); returns its index."""
+        rates = {k: v for k, v in (("bandwidth", bandwidth), ("inbound", inbound)) if v}
+        self.endpoints.append((port.name if isinstance(port, Port) else port, udp_port, rates))
         return len(self.endpoints) - 1
 
     def udp_port_on(self, port):
         name = port.name if isinstance(port, Port) else port
-        for p, u, _bw in self.endpoints:
+        for p, u, _rates in self.endpoints:
             if p == name:
                 return u
         raise KeyError(f"slice {self.name} has no endpoint on {name}")
@@ -316,8 +316,7 @@ class Slice:
     def to_json(self):
         return {
             "name": self.name, "id": self.id, "codeopt": self.codeopt, "npe": self.npe,
-            "endpoints": [{"port": p, "udp_port": u, **({"bandwidth": bw} if bw else {})}
-                          for p, u, bw in self.endpoints],
+            "endpoints": [{"port": p, "udp_port": u, **rates} for p, u, rates in self.endpoints],
             "queues": self.queues,
             "filters": self.filters,
         }
@@ -781,13 +780,13 @@ class Ctld:
     def start(self, connected=True):
         """Start it; with connected, wait until it has connected to slicepathd (and replayed)."""
         assert SLICECTLD.exists(), f"{SLICECTLD} is missing: build it first"
-        seen = self.log().count("connected to slicepathd")
+        seen = self.log().count("replay done")
         self._log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(self.command(), stdout=self._log, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL)
         self.wait_log("slicectld: serving", self.log().count("slicectld: serving") + 1)
         if connected:
-            self.wait_log("connected to slicepathd", seen + 1)
+            self.wait_log("replay done", seen + 1)
         return self
 
     def call(self, method, **params):

@@ -31,7 +31,7 @@ def acknowledge_changes(ctl):
     changes = [
         ("slice", "create", "alpha", "codeopt", "ipv4", "filters", 64, "queues", 4,
          "memory", 8192, "buffers", 2000),
-        ("endpoint", "reserve", "alpha", "port", "p0", "udp", 5001),
+        ("endpoint", "reserve", "alpha", "port", "p0", "udp", 5001, "inbound", "300M"),
         ("endpoint", "reserve", "alpha", "port", "p1", "udp", 5001, "bandwidth", "20M"),
         ("queue", "bind", "alpha", 0, "endpoint", 1, "share", "5M"),
         ("queue", "bind", "alpha", 1, "endpoint", 1, "share", "3M", "threshold", 100000),
@@ -81,6 +81,7 @@ def test_acknowledged_changes_survive_kill_9_of_either_daemon(ctl):
     before = state(ctl)
     assert before[1]["data"][2 * 4090:2 * 4098] == "0102030405060708"
     assert [e["index"] for e in before[0]["slices"][1]["endpoints"]] == [0, 2]
+    assert before[0]["slices"][0]["endpoints"][0]["inbound"] == 300_000_000
     assert [s for s in before[0]["schedulers"] if s["port"] == "p1"][0]["rate"] == 2_000_000_000
 
     # slicectld dies: restarted, it finds slicepathd as it left it and changes nothing.

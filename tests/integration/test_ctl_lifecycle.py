@@ -30,7 +30,8 @@ def test_slice_lifecycle_through_slicectl(ctl, users):
              "queues", 4, "bandwidth", "50M")
     assert "slice alpha created: id 1, NPE 0" in out.stdout
     assert "endpoint 0: UDP port 5001 on p0" in sc("endpoint", "reserve", "alpha", "port", "p0",
-                                                   "udp", PORT, user=owner).stdout
+                                                   "udp", PORT, "inbound", "200M",
+                                                   user=owner).stdout
     assert "endpoint 1: UDP port 5001 on p1" in sc("endpoint", "reserve", "alpha", "port", "p1",
                                                    "udp", PORT, "bandwidth", "20M",
                                                    user=owner).stdout
@@ -38,6 +39,12 @@ def test_slice_lifecycle_through_slicectl(ctl, users):
     ifaces = {i["name"]: i for i in ctl.ctld.json("iface", user=owner)}
     assert (ifaces["p1"]["reserved"], ifaces["p1"]["available"]) == (20_000_000,
                                                                      10_000_000_000 - 20_000_000)
+    assert (ifaces["p0"]["inbound_reserved"], ifaces["p0"]["inbound_available"]) == \
+        (200_000_000, 10_000_000_000 - 200_000_000)
+    assert ifaces["p1"]["inbound_reserved"] == 0
+    assert [(e["index"], e["inbound"]) for e in ctl.ctld.json("endpoint", "list", "alpha",
+                                                              user=owner)] == \
+        [(0, 200_000_000), (1, 0)]
 
     # No filter: a miss.
     p = [inner_udp("192.168.1.5", dport=3000, seq=i) for i in range(8)]

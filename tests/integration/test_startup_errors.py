@@ -40,6 +40,7 @@ BAD_CONFIGS = [
     # admission control: a queue's share beyond its slice's reservation (10M by default)
     ("share-over-reservation", ("slices", 1, "queues", 0, "share"), "11M", "slices[1].queues[0].share"),
     ("reservation-over-rate", ("slices", 0, "endpoints", 1, "bandwidth"), "11G", "slices[0].endpoints[1].bandwidth"),
+    ("inbound-over-link", ("slices", 0, "endpoints", 0, "inbound"), "11G", "slices[0].endpoints[0].inbound"),
 ]
 
 

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include <rte_byteorder.h>
+#include <rte_cycles.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_malloc.h>
@@ -576,6 +577,67 @@ test_endpoint_changes(void **state)
 	assert_int_equal(sp_decap_set_port(table, SP_MAX_PORTS, 0, &node_mac), -EINVAL);
 }
 
+/* Send n copies of frame in one burst each; returns how many reached the slice. */
+static unsigned int
+send_copies(const uint8_t *f, size_t len, unsigned int n)
+{
+	unsigned int passed = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct rte_mbuf *m = sp_test_pkt(f, len, PORT);
+
+		assert_non_null(m);
+		sp_decap_burst(table, PORT, &m, 1, &out, &st);
+		passed += out.nb_fwd;
+		rte_pktmbuf_free_bulk(out.fwd, out.nb_fwd);
+	}
+	return passed;
+}
+
+static void
+test_inbound_policed(void **state)
+{
+	const uint32_t ip = RTE_BE32(NODE_IP);
+	static const uint8_t payload[200 - HDRS];
+	uint8_t f[256];
+	size_t len = build_udp(f, NODE_IP, 7200, payload, sizeof(payload));
+	unsigned int later, avail = rte_mempool_avail_count(pool);
+
+	(void)state;
+	assert_int_equal(len, 200);
+	/* 10 kb/s: the bucket starts full at its floor, two 2048-byte frames on the wire
+	 * (33152 bits): 18 frames of 200 bytes (1792 bits each with the overhead), not 19. */
+	assert_int_equal(sp_decap_set_inbound(table, 13, 10000), 0);
+	assert_int_equal(sp_decap_add_endpoint(table, PORT, ip, RTE_BE16(7200), 7, 13), 0);
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(send_copies(f, len, 30), 18);
+	assert_int_equal(st.slice[7].rx.pkts, 30);
+	assert_int_equal(st.endpoint[13].rx.pkts, 30);
+	assert_int_equal(st.slice[7].drop.pkts, 12);
+	assert_int_equal(st.slice[7].drop.bytes, 12 * len);
+	assert_int_equal(st.slice[7].reason[SP_REASON_INBOUND_RATE], 12);
+	assert_int_equal(st.reason[SP_REASON_INBOUND_RATE], 12);
+	assert_int_equal(rte_mempool_avail_count(pool), avail); /* the dropped ones freed */
+
+	/* 100 ms at 10 kb/s earn 1000 bits, with the 896 left: one more frame (a loaded
+	 * machine may sleep longer, but not the 270 ms two would need). */
+	rte_delay_us_sleep(100000);
+	later = send_copies(f, len, 10);
+	assert_true(later >= 1 && later <= 2);
+
+	/* Released and reserved again without a rate: nothing is dropped. */
+	assert_int_equal(sp_decap_del_endpoint(table, PORT, ip, RTE_BE16(7200)), 0);
+	assert_int_equal(sp_decap_set_inbound(table, 13, 0), 0);
+	assert_int_equal(sp_decap_add_endpoint(table, PORT, ip, RTE_BE16(7200), 7, 13), 0);
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(send_copies(f, len, 100), 100);
+	assert_int_equal(st.reason[SP_REASON_INBOUND_RATE], 0);
+	assert_int_equal(sp_decap_del_endpoint(table, PORT, ip, RTE_BE16(7200)), 0);
+
+	assert_int_equal(sp_decap_set_inbound(table, SP_MAX_ENDPOINTS, 1), -EINVAL);
+	assert_int_equal(sp_decap_set_inbound(NULL, 1, 1), -EINVAL);
+}
+
 static void
 test_capacity(void **state)
 {
@@ -645,6 +707,7 @@ main(void)
 		cmocka_unit_test(test_mixed_burst),
 		cmocka_unit_test(test_empty_burst),
 		cmocka_unit_test(test_endpoint_changes),
+		cmocka_unit_test(test_inbound_policed),
 		cmocka_unit_test(test_capacity),
 		cmocka_unit_test(test_rcu_reclaim),
 	};

@@ -164,6 +164,7 @@ add_endpoint(struct ctld_slice *s, uint16_t idx, const char *port, uint16_t udp,
 	snprintf(e->port, sizeof(e->port), "%s", port);
 	e->udp_port = udp;
 	e->bandwidth = bw;
+	e->inbound = bw * 3 + idx; /* distinct from the bandwidth, per endpoint */
 }
 
 static void
@@ -230,6 +231,7 @@ assert_model_equal(const struct model *want, const struct model *got)
 			assert_string_equal(ge->port, we->port);
 			assert_int_equal(ge->udp_port, we->udp_port);
 			assert_int_equal(ge->bandwidth, we->bandwidth);
+			assert_int_equal(ge->inbound, we->inbound);
 		}
 		for (unsigned int i = 0; i < SP_MAX_SLICE_QUEUES; i++) {
 			const struct ctld_queue *wq = &w->q[i], *gq = &g->q[i];
