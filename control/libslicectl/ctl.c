@@ -145,7 +145,9 @@ read_line(struct sp_ctl *c, char **line, size_t *len)
 	size_t scanned = 0;
 	char *nl;
 
-	while ((nl = memchr(c->in + scanned, '\n', c->in_len - scanned)) == NULL) {
+	/* Nothing buffered yet may mean no buffer yet (c->in NULL): no pointer arithmetic on it. */
+	while ((nl = c->in_len > scanned ? memchr(c->in + scanned, '\n', c->in_len - scanned)
+					 : NULL) == NULL) {
 		ssize_t n;
 
 		scanned = c->in_len;

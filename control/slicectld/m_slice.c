@@ -343,16 +343,15 @@ m_exception_channel(struct ctld *c, const struct caller *who, json_t *params,
 	json_t *info = s != NULL ? backend_call(c->backend, "node.info", NULL, e) : NULL;
 	const char *dir = json_string_value(json_object_get(info, "channel_dir"));
 	char path[CTLD_PATH_LEN + SP_NAME_LEN + 8];
-	json_t *r;
 
 	if (info == NULL)
 		return NULL;
-	snprintf(path, sizeof(path), "%s/%s.sock", dir != NULL ? dir : "", s->name);
-	r = json_pack("{s:s}", "path", path);
-	json_decref(info);
 	if (dir == NULL || dir[0] == '\0') {
-		json_decref(r);
+		json_decref(info);
 		return sp_rpc_fail(e, SP_RPC_INTERNAL_ERROR, "slicepathd has no exception channels");
 	}
-	return r;
+	/* dir is info's: used before info goes. */
+	snprintf(path, sizeof(path), "%s/%s.sock", dir, s->name);
+	json_decref(info);
+	return json_pack("{s:s}", "path", path);
 }

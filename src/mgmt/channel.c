@@ -347,12 +347,13 @@ deliver_one(struct sp_channels *ch, struct sp_slice *s, struct rte_mbuf *m)
 void
 sp_channels_deliver(struct sp_channels *ch)
 {
-	struct sp_lcore_stats *st = sp_stats_lcore(rte_lcore_id());
 	struct rte_mbuf *pkts[DELIVER_BURST];
+	struct sp_lcore_stats *st;
 	unsigned int n, done = 0;
 
 	if (ch == NULL)
 		return;
+	st = sp_stats_lcore(rte_lcore_id());
 	do {
 		n = rte_ring_dequeue_burst(ch->node->exc_ring, (void **)pkts, DELIVER_BURST, NULL);
 		for (unsigned int i = 0; i < n; i++) {

@@ -439,10 +439,12 @@ sp_node_slice_del(struct sp_node *node, struct sp_slice *s, char *err, size_t er
 
 	/* First: no new packet arrives for it. */
 	for (uint16_t i = 0; i < s->nb_endpoints; i++) {
-		const struct sp_endpoint *ep = &node->endpoints[s->endpoints[i]];
+		const struct sp_endpoint *ep;
 
-		if (s->endpoints[i] != SP_ENDPOINT_NONE)
-			sp_decap_del_endpoint(node->decap, ep->port, ep->ip_be, ep->udp_port_be);
+		if (s->endpoints[i] == SP_ENDPOINT_NONE)
+			continue; /* released: no slot to index */
+		ep = &node->endpoints[s->endpoints[i]];
+		sp_decap_del_endpoint(node->decap, ep->port, ep->ip_be, ep->udp_port_be);
 	}
 	__atomic_store_n(&node->slices[s->id], NULL, __ATOMIC_RELEASE);
 	wait_lcores(node);

@@ -13,144 +13,30 @@
  * match its slices.
  */
 #include <stdlib.h>
-#include <string.h>
 
-#include <jansson.h>
-#include <rte_memory.h>
-#include <sanitizer/lsan_interface.h>
-
-#include "fuzz_pkt.h"
+#include "fuzz_node.h"
 #include "mgmt/rpc.h"
-#include "stats/stats.h"
 
-#define SLICE 1
-#define QUOTA 64
-
-static struct sp_node node;
-static struct sp_config cfg;
-
-static void
-make_node(void)
-{
-	struct sp_lookup_params lp = {.name = "fuzz", .capacity = 4096, .max_slices = SP_MAX_SLICES,
-				      .socket = SOCKET_ID_ANY};
-	struct sp_qm_params qp = {.name = "fuzz", .nb_ports = 2, .max_queues = 64,
-				  .max_owners = SP_MAX_SLICES, .socket = SOCKET_ID_ANY};
-	struct sp_slice_spec spec = {.id = SLICE, .name = "alpha", .codeopt = "ipv4", .npe = 0,
-				     .mem_bytes = 256, .filter_quota = QUOTA, .queue_quota = 8,
-				     .buffer_quota = 1000, .owner = SP_OWNER_NONE};
-	char err[512];
-	struct sp_slice *s;
-	uint16_t ep = SP_ENDPOINT_ANY;
-
-	cfg.nb_npes = 1;
-	cfg.npes[0].filters = 4096;
-	cfg.npes[0].queues = 64;
-	node.cfg = &cfg;
-	node.nb_npes = 1;
-	node.nb_ports = 2;
-	strcpy(node.ports[0].name, "p0");
-	strcpy(node.ports[1].name, "p1");
-	node.ports[0].rate_bps = node.ports[1].rate_bps = 10000000000ull;
-	node.decap = sp_decap_create("fuzz_rpc", SP_MAX_ENDPOINTS, SOCKET_ID_ANY);
-	node.npes[0].lookup = sp_lookup_create(&lp);
-	node.npes[0].qm = sp_qm_create(&qp);
-	SP_FUZZ_CHECK(node.decap != NULL && node.npes[0].lookup != NULL && node.npes[0].qm != NULL,
-		      "no tables");
-	for (uint16_t p = 0; p < 2; p++)
-		SP_FUZZ_CHECK(sp_qm_port_config(node.npes[0].qm, p, 10000000000ull, 24) == 0, "port");
-	SP_FUZZ_CHECK(sp_node_slice_add(&node, &spec, &s, err, sizeof(err)) == 0, "slice: %s", err);
-	for (uint16_t p = 0; p < 2; p++, ep = SP_ENDPOINT_ANY) {
-		const struct sp_endpoint_req req = {.port = p, .udp_port = 5001,
-						    .bandwidth_bps = 100000000, .inbound_bps = 0};
-
-		SP_FUZZ_CHECK(sp_node_endpoint_add(&node, s, &req, &ep, err, sizeof(err)) == 0,
-			      "endpoint: %s", err);
-	}
-	SP_FUZZ_CHECK(sp_node_queue_bind(&node, s, 0, 1, 1000000, 65536, 1024, err,
-					 sizeof(err)) == 0, "queue: %s", err);
-}
-
-static int
-scan_for_leaks(const struct rte_memseg_list *msl, const struct rte_memseg *ms, size_t len,
-	       void *arg)
-{
-	(void)msl;
-	(void)arg;
-	__lsan_register_root_region(ms->addr, len);
-	return 0;
-}
+static struct sp_node *node;
 
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	sp_fuzz_eal_init();
-	/*
-	 * The tables keep heap objects (a slice's lookup state) in DPDK
-	 * memory, which LeakSanitizer does not scan by itself.
-	 */
-	rte_memseg_contig_walk(scan_for_leaks, NULL);
-	SP_FUZZ_CHECK(sp_stats_init() == 0, "no counters");
-	make_node();
+	node = sp_fuzz_node();
 	return 0;
-}
-
-static void
-check_answer(const char *text)
-{
-	json_t *r = json_loads(text, 0, NULL), *error;
-
-	SP_FUZZ_CHECK(json_is_object(r), "the answer is not a JSON object: %s", text);
-	SP_FUZZ_CHECK(json_is_string(json_object_get(r, "jsonrpc")) &&
-			      strcmp(json_string_value(json_object_get(r, "jsonrpc")), "2.0") == 0,
-		      "no \"jsonrpc\": \"2.0\": %s", text);
-	SP_FUZZ_CHECK(json_object_get(r, "id") != NULL, "no id: %s", text);
-	error = json_object_get(r, "error");
-	SP_FUZZ_CHECK((error == NULL) != (json_object_get(r, "result") == NULL),
-		      "not exactly one of result and error: %s", text);
-	SP_FUZZ_CHECK(error == NULL || (json_is_integer(json_object_get(error, "code")) &&
-					json_is_string(json_object_get(error, "message"))),
-		      "an error without code or message: %s", text);
-	json_decref(r);
-}
-
-/* Every slice's filters within its quota, in position order; quotas add up. */
-static void
-check_slices(void)
-{
-	uint64_t filters = 0, queues = 0;
-
-	for (uint16_t id = 1; id < SP_MAX_SLICES; id++) {
-		const struct sp_slice *s = node.slices[id];
-		uint32_t pos = 0, last = 0;
-		bool first = true;
-
-		if (s == NULL)
-			continue;
-		filters += s->filter_quota;
-		queues += s->queue_quota;
-		for (; sp_lookup_next(node.npes[0].lookup, id, &pos) == 0; pos++) {
-			SP_FUZZ_CHECK(pos < s->filter_quota && (first || pos > last),
-				      "slice %u: a filter at position %u", id, pos);
-			first = false;
-			last = pos;
-		}
-	}
-	SP_FUZZ_CHECK(filters == node.npes[0].filter_quotas && queues == node.npes[0].queue_quotas,
-		      "the NPE's quota sums drifted");
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *answer = sp_rpc_handle(&node, (const char *)data, size);
+	char *answer = sp_rpc_handle(node, (const char *)data, size);
 
 	if (answer != NULL) {
-		check_answer(answer);
+		sp_fuzz_check_answer(answer);
 		free(answer);
 	}
-	check_slices();
+	sp_fuzz_check_slices(node);
 	return 0;
 }

@@ -13,10 +13,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 build=${FUZZ_BUILD_DIR:-$src/build/fuzz}
 seconds=${FUZZ_SECONDS:-30}
-targets=${*:-config decap ipv4 rpc}
+targets=${*:-config decap ipv4 rpc ctld}
 
 if [ -f "$build/build.ninja" ]; then
-	meson configure "$build" -Dfuzz=true >/dev/null
+	# Reconfigured, not just configured: meson compile finds targets added since.
+	meson setup --reconfigure "$build" "$src" -Dfuzz=true >/dev/null
 else
 	CC=clang meson setup "$build" "$src" -Dfuzz=true -Dtests=false >/dev/null
 fi
