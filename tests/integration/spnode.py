@@ -36,6 +36,7 @@ BUILD = DAEMON.parent
 SLICECTLD = BUILD / "control" / "slicectld" / "slicectld"
 SLICECTL = BUILD / "control" / "slicectl" / "slicectl"
 SLOWPATH = BUILD / "control" / "examples" / "ipv4-slowpath"
+GEN = BUILD / "tools" / "gen" / "slicepath-gen"
 
 # EAL arguments every test daemon gets: no hugepages, no PCI scan, little memory.
 TEST_EAL = ["--no-huge", "-m", "512", "--no-pci"]

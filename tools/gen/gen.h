@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * slicepath-gen, a DPDK traffic generator for slicepathd (docs/testing.md,
+ * "Traffic generator"): streams of substrate-encapsulated packets, each
+ * carrying a signature (stream, sequence number, send time), sent at a
+ * paced rate during its phases; what comes back is matched to its stream
+ * by that signature and counted: loss, reordering, latency.
+ */
+#ifndef SP_GEN_H
+#define SP_GEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rte_mempool;
+
+#define GEN_MAX_STREAMS 256
+#define GEN_MAX_PHASES 16
+#define GEN_MAX_PORTS 8
+#define GEN_NAME_LEN 32
+/* Ethernet + IPv4 + UDP, outer and inner. */
+#define GEN_HDRS_LEN (14 + 20 + 8 + 20 + 8)
+#define GEN_MAX_FRAME 1514
+/* The signature at the start of the inner UDP payload. */
+#define GEN_MAGIC UINT32_C(0x53504721) /* "SPG!" */
+#define GEN_SIG_LEN 24
+#define GEN_WIRE_OVERHEAD 24 /* preamble and start delimiter, FCS, inter-frame gap */
+
+struct gen_sig {
+	uint32_t magic;
+	uint16_t stream;
+	uint16_t flow;
+	uint64_t seq;
+	uint64_t tsc; /* when it was sent, on this machine's TSC */
+} __attribute__((packed));
+
+/* A time span of a stream's sending, in seconds from the run's start. */
+struct gen_phase {
+	double start, stop;
+};
+
+/* A stream as the spec file describes it (spec.c). */
+struct gen_stream_spec {
+	char name[GEN_NAME_LEN];
+	uint16_t tx_port, rx_port;
+	uint8_t src_mac[6], dst_mac[6];
+	uint32_t src_ip, dst_ip;       /* outer, network byte order */
+	uint16_t src_port, dst_port;   /* outer UDP, host order: the node's endpoint */
+	uint32_t inner_src, inner_dst; /* network byte order; flows add to inner_dst */
+	uint16_t inner_sport, inner_dport;
+	uint8_t ttl;
+	uint32_t flows;   /* inner destinations inner_dst + 0 .. flows - 1, in turn */
+	uint16_t payload; /* inner UDP payload bytes, at least GEN_SIG_LEN */
+	double pps;       /* packets per second while a phase runs */
+	unsigned int nb_phases;
+	struct gen_phase phases[GEN_MAX_PHASES];
+};
+
+struct gen_spec {
+	double duration; /* s of sending; then the receive side drains */
+	double drain;    /* s to wait for the last packets */
+	double interval; /* s between progress lines; 0: none */
+	unsigned int nb_streams;
+	struct gen_stream_spec streams[GEN_MAX_STREAMS];
+};
+
+/*
+ * Read the spec file (JSON, docs/testing.md) into spec; the wire rate of
+ * "bps" streams is turned into packets per second. 0, or -1 with a message
+ * naming the field in err.
+ */
+int gen_spec_load(const char *path, struct gen_spec *spec, char *err, size_t errlen);
+/* The same from JSON text (the fuzz and unit tests). */
+int gen_spec_parse(const char *text, struct gen_spec *spec, char *err, size_t errlen);
+
+/* Latency histogram, log-linear: 16 buckets per power of two of nanoseconds. */
+#define GEN_LAT_BUCKETS (64 * 16)
+struct gen_latency {
+	uint64_t count, sum_ns, max_ns;
+	uint64_t bucket[GEN_LAT_BUCKETS];
+};
+void gen_latency_add(struct gen_latency *l, uint64_t ns);
+/* The smallest value at or above which fraction q (0 to 1) of the samples lie, bucket precision. */
+uint64_t gen_latency_quantile(const struct gen_latency *l, double q);
+
+struct gen_counts {
+	uint64_t tx_pkts, tx_bytes; /* frames sent (bytes without FCS) */
+	uint64_t rx_pkts, rx_bytes; /* frames of this stream received */
+	uint64_t reordered;         /* received after a later sequence number */
+	uint64_t max_seq;           /* highest received + 1 */
+};
+
+struct gen_stream {
+	const struct gen_stream_spec *spec;
+	uint16_t id; /* its index: the signature's stream */
+	uint16_t frame_len;
+	uint8_t frame[GEN_MAX_FRAME]; /* the template, checksums for flow 0 */
+	uint64_t next_seq;
+	struct gen_counts c;
+	struct gen_latency lat;
+};
+
+/* A run: the streams and what arrived that was not theirs, per port. */
+struct gen_run {
+	const struct gen_spec *spec;
+	uint16_t nb_ports;
+	struct rte_mempool *pool;
+	uint64_t hz;
+	double elapsed; /* s the run took, drain included */
+	struct gen_stream streams[GEN_MAX_STREAMS];
+	uint64_t other_rx[GEN_MAX_PORTS]; /* frames without a signature of ours */
+	volatile bool quit;
+};
+
+/* Send and receive for the spec's duration, then drain (run.c); progress lines if interval. */
+void gen_run(struct gen_run *r);
+
+/* The human summary on stdout, and the JSON one into path ("-": stdout) if not NULL (report.c). */
+void gen_report_progress(const struct gen_run *r, double t, const struct gen_counts *before);
+int gen_report(const struct gen_run *r, const char *json_path);
+/* Seconds of sending a stream's phases hold in the first t seconds of the run. */
+double gen_active_seconds(const struct gen_stream_spec *s, double t);
+
+/* Build the template frame of a stream (frame.c). */
+void gen_frame_build(struct gen_stream *s);
+/*
+ * Write a stream's packet number seq into buf (frame_len bytes): the
+ * template with the flow's inner destination and checksums, and the
+ * signature with tsc.
+ */
+void gen_frame_fill(const struct gen_stream *s, uint8_t *buf, uint64_t seq, uint64_t tsc);
+/* The signature of a received frame, or NULL if it carries none (not ours). */
+const struct gen_sig *gen_frame_sig(const uint8_t *frame, uint32_t len);
+
+#endif
