@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 build=${FUZZ_BUILD_DIR:-$src/build/fuzz}
 seconds=${FUZZ_SECONDS:-30}
-targets=${*:-config decap ipv4 rpc ctld}
+targets=${*:-config decap ipv4 rpc ctld genspec}
 
 if [ -f "$build/build.ninja" ]; then
 	# Reconfigured, not just configured: meson compile finds targets added since.

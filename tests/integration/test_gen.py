@@ -117,6 +117,10 @@ BAD_SPECS = [
         {"name": "a", "dst_mac": "02:00:00:00:00:10", "dst_ip": "10.0.0.1",
          "src_ip": "10.0.0.2", "inner_dst": "10.9.0.1", "dst_port": 5001, "pps": 1}]},
      "streams 0 and 1 are both named a"),
+    ("bad-name", {"streams": [{"name": "a b"}]},
+     "\"name\" must be 1 to 31 letters, digits, '_', '-' or '.'"),
+    ("control-chars-shown", {"streams": [{"dst_mac": "02:00\n"}]},
+     '"dst_mac": "02:00\\x0a" is not a unicast MAC address'),
     ("port-missing", {"streams": [
         {"tx_port": 3, "dst_mac": "02:00:00:00:00:10", "dst_ip": "10.0.0.1",
          "src_ip": "10.0.0.2", "inner_dst": "10.9.0.1", "dst_port": 5001, "pps": 1}]},

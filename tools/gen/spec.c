@@ -18,6 +18,8 @@
 #define DEFAULT_INTERVAL 1.0
 #define MAX_SECONDS 86400.0
 #define MAX_PPS 1e9
+/* Stream names go into tables, CSV and file names. */
+#define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
 
 struct parse {
 	char *err;
@@ -35,6 +37,22 @@ fail(struct parse *p, const char *path, const char *fmt, ...)
 	va_end(ap);
 	snprintf(p->err, p->errlen, "%s: %s", path, msg);
 	return -1;
+}
+
+/* s as it may appear in a one-line message: control bytes as \xNN, cut to fit size. */
+static const char *
+shown(const char *s, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	for (; *s != '\0' && n + 5 < size; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		n += (size_t)(c < 0x20 || c == 0x7f ? snprintf(buf + n, 5, "\\x%02x", c)
+						     : snprintf(buf + n, 2, "%c", c));
+	}
+	buf[n] = '\0';
+	return buf;
 }
 
 static const char *const TOP_KEYS[] = {"duration", "drain", "interval", "streams", NULL};
@@ -55,8 +73,11 @@ known_keys(struct parse *p, json_t *o, const char *path, const char *const *keys
 
 		while (keys[i] != NULL && strcmp(keys[i], k) != 0)
 			i++;
-		if (keys[i] == NULL)
-			return fail(p, path, "unknown key \"%s\"", k);
+		if (keys[i] == NULL) {
+			char buf[100];
+
+			return fail(p, path, "unknown key \"%s\"", shown(k, buf, sizeof(buf)));
+		}
 	}
 	return 0;
 }
@@ -112,8 +133,12 @@ get_text(struct parse *p, json_t *o, const char *path, const char *key, const ch
 	if (s == NULL)
 		return fail(p, path, v == NULL ? "\"%s\" is required (%s)" : "\"%s\" must be a "
 			    "string (%s)", key, what);
-	if (fn(s, out) != 0)
-		return fail(p, path, "\"%s\": \"%s\" is not %s", key, s, what);
+	if (fn(s, out) != 0) {
+		char buf[100];
+
+		return fail(p, path, "\"%s\": \"%s\" is not %s", key, shown(s, buf, sizeof(buf)),
+			    what);
+	}
 	return 0;
 }
 
@@ -203,8 +228,9 @@ parse_stream(struct parse *p, json_t *o, unsigned int i, double duration,
 		return -1;
 	name = json_object_get(o, "name");
 	if (name != NULL && (!json_is_string(name) || json_string_length(name) == 0 ||
-			     json_string_length(name) >= GEN_NAME_LEN))
-		return fail(p, path, "\"name\" must be a string of 1 to %d characters",
+			     json_string_length(name) >= GEN_NAME_LEN ||
+			     strspn(json_string_value(name), NAME_CHARS) != json_string_length(name)))
+		return fail(p, path, "\"name\" must be 1 to %d letters, digits, '_', '-' or '.'",
 			    GEN_NAME_LEN - 1);
 	if (name != NULL)
 		snprintf(st->name, sizeof(st->name), "%s", json_string_value(name));
@@ -267,7 +293,11 @@ gen_spec_parse(const char *text, struct gen_spec *spec, char *err, size_t errlen
 
 	memset(spec, 0, sizeof(*spec));
 	if (root == NULL) {
-		snprintf(err, errlen, "line %d column %d: %s", je.line, je.column, je.text);
+		char buf[sizeof(je.text)];
+
+		/* jansson quotes the input near the error. */
+		snprintf(err, errlen, "line %d column %d: %s", je.line, je.column,
+			 shown(je.text, buf, sizeof(buf)));
 		return -1;
 	}
 	if (!json_is_object(root)) {
