@@ -4,7 +4,7 @@
  *
  * Invariants: 0 or -1; an error is one non-empty line; a spec has 1 to
  * GEN_MAX_STREAMS streams with unique non-empty names, a rate within
- * limits, a payload that holds the signature, at least one flow, and
+ * limits, a payload that fits a frame, at least one flow, and
  * phases in order within the duration.
  */
 #include <stdlib.h>
@@ -21,7 +21,7 @@ check_stream(const struct gen_stream_spec *s, double duration)
 	SP_FUZZ_CHECK(s->name[0] != '\0' && memchr(s->name, '\0', GEN_NAME_LEN) != NULL,
 		      "a stream without a name");
 	SP_FUZZ_CHECK(s->pps >= 1e-3 && s->pps <= 1e9, "stream %s: %g packets/s", s->name, s->pps);
-	SP_FUZZ_CHECK(s->payload >= GEN_SIG_LEN && GEN_HDRS_LEN + s->payload <= GEN_MAX_FRAME,
+	SP_FUZZ_CHECK(GEN_HDRS_LEN + s->payload <= GEN_MAX_FRAME,
 		      "stream %s: payload %u", s->name, s->payload);
 	SP_FUZZ_CHECK(s->flows >= 1 && s->ttl >= 1 && s->dst_port >= 1, "stream %s: flows %u, "
 		      "ttl %u, dst_port %u", s->name, s->flows, s->ttl, s->dst_port);

@@ -67,6 +67,30 @@ def test_streams_through_the_node(gn):
     assert "t=1.0 s  alpha" in r.stdout and "STREAM" in r.stdout
 
 
+def test_unsigned_smallest_frames_and_csv(gn):
+    """Payload 0 (70-byte frames) has no room for the signature: what arrives unsigned on
+    the stream's rx port is its own, counted without sequence or latency; -c writes the
+    rates of each interval."""
+    gn.node.start()
+    csv = gn.dir / "rates.csv"
+    r, out = gn.gen({"duration": 1, "interval": 0.5, "streams": [
+        gn.stream("zero", "10.9.2.1", payload=0, pps=20000),
+        gn.stream("signed", "10.9.3.1", pps=1000)]}, "-q", "-c", str(csv))
+    assert r.returncode == 0, r.stderr
+    s = {x["name"]: x for x in out["streams"]}
+    assert s["zero"]["tx_pkts"] == 20000 and s["zero"]["rx_pkts"] == 20000
+    assert s["zero"]["tx_bytes"] == 20000 * 70 and s["zero"]["latency_ns"]["count"] == 0
+    assert s["signed"]["rx_pkts"] == s["signed"]["latency_ns"]["count"] == 1000
+    assert "t=" not in r.stdout
+    rows = [line.split(",") for line in csv.read_text().splitlines()]
+    assert rows[0] == ["t", "stream", "tx_pps", "rx_pps", "tx_bps", "rx_bps"]
+    # Every interval of the run and of the drain (0.5 s by default), each stream in turn.
+    assert [(t, name) for t, name, *_ in rows[1:]] == \
+        [(t, name) for t in ("0.500", "1.000", "1.500") for name in ("zero", "signed")]
+    assert sum(float(row[2]) * 0.5 for row in rows[1:] if row[1] == "zero") == \
+        pytest.approx(20000, abs=64)
+
+
 def test_rate_in_bits_per_second(gn):
     gn.node.start()
     r, out = gn.gen({"duration": 1, "interval": 0,
@@ -99,10 +123,16 @@ BAD_SPECS = [
     ("no-dst-port", {"streams": [{"dst_mac": "02:00:00:00:00:10", "dst_ip": "10.0.0.1",
                                   "src_ip": "10.0.0.2", "inner_dst": "10.9.0.1", "pps": 1}]},
      '"dst_port" is required: the endpoint\'s UDP port'),
-    ("small-payload", {"streams": [{"dst_mac": "02:00:00:00:00:10", "dst_ip": "10.0.0.1",
-                                    "src_ip": "10.0.0.2", "inner_dst": "10.9.0.1",
-                                    "dst_port": 5001, "payload": 10, "pps": 1}]},
-     '"payload" must be an integer from 24 to 1444'),
+    ("big-payload", {"streams": [{"dst_mac": "02:00:00:00:00:10", "dst_ip": "10.0.0.1",
+                                  "src_ip": "10.0.0.2", "inner_dst": "10.9.0.1",
+                                  "dst_port": 5001, "payload": 1445, "pps": 1}]},
+     '"payload" must be an integer from 0 to 1444'),
+    ("two-unsigned", {"streams": [
+        {"name": "a", "dst_mac": "02:00:00:00:00:10", "dst_ip": "10.0.0.1", "src_ip": "10.0.0.2",
+         "inner_dst": "10.9.0.1", "dst_port": 5001, "payload": 0, "pps": 1},
+        {"name": "b", "dst_mac": "02:00:00:00:00:10", "dst_ip": "10.0.0.1", "src_ip": "10.0.0.2",
+         "inner_dst": "10.9.0.1", "dst_port": 5001, "payload": 23, "pps": 1}]},
+     "streams 0 and 1 both carry no signature (payload under 24) to port 0"),
     ("phase-past-end", {"duration": 2, "streams": [
         {"dst_mac": "02:00:00:00:00:10", "dst_ip": "10.0.0.1", "src_ip": "10.0.0.2",
          "inner_dst": "10.9.0.1", "dst_port": 5001, "pps": 1, "phases": [[1, 3]]}]},

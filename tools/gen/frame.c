@@ -81,7 +81,8 @@ gen_frame_fill(const struct gen_stream *s, uint8_t *buf, uint64_t seq, uint64_t 
 		ip->hdr_checksum = 0;
 		ip->hdr_checksum = rte_ipv4_cksum(ip);
 	}
-	memcpy(buf + GEN_HDRS_LEN, &sig, sizeof(sig));
+	if (s->spec->payload >= GEN_SIG_LEN)
+		memcpy(buf + GEN_HDRS_LEN, &sig, sizeof(sig));
 }
 
 const struct gen_sig *

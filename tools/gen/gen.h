@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct rte_mempool;
 
@@ -51,7 +52,12 @@ struct gen_stream_spec {
 	uint16_t inner_sport, inner_dport;
 	uint8_t ttl;
 	uint32_t flows;   /* inner destinations inner_dst + 0 .. flows - 1, in turn */
-	uint16_t payload; /* inner UDP payload bytes, at least GEN_SIG_LEN */
+	/*
+	 * Inner UDP payload bytes. Below GEN_SIG_LEN the packets carry no
+	 * signature: what arrives unsigned on rx_port is counted as the
+	 * stream's (one such stream per port), without sequence or latency.
+	 */
+	uint16_t payload;
 	double pps;       /* packets per second while a phase runs */
 	unsigned int nb_phases;
 	struct gen_phase phases[GEN_MAX_PHASES];
@@ -110,13 +116,20 @@ struct gen_run {
 	double elapsed; /* s the run took, drain included */
 	struct gen_stream streams[GEN_MAX_STREAMS];
 	uint64_t other_rx[GEN_MAX_PORTS]; /* frames without a signature of ours */
+	int unsigned_stream[GEN_MAX_PORTS]; /* the port's unsigned stream, or -1 */
+	FILE *csv;  /* progress rows, or NULL */
+	bool quiet; /* no progress lines on stdout */
 	volatile bool quit;
 };
 
 /* Send and receive for the spec's duration, then drain (run.c); progress lines if interval. */
 void gen_run(struct gen_run *r);
 
-/* The human summary on stdout, and the JSON one into path ("-": stdout) if not NULL (report.c). */
+/*
+ * Progress over the last interval: a line per stream on stdout unless
+ * quiet, a row per stream in r->csv if set. The human summary on stdout,
+ * and the JSON one into path ("-": stdout) if not NULL (report.c).
+ */
 void gen_report_progress(const struct gen_run *r, double t, const struct gen_counts *before);
 int gen_report(const struct gen_run *r, const char *json_path);
 /* Seconds of sending a stream's phases hold in the first t seconds of the run. */

@@ -3,13 +3,14 @@
  * slicepath-gen: send the streams of a spec file through slicepathd and
  * count what comes back (docs/testing.md, "Traffic generator").
  *
- *   slicepath-gen [EAL options] -- -s SPEC [-j JSON] [-w SECONDS] [-q] [-H]
+ *   slicepath-gen [EAL options] -- -s SPEC [-j JSON] [-c CSV] [-w SECONDS] [-q] [-H]
  *
  * The ports are the EAL's, in order (e.g. --vdev net_memif0,role=client,...
  * for each of slicepathd's memif ports). Exit status: 0 the run happened
  * (the summary says how it went), 1 bad arguments or spec, 2 the ports
  * could not be used.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -45,10 +46,11 @@ usage(const char *why)
 {
 	if (why != NULL)
 		fprintf(stderr, "slicepath-gen: %s\n", why);
-	fprintf(stderr, "usage: slicepath-gen [EAL options] -- -s SPEC [-j JSON] [-w SECONDS] [-q] "
-		"[-H]\n"
+	fprintf(stderr, "usage: slicepath-gen [EAL options] -- -s SPEC [-j JSON] [-c CSV] "
+		"[-w SECONDS] [-q] [-H]\n"
 		"  -s SPEC     the streams to send (JSON; docs/testing.md)\n"
 		"  -j JSON     write the summary as JSON there ('-': stdout)\n"
+		"  -c CSV      write each interval's rates there (t,stream,tx_pps,rx_pps,tx_bps,rx_bps)\n"
 		"  -w SECONDS  how long to wait for the ports' links (default %d)\n"
 		"  -q          no progress lines\n"
 		"  -H          after the summary, hold the ports open until stdin ends or a signal,\n"
@@ -126,6 +128,8 @@ hold_ports(void)
 static int
 prepare(char *err, size_t errlen)
 {
+	for (unsigned int p = 0; p < GEN_MAX_PORTS; p++)
+		run.unsigned_stream[p] = -1;
 	for (unsigned int i = 0; i < spec.nb_streams; i++) {
 		const struct gen_stream_spec *s = &spec.streams[i];
 		uint16_t need = s->tx_port > s->rx_port ? s->tx_port : s->rx_port;
@@ -139,6 +143,8 @@ prepare(char *err, size_t errlen)
 		run.streams[i].spec = s;
 		run.streams[i].id = (uint16_t)i;
 		gen_frame_build(&run.streams[i]);
+		if (s->payload < GEN_SIG_LEN)
+			run.unsigned_stream[s->rx_port] = (int)i;
 	}
 	return 0;
 }
@@ -146,7 +152,7 @@ prepare(char *err, size_t errlen)
 int
 main(int argc, char **argv)
 {
-	const char *spec_path = NULL, *json_path = NULL;
+	const char *spec_path = NULL, *json_path = NULL, *csv_path = NULL;
 	unsigned int link_wait = DEFAULT_LINK_WAIT;
 	bool quiet = false, hold = false;
 	char err[600];
@@ -159,10 +165,11 @@ main(int argc, char **argv)
 	}
 	argc -= n;
 	argv += n;
-	while ((opt = getopt(argc, argv, "s:j:w:qHh")) != -1) {
+	while ((opt = getopt(argc, argv, "s:j:c:w:qHh")) != -1) {
 		switch (opt) {
 		case 's': spec_path = optarg; break;
 		case 'j': json_path = optarg; break;
+		case 'c': csv_path = optarg; break;
 		case 'w': {
 			char *end;
 			unsigned long v = strtoul(optarg, &end, 10);
@@ -185,8 +192,15 @@ main(int argc, char **argv)
 		fprintf(stderr, "slicepath-gen: %s\n", err);
 		return EXIT_USAGE;
 	}
-	if (quiet)
-		spec.interval = 0;
+	run.quiet = quiet;
+	if (csv_path != NULL) {
+		run.csv = fopen(csv_path, "w");
+		if (run.csv == NULL) {
+			fprintf(stderr, "slicepath-gen: cannot write %s: %s\n", csv_path, strerror(errno));
+			return EXIT_USAGE;
+		}
+		fprintf(run.csv, "t,stream,tx_pps,rx_pps,tx_bps,rx_bps\n");
+	}
 	run.spec = &spec;
 	run.hz = rte_get_tsc_hz();
 	run.nb_ports = rte_eth_dev_count_avail();
@@ -216,6 +230,10 @@ main(int argc, char **argv)
 	}
 	gen_run(&run);
 	n = gen_report(&run, json_path);
+	if (run.csv != NULL && fclose(run.csv) != 0) {
+		fprintf(stderr, "slicepath-gen: cannot write %s: %s\n", csv_path, strerror(errno));
+		n = -1;
+	}
 	if (hold)
 		hold_ports();
 	for (uint16_t p = 0; p < run.nb_ports; p++)

@@ -9,21 +9,6 @@
 
 #include "gen.h"
 
-void
-gen_report_progress(const struct gen_run *r, double t, const struct gen_counts *before)
-{
-	double iv = r->spec->interval;
-
-	for (unsigned int i = 0; i < r->spec->nb_streams; i++) {
-		const struct gen_stream *s = &r->streams[i];
-
-		printf("t=%.1f s  %-12s tx %12.0f pps  rx %12.0f pps\n", t, s->spec->name,
-		       (double)(s->c.tx_pkts - before[i].tx_pkts) / iv,
-		       (double)(s->c.rx_pkts - before[i].rx_pkts) / iv);
-	}
-	fflush(stdout);
-}
-
 /* Bits on the wire per second: frames padded to 60 bytes plus the overhead. */
 static double
 wire_bps(uint64_t pkts, uint64_t bytes, double seconds)
@@ -31,6 +16,27 @@ wire_bps(uint64_t pkts, uint64_t bytes, double seconds)
 	if (seconds <= 0)
 		return 0;
 	return (double)(bytes + pkts * GEN_WIRE_OVERHEAD) * 8 / seconds;
+}
+
+void
+gen_report_progress(const struct gen_run *r, double t, const struct gen_counts *before)
+{
+	double iv = r->spec->interval;
+
+	for (unsigned int i = 0; i < r->spec->nb_streams; i++) {
+		const struct gen_stream *s = &r->streams[i];
+		uint64_t tx = s->c.tx_pkts - before[i].tx_pkts, rx = s->c.rx_pkts - before[i].rx_pkts;
+
+		if (!r->quiet)
+			printf("t=%.1f s  %-12s tx %12.0f pps  rx %12.0f pps\n", t, s->spec->name,
+			       (double)tx / iv, (double)rx / iv);
+		if (r->csv != NULL)
+			fprintf(r->csv, "%.3f,%s,%.1f,%.1f,%.0f,%.0f\n", t, s->spec->name,
+				(double)tx / iv, (double)rx / iv,
+				wire_bps(tx, s->c.tx_bytes - before[i].tx_bytes, iv),
+				wire_bps(rx, s->c.rx_bytes - before[i].rx_bytes, iv));
+	}
+	fflush(stdout);
 }
 
 static json_t *

@@ -64,6 +64,12 @@ count_arrival(struct gen_run *r, uint16_t port, const struct rte_mbuf *m, uint64
 	struct gen_stream *s;
 	uint64_t seq, tsc;
 
+	if (sig == NULL && r->unsigned_stream[port] >= 0) {
+		s = &r->streams[r->unsigned_stream[port]];
+		s->c.rx_pkts++;
+		s->c.rx_bytes += len;
+		return;
+	}
 	if (sig == NULL || sig->stream >= r->spec->nb_streams ||
 	    r->streams[sig->stream].spec->rx_port != port) {
 		r->other_rx[port]++;

@@ -274,7 +274,7 @@ parse_stream(struct parse *p, json_t *o, unsigned int i, double duration,
 	if (get_uint(p, o, path, "flows", 1, 1u << 24, 1, &v) < 0)
 		return -1;
 	st->flows = (uint32_t)v;
-	if (get_uint(p, o, path, "payload", GEN_SIG_LEN, GEN_MAX_FRAME - GEN_HDRS_LEN, 64, &v) < 0)
+	if (get_uint(p, o, path, "payload", 0, GEN_MAX_FRAME - GEN_HDRS_LEN, 64, &v) < 0)
 		return -1;
 	st->payload = (uint16_t)v;
 	if (get_rate(p, o, path, st) < 0)
@@ -320,12 +320,22 @@ gen_spec_parse(const char *text, struct gen_spec *spec, char *err, size_t errlen
 	json_array_foreach(streams, i, o) {
 		if (parse_stream(&p, o, (unsigned int)i, spec->duration, &spec->streams[i]) < 0)
 			goto out;
-		for (size_t k = 0; k < i; k++)
+		for (size_t k = 0; k < i; k++) {
+			const struct gen_stream_spec *a = &spec->streams[k], *b = &spec->streams[i];
+
+			if (a->payload < GEN_SIG_LEN && b->payload < GEN_SIG_LEN &&
+			    a->rx_port == b->rx_port) {
+				fail(&p, "streams", "streams %zu and %zu both carry no signature "
+				     "(payload under %d) to port %u: their packets could not be told "
+				     "apart", k, i, GEN_SIG_LEN, b->rx_port);
+				goto out;
+			}
 			if (strcmp(spec->streams[k].name, spec->streams[i].name) == 0) {
 				fail(&p, "streams", "streams %zu and %zu are both named %s", k, i,
 				     spec->streams[i].name);
 				goto out;
 			}
+		}
 		spec->nb_streams = (unsigned int)i + 1;
 	}
 	rc = 0;
