@@ -34,6 +34,7 @@ PACKAGES=(
 	libcmocka-dev                                  # unit tests
 	clang                                          # fuzz targets (libFuzzer runtime)
 	python3 python3-scapy python3-pytest           # integration tests, demo traffic, telemetry client
+	python3-matplotlib                             # slicepath-bench plots
 )
 
 log() { printf '[setup] %s\n' "$*"; }

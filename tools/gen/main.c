@@ -30,6 +30,7 @@
 #define NB_MBUFS 16383
 #define RING_SIZE 1024
 #define DEFAULT_LINK_WAIT 10
+#define LINK_SETTLE_MS 200
 
 static struct gen_run run;
 static struct gen_spec spec;
@@ -105,6 +106,8 @@ wait_links(unsigned int seconds, char *err, size_t errlen)
 			rte_delay_ms(10);
 		}
 	}
+	/* The peer's end of a memif link comes up a moment after ours: let it, or it drops. */
+	rte_delay_ms(LINK_SETTLE_MS);
 	return 0;
 }
 

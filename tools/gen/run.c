@@ -2,9 +2,9 @@
 /*
  * slicepath-gen's loop, on one lcore: each stream sends what its rate owes
  * since its phases began (paced from the TSC, at most a burst per turn, so
- * streams interleave; behind, it catches up, so each sends rate x time in
- * all), and every port's arrivals are matched to their stream by the
- * signature and counted.
+ * streams interleave; a lag of up to 10 ms is made up at the end, so each
+ * sends rate x time in all unless it could not keep up), and every port's
+ * arrivals are matched to their stream by the signature and counted.
  */
 #include <string.h>
 
@@ -15,6 +15,8 @@
 #include "gen.h"
 
 #define BURST 32
+/* A lag the end of the run makes up: a descheduled moment, not an overload. */
+#define CATCH_UP_S 0.01
 
 double
 gen_active_seconds(const struct gen_stream_spec *s, double t)
@@ -26,9 +28,13 @@ gen_active_seconds(const struct gen_stream_spec *s, double t)
 	return active;
 }
 
-/* Send what stream s owes at t seconds, at most a burst; the port may take fewer. */
+/*
+ * Send what stream s owes at t seconds, at most a burst; the port may take
+ * fewer. Past the end (late) only a small lag is made up: a stream that
+ * could not keep its rate at all must not show it by sending on.
+ */
 static void
-send_due(struct gen_run *r, struct gen_stream *s, double t)
+send_due(struct gen_run *r, struct gen_stream *s, double t, bool late)
 {
 	uint64_t owed = (uint64_t)(gen_active_seconds(s->spec, t) * s->spec->pps);
 	struct rte_mbuf *m[BURST];
@@ -36,6 +42,8 @@ send_due(struct gen_run *r, struct gen_stream *s, double t)
 	uint16_t n, sent;
 
 	if (owed <= s->next_seq)
+		return;
+	if (late && owed - s->next_seq > RTE_MAX((uint64_t)(s->spec->pps * CATCH_UP_S), (uint64_t)BURST))
 		return;
 	n = (uint16_t)(owed - s->next_seq < BURST ? owed - s->next_seq : BURST);
 	if (rte_pktmbuf_alloc_bulk(r->pool, m, n) != 0)
@@ -116,10 +124,10 @@ gen_run(struct gen_run *r)
 		before[i] = r->streams[i].c;
 	while (!r->quit && t < spec->duration + spec->drain) {
 		/* Past the duration, a stream that fell behind (descheduled) still catches up. */
-		double until = t < spec->duration ? t : spec->duration;
+		bool late = t >= spec->duration;
 
 		for (unsigned int i = 0; i < spec->nb_streams; i++)
-			send_due(r, &r->streams[i], until);
+			send_due(r, &r->streams[i], late ? spec->duration : t, late);
 		receive(r);
 		now = rte_get_tsc_cycles();
 		t = (double)(now - start) / (double)r->hz;

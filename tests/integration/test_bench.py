@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""A smoke run of each slicepath-bench scenario with tiny durations: the benchmark is not
+pass/fail, but each scenario must run against the real daemons and write its CSV and
+PNG with the rows a tester reads."""
+
+import csv
+import subprocess
+import sys
+
+import pytest
+
+from conftest import needs_root
+from spnode import REPO
+
+pytestmark = needs_root
+BENCH = REPO / "tools" / "slicepath-bench"
+
+
+def bench(out, *args):
+    r = subprocess.run([sys.executable, str(BENCH), "--quick", "-o", str(out), *args],
+                       capture_output=True, text=True, timeout=300)
+    print(r.stdout, r.stderr)
+    return r
+
+
+def rows(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def is_png(path):
+    return path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_fairness_smoke(tmp_path):
+    r = bench(tmp_path, "fairness")
+    assert r.returncode == 0, r.stderr
+    d = tmp_path / "fairness"
+    rates = rows(d / "fairness.csv")
+    assert {x["slice"] for x in rates} == {"s1", "s2", "s3", "s4", "s5"}
+    assert list(rates[0]) == ["t", "slice", "in_bps", "out_bps"]
+    # Shares of the output with all five busy, as configured within 3 points.
+    for name, pct in zip(["s1", "s2", "s3", "s4", "s5"], [30, 25, 20, 15, 10]):
+        line = next(x for x in r.stdout.splitlines() if x.strip().startswith(name + ":"))
+        assert abs(float(line.split(":")[1].split("%")[0]) - pct) < 3, line
+    assert rows(d / "fairness-queues.csv")
+    assert is_png(d / "fairness.png")
+
+
+def test_throughput_smoke(tmp_path):
+    r = bench(tmp_path, "throughput")
+    assert r.returncode == 0, r.stderr
+    d = tmp_path / "throughput"
+    got = rows(d / "throughput.csv")
+    assert [(x["dut"], x["payload"]) for x in got] == \
+        [("slicepathd", "0"), ("slicepathd", "1400"), ("testpmd", "0"), ("testpmd", "1400")]
+    for x in got:
+        assert float(x["mpps"]) > 0 and float(x["gbps"]) > 0, x
+    assert is_png(d / "throughput.png")
+    assert "of testpmd" in r.stdout
+
+
+def test_unknown_scenario_refused(tmp_path):
+    r = bench(tmp_path, "nosuch")
+    assert r.returncode == 2
+    assert "no scenario nosuch: the scenarios are fairness, throughput" in r.stderr
