@@ -38,7 +38,7 @@ enum sp_reason {
 	SP_REASON_NO_NEIGHBOR,   /* next hop MAC not (yet) resolved */
 	SP_REASON_QUEUE_FULL,    /* queue over its threshold */
 	SP_REASON_RING_FULL,     /* ring between lcores full */
-	SP_REASON_TX_FULL,       /* port did not take the packet */
+	SP_REASON_TX_FULL,       /* a reply or ARP request found its port's hold full */
 	/* the slow-path channel (framework): an exception that did not reach the slow path */
 	SP_REASON_NO_SLOW_PATH,  /* no slow path connected to the slice's channel */
 	SP_REASON_SLOW_PATH_FULL, /* the slow path does not read: its channel is full */

@@ -10,7 +10,6 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_log.h>
-#include <rte_malloc.h>
 #include <rte_prefetch.h>
 
 #include "pipeline.h"
@@ -18,12 +17,17 @@
 RTE_LOG_REGISTER(sp_pipeline_logtype, slicepath.pipeline, INFO);
 #define PIPE_LOG(level, ...) rte_log(RTE_LOG_##level, sp_pipeline_logtype, "pipeline: " __VA_ARGS__)
 
-#define TX_BUFFER_SIZE 64
+/*
+ * Frames for a port wait here until it takes them, sent first at each
+ * turn: a port that is slow to take (a memif peer that reads late) holds
+ * back the queue manager, whose queues then absorb the burst under their
+ * thresholds, instead of losing frames it already scheduled.
+ */
+#define TX_HOLD 64
 
 struct tx_port {
-	struct rte_eth_dev_tx_buffer *buf;
-	struct sp_lcore_stats *st;
-	uint16_t port;
+	struct rte_mbuf *held[TX_HOLD];
+	uint16_t nb_held;
 };
 
 struct lcore_ctx {
@@ -36,27 +40,26 @@ struct lcore_ctx {
 	unsigned int rcu_thread;
 };
 
-/* Frames the port would not take: uncount them from tx, count the drop. */
-static void
-tx_refused(struct rte_mbuf **unsent, uint16_t count, void *userdata)
+/* How many more frames the port's hold takes. */
+static uint16_t
+tx_room(const struct lcore_ctx *c, uint16_t port)
 {
-	struct tx_port *tx = userdata;
-	struct sp_port_stats *ps = &tx->st->port[tx->port];
-
-	for (uint16_t i = 0; i < count; i++) {
-		ps->tx.pkts--;
-		ps->tx.bytes -= rte_pktmbuf_pkt_len(unsent[i]);
-		sp_counter_add(&ps->tx_drop, unsent[i]);
-	}
-	tx->st->reason[SP_REASON_TX_FULL] += count;
-	rte_pktmbuf_free_bulk(unsent, count);
+	return TX_HOLD - c->tx[port].nb_held;
 }
 
+/* Hold m for the port; with no room (frames besides the queue manager's), drop it as tx_full. */
 static void
 tx_one(struct lcore_ctx *c, uint16_t port, struct rte_mbuf *m)
 {
-	sp_counter_add(&c->st->port[port].tx, m);
-	rte_eth_tx_buffer(c->node->ports[port].port_id, 0, c->tx[port].buf, m);
+	struct tx_port *tx = &c->tx[port];
+
+	if (tx->nb_held < TX_HOLD) {
+		tx->held[tx->nb_held++] = m;
+		return;
+	}
+	sp_counter_add(&c->st->port[port].tx_drop, m);
+	c->st->reason[SP_REASON_TX_FULL]++;
+	rte_pktmbuf_free(m);
 }
 
 static void
@@ -64,6 +67,22 @@ tx_burst(struct lcore_ctx *c, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
 {
 	for (uint16_t i = 0; i < n; i++)
 		tx_one(c, port, pkts[i]);
+}
+
+/* Hand the port what it holds; what it does not take yet stays, in order. */
+static void
+tx_flush(struct lcore_ctx *c, uint16_t port)
+{
+	struct tx_port *tx = &c->tx[port];
+	uint16_t sent;
+
+	if (tx->nb_held == 0)
+		return;
+	sent = rte_eth_tx_burst(c->node->ports[port].port_id, 0, tx->held, tx->nb_held);
+	for (uint16_t i = 0; i < sent; i++)
+		sp_counter_add(&c->st->port[port].tx, tx->held[i]);
+	tx->nb_held -= sent;
+	memmove(tx->held, tx->held + sent, tx->nb_held * sizeof(tx->held[0]));
 }
 
 /* SPP's switch from Line Card to NPE: by the slice's NPE. */
@@ -142,6 +161,8 @@ npe_output(struct lcore_ctx *c, struct sp_npe *npe)
 		if (!npe->on_lc)
 			max = (uint16_t)RTE_MIN((unsigned int)SP_BURST,
 						rte_ring_free_count(npe->tx_ring[p]));
+		else
+			max = RTE_MIN(max, tx_room(c, p));
 		n = sp_qm_dequeue_burst(npe->qm, p, now, pkts, max);
 		if (n == 0)
 			continue;
@@ -175,8 +196,9 @@ lc_tx(struct lcore_ctx *c)
 		if (node->npes[e].on_lc)
 			continue;
 		for (uint16_t p = 0; p < node->nb_ports; p++) {
+			/* What the hold cannot take waits in the ring, then in the NPE's queues. */
 			n = rte_ring_dequeue_burst(node->npes[e].tx_ring[p], (void **)pkts,
-						   SP_BURST, NULL);
+						   RTE_MIN((uint16_t)SP_BURST, tx_room(c, p)), NULL);
 			tx_burst(c, p, pkts, (uint16_t)n);
 		}
 	}
@@ -184,10 +206,10 @@ lc_tx(struct lcore_ctx *c)
 	for (unsigned int i = 0; i < n; i++)
 		tx_one(c, pkts[i]->port, pkts[i]);
 	for (uint16_t p = 0; p < node->nb_ports; p++)
-		rte_eth_tx_buffer_flush(node->ports[p].port_id, 0, c->tx[p].buf);
+		tx_flush(c, p);
 }
 
-static int
+static void
 ctx_init(struct lcore_ctx *c, struct sp_node *node, unsigned int lcore)
 {
 	memset(c, 0, sizeof(*c));
@@ -198,28 +220,14 @@ ctx_init(struct lcore_ctx *c, struct sp_node *node, unsigned int lcore)
 	for (uint16_t e = 0; e < node->nb_npes; e++)
 		if (node->npes[e].lcore == lcore)
 			c->npes[c->nb_npes++] = &node->npes[e];
-	if (!c->lc)
-		return 0;
-	for (uint16_t p = 0; p < node->nb_ports; p++) {
-		struct tx_port *tx = &c->tx[p];
-
-		tx->buf = rte_zmalloc_socket("sp_txbuf", RTE_ETH_TX_BUFFER_SIZE(TX_BUFFER_SIZE), 0,
-					     rte_lcore_to_socket_id(lcore));
-		if (tx->buf == NULL)
-			return -ENOMEM;
-		tx->st = c->st;
-		tx->port = p;
-		rte_eth_tx_buffer_init(tx->buf, TX_BUFFER_SIZE);
-		rte_eth_tx_buffer_set_err_callback(tx->buf, tx_refused, tx);
-	}
-	return 0;
 }
 
+/* Frames still held when the lcores stop go back to the pool. */
 static void
 ctx_fini(struct lcore_ctx *c)
 {
 	for (uint16_t p = 0; p < c->node->nb_ports; p++)
-		rte_free(c->tx[p].buf);
+		rte_pktmbuf_free_bulk(c->tx[p].held, c->tx[p].nb_held);
 }
 
 int
@@ -228,14 +236,8 @@ sp_lcore_main(void *arg)
 	struct sp_node *node = arg;
 	unsigned int lcore = rte_lcore_id();
 	struct lcore_ctx c;
-	int rc = ctx_init(&c, node, lcore);
 
-	if (rc < 0) {
-		PIPE_LOG(ERR, "lcore %u: out of memory for tx buffers\n", lcore);
-		node->quit = true;
-		ctx_fini(&c);
-		return rc;
-	}
+	ctx_init(&c, node, lcore);
 	PIPE_LOG(INFO, "lcore %u: %s%u NPE(s)\n", lcore, c.lc ? "LC + " : "", c.nb_npes);
 	rte_rcu_qsbr_thread_online(node->qsbr, c.rcu_thread);
 	while (!node->quit) {

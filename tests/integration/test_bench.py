@@ -60,7 +60,20 @@ def test_throughput_smoke(tmp_path):
     assert "of testpmd" in r.stdout
 
 
+def test_latency_smoke(tmp_path):
+    r = bench(tmp_path, "latency")
+    assert r.returncode == 0, r.stderr
+    d = tmp_path / "latency"
+    got = rows(d / "latency.csv")
+    assert [(x["dut"], x["load"]) for x in got] == [("slicepathd", "0.5"), ("testpmd", "0.5")]
+    for x in got:
+        assert 0 < float(x["p50_us"]) <= float(x["p99_us"]) <= float(x["max_us"]), x
+        assert x["probe_lost"] == "0", x
+    assert is_png(d / "latency.png")
+    assert "zero-loss rate of the 8 slices" in r.stdout
+
+
 def test_unknown_scenario_refused(tmp_path):
     r = bench(tmp_path, "nosuch")
     assert r.returncode == 2
-    assert "no scenario nosuch: the scenarios are fairness, throughput" in r.stderr
+    assert "no scenario nosuch: the scenarios are fairness, throughput, latency" in r.stderr

@@ -69,6 +69,10 @@ class Dut:
     def log(self):
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
+    def counters(self):
+        """What the device counted (for the run's record), or None."""
+        return None
+
     def stop(self):
         """SIGINT, then wait; a non-zero exit status is an error (the log says why)."""
         if self.proc is None:
@@ -128,6 +132,11 @@ class Slicepathd(Dut):
     def call(self, method, **params):
         with Rpc(self.config["mgmt_socket"]) as r:
             return r.call(method, **params)
+
+    def counters(self):
+        return {"node": self.call("stats.get"),
+                "slices": {s["name"]: self.call("stats.get", slice=s["name"])
+                           for s in self.config["slices"]}}
 
     def stop(self):
         if self.tel is not None:

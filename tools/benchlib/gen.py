@@ -48,6 +48,9 @@ def run(dut, spec, workdir, tag, during=None, timeout=None):
             except (FileNotFoundError, ValueError):
                 time.sleep(0.02)
     finally:
+        if summary is not None:
+            # Where the device dropped what it dropped, before it goes.
+            (workdir / f"{tag}-counters.json").write_text(json.dumps(dut.counters(), indent=1))
         dut.stop()
         p.communicate(input="", timeout=30)
         log.close()
