@@ -47,6 +47,26 @@ def test_fairness_smoke(tmp_path):
     assert is_png(d / "fairness.png")
 
 
+def test_backlog_smoke(tmp_path):
+    """b1 offered twice its output in the middle third gets its output's 100 Mb/s, b2
+    idle gets nothing, the others keep their 80 Mb/s throughout."""
+    r = bench(tmp_path, "backlog")
+    assert r.returncode == 0, r.stderr
+    d = tmp_path / "backlog"
+    assert {x["slice"] for x in rows(d / "backlog.csv")} == {"b1", "b2", "b3", "b4", "b5"}
+    thirds = {}
+    for line in r.stdout.splitlines():
+        name, _, values = line.strip().partition(":")
+        if name in ("b1", "b2", "b3", "b4", "b5"):
+            thirds[name] = [float(v) for v in values.split()]
+    assert 90 <= thirds["b1"][1] <= 105, thirds
+    assert thirds["b2"][1] < 5, thirds
+    for name in ("b3", "b4", "b5"):
+        assert all(75 <= v <= 85 for v in thirds[name]), thirds
+    assert rows(d / "backlog-queues.csv")
+    assert is_png(d / "backlog.png")
+
+
 def test_throughput_smoke(tmp_path):
     r = bench(tmp_path, "throughput")
     assert r.returncode == 0, r.stderr
@@ -76,4 +96,4 @@ def test_latency_smoke(tmp_path):
 def test_unknown_scenario_refused(tmp_path):
     r = bench(tmp_path, "nosuch")
     assert r.returncode == 2
-    assert "no scenario nosuch: the scenarios are fairness, throughput, latency" in r.stderr
+    assert "no scenario nosuch: the scenarios are fairness, backlog, throughput, latency" in r.stderr

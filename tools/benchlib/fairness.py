@@ -4,10 +4,10 @@ its scheduler, each offering 40 % of it, starting one after another: the input a
 output rate of each slice and its queue's length over time."""
 
 import csv
-import time
 
 from . import gen, node, plot
 from .dut import Slicepathd
+from .sample import QueueSampler
 
 RATE = 200_000_000
 SHARES = [30, 25, 20, 15, 10]
@@ -22,19 +22,8 @@ def run(workdir, quick):
     spec = {"duration": duration, "interval": interval, "streams": [
         node.stream(s["name"], 5001 + i, f"10.9.{i}.1", payload=PAYLOAD, bps=RATE * 4 // 10,
                     phases=[[i * stagger, duration]]) for i, s in enumerate(slices)]}
-    queues, start = [], time.monotonic()
-    next_sample = [start]
-
-    def sample():
-        now = time.monotonic()
-        if now < next_sample[0]:
-            return
-        next_sample[0] += interval / 2
-        for s in slices:
-            q = dut.telemetry(f"/slicepath/queues,{s['name']}")["0"]
-            queues.append((round(now - start, 3), s["name"], q["len_bytes"]))
-
-    summary, rates = gen.run(dut, spec, workdir, "fairness", during=sample)
+    queues = QueueSampler(dut, [s["name"] for s in slices], interval / 2)
+    summary, rates = gen.run(dut, spec, workdir, "fairness", during=queues)
     return report(workdir, duration, stagger, summary, rates, queues)
 
 
@@ -47,7 +36,7 @@ def report(workdir, duration, stagger, summary, rates, queues):
     with open(workdir / "fairness-queues.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["t", "slice", "queue_bytes"])
-        w.writerows(queues)
+        w.writerows(queues.rows)
     names = [s["name"] for s in summary["streams"]]
 
     def series(rows, key, scale=1e6):
@@ -57,8 +46,7 @@ def report(workdir, duration, stagger, summary, rates, queues):
     plot.panels(workdir / "fairness.png", f"fairness: shares {SHARES} % of {RATE / 1e6:.0f} Mb/s",
                 [("input (Mb/s)", series(rates, "tx_bps")),
                  ("output (Mb/s)", series(rates, "rx_bps")),
-                 ("queue (bytes)", {n: ([t for t, s, _ in queues if s == n],
-                                        [b for _, s, b in queues if s == n]) for n in names})])
+                 ("queue (bytes)", queues.series())])
     # All five busy: from the last start to the end.
     busy = [r for r in rates if stagger * (len(names) - 1) < float(r["t"]) <= duration]
     total = sum(float(r["rx_bps"]) for r in busy) or 1.0

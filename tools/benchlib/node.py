@@ -2,7 +2,7 @@
 """Configs of the benchmark node: ports, next hop and the ipv4 slices the scenarios use."""
 
 NODE_MAC = "02:00:00:00:00:10"
-NEXT_HOP = ("10.1.0.2", 7001, "02:bb:00:00:01:02")
+NEXT_HOP = ("10.1.0.2", 7001, "02:bb:00:00:01:02")  # behind p1; behind p<i>: 10.<i>.0.2
 
 
 def key_dst(prefix):
@@ -27,25 +27,34 @@ def ipv4_slice(name, sid, in_port, out_port, udp, dst, share, threshold=65536):
         "queues": [{"id": 0, "endpoint": 1, "share": share, "threshold": threshold}],
         "filters": [{"position": 0, "key": key, "mask": mask,
                      "result": {"endpoint": 1, "queue": 0,
-                                "next_hop": f"{NEXT_HOP[0]}:{NEXT_HOP[1]}"}}],
+                                "next_hop": "%s:%d" % next_hop(out_port)}}],
     }
 
 
-def config(slices, out_rate, link="10G"):
-    """Ports p0 (input) and p1 (output, link rate link), the NPE's scheduler on p1 at
-    out_rate, and the slices."""
+def config(slices, out_rate, link="10G", outputs=1):
+    """Port p0 (input) and outputs p1.. (link rate link), the NPE's scheduler on each output
+    at out_rate, the next hop on each (NEXT_HOP's address in that port's subnet), and the
+    slices."""
+    outs = [f"p{i}" for i in range(1, outputs + 1)]
     return {
         "mbufs": 16384,
-        "ports": [{"name": "p0", "ipv4": "10.0.0.1", "mac": NODE_MAC},
-                  {"name": "p1", "ipv4": "10.1.0.1", "mac": "02:00:00:00:01:10", "rate": link}],
-        "neighbors": [{"port": "p1", "ipv4": NEXT_HOP[0], "mac": NEXT_HOP[2]}],
-        "npes": [{"filters": 4096, "queues": 256, "rates": {"p1": out_rate}}],
+        "ports": [{"name": "p0", "ipv4": "10.0.0.1", "mac": NODE_MAC}] +
+                 [{"name": p, "ipv4": f"10.{i}.0.1", "mac": f"02:00:00:00:0{i}:10", "rate": link}
+                  for i, p in enumerate(outs, 1)],
+        "neighbors": [{"port": p, "ipv4": next_hop(p)[0], "mac": NEXT_HOP[2]} for p in outs],
+        "npes": [{"filters": 4096, "queues": 256, "rates": {p: out_rate for p in outs}}],
         "slices": slices,
     }
 
 
-def stream(name, udp, inner_dst, **kw):
-    """A generator stream from its port 0 to the node's p0 endpoint udp, back on port 1."""
-    return {"name": name, "tx_port": 0, "rx_port": 1, "dst_mac": NODE_MAC,
+def next_hop(port):
+    """The next hop (address, UDP port) behind output port "p<i>": 10.<i>.0.2:7001."""
+    return f"10.{port[1:]}.0.2", NEXT_HOP[1]
+
+
+def stream(name, udp, inner_dst, rx_port=1, **kw):
+    """A generator stream from its port 0 to the node's p0 endpoint udp, back on rx_port
+    (the generator's port i is the node's p<i>)."""
+    return {"name": name, "tx_port": 0, "rx_port": rx_port, "dst_mac": NODE_MAC,
             "src_ip": "10.0.0.2", "dst_ip": "10.0.0.1", "dst_port": udp,
             "inner_dst": inner_dst, **kw}
