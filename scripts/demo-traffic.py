@@ -6,12 +6,14 @@ aimed at each of its filters, plus a few frames of each kind the node drops
 or raises as an exception, so that every counter table has something in it.
 
     scripts/demo-traffic.py [-c config/default.json] [-s config/demo-slices.json] [-p p0]
-                            [-o /run/slicepath/demo-p0.pcap]
+                            [-o /run/slicepath/demo-p0.pcap] [--forward-only] [--size BYTES]
 
 The addresses (port IPv4 and MAC, endpoint UDP ports, filter prefixes) are
 read from the config, so the file matches whatever that config describes;
 -s adds the slices of another file (those scripts/demo-slices.py creates
-through slicectld).
+through slicectld). --forward-only leaves out the frames to drop or answer
+and --size fixes the inner payload, for a generator replaying the file at a
+rate (pktgen-DPDK, docs/testing.md).
 """
 
 import argparse
@@ -79,8 +81,14 @@ def main():
     ap.add_argument("-o", "--output", default="/run/slicepath/demo-p0.pcap")
     ap.add_argument("-n", "--per-filter", type=int, default=24,
                     help="good packets per filter (default: %(default)s)")
+    ap.add_argument("--forward-only", action="store_true",
+                    help="only packets the slices forward (no drops, exceptions, ARP or ping)")
+    ap.add_argument("--size", type=int, help="inner UDP payload bytes of every packet "
+                    "(default: a mix from 18 to 1400)")
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
+    if a.size is not None and not 0 <= a.size <= 1400:
+        ap.error("--size takes 0 to 1400 bytes")
 
     with open(a.config) as f:
         cfg = json.load(f)
@@ -121,7 +129,7 @@ def main():
             if net.prefixlen == 0:
                 net = ipaddress.IPv4Network("198.51.100.0/24")
             for dst in hosts_in(net, a.per_filter, rng):
-                size = rng.choice([18, 18, 18, 64, 200, 512, 1400])
+                size = a.size if a.size is not None else rng.choice([18, 18, 18, 64, 200, 512, 1400])
                 good.append(substrate(udp, inner(dst, ttl=rng.choice([64, 32, 255, 2]), size=size, seq=seq)))
                 seq += 1
         # exceptions and drops this slice counts
@@ -155,6 +163,8 @@ def main():
         Ether(src=PEER_MAC, dst="ff:ff:ff:ff:ff:ff") / ARP(op=1, hwsrc=PEER_MAC, psrc=peer_ip, pdst=ip),
         Ether(src=PEER_MAC, dst=mac) / IP(src=peer_ip, dst=ip) / ICMP(type=8, id=1, seq=1) / Raw(b"ping" * 8),
     ]
+    if a.forward_only:
+        special = []
     frames = good + special
     rng.shuffle(frames)
     os.makedirs(os.path.dirname(os.path.abspath(a.output)), exist_ok=True)
