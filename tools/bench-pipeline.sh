@@ -23,7 +23,15 @@
 # one NPE's table), and its flows are packets inside random ones of them (rules that
 # allow UDP); beta keeps its one filter.
 #
+# With -S SLICES (more than 2), slices s1..sN share the NPE instead, the flows spread
+# over them; with -F their filters are the rule file's, dealt out round robin (128K in
+# all), each slice's flows inside its own. -Q QUEUES binds that many queues in all
+# (QUEUES/SLICES a slice), the filters' results spread over them. -2 splits the LC
+# (lcore 1) from the NPE (lcore 2, on CPU 0 beside the main lcore: there are 2 CPUs).
+# The issue 7 target run: -S 64 -Q 4096 -F RULES (a 128K rule file), with and without -2.
+#
 # usage: tools/bench-pipeline.sh [-d SECONDS] [-w WARMUP] [-o DIR] [-f FLOWS] [-F RULES]
+#                                [-S SLICES] [-Q QUEUES] [-2]
 #   environment: SLICEPATH_BUILD_DIR (default build), BENCH_EAL (default "--no-huge -m 1024")
 # Needs root and a build (scripts/setup.sh). Artifacts go to DIR (default /tmp/slicepath-bench).
 set -euo pipefail
@@ -36,17 +44,23 @@ WARMUP=2
 WORK=/tmp/slicepath-bench
 FLOWS=64
 RULES=""
+NSLICES=2
+NQUEUES=0
+SPLIT=0
 PY=/usr/bin/python3
 read -r -a EAL_MEM <<<"${BENCH_EAL:---no-huge -m 1024}"
 
-usage() { sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
-while getopts "d:w:o:f:F:h" opt; do
+usage() { sed -n '3,38p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+while getopts "d:w:o:f:F:S:Q:2h" opt; do
 	case "$opt" in
 	d) DURATION="$OPTARG" ;;
 	w) WARMUP="$OPTARG" ;;
 	o) WORK="$OPTARG" ;;
 	f) FLOWS="$OPTARG" ;;
 	F) RULES="$OPTARG" ;;
+	S) NSLICES="$OPTARG" ;;
+	Q) NQUEUES="$OPTARG" ;;
+	2) SPLIT=1 ;;
 	h) usage 0 ;;
 	*) usage 1 ;;
 	esac
@@ -74,14 +88,18 @@ if [ -n "$RULES" ]; then
 fi
 
 # ---------------------------------------------------------------- input and config
-log "writing $PCAP ($FLOWS flows, 2 slices) and $CONF"
-"$PY" - "$PCAP" "$CONF" "$FLOWS" "$FILTERS" <<'EOF'
+[[ "$NSLICES" =~ ^[0-9]+$ ]] && [ "$NSLICES" -ge 2 ] && [ "$NSLICES" -le 250 ] \
+	|| die "-S takes 2 to 250 slices"
+[[ "$NQUEUES" =~ ^[0-9]+$ ]] || die "-Q takes a number of queues"
+log "writing $PCAP ($FLOWS flows, $NSLICES slices) and $CONF"
+"$PY" - "$PCAP" "$CONF" "$FLOWS" "$FILTERS" "$NSLICES" "$NQUEUES" "$SPLIT" <<'EOF'
 import json, os, random, socket, sys
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from scapy.utils import wrpcap
 
 pcap, conf, flows, filters_file = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+nslices, nqueues, split = int(sys.argv[5]), int(sys.argv[6]), sys.argv[7] == "1"
 # alpha's filters from sp-cb-expand -f: (key, mask) bytes in the ipv4 key layout
 big = []
 if os.path.exists(filters_file):
@@ -94,17 +112,25 @@ def inside(key, mask):
     """A key of the filter's box: its bits where the mask says, random elsewhere."""
     return bytes(k | (rnd.randrange(256) & ~m & 0xff) for k, m in zip(key, mask))
 
-udp_ok = [f for f in big if f[1][12] == 0 or f[0][12] == 17]
 P0_IP, P0_MAC, P1_IP, P1_MAC = "10.0.0.1", "02:00:00:00:00:01", "10.0.1.1", "02:00:00:00:01:01"
 NH_IP, NH_MAC = "10.0.1.2", "02:00:00:00:01:02"
-slices = [("alpha", 1, 5001, "192.168.1.0"), ("beta", 2, 5002, "192.168.2.0")]
+# Two slices: alpha (the rule file's filters, if any) and beta. More: s1..sN, the rule
+# file's filters dealt out round robin.
+if nslices == 2:
+    slices = [("alpha", 1, 5001, "192.168.1.0"), ("beta", 2, 5002, "192.168.2.0")]
+    rules = {"alpha": big}
+else:
+    slices = [(f"s{k + 1}", k + 1, 5001 + k, f"192.168.{k + 1}.0") for k in range(nslices)]
+    rules = {f"s{k + 1}": big[k::nslices] for k in range(nslices)} if big else {}
+queues = max(1, nqueues // nslices)
+udp_ok = {n: [f for f in r if f[1][12] == 0 or f[0][12] == 17] for n, r in rules.items()}
 frames = []
 for i in range(flows):
-    name, sid, udp, net = slices[i % 2]
-    dst = net.rsplit(".", 1)[0] + f".{1 + i // 2 % 250}"
-    src, sport, dport = f"172.16.{i // 250}.{1 + i % 250}", 1024 + i, 53
-    if big and name == "alpha":
-        k = inside(*rnd.choice(udp_ok))
+    name, sid, udp, net = slices[i % nslices]
+    dst = net.rsplit(".", 1)[0] + f".{1 + i // nslices % 250}"
+    src, sport, dport = f"172.16.{i // 250 % 250}.{1 + i % 250}", 1024 + i % 60000, 53
+    if udp_ok.get(name):
+        k = inside(*rnd.choice(udp_ok[name]))
         dst, src = socket.inet_ntoa(k[0:4]), socket.inet_ntoa(k[4:8])
         sport, dport = int.from_bytes(k[8:10], "big"), int.from_bytes(k[10:12], "big")
     inner = IP(src=src, dst=dst, ttl=64, id=0) / UDP(sport=sport, dport=dport)
@@ -116,14 +142,16 @@ wrpcap(pcap, frames, linktype=1)
 
 def ipv4_filter(pos, key, mask):
     return {"position": pos, "key": key.hex(), "mask": mask.hex(),
-            "result": {"endpoint": 1, "queue": 0, "next_hop": f"{NH_IP}:6000"}}
+            "result": {"endpoint": 1, "queue": pos % queues, "next_hop": f"{NH_IP}:6000"}}
 
 def filters(name, net):
-    if big and name == "alpha":
-        return [ipv4_filter(i, k, m) for i, (k, m) in enumerate(big)]
+    if rules.get(name):
+        return [ipv4_filter(i, k, m) for i, (k, m) in enumerate(rules[name])]
     return [ipv4_filter(0, bytes(int(x) for x in net.split(".")) + bytes(10),
                         b"\xff\xff\xff\x00" + bytes(10))]
 
+table = {name: filters(name, net) for name, _, _, net in slices}
+quota = {name: max(64, len(f)) for name, f in table.items()}
 cfg = {
     "eal": [],
     "ports": [
@@ -133,15 +161,19 @@ cfg = {
         {"name": "p1", "device": "net_null0,no-rx=1", "ipv4": P1_IP, "mac": P1_MAC, "rate": "10T"},
     ],
     "neighbors": [{"port": "p1", "ipv4": NH_IP, "mac": NH_MAC}],
-    # one NPE, its table big enough for both slices' quotas
-    "npes": [{"filters": 131072 + 1024}],
-    "lcores": [{"id": 1, "lc": True, "npes": [0]}],
+    # one NPE, its tables big enough for the slices' quotas
+    "npes": [{"filters": sum(quota.values()), "queues": max(256, queues * nslices)}],
+    "mbufs": 32768,
+    "lcores": ([{"id": 1, "lc": True, "npes": []}, {"id": 2, "npes": [0]}] if split
+               else [{"id": 1, "lc": True, "npes": [0]}]),
     "slices": [
         {"name": name, "id": sid, "codeopt": "ipv4", "npe": 0,
-         "endpoints": [{"port": "p0", "udp_port": udp}, {"port": "p1", "udp_port": udp}],
-         "queues": [{"id": 0, "endpoint": 1}],
-         "filter_quota": max(1024, len(filters(name, net))),
-         "filters": filters(name, net)}
+         "endpoints": [{"port": "p0", "udp_port": udp},
+                       {"port": "p1", "udp_port": udp, "bandwidth": "10G"}],
+         "queues": [{"id": q, "endpoint": 1} for q in range(queues)],
+         "queue_quota": queues,
+         "filter_quota": quota[name],
+         "filters": table[name]}
         for name, sid, udp, net in slices
     ],
 }
@@ -266,8 +298,11 @@ VDEVS=(--vdev "net_pcap0,rx_pcap=$PCAP,infinite_rx=1" --vdev "net_null0,no-rx=1"
 # l3fwd makes a tx queue per lcore and the pcap vdev has one: it runs on lcore 1 alone.
 COMMON_EAL=("${EAL_MEM[@]}" --no-pci)
 
+SP_LCORES=(-l 0,1)
+# -2: the NPE's lcore 2 runs on CPU 0 with the main lcore (management, mostly asleep).
+[ "$SPLIT" -eq 0 ] || SP_LCORES=(--lcores "0@0,1@1,2@0")
 measure slicepathd sp-bench-slicepathd "$WORK/slicepathd.log" -- \
-	"$BUILD_DIR/slicepathd" -c "$CONF" -- "${COMMON_EAL[@]}" -l 0,1 --file-prefix sp-bench-slicepathd
+	"$BUILD_DIR/slicepathd" -c "$CONF" -- "${COMMON_EAL[@]}" "${SP_LCORES[@]}" --file-prefix sp-bench-slicepathd
 sp="$RESULT"
 measure testpmd sp-bench-testpmd "$WORK/testpmd.log" -- \
 	dpdk-testpmd "${COMMON_EAL[@]}" -l 0,1 --file-prefix sp-bench-testpmd "${VDEVS[@]}" -- \
@@ -284,8 +319,9 @@ ratio() {
 }
 
 echo
-echo "single-lcore pipeline benchmark: 70-byte substrate frames, $FLOWS flows, 2 slices,"
-[ -z "$RULES" ] || echo "slice alpha: the $(wc -l <"$FILTERS") filters of $RULES (sp-cb-expand -f -m 131072)"
+echo "pipeline benchmark: 70-byte substrate frames, $FLOWS flows, $NSLICES slices, $NQUEUES queues,"
+echo "slicepathd on $([ "$SPLIT" -eq 1 ] && echo "two lcores (LC, NPE)" || echo "one lcore")"
+[ -z "$RULES" ] || echo "filters: the $(wc -l <"$FILTERS") of $RULES (sp-cb-expand -f -m 131072)"
 echo "net_pcap (infinite_rx) -> net_null, ${DURATION}s each after ${WARMUP}s warm-up, EAL ${EAL_MEM[*]}"
 printf '%-34s %8s\n' "program" "Mpps"
 printf '%-34s %8s\n' "slicepathd (ipv4 code option)" "$sp"
