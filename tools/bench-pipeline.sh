@@ -181,20 +181,7 @@ json.dump(cfg, open(conf, "w"), indent=2)
 EOF
 
 # ---------------------------------------------------------------- l3fwd from dpdk-doc
-L3FWD_DIR="$WORK/examples/l3fwd"
-L3FWD="$L3FWD_DIR/build/l3fwd"
-if [ ! -x "$L3FWD" ]; then
-	log "building l3fwd from /usr/share/dpdk/examples in $WORK/examples"
-	rm -rf "$WORK/examples"
-	mkdir -p "$WORK/examples"
-	cp -r /usr/share/dpdk/examples/l3fwd /usr/share/dpdk/examples/common "$WORK/examples/"
-	# Virtual devices offer no rx checksum offload (FACTS.md): do not ask for it.
-	sed -i 's/^\(\s*\)\.offloads = RTE_ETH_RX_OFFLOAD_CHECKSUM,/\1.offloads = 0,/' "$L3FWD_DIR/main.c"
-	grep -q 'RTE_ETH_RX_OFFLOAD_CHECKSUM,' "$L3FWD_DIR/main.c" \
-		&& die "could not clear RTE_ETH_RX_OFFLOAD_CHECKSUM in l3fwd's port_conf"
-	make -C "$L3FWD_DIR" -j"$(nproc)" >"$WORK/l3fwd-build.log" 2>&1 \
-		|| { tail -n 30 "$WORK/l3fwd-build.log" >&2; die "l3fwd did not build (log: $WORK/l3fwd-build.log)"; }
-fi
+L3FWD="$("$ROOT/tools/build-l3fwd.sh" "$WORK")" || die "l3fwd is needed as the baseline"
 printf 'R10.0.0.0/24 1\n' >"$WORK/l3fwd-v4.cfg"
 printf 'R2001:200::/48 1\n' >"$WORK/l3fwd-v6.cfg"
 

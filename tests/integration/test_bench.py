@@ -73,11 +73,11 @@ def test_throughput_smoke(tmp_path):
     d = tmp_path / "throughput"
     got = rows(d / "throughput.csv")
     assert [(x["dut"], x["payload"]) for x in got] == \
-        [("slicepathd", "0"), ("slicepathd", "1400"), ("testpmd", "0"), ("testpmd", "1400")]
+        [(d, p) for d in ("slicepathd", "testpmd", "l3fwd") for p in ("0", "1400")]
     for x in got:
         assert float(x["mpps"]) > 0 and float(x["gbps"]) > 0, x
     assert is_png(d / "throughput.png")
-    assert "of testpmd" in r.stdout
+    assert "of testpmd" in r.stdout and "of l3fwd" in r.stdout
 
 
 def test_latency_smoke(tmp_path):
@@ -85,7 +85,8 @@ def test_latency_smoke(tmp_path):
     assert r.returncode == 0, r.stderr
     d = tmp_path / "latency"
     got = rows(d / "latency.csv")
-    assert [(x["dut"], x["load"]) for x in got] == [("slicepathd", "0.5"), ("testpmd", "0.5")]
+    assert [(x["dut"], x["load"]) for x in got] == \
+        [("slicepathd", "0.5"), ("testpmd", "0.5"), ("l3fwd", "0.5")]
     for x in got:
         assert 0 < float(x["p50_us"]) <= float(x["p99_us"]) <= float(x["max_us"]), x
         assert x["probe_lost"] == "0", x

@@ -176,4 +176,31 @@ class Testpmd(Dut):
         return "testpmd>" in self.log()
 
 
-__all__ = ["Dut", "DutError", "Slicepathd", "Testpmd", "Telemetry", "BUILD", "memif"]
+class L3fwd(Dut):
+    """DPDK's l3fwd example (LPM; tools/build-l3fwd.sh builds it once per output
+    directory): frames to the node's p0 address, 10.0.0.1, routed out of port 1 with
+    their TTL decremented, on one lcore."""
+
+    name = "l3fwd"
+
+    def command(self):
+        bin_ = subprocess.run([str(TOOLS / "build-l3fwd.sh"), str(self.dir.parent)],
+                              capture_output=True, text=True)
+        if bin_.returncode != 0:
+            raise DutError(f"l3fwd could not be built: {bin_.stderr.strip()}")
+        (self.dir / "l3fwd-v4.cfg").write_text("R10.0.0.0/24 1\n")
+        (self.dir / "l3fwd-v6.cfg").write_text("R2001:200::/48 1\n")
+        vdevs = []
+        for i, s in enumerate(self.sockets):
+            vdevs += ["--vdev", memif(i, s, "server")]
+        return [bin_.stdout.strip(), "-l", "1", *EAL, "--file-prefix", self.prefix, *vdevs,
+                "--", "-p", "0x3", "-P", "--parse-ptype", "--config", "(0,0,1),(1,0,1)",
+                "--rule_ipv4", str(self.dir / "l3fwd-v4.cfg"),
+                "--rule_ipv6", str(self.dir / "l3fwd-v6.cfg")]
+
+    def ready(self):
+        # It waits for its links after making the memif sockets: the generator may come.
+        return all(s.exists() for s in self.sockets)
+
+
+__all__ = ["Dut", "DutError", "L3fwd", "Slicepathd", "Testpmd", "Telemetry", "BUILD", "memif"]

@@ -3,13 +3,13 @@
 eight at a fraction of the zero-loss rate, and a separate probe stream of 1000 packets/s
 through the first, whose latency percentiles are recorded at each load. The zero-loss
 rate of the eight-slice node is found first (throughput's bisection, shorter). The same
-traffic at half that rate through dpdk-testpmd (io with retry) gives the harness's own
-latency in the same run."""
+traffic at half that rate through dpdk-testpmd (io with retry) and DPDK's l3fwd gives the
+harness's own latency in the same run."""
 
 import csv
 
 from . import gen, node, plot
-from .dut import Slicepathd, Testpmd
+from .dut import L3fwd, Slicepathd, Testpmd
 
 SLICES = 8
 PROBE_PPS = 1000
@@ -64,6 +64,7 @@ def run(workdir, quick):
     rows = []
     runs = [("slicepathd", level, None) for level in levels]
     runs.append(("testpmd", 0.5, Testpmd(workdir, "lat-testpmd")))
+    runs.append(("l3fwd", 0.5, L3fwd(workdir, "lat-l3fwd")))
     for dut_name, level, dut in runs:
         got = trial(workdir, f"lat-{dut_name}-{level}", rate * level, seconds, dut=dut)
         p = got["probe"]["latency_ns"]

@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Throughput (SPP Figure 9, RFC 2544): for each inner payload, the highest rate at which
 nothing is lost, found by a binary search of trials, through slicepathd (one ipv4 slice)
-and through dpdk-testpmd in io mode on the same ports (the baseline: no packet work).
-Each trial starts the device afresh (see gen.py for why)."""
+and, on the same ports, through dpdk-testpmd in io mode (no packet work) and DPDK's
+l3fwd (an IPv4 router: the outer header looked up, TTL and MACs rewritten), the
+baselines. Each trial starts the device afresh (see gen.py for why)."""
 
 import csv
 
 from . import gen, node, plot
-from .dut import Slicepathd, Testpmd
+from .dut import L3fwd, Slicepathd, Testpmd
 
 PAYLOADS = [0, 120, 400, 800, 1400]
 HDRS = 70          # substrate Ethernet, IPv4, UDP and the inner IPv4 and UDP headers
@@ -20,9 +21,14 @@ def wire_bits(payload):
     return (max(HDRS + payload, 60) + OVERHEAD) * 8
 
 
+DUTS = ("slicepathd", "testpmd", "l3fwd")
+
+
 def make_dut(kind, workdir, tag):
     if kind == "testpmd":
         return Testpmd(workdir, tag)
+    if kind == "l3fwd":
+        return L3fwd(workdir, tag)
     alpha = node.ipv4_slice("alpha", 1, "p0", "p1", 5001, "10.9.0.0/16", "9G",
                             threshold=1 << 20)
     return Slicepathd(workdir, tag, node.config([alpha], "9G"))
@@ -63,27 +69,29 @@ def run(workdir, quick):
     payloads, seconds, steps = ([0, 1400], 0.5, 2) if quick else (PAYLOADS, 2.0, 6)
     lines, rows = ["throughput: zero-loss rate (RFC 2544 bisection) by inner payload"], []
 
-    for kind in ("slicepathd", "testpmd"):
+    for kind in DUTS:
         for p in payloads:
             pps, gen_bound = search(kind, workdir, p, seconds, steps, lines.append)
             rows.append({"dut": kind, "payload": p, "frame_bytes": HDRS + p,
                          "mpps": pps / 1e6, "gbps": pps * wire_bits(p) / 1e9,
                          "lower_bound": gen_bound})
-    base = {r["payload"]: r["mpps"] for r in rows if r["dut"] == "testpmd"}
-    for r in rows:
-        r["ratio_to_testpmd"] = r["mpps"] / base[r["payload"]] if base.get(r["payload"]) else 0
+    for baseline in ("testpmd", "l3fwd"):
+        base = {r["payload"]: r["mpps"] for r in rows if r["dut"] == baseline}
+        for r in rows:
+            r[f"ratio_to_{baseline}"] = r["mpps"] / base[r["payload"]] if base.get(r["payload"]) else 0
     with open(workdir / "throughput.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
     series = {k: ([r["payload"] for r in rows if r["dut"] == k],
-                  [r["mpps"] for r in rows if r["dut"] == k]) for k in ("slicepathd", "testpmd")}
+                  [r["mpps"] for r in rows if r["dut"] == k]) for k in DUTS}
     gbps = {k: ([r["payload"] for r in rows if r["dut"] == k],
-                [r["gbps"] for r in rows if r["dut"] == k]) for k in ("slicepathd", "testpmd")}
+                [r["gbps"] for r in rows if r["dut"] == k]) for k in DUTS}
     plot.panels(workdir / "throughput.png", "zero-loss throughput over memif",
                 [("Mpps", series), ("Gb/s on the wire", gbps)], xlabel="inner payload (bytes)")
     for r in rows:
         lines.append(f"  {r['dut']:10s} payload {r['payload']:5d}: {r['mpps']:7.3f} Mpps "
-                     f"{r['gbps']:6.2f} Gb/s  x{r['ratio_to_testpmd']:.2f} of testpmd"
+                     f"{r['gbps']:6.2f} Gb/s  x{r['ratio_to_testpmd']:.2f} of testpmd, "
+                     f"x{r['ratio_to_l3fwd']:.2f} of l3fwd"
                      f"{'  (at least: all offered got through)' if r['lower_bound'] else ''}")
     return lines
