@@ -90,7 +90,7 @@ static void
 demux(struct lcore_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 {
 	const struct sp_node *node = c->node;
-	struct rte_mbuf *per_npe[SP_MAX_NPES][SP_BURST];
+	struct rte_mbuf *per_npe[SP_MAX_NPES][SP_NPE_ROUND];
 	uint16_t cnt[SP_MAX_NPES] = {0};
 
 	for (uint16_t i = 0; i < n; i++) {
@@ -114,41 +114,93 @@ demux(struct lcore_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 							NULL);
 		for (uint16_t i = sent; i < cnt[e]; i++)
 			sp_meta_drop(per_npe[e][i], SP_REASON_RING_FULL);
-		sp_retire_burst(node, &per_npe[e][sent], cnt[e] - sent, c->st);
+		for (uint16_t off = sent; off < cnt[e]; off += SP_BURST)
+			sp_retire_burst(node, &per_npe[e][off], RTE_MIN((uint16_t)SP_BURST,
+									(uint16_t)(cnt[e] - off)), c->st);
 	}
 }
 
-static void
-lc_rx(struct lcore_ctx *c)
+/*
+ * One burst from port p, decapped, the frames for the slices appended to fwd
+ * (room for a burst) and counted in *nb_fwd. Returns how many were received.
+ */
+static uint16_t
+lc_rx_burst(struct lcore_ctx *c, uint16_t p, struct rte_mbuf **fwd, uint16_t *nb_fwd)
 {
 	struct sp_node *node = c->node;
 	struct rte_mbuf *pkts[SP_BURST];
 	struct sp_decap_out out;
+	uint16_t n = rte_eth_rx_burst(node->ports[p].port_id, 0, pkts, SP_BURST);
+	unsigned int learned;
 
-	for (uint16_t p = 0; p < node->nb_ports; p++) {
-		uint16_t n = rte_eth_rx_burst(node->ports[p].port_id, 0, pkts, SP_BURST);
-		unsigned int learned;
-
-		if (n == 0)
-			continue;
-		/* Decap touches each frame's headers and metadata first: start
-		 * those loads for the whole burst before it waits on one. */
-		for (uint16_t i = 0; i < n; i++) {
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
-			rte_prefetch0(rte_mbuf_to_priv(pkts[i]));
-		}
-		sp_decap_burst(node->decap, p, pkts, n, &out, c->st);
-		tx_burst(c, p, out.reply, out.nb_reply);
-		learned = rte_ring_enqueue_burst(node->learn_ring, (void **)out.learn,
-						 out.nb_learn, NULL);
-		/* The management thread is behind; a later reply teaches the same. */
-		rte_pktmbuf_free_bulk(&out.learn[learned], out.nb_learn - learned);
-		demux(c, out.fwd, out.nb_fwd);
+	*nb_fwd = 0;
+	if (n == 0)
+		return 0;
+	/* Decap touches each frame's headers and metadata first: start
+	 * those loads for the whole burst before it waits on one. */
+	for (uint16_t i = 0; i < n; i++) {
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+		rte_prefetch0(rte_mbuf_to_priv(pkts[i]));
 	}
+	sp_decap_burst(node->decap, p, pkts, n, &out, c->st);
+	tx_burst(c, p, out.reply, out.nb_reply);
+	learned = rte_ring_enqueue_burst(node->learn_ring, (void **)out.learn, out.nb_learn, NULL);
+	/* The management thread is behind; a later reply teaches the same. */
+	rte_pktmbuf_free_bulk(&out.learn[learned], out.nb_learn - learned);
+	memcpy(fwd, out.fwd, out.nb_fwd * sizeof(fwd[0]));
+	*nb_fwd = out.nb_fwd;
+	return n;
 }
 
-/* Queue manager output of an NPE: to the tx buffers (on the LC lcore) or
- * into the NPE's tx rings, never more than a ring can take. */
+/*
+ * Receive a round: a burst from every port, then more, port by port in turn,
+ * from those whose last burst came full, up to SP_NPE_ROUND frames for the
+ * slices in all and SP_NPE_ROUND / SP_BURST bursts a port;
+ * then one hand-over to the NPEs. Under load the NPEs get batches several
+ * bursts deep; idle, a round is a burst a port and nothing waits.
+ */
+static void
+lc_rx(struct lcore_ctx *c)
+{
+	struct rte_mbuf *round[SP_NPE_ROUND];
+	bool full[SP_MAX_PORTS] = {false};
+	uint16_t nb_round = 0, f;
+	bool more = true;
+
+	/* At most a round's worth of bursts from a port, whatever decap drops of them. */
+	for (unsigned int pass = 0; more && pass < SP_NPE_ROUND / SP_BURST; pass++) {
+		more = false;
+		for (uint16_t p = 0; p < c->node->nb_ports; p++) {
+			if ((pass > 0 && !full[p]) || nb_round + SP_BURST > SP_NPE_ROUND)
+				continue;
+			full[p] = lc_rx_burst(c, p, &round[nb_round], &f) == SP_BURST;
+			nb_round += f;
+			more |= full[p];
+		}
+	}
+	if (nb_round > 0)
+		demux(c, round, nb_round);
+}
+
+/*
+ * How many frames the NPE may hand for port p now: what the hold takes (on
+ * the LC lcore, flushed to the port first when full) or the tx ring.
+ */
+static uint16_t
+output_room(struct lcore_ctx *c, struct sp_npe *npe, uint16_t p)
+{
+	if (!npe->on_lc)
+		return (uint16_t)RTE_MIN((unsigned int)SP_BURST, rte_ring_free_count(npe->tx_ring[p]));
+	if (tx_room(c, p) == 0)
+		tx_flush(c, p);
+	return RTE_MIN((uint16_t)SP_BURST, tx_room(c, p));
+}
+
+/*
+ * Queue manager output of an NPE, to the tx holds (on the LC lcore) or into
+ * the NPE's tx rings: up to a round's worth a port, as much as a round may
+ * bring in, never more than the hold or ring takes.
+ */
 static void
 npe_output(struct lcore_ctx *c, struct sp_npe *npe)
 {
@@ -156,20 +208,20 @@ npe_output(struct lcore_ctx *c, struct sp_npe *npe)
 	uint64_t now = rte_rdtsc();
 
 	for (uint16_t p = 0; p < c->node->nb_ports; p++) {
-		uint16_t max = SP_BURST, n;
+		for (unsigned int done = 0; done < SP_NPE_ROUND;) {
+			uint16_t max = output_room(c, npe, p), n;
 
-		if (!npe->on_lc)
-			max = (uint16_t)RTE_MIN((unsigned int)SP_BURST,
-						rte_ring_free_count(npe->tx_ring[p]));
-		else
-			max = RTE_MIN(max, tx_room(c, p));
-		n = sp_qm_dequeue_burst(npe->qm, p, now, pkts, max);
-		if (n == 0)
-			continue;
-		if (npe->on_lc)
-			tx_burst(c, p, pkts, n);
-		else
-			rte_ring_enqueue_burst(npe->tx_ring[p], (void **)pkts, n, NULL);
+			n = max == 0 ? 0 : sp_qm_dequeue_burst(npe->qm, p, now, pkts, max);
+			if (n == 0)
+				break;
+			if (npe->on_lc)
+				tx_burst(c, p, pkts, n);
+			else
+				rte_ring_enqueue_burst(npe->tx_ring[p], (void **)pkts, n, NULL);
+			done += n;
+			if (n < max)
+				break;
+		}
 	}
 }
 
@@ -177,8 +229,8 @@ npe_output(struct lcore_ctx *c, struct sp_npe *npe)
 static void
 npe_rx(struct lcore_ctx *c, struct sp_npe *npe, struct rte_ring *r)
 {
-	struct rte_mbuf *pkts[SP_BURST];
-	unsigned int n = rte_ring_dequeue_burst(r, (void **)pkts, SP_BURST, NULL);
+	struct rte_mbuf *pkts[SP_NPE_ROUND];
+	unsigned int n = rte_ring_dequeue_burst(r, (void **)pkts, SP_NPE_ROUND, NULL);
 
 	if (n > 0)
 		sp_npe_process(c->node, npe, pkts, (uint16_t)n, c->st);
@@ -197,9 +249,16 @@ lc_tx(struct lcore_ctx *c)
 			continue;
 		for (uint16_t p = 0; p < node->nb_ports; p++) {
 			/* What the hold cannot take waits in the ring, then in the NPE's queues. */
-			n = rte_ring_dequeue_burst(node->npes[e].tx_ring[p], (void **)pkts,
-						   RTE_MIN((uint16_t)SP_BURST, tx_room(c, p)), NULL);
-			tx_burst(c, p, pkts, (uint16_t)n);
+			for (unsigned int done = 0; done < SP_NPE_ROUND; done += n) {
+				if (tx_room(c, p) == 0)
+					tx_flush(c, p);
+				n = rte_ring_dequeue_burst(node->npes[e].tx_ring[p], (void **)pkts,
+							   RTE_MIN((uint16_t)SP_BURST, tx_room(c, p)),
+							   NULL);
+				if (n == 0)
+					break;
+				tx_burst(c, p, pkts, (uint16_t)n);
+			}
 		}
 	}
 	n = rte_ring_dequeue_burst(node->ctrl_tx_ring, (void **)pkts, SP_BURST, NULL);

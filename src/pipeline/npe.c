@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdbool.h>
 #include <string.h>
 
 #include "pipeline.h"
@@ -131,34 +132,60 @@ process_slice(const struct sp_node *node, struct sp_npe *npe, struct sp_slice *s
 	sp_retire_burst(node, pkts, refused, st);
 }
 
+/* sp_retire_burst() takes at most a burst. */
+static void
+retire_all(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n, struct sp_lcore_stats *st)
+{
+	for (uint16_t off = 0; off < n; off += SP_BURST)
+		sp_retire_burst(node, &pkts[off], RTE_MIN((uint16_t)SP_BURST, (uint16_t)(n - off)), st);
+}
+
 void
 sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf **pkts, uint16_t n,
 	       struct sp_lcore_stats *st)
 {
-	struct rte_mbuf *group[SP_BURST];
-	uint16_t rest = n;
+	struct rte_mbuf *sorted[SP_NPE_ROUND];
+	uint16_t count[SP_MAX_SLICES], next[SP_MAX_SLICES], order[SP_NPE_ROUND];
+	bool seen[SP_MAX_SLICES] = {false};
+	uint16_t nb_slices = 0, at = 0;
 
-	/* Group by slice, keeping arrival order within a slice, so each code
-	 * option and each private table sees one burst. */
-	while (rest > 0) {
-		uint16_t slice = sp_meta(pkts[0])->slice;
-		struct sp_slice *s = node->slices[slice];
-		uint16_t k = 0, left = 0;
+	/*
+	 * Group by slice, a stable counting sort: slices in the order their first
+	 * packet came, each slice's packets in arrival order, so each code option
+	 * and each private table sees one batch.
+	 */
+	RTE_ASSERT(n <= SP_NPE_ROUND);
+	for (uint16_t i = 0; i < n; i++) {
+		uint16_t slice = sp_meta(pkts[i])->slice;
 
-		for (uint16_t i = 0; i < rest; i++) {
-			if (sp_meta(pkts[i])->slice == slice)
-				group[k++] = pkts[i];
-			else
-				pkts[left++] = pkts[i];
+		if (!seen[slice]) {
+			seen[slice] = true;
+			order[nb_slices++] = slice;
+			count[slice] = 0;
 		}
-		rest = left;
+		count[slice]++;
+	}
+	for (uint16_t j = 0; j < nb_slices; j++) {
+		next[order[j]] = at;
+		at += count[order[j]];
+	}
+	for (uint16_t i = 0; i < n; i++)
+		sorted[next[sp_meta(pkts[i])->slice]++] = pkts[i];
+	at = 0;
+	for (uint16_t j = 0; j < nb_slices; j++) {
+		struct sp_slice *s = node->slices[order[j]];
+		uint16_t k = count[order[j]];
+
 		if (s == NULL || s->npe != npe->id) {
 			/* The slice went away between decap and here. */
-			for (uint16_t i = 0; i < k; i++)
-				sp_meta_drop(group[i], SP_REASON_NO_ENDPOINT);
-			sp_retire_burst(node, group, k, st);
-			continue;
+			for (uint16_t i = at; i < at + k; i++)
+				sp_meta_drop(sorted[i], SP_REASON_NO_ENDPOINT);
+			retire_all(node, &sorted[at], k, st);
+		} else {
+			for (uint16_t off = 0; off < k; off += SP_BURST)
+				process_slice(node, npe, s, &sorted[at + off],
+					      RTE_MIN((uint16_t)SP_BURST, (uint16_t)(k - off)), st);
 		}
-		process_slice(node, npe, s, group, k, st);
+		at += k;
 	}
 }

@@ -15,7 +15,14 @@
 #include "../stats/stats.h"
 #include "node.h"
 
-/* Parse, look up, format, encapsulate and enqueue a burst of packets that
+/*
+ * What an NPE takes in one round at most: several bursts, so that with many
+ * slices each slice's share still makes a batch worth classifying at once
+ * (rte_acl classifies fewer than four keys one by one).
+ */
+#define SP_NPE_ROUND (8 * SP_BURST)
+
+/* Parse, look up, format, encapsulate and enqueue n <= SP_NPE_ROUND packets that
  * decap handed to slices of this NPE. Counts and frees what leaves. */
 void sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf **pkts,
 		    uint16_t n, struct sp_lcore_stats *st);
