@@ -40,12 +40,6 @@ struct lcore_ctx {
 	unsigned int rcu_thread;
 };
 
-/* How many more frames the port's hold takes. */
-static uint16_t
-tx_room(const struct lcore_ctx *c, uint16_t port)
-{
-	return TX_HOLD - c->tx[port].nb_held;
-}
 
 /* Hold m for the port; with no room (frames besides the queue manager's), drop it as tx_full. */
 static void
@@ -85,6 +79,15 @@ tx_flush(struct lcore_ctx *c, uint16_t port)
 	memmove(tx->held, tx->held + sent, tx->nb_held * sizeof(tx->held[0]));
 }
 
+/* How many more frames (up to a burst) the port's hold takes, handed to the port first if full. */
+static uint16_t
+tx_room(struct lcore_ctx *c, uint16_t port)
+{
+	if (c->tx[port].nb_held == TX_HOLD)
+		tx_flush(c, port);
+	return RTE_MIN((uint16_t)SP_BURST, (uint16_t)(TX_HOLD - c->tx[port].nb_held));
+}
+
 /* SPP's switch from Line Card to NPE: by the slice's NPE. */
 static void
 demux(struct lcore_ctx *c, struct rte_mbuf **pkts, uint16_t n)
@@ -114,9 +117,7 @@ demux(struct lcore_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 							NULL);
 		for (uint16_t i = sent; i < cnt[e]; i++)
 			sp_meta_drop(per_npe[e][i], SP_REASON_RING_FULL);
-		for (uint16_t off = sent; off < cnt[e]; off += SP_BURST)
-			sp_retire_burst(node, &per_npe[e][off], RTE_MIN((uint16_t)SP_BURST,
-									(uint16_t)(cnt[e] - off)), c->st);
+		sp_retire_burst(node, &per_npe[e][sent], cnt[e] - sent, c->st);
 	}
 }
 
@@ -191,9 +192,7 @@ output_room(struct lcore_ctx *c, struct sp_npe *npe, uint16_t p)
 {
 	if (!npe->on_lc)
 		return (uint16_t)RTE_MIN((unsigned int)SP_BURST, rte_ring_free_count(npe->tx_ring[p]));
-	if (tx_room(c, p) == 0)
-		tx_flush(c, p);
-	return RTE_MIN((uint16_t)SP_BURST, tx_room(c, p));
+	return tx_room(c, p);
 }
 
 /*
@@ -250,11 +249,8 @@ lc_tx(struct lcore_ctx *c)
 		for (uint16_t p = 0; p < node->nb_ports; p++) {
 			/* What the hold cannot take waits in the ring, then in the NPE's queues. */
 			for (unsigned int done = 0; done < SP_NPE_ROUND; done += n) {
-				if (tx_room(c, p) == 0)
-					tx_flush(c, p);
 				n = rte_ring_dequeue_burst(node->npes[e].tx_ring[p], (void **)pkts,
-							   RTE_MIN((uint16_t)SP_BURST, tx_room(c, p)),
-							   NULL);
+							   tx_room(c, p), NULL);
 				if (n == 0)
 					break;
 				tx_burst(c, p, pkts, (uint16_t)n);

@@ -23,9 +23,10 @@ hand_up(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n, struct s
 	rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
 }
 
-void
-sp_retire_burst(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n,
-		struct sp_lcore_stats *st)
+/* sp_retire_burst() on n <= SP_BURST packets. */
+static void
+retire_chunk(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n,
+	     struct sp_lcore_stats *st)
 {
 	struct rte_mbuf *up[SP_BURST], *gone[SP_BURST];
 	uint16_t nb_up = 0, nb_gone = 0;
@@ -55,6 +56,14 @@ sp_retire_burst(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n,
 	rte_pktmbuf_free_bulk(gone, nb_gone);
 	if (nb_up > 0)
 		hand_up(node, up, nb_up, st);
+}
+
+void
+sp_retire_burst(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n,
+		struct sp_lcore_stats *st)
+{
+	for (uint16_t off = 0; off < n; off += SP_BURST)
+		retire_chunk(node, &pkts[off], RTE_MIN((uint16_t)SP_BURST, (uint16_t)(n - off)), st);
 }
 
 /* Move the packets still SP_FORWARD to the front (keeping order) and the
@@ -132,14 +141,6 @@ process_slice(const struct sp_node *node, struct sp_npe *npe, struct sp_slice *s
 	sp_retire_burst(node, pkts, refused, st);
 }
 
-/* sp_retire_burst() takes at most a burst. */
-static void
-retire_all(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n, struct sp_lcore_stats *st)
-{
-	for (uint16_t off = 0; off < n; off += SP_BURST)
-		sp_retire_burst(node, &pkts[off], RTE_MIN((uint16_t)SP_BURST, (uint16_t)(n - off)), st);
-}
-
 void
 sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf **pkts, uint16_t n,
 	       struct sp_lcore_stats *st)
@@ -180,7 +181,7 @@ sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf *
 			/* The slice went away between decap and here. */
 			for (uint16_t i = at; i < at + k; i++)
 				sp_meta_drop(sorted[i], SP_REASON_NO_ENDPOINT);
-			retire_all(node, &sorted[at], k, st);
+			sp_retire_burst(node, &sorted[at], k, st);
 		} else {
 			for (uint16_t off = 0; off < k; off += SP_BURST)
 				process_slice(node, npe, s, &sorted[at + off],

@@ -33,7 +33,7 @@ void sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_m
 void sp_encap_burst(const struct sp_node *node, const struct sp_slice *s, struct rte_mbuf **pkts,
 		    uint16_t n);
 
-/* Count packets that left the fast path (exception or drop) by reason; hand
+/* Count packets that left the fast path (exception or drop), any number, by reason; hand
  * the exceptions of slices with a slow path connected to the management
  * thread (node->exc_ring), free the others. */
 void sp_retire_burst(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n,

@@ -59,6 +59,15 @@ usage(const char *why)
 	return EXIT_USAGE;
 }
 
+/* The port's device name for messages ("?" if unknown). */
+static const char *
+port_name(uint16_t p, char name[RTE_ETH_NAME_MAX_LEN])
+{
+	if (rte_eth_dev_get_name_by_port(p, name) != 0)
+		strcpy(name, "?");
+	return name;
+}
+
 static int
 setup_port(uint16_t p, char *err, size_t errlen)
 {
@@ -73,9 +82,9 @@ setup_port(uint16_t p, char *err, size_t errlen)
 	if (rc == 0)
 		rc = rte_eth_dev_start(p);
 	if (rc != 0) {
-		char name[RTE_ETH_NAME_MAX_LEN] = "?";
+		char name[RTE_ETH_NAME_MAX_LEN];
 
-		rte_eth_dev_get_name_by_port(p, name);
+		port_name(p, name);
 		snprintf(err, errlen, "port %u (%s) cannot be started: %s%s", p, name,
 			 rte_strerror(-rc), strncmp(name, "net_memif", 9) == 0 ?
 			 " (a memif client needs its server: is slicepathd running?)" : "");
@@ -96,11 +105,10 @@ wait_links(unsigned int seconds, char *err, size_t errlen)
 
 		while (rte_eth_link_get_nowait(p, &link) == 0 && link.link_status == 0) {
 			if (rte_get_tsc_cycles() > until || run.quit) {
-				char name[RTE_ETH_NAME_MAX_LEN] = "?";
+				char name[RTE_ETH_NAME_MAX_LEN];
 
-				rte_eth_dev_get_name_by_port(p, name);
 				snprintf(err, errlen, "port %u (%s) has no link after %u s: is its peer "
-					 "(slicepathd) running?", p, name, seconds);
+					 "(slicepathd) running?", p, port_name(p, name), seconds);
 				return -1;
 			}
 			rte_delay_ms(10);
