@@ -12,10 +12,12 @@
  * offset is at the inner header and its sp_meta has verdict SP_FORWARD.
  * A code option may mark a packet SP_EXCEPTION (hand it to the slice's slow
  * path) or SP_DROP with a reason; the framework counts it by that reason and
- * skips it in every later stage. format() is called only with the packets
- * that matched a filter (verdict still SP_FORWARD, sp_meta.result filled);
- * it may rewrite sp_meta.result (say, a next hop taken from slice memory):
- * the framework checks endpoint and queue against the slice's own after it.
+ * skips it in every later stage. parse() may also route a packet itself
+ * with sp_meta_route() (a result taken from slice memory, say): the lookup
+ * is then skipped for it. format() is called with the packets that matched
+ * a filter or were routed (verdict SP_FORWARD, sp_meta.result filled); it
+ * may rewrite sp_meta.result: the framework checks endpoint and queue
+ * against the slice's own after it.
  *
  * Callbacks run on forwarding lcores: they must not block, allocate from the
  * heap, take locks or make system calls.
@@ -37,14 +39,17 @@ extern "C" {
 #endif
 
 /* Bump on any incompatible change of this header. */
-#define SP_CODEOPT_ABI 1
+#define SP_CODEOPT_ABI 2
 
 enum sp_verdict {
 	SP_FORWARD = 0,
 	SP_EXCEPTION, /* to the slice's slow path */
 	SP_DROP,
+	SP_ROUTED, /* parse() filled sp_meta.result: no lookup */
 };
 
+/* sp_meta.filter of a packet parse() routed itself. */
+#define SP_FILTER_NONE UINT32_MAX
 
 /* Per-packet state, in the mbuf private area. */
 struct sp_meta {
@@ -52,9 +57,13 @@ struct sp_meta {
 	uint16_t in_ep;    /* node endpoint id the packet arrived on */
 	uint8_t verdict;   /* enum sp_verdict */
 	uint8_t reason;    /* enum sp_reason, when not SP_FORWARD */
+	/* 1: injected by the slice's slow path, 0: arrived from the wire. A
+	 * code option may trust what its own slow path wrote, never the wire. */
+	uint8_t from_slow_path;
+	uint8_t reserved;
 	uint16_t out_port; /* output port, set by the framework */
 	uint32_t queue;    /* physical queue, set by the framework */
-	uint32_t filter;   /* matched filter, set by the lookup */
+	uint32_t filter;   /* matched filter, set by the lookup; SP_FILTER_NONE if routed */
 	struct sp_key key; /* set by parse() */
 	struct sp_result result; /* set by the lookup */
 };
@@ -81,6 +90,17 @@ sp_meta_drop(struct rte_mbuf *m, enum sp_reason reason)
 
 	meta->verdict = SP_DROP;
 	meta->reason = (uint8_t)reason;
+}
+
+/* Route m without a lookup: the framework takes r as if a filter had
+ * yielded it (endpoint and queue still checked against the slice's own). */
+static inline void
+sp_meta_route(struct rte_mbuf *m, const struct sp_result *r)
+{
+	struct sp_meta *meta = sp_meta(m);
+
+	meta->result = *r;
+	meta->verdict = SP_ROUTED;
 }
 
 /* A slice, as a code option sees it. */

@@ -247,6 +247,7 @@ inject(struct sp_channels *ch, struct sp_slice *s, ssize_t len, struct sp_lcore_
 		meta->slice = s->id;
 		meta->in_ep = ep;
 		meta->verdict = SP_FORWARD;
+		meta->from_slow_path = 1;
 		m->port = ch->node->endpoints[ep].port;
 		if (rte_ring_enqueue(ch->node->npes[s->npe].inject_ring, m) < 0) {
 			rte_pktmbuf_free(m);

@@ -66,22 +66,40 @@ sp_retire_burst(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n,
 		retire_chunk(node, &pkts[off], RTE_MIN((uint16_t)SP_BURST, (uint16_t)(n - off)), st);
 }
 
-/* Move the packets still SP_FORWARD to the front (keeping order) and the
- * others behind them; returns how many are still forwarded. */
+/* Move the packets whose verdict is v to the front (keeping order) and the
+ * others behind them; returns how many have it. */
 static uint16_t
-partition_forward(struct rte_mbuf **pkts, uint16_t n)
+partition_verdict(struct rte_mbuf **pkts, uint16_t n, enum sp_verdict v)
 {
 	struct rte_mbuf *out[SP_BURST];
 	uint16_t f = 0, o = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
-		if (sp_meta(pkts[i])->verdict == SP_FORWARD)
+		if (sp_meta(pkts[i])->verdict == v)
 			pkts[f++] = pkts[i];
 		else
 			out[o++] = pkts[i];
 	}
 	memcpy(&pkts[f], out, o * sizeof(*out));
 	return f;
+}
+
+static uint16_t
+partition_forward(struct rte_mbuf **pkts, uint16_t n)
+{
+	return partition_verdict(pkts, n, SP_FORWARD);
+}
+
+/* Packets parse() routed itself rejoin the others after the lookup. */
+static void
+take_routed(struct rte_mbuf **pkts, uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++) {
+		struct sp_meta *meta = sp_meta(pkts[i]);
+
+		meta->verdict = SP_FORWARD;
+		meta->filter = SP_FILTER_NONE;
+	}
 }
 
 /* SPP's TCAM lookup for one slice's packets. */
@@ -125,12 +143,14 @@ static void
 process_slice(const struct sp_node *node, struct sp_npe *npe, struct sp_slice *s,
 	      struct rte_mbuf **pkts, uint16_t n, struct sp_lcore_stats *st)
 {
-	uint16_t f, refused;
+	uint16_t f, routed, refused;
 
 	s->co->parse(s, pkts, n);
 	f = partition_forward(pkts, n);
+	routed = partition_verdict(&pkts[f], n - f, SP_ROUTED);
 	lookup(npe, s->id, pkts, f);
-	f = partition_forward(pkts, f);
+	take_routed(&pkts[f], routed);
+	f = partition_forward(pkts, f + routed);
 	s->co->format(s, pkts, f);
 	sp_encap_burst(node, s, pkts, f);
 	f = partition_forward(pkts, f);

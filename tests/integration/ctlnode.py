@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A node run the way slicectld expects: slicepathd with ports and no slices of its own
-(p0 a tap the test writes substrate frames into, p1 a pcap output with next hops NH1 and
-NH3 resolved), and slicectld in front of it. Slices are made through the control API."""
+(p0 a tap the test writes substrate frames into, p1 a pcap output, or a tap the test reads
+while the node runs, with next hops NH1 and NH3 resolved), and slicectld in front of it.
+Slices are made through the control API."""
 
 import itertools
 import os
+import select
 import socket
 import time
 
@@ -16,16 +18,19 @@ _iface_seq = itertools.count()
 
 
 class CtlNode:
-    def __init__(self, tmp_path, tag, *ctld_args):
+    def __init__(self, tmp_path, tag, *ctld_args, p1_tap=False):
         self.iface = f"spc{os.getpid() % 10000}x{next(_iface_seq)}"
+        self.p1_iface = f"{self.iface}o" if p1_tap else None
         n = self.node = Node(tmp_path, tag)
         self.p0 = n.port("p0", "10.0.0.1", "02:00:00:00:00:10",
                          device=f"net_tap0,iface={self.iface}")
-        self.p1 = n.port("p1", "10.1.0.1", "02:00:00:00:01:10")
+        self.p1 = n.port("p1", "10.1.0.1", "02:00:00:00:01:10",
+                         device=f"net_tap1,iface={self.p1_iface}" if p1_tap else None)
         n.neighbor(self.p1, NH1[0], NH1[2])
         n.neighbor(self.p1, NH3[0], NH3[2])
         self.ctld = Ctld(n, tmp_path, *ctld_args)
         self.sock = None
+        self.p1_sock = None
         self.sent = {}
 
     def start(self):
@@ -40,12 +45,31 @@ class CtlNode:
             self.sock.close()
         self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
         self.sock.bind((self.iface, 0))
+        if self.p1_iface is not None:
+            self.p1_sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
+                                         socket.htons(0x0003))
+            self.p1_sock.bind((self.p1_iface, 0))
 
     def stop(self):
         self.ctld.stop()
-        if self.sock is not None:
-            self.sock.close()
+        for s in (self.sock, self.p1_sock):
+            if s is not None:
+                s.close()
         self.node.stop()
+
+    def p1_frames(self, count, timeout=5.0):
+        """Up to count frames p1 transmits (a tap) within timeout, the kernel's own
+        chatter on it (IPv6 multicast listener reports...) left out."""
+        frames, deadline = [], time.monotonic() + timeout
+        while len(frames) < count:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.p1_sock], [], [], left)[0]:
+                break
+            frame, (_, _, pkttype, *_) = self.p1_sock.recvfrom(65536)
+            # What the node sends arrives at the kernel; what the kernel sends goes out.
+            if pkttype != socket.PACKET_OUTGOING:
+                frames.append(frame)
+        return frames
 
     def kill(self):
         self.ctld.kill()
