@@ -5,16 +5,6 @@
 
 #define RING_BITS (SP_I3_RING_BYTES * 8)
 
-sp_i3_pos
-sp_i3_pos_get(const uint8_t *b)
-{
-	sp_i3_pos p = 0;
-
-	for (int i = 0; i < SP_I3_RING_BYTES; i++)
-		p = p << 8 | b[i];
-	return p;
-}
-
 void
 sp_i3_pos_put(sp_i3_pos p, uint8_t *b)
 {
