@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The frames slicepath-gen sends and recognises: Ethernet, outer IPv4 and
- * UDP to the node's endpoint (the substrate), inner IPv4 and UDP for the
- * slice's ipv4 code option, and the signature starting the inner payload.
+ * UDP to the node's endpoint (the substrate), the slice's header (inner
+ * IPv4 and UDP for the ipv4 code option, or an i3 data header with one ID
+ * for the i3 code option), and the signature starting the payload after it.
  * UDP checksums are 0 (none), as slicepathd's own substrate headers.
  */
 #include <string.h>
@@ -14,7 +15,12 @@
 
 #include "gen.h"
 
-#define OUTER_LEN (RTE_ETHER_HDR_LEN + 20 + 8)
+#define OUTER_LEN GEN_OUTER_LEN
+#define I3_VERSION 0x10
+#define I3_DATA_FIRST_HOP 0x50 /* flags as a sender sets them */
+#define I3_ID_AT 3
+#define I3_FLOW_AT (I3_ID_AT + GEN_I3_ID_LEN - 4) /* flows: the ID's last 4 bytes */
+#define I3_NO_OPTIONS(flags) (((flags) & 0x20) == 0)
 
 static void
 ipv4_header(struct rte_ipv4_hdr *ip, uint32_t src, uint32_t dst, uint8_t ttl, uint16_t len)
@@ -40,12 +46,22 @@ udp_header(struct rte_udp_hdr *udp, uint16_t sport, uint16_t dport, uint16_t len
 	};
 }
 
+/* Version, DATA and FIRST_HOP, one ID (slicepath/i3.h). */
+static void
+i3_header(uint8_t *h, const uint8_t *id)
+{
+	h[0] = I3_VERSION;
+	h[1] = I3_DATA_FIRST_HOP;
+	h[2] = 1;
+	memcpy(h + I3_ID_AT, id, GEN_I3_ID_LEN);
+}
+
 void
 gen_frame_build(struct gen_stream *s)
 {
 	const struct gen_stream_spec *sp = s->spec;
 	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)s->frame;
-	uint16_t inner_len = (uint16_t)(20 + 8 + sp->payload);
+	uint16_t inner_len = (uint16_t)(sp->inner_len + sp->payload);
 
 	memset(s->frame, 0, sizeof(s->frame));
 	memcpy(&eth->dst_addr, sp->dst_mac, 6);
@@ -55,10 +71,14 @@ gen_frame_build(struct gen_stream *s)
 		    (uint16_t)(20 + 8 + inner_len));
 	udp_header((struct rte_udp_hdr *)(s->frame + RTE_ETHER_HDR_LEN + 20), sp->src_port,
 		   sp->dst_port, (uint16_t)(8 + inner_len));
-	ipv4_header((struct rte_ipv4_hdr *)(s->frame + OUTER_LEN), sp->inner_src, sp->inner_dst,
-		    sp->ttl, inner_len);
-	udp_header((struct rte_udp_hdr *)(s->frame + OUTER_LEN + 20), sp->inner_sport,
-		   sp->inner_dport, (uint16_t)(8 + sp->payload));
+	if (sp->i3) {
+		i3_header(s->frame + OUTER_LEN, sp->i3_id);
+	} else {
+		ipv4_header((struct rte_ipv4_hdr *)(s->frame + OUTER_LEN), sp->inner_src,
+			    sp->inner_dst, sp->ttl, inner_len);
+		udp_header((struct rte_udp_hdr *)(s->frame + OUTER_LEN + 20), sp->inner_sport,
+			   sp->inner_dport, (uint16_t)(8 + sp->payload));
+	}
 	s->frame_len = (uint16_t)(OUTER_LEN + inner_len);
 }
 
@@ -76,36 +96,66 @@ gen_frame_fill(const struct gen_stream *s, uint8_t *buf, uint64_t seq, uint64_t 
 	};
 
 	memcpy(buf, s->frame, s->frame_len);
-	if (flow != 0) {
+	if (flow != 0 && s->spec->i3) {
+		uint8_t *at = buf + OUTER_LEN + I3_FLOW_AT;
+		uint32_t last;
+
+		memcpy(&last, at, sizeof(last));
+		last = rte_cpu_to_be_32(rte_be_to_cpu_32(last) + flow);
+		memcpy(at, &last, sizeof(last));
+	} else if (flow != 0) {
 		ip->dst_addr = rte_cpu_to_be_32(rte_be_to_cpu_32(s->spec->inner_dst) + flow);
 		ip->hdr_checksum = 0;
 		ip->hdr_checksum = rte_ipv4_cksum(ip);
 	}
 	if (s->spec->payload >= GEN_SIG_LEN)
-		memcpy(buf + GEN_HDRS_LEN, &sig, sizeof(sig));
+		memcpy(buf + OUTER_LEN + s->spec->inner_len, &sig, sizeof(sig));
+}
+
+/* Bytes of the IPv4 and UDP headers at p (len bytes left), or 0 if they are not that. */
+static uint32_t
+ipv4_udp_len(const uint8_t *p, uint32_t len)
+{
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)p;
+	uint32_t n;
+
+	if (len < 20 + 8 || (ip->version_ihl >> 4) != 4 || (ip->version_ihl & 15) < 5 ||
+	    ip->next_proto_id != IPPROTO_UDP)
+		return 0;
+	n = (uint32_t)(ip->version_ihl & 15) * 4 + 8;
+	return n <= len ? n : 0;
+}
+
+/* Bytes of the slice's header at p: i3 without options, or IPv4 and UDP; 0 if neither. */
+static uint32_t
+inner_len(const uint8_t *p, uint32_t len)
+{
+	uint32_t n;
+
+	if (len >= I3_ID_AT && p[0] == I3_VERSION && I3_NO_OPTIONS(p[1])) {
+		n = I3_ID_AT + (uint32_t)(p[2] & 15) * GEN_I3_ID_LEN;
+		return n <= len ? n : 0;
+	}
+	return ipv4_udp_len(p, len);
 }
 
 const struct gen_sig *
 gen_frame_sig(const uint8_t *frame, uint32_t len)
 {
 	const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)frame;
-	const struct rte_ipv4_hdr *ip;
 	const struct gen_sig *sig;
-	uint32_t off = RTE_ETHER_HDR_LEN;
+	uint32_t outer, inner;
 
-	/* Outer IPv4 and UDP (what the node sent), then inner IPv4 (as its code option left it). */
-	for (int layer = 0; layer < 2; layer++) {
-		if (len < off + 20 + 8)
-			return NULL;
-		ip = (const struct rte_ipv4_hdr *)(frame + off);
-		if ((layer == 0 && eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4)) ||
-		    (ip->version_ihl >> 4) != 4 || (ip->version_ihl & 15) < 5 ||
-		    ip->next_proto_id != IPPROTO_UDP)
-			return NULL;
-		off += (uint32_t)(ip->version_ihl & 15) * 4 + 8;
-	}
-	if (len < off + GEN_SIG_LEN)
+	/* Outer IPv4 and UDP (what the node sent), then the slice's header as its code option left it. */
+	if (len < RTE_ETHER_HDR_LEN || eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4))
 		return NULL;
-	sig = (const struct gen_sig *)(frame + off);
+	outer = ipv4_udp_len(frame + RTE_ETHER_HDR_LEN, len - RTE_ETHER_HDR_LEN);
+	if (outer == 0)
+		return NULL;
+	outer += RTE_ETHER_HDR_LEN;
+	inner = inner_len(frame + outer, len - outer);
+	if (inner == 0 || len < outer + inner + GEN_SIG_LEN)
+		return NULL;
+	sig = (const struct gen_sig *)(frame + outer + inner);
 	return sig->magic == rte_cpu_to_be_32(GEN_MAGIC) ? sig : NULL;
 }

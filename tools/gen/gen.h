@@ -20,8 +20,13 @@ struct rte_mempool;
 #define GEN_MAX_PHASES 16
 #define GEN_MAX_PORTS 8
 #define GEN_NAME_LEN 32
-/* Ethernet + IPv4 + UDP, outer and inner. */
-#define GEN_HDRS_LEN (14 + 20 + 8 + 20 + 8)
+/* Ethernet + IPv4 + UDP (the substrate), then the slice's header: inner IPv4 + UDP, or
+ * an i3 header with one ID (version, flags, stack length, 32 bytes). */
+#define GEN_OUTER_LEN (14 + 20 + 8)
+#define GEN_IPV4_INNER_LEN (20 + 8)
+#define GEN_I3_INNER_LEN (3 + 32)
+#define GEN_I3_ID_LEN 32
+#define GEN_HDRS_LEN (GEN_OUTER_LEN + GEN_IPV4_INNER_LEN)
 #define GEN_MAX_FRAME 1514
 /* The signature at the start of the inner UDP payload. */
 #define GEN_MAGIC UINT32_C(0x53504721) /* "SPG!" */
@@ -48,12 +53,17 @@ struct gen_stream_spec {
 	uint8_t src_mac[6], dst_mac[6];
 	uint32_t src_ip, dst_ip;       /* outer, network byte order */
 	uint16_t src_port, dst_port;   /* outer UDP, host order: the node's endpoint */
+	/* An i3 stream: i3 data packets to i3_id (flows add to its last 4 bytes,
+	 * beyond the 128 bits a trigger matches) instead of inner IPv4/UDP. */
+	bool i3;
+	uint8_t i3_id[GEN_I3_ID_LEN];
+	uint8_t inner_len; /* GEN_IPV4_INNER_LEN or GEN_I3_INNER_LEN */
 	uint32_t inner_src, inner_dst; /* network byte order; flows add to inner_dst */
 	uint16_t inner_sport, inner_dport;
 	uint8_t ttl;
 	uint32_t flows;   /* inner destinations inner_dst + 0 .. flows - 1, in turn */
 	/*
-	 * Inner UDP payload bytes. Below GEN_SIG_LEN the packets carry no
+	 * Payload bytes after the inner header. Below GEN_SIG_LEN the packets carry no
 	 * signature: what arrives unsigned on rx_port is counted as the
 	 * stream's (one such stream per port), without sequence or latency.
 	 */

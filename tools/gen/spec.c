@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -59,7 +60,7 @@ static const char *const TOP_KEYS[] = {"duration", "drain", "interval", "streams
 static const char *const STREAM_KEYS[] = {
 	"name", "tx_port", "rx_port", "src_mac", "dst_mac", "src_ip", "dst_ip", "src_port",
 	"dst_port", "inner_src", "inner_dst", "inner_sport", "inner_dport", "ttl", "flows",
-	"payload", "pps", "bps", "phases", NULL,
+	"payload", "pps", "bps", "phases", "i3_id", NULL,
 };
 
 static int
@@ -192,6 +193,7 @@ get_rate(struct parse *p, json_t *o, const char *path, struct gen_stream_spec *s
 {
 	json_t *pps = json_object_get(o, "pps"), *bps = json_object_get(o, "bps");
 	uint64_t bits;
+	unsigned int frame;
 	double wire;
 
 	if ((pps == NULL) == (bps == NULL))
@@ -204,12 +206,33 @@ get_rate(struct parse *p, json_t *o, const char *path, struct gen_stream_spec *s
 		 bits == 0)
 		return fail(p, path, "\"bps\" must be a rate such as \"100M\" or a positive integer");
 	/* What one frame takes on the wire: padded to 60 bytes, plus the overhead. */
-	wire = (double)(GEN_HDRS_LEN + st->payload < 60 ? 60 : GEN_HDRS_LEN + st->payload) +
-	       GEN_WIRE_OVERHEAD;
+	frame = GEN_OUTER_LEN + st->inner_len + st->payload;
+	wire = (double)(frame < 60 ? 60 : frame) + GEN_WIRE_OVERHEAD;
 	st->pps = (double)bits / (wire * 8);
 	if (st->pps < 1e-3 || st->pps > MAX_PPS)
 		return fail(p, path, "\"bps\" gives %g packets/s, outside 0.001 to %g", st->pps,
 			    MAX_PPS);
+	return 0;
+}
+
+/* "i3_id", 64 hex digits: the stream sends i3 data packets to that ID. */
+static int
+get_i3_id(struct parse *p, json_t *o, const char *path, struct gen_stream_spec *st)
+{
+	json_t *v = json_object_get(o, "i3_id");
+	const char *hex = json_string_value(v);
+
+	if (v == NULL)
+		return 0;
+	if (hex == NULL || strlen(hex) != 2 * GEN_I3_ID_LEN ||
+	    strspn(hex, "0123456789abcdefABCDEF") != 2 * GEN_I3_ID_LEN)
+		return fail(p, path, "\"i3_id\" must be an i3 ID: %d hex digits", 2 * GEN_I3_ID_LEN);
+	for (int i = 0; i < GEN_I3_ID_LEN; i++) {
+		char byte[3] = {hex[2 * i], hex[2 * i + 1], 0};
+
+		st->i3_id[i] = (uint8_t)strtoul(byte, NULL, 16);
+	}
+	st->i3 = true;
 	return 0;
 }
 
@@ -251,9 +274,11 @@ parse_stream(struct parse *p, json_t *o, unsigned int i, double duration,
 		     "an IPv4 address (the node port's)") < 0 ||
 	    get_text(p, o, path, "inner_src", "192.168.0.1", parse_ip, &st->inner_src,
 		     "an IPv4 address") < 0 ||
-	    get_text(p, o, path, "inner_dst", NULL, parse_ip, &st->inner_dst,
-		     "an IPv4 address") < 0)
+	    get_i3_id(p, o, path, st) < 0 ||
+	    get_text(p, o, path, "inner_dst", st->i3 ? "0.0.0.0" : NULL, parse_ip,
+		     &st->inner_dst, "an IPv4 address") < 0)
 		return -1;
+	st->inner_len = st->i3 ? GEN_I3_INNER_LEN : GEN_IPV4_INNER_LEN;
 	if (get_uint(p, o, path, "src_port", 1, 65535, 4000, &v) < 0)
 		return -1;
 	st->src_port = (uint16_t)v;
@@ -274,7 +299,8 @@ parse_stream(struct parse *p, json_t *o, unsigned int i, double duration,
 	if (get_uint(p, o, path, "flows", 1, 1u << 24, 1, &v) < 0)
 		return -1;
 	st->flows = (uint32_t)v;
-	if (get_uint(p, o, path, "payload", 0, GEN_MAX_FRAME - GEN_HDRS_LEN, 64, &v) < 0)
+	if (get_uint(p, o, path, "payload", 0, GEN_MAX_FRAME - GEN_OUTER_LEN - st->inner_len, 64,
+		     &v) < 0)
 		return -1;
 	st->payload = (uint16_t)v;
 	if (get_rate(p, o, path, st) < 0)
