@@ -95,7 +95,26 @@ def test_latency_smoke(tmp_path):
     assert "zero-loss rate of the 8 slices" in r.stdout
 
 
+def test_mix_smoke(tmp_path):
+    """ipv4 alone, half and half, i3 alone: each slice's output follows its share of the
+    offered load (the i3 ones matched their trigger in the fast path)."""
+    r = bench(tmp_path, "mix")
+    assert r.returncode == 0, r.stderr
+    d = tmp_path / "mix"
+    got = rows(d / "mix.csv")
+    assert [x["i3_share"] for x in got] == ["0", "0.5", "1"]
+    ip, half, i3 = ({k: float(v) for k, v in x.items()} for x in got)
+    assert ip["ipv4_out_mpps"] > 0 and ip["i3_out_mpps"] == 0, ip
+    assert i3["i3_out_mpps"] > 0 and i3["ipv4_out_mpps"] == 0, i3
+    assert half["ipv4_out_mpps"] == pytest.approx(half["i3_out_mpps"], rel=0.01), half
+    for x in (ip, half, i3):
+        assert x["total_out_mpps"] == pytest.approx(x["ipv4_out_mpps"] + x["i3_out_mpps"])
+    assert "i3 alone" in r.stdout and "ipv4 alone" in r.stdout
+    assert is_png(d / "mix.png")
+
+
 def test_unknown_scenario_refused(tmp_path):
     r = bench(tmp_path, "nosuch")
     assert r.returncode == 2
-    assert "no scenario nosuch: the scenarios are fairness, backlog, throughput, latency" in r.stderr
+    assert "no scenario nosuch: the scenarios are fairness, backlog, throughput, latency, " \
+        "mix" in r.stderr

@@ -97,15 +97,16 @@ class Dut:
 
 
 class Slicepathd(Dut):
-    """slicepathd on a config whose ports are the memif servers (config() fills them in)."""
+    """slicepathd on a config whose ports are the memif servers (config() fills them in),
+    or the devices given (a single-lcore harness: a pcap replayed forever into net_null)."""
 
     name = "slicepathd"
 
-    def __init__(self, workdir, tag, config, lcores=None):
+    def __init__(self, workdir, tag, config, lcores=None, devices=None):
         super().__init__(workdir, tag, nb_ports=len(config["ports"]))
         self.config = dict(config)
-        self.config["ports"] = [dict(p, device=memif(i, self.sockets[i], "server"))
-                                for i, p in enumerate(config["ports"])]
+        devices = devices or [memif(i, s, "server") for i, s in enumerate(self.sockets)]
+        self.config["ports"] = [dict(p, device=d) for p, d in zip(config["ports"], devices)]
         self.config["mgmt_socket"] = str(Path("/tmp") / f"{self.prefix}.sock")
         self.config["channel_dir"] = str(Path("/tmp") / f"{self.prefix}-slices")
         if lcores is not None:

@@ -54,7 +54,7 @@ def next_hop(port):
 
 def stream(name, udp, inner_dst, rx_port=1, **kw):
     """A generator stream from its port 0 to the node's p0 endpoint udp, back on rx_port
-    (the generator's port i is the node's p<i>)."""
+    (the generator's port i is the node's p<i>); inner_dst None for an i3 stream (i3_id)."""
+    inner = {"inner_dst": inner_dst} if inner_dst is not None else {}
     return {"name": name, "tx_port": 0, "rx_port": rx_port, "dst_mac": NODE_MAC,
-            "src_ip": "10.0.0.2", "dst_ip": "10.0.0.1", "dst_port": udp,
-            "inner_dst": inner_dst, **kw}
+            "src_ip": "10.0.0.2", "dst_ip": "10.0.0.1", "dst_port": udp, **inner, **kw}
