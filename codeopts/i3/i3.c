@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_log.h>
 #include <rte_mbuf.h>
 
 #include <slicepath/codeopt.h>
@@ -20,6 +21,8 @@
 
 #include "i3_ring.h"
 #include "i3_wire.h"
+
+RTE_LOG_REGISTER(sp_i3_logtype, slicepath.codeopt.i3, INFO);
 
 static const struct sp_i3_ring *
 ring_of(struct sp_slice *s)
@@ -163,9 +166,16 @@ format(struct sp_slice *s, struct rte_mbuf **pkts, uint16_t n)
 static int
 slice_init(struct sp_slice *s)
 {
+	size_t need = SP_I3_TRIGGERS_OFFSET + sizeof(struct sp_i3_trigger_rec);
+
 	/* The ring and at least one trigger record. */
-	if (sp_slice_mem_size(s) < SP_I3_TRIGGERS_OFFSET + sizeof(struct sp_i3_trigger_rec))
+	if (sp_slice_mem_size(s) < need) {
+		rte_log(RTE_LOG_ERR, sp_i3_logtype,
+			"i3: slice %u has %zu bytes of memory; it needs %zu for the ring and one "
+			"trigger, and %zu per trigger more (docs/i3.md)\n", sp_slice_id(s),
+			sp_slice_mem_size(s), need, sizeof(struct sp_i3_trigger_rec));
 		return -EINVAL;
+	}
 	return 0;
 }
 
