@@ -32,7 +32,8 @@ PACKAGES=(
 	libjansson-dev libevent-dev libpcap-dev        # libraries the daemons link
 	libsqlite3-dev                                 # slicectld's store
 	libcmocka-dev                                  # unit tests
-	clang                                          # fuzz targets (libFuzzer runtime)
+	clang llvm                                     # fuzz targets (libFuzzer runtime), eBPF code options
+	libbpf-dev                                     # the bpf code option opens eBPF objects
 	python3 python3-scapy python3-pytest           # integration tests, demo traffic, telemetry client
 	python3-matplotlib                             # slicepath-bench plots
 )

@@ -10,14 +10,6 @@
 #include "common/text.h"
 #include "ctl_int.h"
 
-static void
-hex(char *out, const uint8_t *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		snprintf(out + 2 * i, 3, "%02x", b[i]);
-	out[2 * n] = '\0';
-}
-
 /* A call whose result only says it was done. */
 static int
 call(struct sp_ctl *c, const char *method, json_t *params)
@@ -132,9 +124,9 @@ sp_ctl_filter_to_json(const struct sp_ctl_filter *f)
 	char data[2 * SP_RESULT_DATA_BYTES + 1], nh[INET_ADDRSTRLEN + 8];
 	struct in_addr a = {.s_addr = f->result.nh_ip};
 
-	hex(key, f->key.b, SP_KEY_BYTES);
-	hex(mask, f->mask.b, SP_KEY_BYTES);
-	hex(data, f->result.data, SP_RESULT_DATA_BYTES);
+	sp_format_hex(key, f->key.b, SP_KEY_BYTES);
+	sp_format_hex(mask, f->mask.b, SP_KEY_BYTES);
+	sp_format_hex(data, f->result.data, SP_RESULT_DATA_BYTES);
 	inet_ntop(AF_INET, &a, nh, sizeof(nh));
 	snprintf(nh + strlen(nh), 8, ":%u", ntohs(f->result.nh_port));
 	return json_pack("{s:I, s:s, s:s, s:{s:i, s:i, s:s, s:s}}", "position",
@@ -248,10 +240,28 @@ sp_ctl_mem_write(struct sp_ctl *c, const char *slice, uint32_t offset, const voi
 	data = malloc(2 * len + 1);
 	if (data == NULL)
 		return sp_ctl_fail(c, ENOMEM, 0, "out of memory");
-	hex(data, buf, len);
+	sp_format_hex(data, buf, len);
 	rc = call(c, "mem.write", json_pack("{s:s, s:I, s:s}", "slice", slice, "offset",
 					    (json_int_t)offset, "data", data));
 	free(data);
+	return rc;
+}
+
+int
+sp_ctl_codeopt_load(struct sp_ctl *c, const char *slice, const void *data, size_t len)
+{
+	char *text;
+	int rc;
+
+	if (len > SP_MAX_CODEOPT_DATA)
+		return sp_ctl_fail(c, EINVAL, SP_RPC_INVALID_PARAMS, "at most %u bytes",
+				   SP_MAX_CODEOPT_DATA);
+	text = malloc(2 * len + 1);
+	if (text == NULL)
+		return sp_ctl_fail(c, ENOMEM, 0, "out of memory");
+	sp_format_hex(text, data, len);
+	rc = call(c, "codeopt.load", json_pack("{s:s, s:s}", "slice", slice, "data", text));
+	free(text);
 	return rc;
 }
 

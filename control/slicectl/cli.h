@@ -72,6 +72,7 @@ int cmd_endpoint(struct cli *cli, int argc, char **argv);
 int cmd_queue(struct cli *cli, int argc, char **argv);
 int cmd_filter(struct cli *cli, int argc, char **argv);
 int cmd_mem(struct cli *cli, int argc, char **argv);
+int cmd_codeopt(struct cli *cli, int argc, char **argv);
 int cmd_stats(struct cli *cli, int argc, char **argv);
 /* Run the command argv[0] of an object's table (NULL-terminated), or say what there is. */
 int cli_run(struct cli *cli, const char *object, const struct cli_command *cmds, int argc,

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* stats and mem: counters, and the slice's memory block. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "common/text.h"
 
 static const char *
 num(json_t *o, const char *key, char *buf, size_t len)
@@ -153,4 +156,44 @@ cmd_mem(struct cli *cli, int argc, char **argv)
 		       json_integer_value(json_object_get(r, "written")), offset);
 	json_decref(r);
 	return 0;
+}
+
+/* codeopt load SLICE FILE: the file's bytes to the slice's code option. */
+int
+cmd_codeopt(struct cli *cli, int argc, char **argv)
+{
+	uint8_t *data;
+	char *text;
+	size_t n;
+	FILE *f;
+	int rc;
+
+	if (argc != 3 || strcmp(argv[0], "load") != 0)
+		return cli_usage("usage: slicectl codeopt load SLICE FILE");
+	f = fopen(argv[2], "rb");
+	if (f == NULL) {
+		fprintf(stderr, "slicectl: cannot read %s: %s\n", argv[2], strerror(errno));
+		return EXIT_USAGE;
+	}
+	data = malloc(SP_MAX_CODEOPT_DATA + 1);
+	n = data != NULL ? fread(data, 1, SP_MAX_CODEOPT_DATA + 1, f) : 0;
+	fclose(f);
+	if (data == NULL || n > SP_MAX_CODEOPT_DATA) {
+		fprintf(stderr, "slicectl: %s is over %u bytes\n", argv[2], SP_MAX_CODEOPT_DATA);
+		free(data);
+		return EXIT_USAGE;
+	}
+	text = malloc(2 * n + 1);
+	if (text != NULL)
+		sp_format_hex(text, data, n);
+	free(data);
+	if (text == NULL) {
+		fprintf(stderr, "slicectl: out of memory\n");
+		return EXIT_USAGE;
+	}
+	rc = cli_call_and_say(cli, "codeopt.load",
+			      json_pack("{s:o, s:s}", "slice", cli_slice(argv[1]), "data", text),
+			      "loaded");
+	free(text);
+	return rc;
 }

@@ -30,6 +30,7 @@ static const struct {
 	{"filter.list", m_filter_list, ANYONE},
 	{"mem.read", m_mem_read, ANYONE},
 	{"mem.write", m_mem_write, ANYONE},
+	{"codeopt.load", m_codeopt_load, ANYONE},
 	{"stats.get", m_stats_get, ANYONE},
 	{"state.dump", m_state_dump, OPERATOR},
 	{"sched.set", m_sched_set, OPERATOR},

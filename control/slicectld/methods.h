@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * slicectld's methods (docs/api.md, "slicectld"): m_node.c, m_slice.c,
- * m_endpoint.c, m_filter.c; their common helpers in dispatch.c.
+ * m_endpoint.c, m_filter.c, m_codeopt.c; their common helpers in dispatch.c.
  *
  * A method that changes the node follows one pattern: check who asks and
  * what the quotas allow, txn_begin(), apply the change to slicepathd (which
@@ -78,6 +78,8 @@ json_t *m_filter_delete(struct ctld *c, const struct caller *who, json_t *params
 			struct sp_rpc_error *e);
 json_t *m_filter_list(struct ctld *c, const struct caller *who, json_t *params,
 		      struct sp_rpc_error *e);
+json_t *m_codeopt_load(struct ctld *c, const struct caller *who, json_t *params,
+		       struct sp_rpc_error *e);
 json_t *m_mem_read(struct ctld *c, const struct caller *who, json_t *params,
 		   struct sp_rpc_error *e);
 json_t *m_mem_write(struct ctld *c, const struct caller *who, json_t *params,

@@ -2,9 +2,11 @@
 #include "reconcile.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
+#include "common/text.h"
 #include "ctl_int.h"
 #include "store.h"
 
@@ -263,11 +265,37 @@ replay_page(void *arg, uint32_t offset, const uint8_t *page, size_t len)
 		return 0;
 	if (len > m->s->memory - offset)
 		len = m->s->memory - offset;
-	for (size_t i = 0; i < len && i < STORE_PAGE; i++)
-		snprintf(hex + 2 * i, 3, "%02x", page[i]);
+	sp_format_hex(hex, page, len < STORE_PAGE ? len : STORE_PAGE);
 	return done(m->c, "mem.write", json_pack("{s:s, s:I, s:s}", "slice", m->s->name, "offset",
 						 (json_int_t)offset, "data", hex), m->why, m->len)
 		       ? 0 : -1;
+}
+
+/* The data last loaded into s's code option (an eBPF object), if any, again. */
+static bool
+replay_codeopt_data(struct ctld *c, const struct ctld_slice *s, char *why, size_t len)
+{
+	uint8_t *data;
+	char *text;
+	size_t n;
+	bool ok;
+
+	if (store_codeopt_data_get(c->store, s->id, &data, &n) < 0) {
+		snprintf(why, len, "%s", store_error(c->store));
+		return false;
+	}
+	if (data == NULL)
+		return true;
+	text = malloc(2 * n + 1);
+	ok = text != NULL;
+	if (ok) {
+		sp_format_hex(text, data, n);
+		ok = done(c, "codeopt.load", json_pack("{s:s, s:s}", "slice", s->name, "data", text),
+			  why, len);
+	}
+	free(text);
+	free(data);
+	return ok;
 }
 
 /* Create s in slicepathd with all it holds; on failure nothing of it is left there. */
@@ -304,7 +332,7 @@ restore(struct ctld *c, const struct ctld_slice *s, char *why, size_t len)
 						     (json_int_t)s->q[q].threshold_packets, "share",
 						     (json_int_t)s->q[q].share), why, len);
 	ok = ok && store_each_mem_page(c->store, s->id, replay_page, &m) == 0 &&
-	     sync_filters(c, s, NULL, why, len, &filters);
+	     replay_codeopt_data(c, s, why, len) && sync_filters(c, s, NULL, why, len, &filters);
 	if (!ok) {
 		done(c, "slice.delete", json_pack("{s:s}", "slice", s->name), NULL, 0);
 		return false;

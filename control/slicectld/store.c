@@ -34,14 +34,17 @@ static const char SCHEMA[] =
 	"CREATE TABLE IF NOT EXISTS memory(slice INTEGER REFERENCES slices(id) ON DELETE CASCADE,"
 	" page INTEGER, data BLOB NOT NULL, PRIMARY KEY(slice, page));"
 	"CREATE TABLE IF NOT EXISTS schedulers(npe INTEGER, port TEXT, rate INTEGER NOT NULL,"
-	" overhead INTEGER NOT NULL, PRIMARY KEY(npe, port));";
+	" overhead INTEGER NOT NULL, PRIMARY KEY(npe, port));"
+	/* Added in place: a database without it gets it, empty, when opened. */
+	"CREATE TABLE IF NOT EXISTS codeopt_data(slice INTEGER PRIMARY KEY REFERENCES slices(id)"
+	" ON DELETE CASCADE, data BLOB NOT NULL);";
 
 /* The statements, prepared once. */
 enum query {
 	Q_BEGIN, Q_COMMIT, Q_ROLLBACK,
 	Q_PUT_SLICE, Q_DEL_SLICE, Q_PUT_ENDPOINT, Q_DEL_ENDPOINT, Q_PUT_QUEUE, Q_DEL_QUEUE,
 	Q_PUT_SCHED, Q_PUT_FILTER, Q_DEL_FILTER, Q_FILTERS_BY_ENDPOINT, Q_FILTERS_BY_QUEUE,
-	Q_FILTERS, Q_GET_PAGE, Q_PUT_PAGE, Q_PAGES,
+	Q_FILTERS, Q_GET_PAGE, Q_PUT_PAGE, Q_PAGES, Q_PUT_CODEOPT_DATA, Q_GET_CODEOPT_DATA,
 	Q_LOAD_SLICES, Q_LOAD_ENDPOINTS, Q_LOAD_QUEUES, Q_LOAD_SCHEDS,
 	Q_MAX
 };
@@ -73,6 +76,8 @@ static const char *const SQL[Q_MAX] = {
 	[Q_GET_PAGE] = "SELECT data FROM memory WHERE slice = ? AND page = ?",
 	[Q_PUT_PAGE] = "INSERT OR REPLACE INTO memory VALUES(?,?,?)",
 	[Q_PAGES] = "SELECT page, data FROM memory WHERE slice = ? ORDER BY page",
+	[Q_PUT_CODEOPT_DATA] = "INSERT OR REPLACE INTO codeopt_data VALUES(?,?)",
+	[Q_GET_CODEOPT_DATA] = "SELECT data FROM codeopt_data WHERE slice = ?",
 	[Q_LOAD_SLICES] = "SELECT id, name, owner, codeopt, npe, memory, filter_quota, queue_quota,"
 			  " buffer_quota, bandwidth FROM slices",
 	[Q_LOAD_ENDPOINTS] = "SELECT slice, idx, port, udp_port, bandwidth, inbound FROM endpoints",
@@ -543,4 +548,38 @@ store_each_mem_page(struct store *st, uint16_t slice,
 	if (stop != 0)
 		return stop;
 	return s == NULL || rc != SQLITE_DONE ? fail(st, "reading slice memory") : 0;
+}
+
+int
+store_codeopt_data_put(struct store *st, uint16_t slice, const uint8_t *data, size_t len)
+{
+	sqlite3_stmt *s = QUERY(st, Q_PUT_CODEOPT_DATA, slice);
+
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_blob(s, 2, data, (int)len, SQLITE_TRANSIENT);
+	return run(st, s, "storing the code option's data");
+}
+
+int
+store_codeopt_data_get(struct store *st, uint16_t slice, uint8_t **data, size_t *len)
+{
+	sqlite3_stmt *s = QUERY(st, Q_GET_CODEOPT_DATA, slice);
+	int rc;
+
+	*data = NULL;
+	*len = 0;
+	if (s == NULL)
+		return -1;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*len = (size_t)sqlite3_column_bytes(s, 0);
+		*data = malloc(*len > 0 ? *len : 1);
+		if (*data != NULL)
+			memcpy(*data, sqlite3_column_blob(s, 0), *len);
+	}
+	sqlite3_reset(s);
+	if (rc == SQLITE_ROW && *data == NULL)
+		return fail(st, "out of memory for the code option's data");
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fail(st, "reading the code option's data");
 }

@@ -57,6 +57,10 @@ int store_each_filter(struct store *st, uint16_t slice,
 int store_mem_write(struct store *st, uint16_t slice, uint32_t offset, const uint8_t *data,
 		    size_t len);
 /* fn on each stored page (the others are zero), in order. */
+/* The data last handed to the slice's code option (codeopt.load); get gives a malloc'd
+ * copy, or NULL and 0 if there is none. */
+int store_codeopt_data_put(struct store *st, uint16_t slice, const uint8_t *data, size_t len);
+int store_codeopt_data_get(struct store *st, uint16_t slice, uint8_t **data, size_t *len);
 int store_each_mem_page(struct store *st, uint16_t slice,
 			int (*fn)(void *arg, uint32_t offset, const uint8_t *page, size_t len),
 			void *arg);

@@ -39,7 +39,7 @@ extern "C" {
 #endif
 
 /* Bump on any incompatible change of this header. */
-#define SP_CODEOPT_ABI 2
+#define SP_CODEOPT_ABI 3
 
 enum sp_verdict {
 	SP_FORWARD = 0,
@@ -125,6 +125,18 @@ struct sp_codeopt {
 	void (*parse)(struct sp_slice *s, struct rte_mbuf **pkts, uint16_t n);
 	/* Required: rewrite the inner header from sp_meta(pkts[i])->result. */
 	void (*format)(struct sp_slice *s, struct rte_mbuf **pkts, uint16_t n);
+	/*
+	 * Optional, with release: take data the slice's owner sent
+	 * (codeopt.load: an eBPF object, a pattern set...) and make it what
+	 * drives the slice's packets. Called off the fast path, never
+	 * concurrently for one slice. Publish the new state with one atomic
+	 * store and hand what it replaces back in *old (NULL if nothing): the
+	 * framework calls release(old) once no forwarding lcore can still use
+	 * it. Returns 0, or a negative errno with a message for the owner in err.
+	 */
+	int (*load)(struct sp_slice *s, const void *data, size_t len, void **old, char *err,
+		    size_t errlen);
+	void (*release)(void *old);
 };
 
 /* Make a code option known to the daemon by name. Returns 0, -EINVAL for a

@@ -122,6 +122,10 @@ int sp_ctl_mem_read(struct sp_ctl *c, const char *slice, uint32_t offset, void *
 int sp_ctl_mem_write(struct sp_ctl *c, const char *slice, uint32_t offset, const void *buf,
 		     size_t len);
 
+/* Data for the slice's code option (an eBPF object for bpf: docs/bpf.md), at most
+ * SP_MAX_CODEOPT_DATA bytes; a refusal's reason (the verifier's) in sp_ctl_error(). */
+int sp_ctl_codeopt_load(struct sp_ctl *c, const char *slice, const void *data, size_t len);
+
 struct sp_ctl_counter {
 	uint64_t pkts;
 	uint64_t bytes;

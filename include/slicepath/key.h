@@ -6,7 +6,9 @@
 #ifndef SLICEPATH_KEY_H
 #define SLICEPATH_KEY_H
 
+#ifndef __bpf__ /* BPF programs get the fixed-width types from slicepath/bpf.h */
 #include <stdint.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {

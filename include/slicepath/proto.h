@@ -50,6 +50,7 @@
 #define SP_DEFAULT_THRESHOLD_PKTS 1024
 #define SP_MAX_THRESHOLD_PKTS (1u << 20)
 #define SP_MAX_MEM_IO 65536 /* bytes in one mem.read or mem.write */
+#define SP_MAX_CODEOPT_DATA (1u << 20) /* bytes in one codeopt.load */
 #define SP_DEFAULT_SLICE_BANDWIDTH UINT64_C(100000000) /* slicectld: a slice's endpoints together */
 
 /* The longest request line a server reads (bytes, newline excluded). */

@@ -38,6 +38,18 @@ sp_parse_hex_bytes(const char *s, uint8_t *out, size_t max, size_t *n)
 	return 0;
 }
 
+void
+sp_format_hex(char *out, const uint8_t *b, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
 int
 sp_parse_ipv4(const char *s, uint32_t *ip_be)
 {

@@ -18,6 +18,8 @@ int sp_parse_rate(const char *s, uint64_t *bps);      /* "10G", "800M", "1.5k", 
 int sp_parse_hex_key(const char *s, struct sp_key *k); /* exactly 28 hex digits */
 /* Hex digits (optionally after "0x"), two per byte, at most max bytes; *n gets how many. */
 int sp_parse_hex_bytes(const char *s, uint8_t *out, size_t max, size_t *n);
+/* n bytes as 2n lowercase hex digits and a NUL into out (2n + 1 bytes). */
+void sp_format_hex(char *out, const uint8_t *b, size_t n);
 /* "a.b.c.d:port" (port 1 to 65535) into network byte order. */
 int sp_parse_next_hop(const char *s, uint32_t *ip_be, uint16_t *port_be);
 /* Why a node or next-hop address cannot be used ("is a multicast address"), or NULL. */

@@ -94,6 +94,7 @@ struct sp_cfg_slice {
 	char name[SP_NAME_LEN];
 	uint16_t id;                  /* "id": 1..SP_MAX_SLICES-1, unique */
 	char codeopt[SP_NAME_LEN];    /* "codeopt" */
+	char codeopt_data[SP_PATH_LEN]; /* "codeopt_data": a file for its load(), or "" */
 	uint16_t npe;                 /* "npe": default 0 */
 	uint32_t mem_bytes;           /* "memory": default 4096 */
 	uint32_t filter_quota;        /* "filter_quota": default 1024 */

@@ -33,8 +33,8 @@ static const struct uint_spec RESULT_QUEUE = REQ("queue", 0, UINT16_MAX);
 /* ---- slices ---- */
 
 static const char *const SLICE_KEYS[] = {
-	"name", "id", "codeopt", "npe", "memory", "filter_quota", "queue_quota", "buffer_quota",
-	"endpoints", "queues", "filters", NULL,
+	"name", "id", "codeopt", "codeopt_data", "npe", "memory", "filter_quota", "queue_quota",
+	"buffer_quota", "endpoints", "queues", "filters", NULL,
 };
 static const char *const ENDPOINT_KEYS[] = { "port", "udp_port", "bandwidth", "inbound", NULL };
 static const char *const QUEUE_KEYS[] = {
@@ -371,6 +371,9 @@ parse_slice_head(struct parser *p, json_t *o, const char *path, uint16_t si,
 				        "each slice its own id", s->id, k, cfg->slices[k].name);
 	}
 	TRY(cfg_get_text(p, o, path, "codeopt", s->codeopt, sizeof(s->codeopt)));
+	if (json_object_get(o, "codeopt_data") != NULL)
+		TRY(cfg_get_text(p, o, path, "codeopt_data", s->codeopt_data,
+				 sizeof(s->codeopt_data)));
 	TRY(cfg_get_index(p, o, path, &SLICE_NPE, cfg->nb_npes, "NPE", "npes", &s->npe));
 	TRY(cfg_get_uint(p, o, path, &SLICE_MEMORY, &v));
 	s->mem_bytes = (uint32_t)v;

@@ -24,6 +24,7 @@ static const struct {
 	{"queue.set", sp_rpc_queue_set},
 	{"mem.read", sp_rpc_mem_read},
 	{"mem.write", sp_rpc_mem_write},
+	{"codeopt.load", sp_rpc_codeopt_load},
 	{"stats.get", sp_rpc_stats_get},
 	{"state.dump", sp_rpc_state_dump},
 	{"node.info", sp_rpc_node_info},

@@ -60,6 +60,7 @@ json_t *sp_rpc_queue_bind(struct sp_node *node, json_t *params, struct sp_rpc_er
 json_t *sp_rpc_queue_set(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 json_t *sp_rpc_mem_read(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 json_t *sp_rpc_mem_write(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
+json_t *sp_rpc_codeopt_load(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 json_t *sp_rpc_stats_get(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 json_t *sp_rpc_state_dump(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 json_t *sp_rpc_node_info(struct sp_node *node, json_t *params, struct sp_rpc_error *e);

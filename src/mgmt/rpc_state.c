@@ -73,6 +73,35 @@ sp_rpc_mem_write(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 	return json_pack("{s:I}", "written", (json_int_t)n);
 }
 
+/* {"slice", "data": hex}: to the slice's code option (an eBPF object, patterns...). */
+json_t *
+sp_rpc_codeopt_load(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+{
+	char why[sizeof(e->message)];
+	const char *hex;
+	uint8_t *bytes;
+	struct sp_slice *s;
+	size_t n;
+	int rc;
+
+	if (sp_rpc_slice(node, params, &s, e) < 0 || sp_rpc_string(params, "data", &hex, e) < 0)
+		return NULL;
+	bytes = malloc(SP_MAX_CODEOPT_DATA);
+	if (bytes == NULL)
+		return sp_rpc_fail(e, SP_RPC_INTERNAL_ERROR, "out of memory");
+	if (sp_parse_hex_bytes(hex, bytes, SP_MAX_CODEOPT_DATA, &n) < 0) {
+		free(bytes);
+		return sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"data\" must be hex digits, two per "
+				   "byte, at most %u bytes", SP_MAX_CODEOPT_DATA);
+	}
+	rc = sp_node_codeopt_load(node, s, bytes, n, why, sizeof(why));
+	free(bytes);
+	if (rc < 0)
+		return sp_rpc_fail(e, rc == -ENOMEM ? SP_RPC_INTERNAL_ERROR : SP_RPC_INVALID_PARAMS,
+				   "%s", why);
+	return json_pack("{s:I}", "loaded", (json_int_t)n);
+}
+
 static json_t *
 counter(json_t *o, const char *name, const struct sp_counter *c)
 {

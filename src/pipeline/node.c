@@ -245,6 +245,37 @@ add_filters(struct sp_node *node, struct sp_slice *s, const struct sp_cfg_slice 
 	return 0;
 }
 
+/* The slice's "codeopt_data" file, handed to its code option. */
+static int
+load_codeopt_data(struct sp_node *node, struct sp_slice *s, const struct sp_cfg_slice *cs,
+		  char *err, size_t errlen)
+{
+	char why[SP_CONFIG_ERR_LEN];
+	uint8_t *data = malloc(SP_MAX_CODEOPT_DATA + 1);
+	FILE *f = fopen(cs->codeopt_data, "rb");
+	size_t n = 0;
+	int rc = 0;
+
+	if (data == NULL || f == NULL) {
+		snprintf(err, errlen, "slice %s: cannot read \"codeopt_data\" %s: %s", cs->name,
+			 cs->codeopt_data, strerror(errno));
+		rc = -errno;
+	} else if ((n = fread(data, 1, SP_MAX_CODEOPT_DATA + 1, f)) > SP_MAX_CODEOPT_DATA) {
+		snprintf(err, errlen, "slice %s: \"codeopt_data\" %s is over %u bytes", cs->name,
+			 cs->codeopt_data, SP_MAX_CODEOPT_DATA);
+		rc = -EFBIG;
+	} else {
+		rc = sp_node_codeopt_load(node, s, data, n, why, sizeof(why));
+		if (rc < 0)
+			snprintf(err, errlen, "slice %s: \"codeopt_data\" %s: %s", cs->name,
+				 cs->codeopt_data, why);
+	}
+	if (f != NULL)
+		fclose(f);
+	free(data);
+	return rc;
+}
+
 static int
 add_slice(struct sp_node *node, const struct sp_cfg_slice *cs, char *err, size_t errlen)
 {
@@ -273,6 +304,8 @@ add_slice(struct sp_node *node, const struct sp_cfg_slice *cs, char *err, size_t
 		rc = add_queues(node, s, cs, err, errlen);
 	if (rc == 0)
 		rc = add_filters(node, s, cs, err, errlen);
+	if (rc == 0 && cs->codeopt_data[0] != '\0')
+		rc = load_codeopt_data(node, s, cs, err, errlen);
 	return rc;
 }
 

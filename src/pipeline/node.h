@@ -113,6 +113,14 @@ int sp_node_slice_add(struct sp_node *node, const struct sp_slice_spec *spec, st
 int sp_node_slice_del(struct sp_node *node, struct sp_slice *s, char *err, size_t errlen);
 
 /*
+ * Hand data to the slice's code option (its load callback: an eBPF object,
+ * patterns...) and release what it replaced once no lcore can hold it.
+ * 0, -ENOTSUP if the code option takes no data, or its error, with why in err.
+ */
+int sp_node_codeopt_load(struct sp_node *node, struct sp_slice *s, const void *data, size_t len,
+			 char *err, size_t errlen);
+
+/*
  * An endpoint asked for: UDP port udp_port (0: the lowest free one from
  * 1024) on port, bandwidth_bps out of the slice's NPE's scheduler there, and
  * inbound_bps out of the port's link rate, which its arrivals are policed to.

@@ -36,9 +36,11 @@ int
 sp_codeopt_register(const struct sp_codeopt *co)
 {
 	if (co == NULL || co->name == NULL || co->name[0] == '\0' ||
-	    strlen(co->name) >= SP_NAME_LEN || co->parse == NULL || co->format == NULL) {
+	    strlen(co->name) >= SP_NAME_LEN || co->parse == NULL || co->format == NULL ||
+	    (co->load == NULL) != (co->release == NULL)) {
 		SLICE_LOG(ERR, "code option refused: it needs a name shorter than %d bytes, "
-			       "parse and format\n", SP_NAME_LEN);
+			       "parse and format, and load and release both or neither\n",
+			  SP_NAME_LEN);
 		return refuse(-EINVAL);
 	}
 	if (co->abi_version != SP_CODEOPT_ABI) {

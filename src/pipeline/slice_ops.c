@@ -471,3 +471,25 @@ sp_node_slice_del(struct sp_node *node, struct sp_slice *s, char *err, size_t er
 	sp_slice_destroy(s);
 	return 0;
 }
+
+int
+sp_node_codeopt_load(struct sp_node *node, struct sp_slice *s, const void *data, size_t len,
+		     char *err, size_t errlen)
+{
+	void *old = NULL;
+	int rc;
+
+	if (s->co->load == NULL) {
+		snprintf(err, errlen, "code option %s of slice %s takes no data", s->co->name,
+			 s->name);
+		return -ENOTSUP;
+	}
+	rc = s->co->load(s, data, len, &old, err, errlen);
+	if (rc < 0)
+		return rc;
+	if (old != NULL) {
+		wait_lcores(node);
+		s->co->release(old);
+	}
+	return 0;
+}

@@ -284,6 +284,7 @@ class Slice:
         self.queues = []      # [dict]
         self.filters = []     # [dict]
         self.npe = 0
+        self.extra = {}       # other keys of the slice's config
 
     def endpoint(self, port, udp_port, bandwidth=None, inbound=None):
         """Add an endpoint (bandwidth, inbound: its reservations); returns its index."""
@@ -320,6 +321,7 @@ class Slice:
             "endpoints": [{"port": p, "udp_port": u, **rates} for p, u, rates in self.endpoints],
             "queues": self.queues,
             "filters": self.filters,
+            **self.extra,
         }
 
 

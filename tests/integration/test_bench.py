@@ -113,8 +113,19 @@ def test_mix_smoke(tmp_path):
     assert is_png(d / "mix.png")
 
 
+def test_ebpf_smoke(tmp_path):
+    """Both routers forward in the saturated harness; the ratio is eBPF over native."""
+    r = bench(tmp_path, "ebpf")
+    assert r.returncode == 0, r.stderr
+    [row] = rows(tmp_path / "ebpf" / "ebpf.csv")
+    native, ebpf = float(row["native_mpps"]), float(row["ebpf_mpps"])
+    assert native > 0 and ebpf > 0, row
+    assert float(row["ratio"]) == pytest.approx(ebpf / native, rel=1e-6)
+    assert is_png(tmp_path / "ebpf" / "ebpf.png")
+
+
 def test_unknown_scenario_refused(tmp_path):
     r = bench(tmp_path, "nosuch")
     assert r.returncode == 2
     assert "no scenario nosuch: the scenarios are fairness, backlog, throughput, latency, " \
-        "mix" in r.stderr
+        "mix, ebpf" in r.stderr

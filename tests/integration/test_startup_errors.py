@@ -124,3 +124,22 @@ def test_sigint_is_a_clean_shutdown(std):
     assert n.stop(sig=signal.SIGINT) == 0
     assert "slicepathd: stopped" in n.log()
     assert n.output(std.p1) == [std.out(std.alpha, inner, std.p1, std.NH1)]
+
+
+@needs_root
+@pytest.mark.parametrize("what", ["missing", "junk"])
+def test_codeopt_data_that_does_not_load_stops_the_start(std, tmp_path, what):
+    """A slice's "codeopt_data" the daemon cannot read, or its code option refuses: the
+    node cannot be set up (exit 2, as for a device), naming the slice, the file and why."""
+    path = tmp_path / "prog.o"
+    if what == "junk":
+        path.write_bytes(b"\x7fELF, but not really")
+    alpha = std.node.slices["alpha"]
+    alpha.codeopt = "bpf"
+    alpha.extra = {"codeopt_data": str(path)}
+    rc, out = std.node.run_to_exit()
+    assert rc == 2, f"exit status {rc}, expected 2:\n{out}"
+    why = "No such file or directory" if what == "missing" else "not an eBPF object"
+    assert f'slice alpha: "codeopt_data" {path}' in out or f"slice alpha: cannot read " \
+        f'"codeopt_data" {path}' in out, out
+    assert why in out, out

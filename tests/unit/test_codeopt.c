@@ -19,6 +19,11 @@ noop(struct sp_slice *s __rte_unused, struct rte_mbuf **pkts __rte_unused, uint1
 {
 }
 
+static void
+release_nothing(void *old __rte_unused)
+{
+}
+
 static int
 count_init(struct sp_slice *s)
 {
@@ -71,12 +76,16 @@ test_bad_descriptors_refused(void **state __rte_unused)
 	co.parse = noop;
 	co.name = "";
 	assert_int_equal(sp_codeopt_register(&co), -EINVAL);
+	co.name = "other";
+	co.release = release_nothing; /* release without load */
+	assert_int_equal(sp_codeopt_register(&co), -EINVAL);
+	co.release = NULL;
 	co.name = "test_co";
 	assert_int_equal(sp_codeopt_register(&co), -EEXIST);
 	assert_int_equal(sp_codeopt_register(NULL), -EINVAL);
 	assert_null(sp_codeopt_find("other"));
 	/* The daemon tells a refused shared object by this count. */
-	assert_int_equal(sp_codeopt_refused(), refused + 5);
+	assert_int_equal(sp_codeopt_refused(), refused + 6);
 }
 
 static void

@@ -291,7 +291,7 @@ static const struct bad_case bad_cases[] = {
 	/* slices */
 	{ CFG(",'slices':{}"), -EINVAL, "slices: expected an array", { "object" } },
 	{ SLICES("{" SLICE_A ",'quota':5}"), -EINVAL, "slices[0].quota: unknown key",
-	  { "name, id, codeopt, npe, memory, filter_quota, queue_quota, buffer_quota, "
+	  { "name, id, codeopt, codeopt_data, npe, memory, filter_quota, queue_quota, buffer_quota, "
 	    "endpoints, queues, filters" } },
 	{ SLICES("{'id':1,'codeopt':'ipv4'}"), -EINVAL, "slices[0].name: required", { "add" } },
 	{ SLICES("{'name':'a.b','id':1,'codeopt':'ipv4'}"), -EINVAL,

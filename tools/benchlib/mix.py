@@ -4,21 +4,17 @@ same total load at every point, the i3 share of it going from 0 to 100 %; each s
 output rate and the total. The points at 0 and 100 % give ipv4 alone and i3 alone in
 the same run. Frames are the same size for both: only the code option differs.
 
-The harness is the single-lcore one (the stable one on these VMs, ../shared/FACTS.md):
-p0 replays a pcap of the mix forever (net_pcap infinite_rx), so the node always has
-more to take than it can; p1 is net_null. The rate is what each slice forwards.
+The harness is the single-lcore one (saturate.py): the node always has more of the mix to
+take than it can; the rate is what each slice forwards.
 
 The i3 slice is one node responsible for every ID (its ring left empty) with one trigger
 (filter and record written as its slow path would, codeopts/i3), so every i3 packet takes
 the whole fast path: parse, TCAM lookup, the record check in format()."""
 
 import csv
-import socket
-import struct
-import time
 
 from . import node, plot
-from .dut import Slicepathd
+from .saturate import forwarded, ipv4_frame, substrate
 
 FRAME = 134                  # bytes: 42 substrate + 28 inner IPv4/UDP + 64, or + 35 i3 + 57
 PCAP_FRAMES = 400            # the replayed mix: a share of 0.25 is 100 i3 frames among them
@@ -27,7 +23,6 @@ TRIGGER = bytes([0x30] + [0x11] * 31)  # the i3 ID the trigger holds and the fra
 RING_BYTES = 2096            # struct sp_i3_ring: trigger records follow it
 # The record of filter position 0: the ID, then generation 1, one trigger, 128 bits.
 RECORD = TRIGGER.hex() + "01000000" + "0100" + "8000"
-PEER_MAC = "02:00:00:00:00:01"
 
 
 def i3_slice(name, sid, udp, share):
@@ -45,68 +40,22 @@ def i3_slice(name, sid, udp, share):
     }
 
 
-def ipv4_header(src, dst, payload_len, ttl=64):
-    h = bytearray(struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + payload_len, 0, 0x4000, ttl, 17,
-                              0, socket.inet_aton(src), socket.inet_aton(dst)))
-    total = sum(struct.unpack(">10H", h))
-    total = (total & 0xFFFF) + (total >> 16)
-    struct.pack_into(">H", h, 10, ~((total & 0xFFFF) + (total >> 16)) & 0xFFFF)
-    return bytes(h)
-
-
-def substrate(udp_port, inner):
-    """Ethernet, IPv4 and UDP from the peer to the node's endpoint on p0, around inner."""
-    eth = bytes.fromhex(node.NODE_MAC.replace(":", "") + PEER_MAC.replace(":", "")) + b"\x08\x00"
-    return (eth + ipv4_header("10.0.0.2", "10.0.0.1", 8 + len(inner)) +
-            struct.pack(">HHHH", 4000, udp_port, 8 + len(inner), 0) + inner)
-
-
-def ipv4_frame(flow):
-    payload = bytes(FRAME - 70)
-    return substrate(5001, ipv4_header("192.168.0.1", f"10.9.0.{flow + 1}", 8 + len(payload)) +
-                     struct.pack(">HHHH", 1000, 2000, 8 + len(payload), 0) + payload)
-
-
 def i3_frame(flow):
     # Flows differ in the ID's last bytes, beyond the 128 bits the trigger matches.
     return substrate(5002, bytes([0x10, 0x50, 1]) + TRIGGER[:-1] + bytes([flow]) +
                      bytes(FRAME - 77))
 
 
-def write_pcap(path, share):
-    """PCAP_FRAMES frames, the i3 ones spread evenly among the ipv4 ones."""
-    with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-        for i in range(PCAP_FRAMES):
-            is_i3 = int((i + 1) * share) > int(i * share)
-            frame = i3_frame(i % FLOWS) if is_i3 else ipv4_frame(i % FLOWS)
-            f.write(struct.pack("<IIII", 0, 0, len(frame), len(frame)) + frame)
-
-
 def point(workdir, share, seconds):
-    """Forwarded packets/s of each slice with the mix at share, after a second's warm-up."""
-    tag = f"mix-{round(share * 100)}"
-    pcap = workdir / f"{tag}.pcap"
-    write_pcap(pcap, share)
-    # Rates far above what one lcore forwards: the code options are the limit, not a scheduler.
+    """Forwarded packets/s of each slice with the mix at share: PCAP_FRAMES frames, the
+    i3 ones spread evenly among the ipv4 ones."""
+    frames = [i3_frame(i % FLOWS) if int((i + 1) * share) > int(i * share)
+              else ipv4_frame(5001, i % FLOWS, FRAME) for i in range(PCAP_FRAMES)]
     slices = [node.ipv4_slice("ipv4", 1, "p0", "p1", 5001, "10.9.0.0/16", "40G",
                               threshold=1 << 20), i3_slice("i3", 2, 5002, "40G")]
-    dut = Slicepathd(workdir, tag, node.config(slices, "90G", link="100G"),
-                     devices=[f"net_pcap0,rx_pcap={pcap},infinite_rx=1",
-                              "net_null1,no-rx=1"]).start()
-    try:
-        dut.call("mem.write", slice="i3", offset=RING_BYTES, data=RECORD)
-        time.sleep(1)
-
-        def fwd():
-            return {s: dut.call("stats.get", slice=s)["slice"]["fwd_pkts"] for s in ("ipv4", "i3")}
-
-        before, t0 = fwd(), time.monotonic()
-        time.sleep(seconds)
-        after, t1 = fwd(), time.monotonic()
-    finally:
-        dut.stop()
-    return {s: (after[s] - before[s]) / (t1 - t0) for s in after}
+    return forwarded(workdir, f"mix-{round(share * 100)}", slices, frames, seconds,
+                     setup=lambda dut: dut.call("mem.write", slice="i3", offset=RING_BYTES,
+                                                data=RECORD))
 
 
 def run(workdir, quick):

@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The bpf code option through the control API: a slice owner loads the eBPF IPv4 router
+(codeopts/bpf/examples) with `slicectl codeopt load`, and its slice forwards the same
+packets to the same bytes as a native ipv4 slice beside it, with the same drops and
+exceptions; programs the verifier refuses come back with its reason and leave the loaded
+one in place; another user cannot load into the slice; after kill -9 of slicepathd,
+slicectld loads the program again."""
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from scapy.layers.inet import IP, UDP
+from scapy.layers.l2 import Ether
+
+from conftest import needs_root
+from ctlnode import NH1, CtlNode
+from spnode import BUILD, inner_udp, routed_inner, with_bad_inner_checksum
+
+pytestmark = needs_root
+
+EXAMPLE = BUILD / "codeopts" / "bpf" / "examples" / "ipv4_router.bpf.o"
+REFUSED = BUILD / "tests" / "unit" / "bpf"
+
+
+@pytest.fixture
+def objects():
+    """The objects where the owner running slicectl can read them."""
+    d = Path(tempfile.mkdtemp(prefix="sp-bpf-"))
+    os.chmod(d, 0o755)
+    for f in [EXAMPLE, *(REFUSED / n for n in ("loop.bpf.o", "oob.bpf.o", "helper.bpf.o"))]:
+        shutil.copy(f, d / f.name)
+        os.chmod(d / f.name, 0o644)
+    (d / "junk.o").write_bytes(b"\x7fELF but not really")
+    os.chmod(d / "junk.o", 0o644)
+    yield d
+    shutil.rmtree(d)
+
+
+@pytest.fixture
+def ctl(tmp_path):
+    c = CtlNode(tmp_path, "bpf")
+    yield c
+    c.kill()
+
+
+def two_routers(ctl, owner):
+    """ebpf (the eBPF router, UDP 5001) and native (ipv4, UDP 5002): the same route."""
+    sc = ctl.ctld.slicectl
+    for name, codeopt, udp in (("ebpf", "bpf", 5001), ("native", "ipv4", 5002)):
+        sc("slice", "create", name, "codeopt", codeopt, "owner", owner, "filters", 16,
+           "buffers", 1000)
+        sc("endpoint", "reserve", name, "port", "p0", "udp", udp, user=owner)
+        sc("endpoint", "reserve", name, "port", "p1", "udp", udp, user=owner)
+        sc("queue", "bind", name, 0, "endpoint", 1, user=owner)
+        sc("filter", "add", name, "pos", 0, "dst", "192.168.0.0/16", "endpoint", 1, "queue", 0,
+           "nexthop", f"{NH1[0]}:{NH1[1]}", user=owner)
+
+
+def packets():
+    """What both slices get: forwarded ones of several sizes and TTLs, and each kind of
+    drop and exception the router knows."""
+    good = [inner_udp(f"192.168.{i}.{i + 1}", ttl=2 + i * 40, seq=i,
+                      payload=bytes(range(i * 30 % 256)) * 3) for i in range(6)]
+    bad = [inner_udp("192.168.9.9", ttl=1, seq=20),                   # ttl_expired
+           with_bad_inner_checksum(inner_udp("192.168.9.9", seq=21)),  # bad_checksum
+           inner_udp("10.0.0.9", seq=22),                             # miss
+           bytes(IP(dst="192.168.9.9", options=b"\x01\x01\x01\x00") / UDP()),  # options
+           b"\x45\x00\x00"]                                           # malformed
+    return good, bad
+
+
+def test_ebpf_router_forwards_like_the_native_one(ctl, users, objects):
+    owner = users.OWNERS[0]
+    ctl.start()
+    sc = ctl.ctld.slicectl
+    two_routers(ctl, owner)
+    # Before a program is loaded, packets go to the slow path.
+    good, bad = packets()
+    ctl.send("ebpf", 5001, good[0])
+    assert ctl.ctld.call("stats.get", slice="ebpf")["slice"]["reasons"] == {
+        "unsupported": 1, "no_slow_path": 1}
+    sc("codeopt", "load", "ebpf", objects / "ipv4_router.bpf.o", user=owner)
+    ctl.send("ebpf", 5001, *good, *bad)
+    ctl.send("native", 5002, *good, *bad)
+    st = {n: ctl.ctld.call("stats.get", slice=n)["slice"] for n in ("ebpf", "native")}
+    reasons = dict(st["native"]["reasons"])
+    assert st["ebpf"]["fwd_pkts"] == st["native"]["fwd_pkts"] == len(good)
+    assert {k: v - (k in ("unsupported", "no_slow_path")) for k, v in st["ebpf"]["reasons"].items()
+            if v - (k in ("unsupported", "no_slow_path"))} == reasons
+    assert set(reasons) == {"ttl_expired", "bad_checksum", "miss", "options", "malformed",
+                            "no_slow_path"}
+    ctl.stop()
+    out = {}
+    for f in ctl.node.output(ctl.p1):
+        e = Ether(f)
+        out.setdefault(e[UDP].sport, []).append(bytes(e[UDP].payload))
+    assert out[5002] == [routed_inner(p) for p in good]
+    assert out[5001] == out[5002], "the eBPF router's bytes differ from the native router's"
+
+
+def test_refused_programs_say_why_and_change_nothing(ctl, users, objects):
+    owner, other = users.OWNERS
+    ctl.start()
+    sc = ctl.ctld.slicectl
+    two_routers(ctl, owner)
+    sc("codeopt", "load", "ebpf", objects / "ipv4_router.bpf.o", user=owner)
+    for name, reason in (("loop.bpf.o", "loops detected"),
+                         ("oob.bpf.o", "memory boundary violation"),
+                         ("helper.bpf.o", "invalid external function index"),
+                         ("junk.o", "not an eBPF object libbpf can open")):
+        r = sc("codeopt", "load", "ebpf", objects / name, user=owner, check=False)
+        assert r.returncode != 0 and reason in r.stderr, r.stderr
+    r = sc("codeopt", "load", "ebpf", objects / "ipv4_router.bpf.o", user=other, check=False)
+    assert r.returncode != 0 and "(code 1006)" in r.stderr, r.stderr
+    r = sc("codeopt", "load", "native", objects / "ipv4_router.bpf.o", user=owner, check=False)
+    assert "code option ipv4 of slice native takes no data" in r.stderr, r.stderr
+    # The router loaded first still forwards.
+    good, _ = packets()
+    ctl.send("ebpf", 5001, good[0])
+    assert ctl.ctld.call("stats.get", slice="ebpf")["slice"]["fwd_pkts"] == 1
+
+
+def test_program_restored_after_slicepathd_dies(ctl, users, objects):
+    owner = users.OWNERS[0]
+    ctl.start()
+    two_routers(ctl, owner)
+    ctl.ctld.slicectl("codeopt", "load", "ebpf", objects / "ipv4_router.bpf.o", user=owner)
+    ctl.node.proc.kill()
+    ctl.node.proc.wait()
+    ctl.node._log.close()
+    ctl.start_node()
+    ctl.ctld.wait_log("slice ebpf (id 1) restored with its 1 filter(s)")
+    good, _ = packets()
+    ctl.send("ebpf", 5001, *good)
+    st = ctl.ctld.call("stats.get", slice="ebpf")["slice"]
+    assert st["fwd_pkts"] == len(good) and st["exception_pkts"] == 0, st
