@@ -34,6 +34,7 @@ PACKAGES=(
 	libcmocka-dev                                  # unit tests
 	clang llvm                                     # fuzz targets (libFuzzer runtime), eBPF code options
 	libbpf-dev                                     # the bpf code option opens eBPF objects
+	libhyperscan-dev                               # the dpi code option's regular expressions
 	python3 python3-scapy python3-pytest           # integration tests, demo traffic, telemetry client
 	python3-matplotlib                             # slicepath-bench plots
 )

@@ -124,8 +124,18 @@ def test_ebpf_smoke(tmp_path):
     assert is_png(tmp_path / "ebpf" / "ebpf.png")
 
 
+def test_dpi_smoke(tmp_path):
+    r = bench(tmp_path, "dpi")
+    assert r.returncode == 0, r.stderr
+    [row] = rows(tmp_path / "dpi" / "dpi.csv")
+    assert (row["patterns"], row["payload"]) == ("10", "64")
+    assert float(row["dpi_mpps"]) > 0 and float(row["native_mpps"]) > 0, row
+    assert (tmp_path / "dpi" / "patterns-10.txt").read_text().count("\n") == 10
+    assert is_png(tmp_path / "dpi" / "dpi.png")
+
+
 def test_unknown_scenario_refused(tmp_path):
     r = bench(tmp_path, "nosuch")
     assert r.returncode == 2
     assert "no scenario nosuch: the scenarios are fairness, backlog, throughput, latency, " \
-        "mix, ebpf" in r.stderr
+        "mix, ebpf, dpi" in r.stderr

@@ -31,9 +31,10 @@ def substrate(udp_port, inner):
             struct.pack(">HHHH", 4000, udp_port, 8 + len(inner), 0) + inner)
 
 
-def ipv4_frame(udp_port, flow, frame_len):
-    """A frame of frame_len bytes (at least 70) to an ipv4 slice: inner UDP to 10.9.0.<flow+1>."""
-    payload = bytes(frame_len - 70)
+def ipv4_frame(udp_port, flow, frame_len, fill=b"\0"):
+    """A frame of frame_len bytes (at least 70) to an ipv4 slice: inner UDP to 10.9.0.<flow+1>,
+    its payload fill repeated."""
+    payload = (fill * (frame_len // len(fill) + 1))[:frame_len - 70]
     return substrate(udp_port, ipv4_header("192.168.0.1", f"10.9.0.{flow + 1}", 8 + len(payload))
                      + struct.pack(">HHHH", 1000, 2000, 8 + len(payload), 0) + payload)
 

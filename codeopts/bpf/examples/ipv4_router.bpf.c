@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The ipv4 code option (codeopts/ipv4/ipv4.c) as an eBPF program for the
+ * The ipv4 code option (codeopts/ipv4/) as an eBPF program for the
  * bpf code option: the same checks, key, exceptions and TTL rewrite, so a
  * slice running it forwards the same bytes. Build:
  *
