@@ -23,18 +23,6 @@
 #define VERDICT_MASK 0xff
 #define REASON_SHIFT 8
 
-struct bpf_slice {
-	struct sp_bpf_progs *progs; /* published with an atomic store, NULL until loaded */
-};
-
-static struct sp_bpf_progs *
-progs_of(struct sp_slice *s)
-{
-	struct bpf_slice *b = sp_slice_priv(s);
-
-	return __atomic_load_n(&b->progs, __ATOMIC_ACQUIRE);
-}
-
 /* The context of packet m: its first bytes (the rest of the window zeroed, so nothing of
  * an earlier packet shows), its length and metadata. */
 static void
@@ -94,7 +82,7 @@ apply(struct rte_mbuf *m, uint64_t rc, const struct sp_bpf_ctx *c)
 static void
 parse(struct sp_slice *s, struct rte_mbuf **pkts, uint16_t n)
 {
-	const struct sp_bpf_progs *p = progs_of(s);
+	const struct sp_bpf_progs *p = sp_slice_priv(s); /* NULL until loaded */
 	struct sp_bpf_ctx c;
 
 	sp_bpf_set_mem(sp_slice_mem(s));
@@ -120,7 +108,7 @@ parse(struct sp_slice *s, struct rte_mbuf **pkts, uint16_t n)
 static void
 format(struct sp_slice *s, struct rte_mbuf **pkts, uint16_t n)
 {
-	const struct sp_bpf_progs *p = progs_of(s);
+	const struct sp_bpf_progs *p = sp_slice_priv(s); /* NULL until loaded */
 	struct sp_bpf_ctx c;
 
 	sp_bpf_set_mem(sp_slice_mem(s));
@@ -141,35 +129,21 @@ format(struct sp_slice *s, struct rte_mbuf **pkts, uint16_t n)
 	}
 }
 
-static int
-slice_init(struct sp_slice *s)
-{
-	struct bpf_slice *b = calloc(1, sizeof(*b));
-
-	if (b == NULL)
-		return -ENOMEM;
-	sp_slice_set_priv(s, b);
-	return 0;
-}
-
 static void
 slice_fini(struct sp_slice *s)
 {
-	struct bpf_slice *b = sp_slice_priv(s);
-
-	sp_bpf_progs_free(b->progs);
-	free(b);
+	sp_bpf_progs_free(sp_slice_priv(s));
 }
 
 static int
 load(struct sp_slice *s, const void *data, size_t len, void **old, char *err, size_t errlen)
 {
-	struct bpf_slice *b = sp_slice_priv(s);
 	struct sp_bpf_progs *p = sp_bpf_progs_build(data, len, sp_slice_mem_size(s), err, errlen);
 
 	if (p == NULL)
 		return -EINVAL;
-	*old = __atomic_exchange_n(&b->progs, p, __ATOMIC_ACQ_REL);
+	*old = sp_slice_priv(s);
+	sp_slice_set_priv(s, p);
 	return 0;
 }
 
@@ -182,7 +156,6 @@ release(void *old)
 static const struct sp_codeopt bpf_codeopt = {
 	.name = "bpf",
 	.abi_version = SP_CODEOPT_ABI,
-	.slice_init = slice_init,
 	.slice_fini = slice_fini,
 	.parse = parse,
 	.format = format,

@@ -33,10 +33,6 @@ struct dpi_db {
 	hs_scratch_t *scratch; /* the slice's NPE lcore alone scans with it */
 };
 
-struct dpi_slice {
-	struct dpi_db *cur; /* published with an atomic store */
-};
-
 /*
  * Where the payload starts: after the TCP or UDP header of a first
  * fragment, else right after the IPv4 header (whose options parse refused).
@@ -82,8 +78,7 @@ classify(const struct dpi_db *d, struct rte_mbuf *m)
 static void
 parse(struct sp_slice *s, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct dpi_slice *ds = sp_slice_priv(s);
-	const struct dpi_db *d = __atomic_load_n(&ds->cur, __ATOMIC_ACQUIRE);
+	const struct dpi_db *d = sp_slice_priv(s); /* NULL until loaded */
 
 	for (uint16_t i = 0; i < n; i++) {
 		if (!sp_ipv4_parse_one(pkts[i]))
@@ -153,7 +148,6 @@ compile(const struct dpi_patterns *p, char *err, size_t errlen)
 static int
 load(struct sp_slice *s, const void *data, size_t len, void **old, char *err, size_t errlen)
 {
-	struct dpi_slice *ds = sp_slice_priv(s);
 	struct dpi_patterns p;
 	struct dpi_db *d;
 
@@ -163,34 +157,20 @@ load(struct sp_slice *s, const void *data, size_t len, void **old, char *err, si
 	dpi_patterns_free(&p);
 	if (d == NULL)
 		return -EINVAL;
-	*old = __atomic_exchange_n(&ds->cur, d, __ATOMIC_ACQ_REL);
-	return 0;
-}
-
-static int
-slice_init(struct sp_slice *s)
-{
-	struct dpi_slice *ds = calloc(1, sizeof(*ds));
-
-	if (ds == NULL)
-		return -ENOMEM;
-	sp_slice_set_priv(s, ds);
+	*old = sp_slice_priv(s);
+	sp_slice_set_priv(s, d);
 	return 0;
 }
 
 static void
 slice_fini(struct sp_slice *s)
 {
-	struct dpi_slice *ds = sp_slice_priv(s);
-
-	release(ds->cur);
-	free(ds);
+	release(sp_slice_priv(s));
 }
 
 static const struct sp_codeopt dpi_codeopt = {
 	.name = "dpi",
 	.abi_version = SP_CODEOPT_ABI,
-	.slice_init = slice_init,
 	.slice_fini = slice_fini,
 	.parse = parse,
 	.format = format,

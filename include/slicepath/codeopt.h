@@ -111,7 +111,9 @@ uint16_t sp_slice_id(const struct sp_slice *s);
  * slow path with mem.write; zeroed at creation. */
 void *sp_slice_mem(struct sp_slice *s);
 size_t sp_slice_mem_size(const struct sp_slice *s);
-/* A pointer the code option may keep per slice (set in slice_init). */
+/* A pointer the code option may keep per slice, set in slice_init or in load:
+ * the set is a release store and the get an acquire load, so load() may
+ * publish new state with it while the lcores read it. */
 void *sp_slice_priv(struct sp_slice *s);
 void sp_slice_set_priv(struct sp_slice *s, void *priv);
 

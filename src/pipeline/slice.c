@@ -161,11 +161,12 @@ sp_slice_mem_size(const struct sp_slice *s)
 void *
 sp_slice_priv(struct sp_slice *s)
 {
-	return s->priv;
+	return __atomic_load_n(&s->priv, __ATOMIC_ACQUIRE);
 }
 
+/* A release store: load() publishes what parse() then reads whole. */
 void
 sp_slice_set_priv(struct sp_slice *s, void *priv)
 {
-	s->priv = priv;
+	__atomic_store_n(&s->priv, priv, __ATOMIC_RELEASE);
 }

@@ -171,16 +171,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case SP_ROUTED:
 		check_routed(meta);
 		break;
-	case SP_EXCEPTION:
-	case SP_DROP:
-		SP_FUZZ_CHECK(meta->reason > SP_REASON_NONE && meta->reason < SP_REASON_MAX,
-			      "verdict %u with reason %u", meta->verdict, meta->reason);
-		break;
 	default:
-		sp_fuzz_fail("verdict %u after parse()", meta->verdict);
+		sp_fuzz_check_left(meta);
 	}
-	rte_pktmbuf_free(m);
-	SP_FUZZ_CHECK(rte_mempool_in_use_count(pool) == in_use,
-		      "%u packets in use before, %u after", in_use, rte_mempool_in_use_count(pool));
+	sp_fuzz_free_all(pool, m, in_use);
 	return 0;
 }

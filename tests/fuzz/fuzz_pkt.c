@@ -124,3 +124,20 @@ sp_fuzz_ipv4_cksum_ok(const void *ip)
 
 	return rte_raw_cksum(h, rte_ipv4_hdr_len(h)) == UINT16_MAX;
 }
+
+void
+sp_fuzz_check_left(const struct sp_meta *meta)
+{
+	SP_FUZZ_CHECK(meta->verdict == SP_EXCEPTION || meta->verdict == SP_DROP,
+		      "verdict %u after parse()", meta->verdict);
+	SP_FUZZ_CHECK(meta->reason > SP_REASON_NONE && meta->reason < SP_REASON_MAX,
+		      "verdict %u with reason %u", meta->verdict, meta->reason);
+}
+
+void
+sp_fuzz_free_all(struct rte_mempool *mp, struct rte_mbuf *m, unsigned int in_use)
+{
+	rte_pktmbuf_free(m);
+	SP_FUZZ_CHECK(rte_mempool_in_use_count(mp) == in_use,
+		      "%u packets in use before, %u after", in_use, rte_mempool_in_use_count(mp));
+}

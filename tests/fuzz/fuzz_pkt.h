@@ -14,6 +14,8 @@
 
 #include <rte_mbuf.h>
 
+#include <slicepath/codeopt.h>
+
 /* Longest packet a target builds; -max_len in run.sh matches. */
 #define SP_FUZZ_MAX_PKT 2047
 
@@ -32,6 +34,13 @@ struct rte_mempool *sp_fuzz_eal_init(void);
  */
 struct rte_mbuf *sp_fuzz_mbuf(struct rte_mempool *mp, const uint8_t *bytes, size_t len,
 			      size_t split, uint8_t fill);
+
+/* A packet a code option took out of the forwarding path: an exception or a drop, with
+ * a reason; anything else fails. */
+void sp_fuzz_check_left(const struct sp_meta *meta);
+
+/* Free m; fail if the pool does not hold the in_use packets it held before. */
+void sp_fuzz_free_all(struct rte_mempool *mp, struct rte_mbuf *m, unsigned int in_use);
 
 /* Write a correct checksum into the IPv4 header at ip if it fits in len bytes. */
 void sp_fuzz_fix_ipv4_cksum(uint8_t *ip, size_t len);

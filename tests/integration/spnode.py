@@ -8,6 +8,7 @@ input frame is counted and the counters stop moving, and then compares the
 frames each port transmitted, byte for byte, with frames it builds here.
 """
 
+import contextlib
 import ipaddress
 import itertools
 import json
@@ -18,6 +19,7 @@ import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -732,6 +734,24 @@ class Standard:
 
 
 # ------------------------------------------------------------------ slicectld
+
+@contextlib.contextmanager
+def readable_files(files):
+    """A directory in /tmp holding files ({name: bytes, or a Path to copy}) that any user may
+    read, for programs run as a test user (pytest's tmp_path is root's alone); removed after."""
+    d = Path(tempfile.mkdtemp(prefix="sp-files-"))
+    try:
+        os.chmod(d, 0o755)
+        for name, content in files.items():
+            if isinstance(content, Path):
+                shutil.copy(content, d / name)
+            else:
+                (d / name).write_bytes(content)
+            os.chmod(d / name, 0o644)
+        yield d
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
 
 def as_user(user):
     """subprocess arguments that run a command as user (a name) would run it from a login:

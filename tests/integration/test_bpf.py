@@ -6,18 +6,13 @@ exceptions; programs the verifier refuses come back with its reason and leave th
 one in place; another user cannot load into the slice; after kill -9 of slicepathd,
 slicectld loads the program again."""
 
-import os
-import shutil
-import tempfile
-from pathlib import Path
-
 import pytest
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
 from conftest import needs_root
 from ctlnode import NH1, CtlNode
-from spnode import BUILD, inner_udp, routed_inner, with_bad_inner_checksum
+from spnode import BUILD, inner_udp, readable_files, routed_inner, with_bad_inner_checksum
 
 pytestmark = needs_root
 
@@ -28,15 +23,10 @@ REFUSED = BUILD / "tests" / "unit" / "bpf"
 @pytest.fixture
 def objects():
     """The objects where the owner running slicectl can read them."""
-    d = Path(tempfile.mkdtemp(prefix="sp-bpf-"))
-    os.chmod(d, 0o755)
-    for f in [EXAMPLE, *(REFUSED / n for n in ("loop.bpf.o", "oob.bpf.o", "helper.bpf.o"))]:
-        shutil.copy(f, d / f.name)
-        os.chmod(d / f.name, 0o644)
-    (d / "junk.o").write_bytes(b"\x7fELF but not really")
-    os.chmod(d / "junk.o", 0o644)
-    yield d
-    shutil.rmtree(d)
+    files = {f.name: f for f in [EXAMPLE, *(REFUSED / n for n in ("loop.bpf.o", "oob.bpf.o",
+                                                                   "helper.bpf.o"))]}
+    with readable_files({**files, "junk.o": b"\x7fELF but not really"}) as d:
+        yield d
 
 
 @pytest.fixture

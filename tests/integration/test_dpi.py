@@ -4,18 +4,13 @@ codeopt load`, and filters on the content class (the key's last byte) steer pack
 different next hops, on the wire; a pattern Hyperscan cannot compile is refused with its
 message and the line, and the patterns in force stay."""
 
-import os
-import shutil
-import tempfile
-from pathlib import Path
-
 import pytest
 from scapy.layers.inet import UDP
 from scapy.layers.l2 import Ether
 
 from conftest import needs_root
 from ctlnode import NH1, NH3, CtlNode
-from spnode import inner_udp, routed_inner
+from spnode import inner_udp, readable_files, routed_inner
 
 pytestmark = needs_root
 
@@ -25,14 +20,9 @@ ANY = "0" * 26
 
 @pytest.fixture
 def files():
-    d = Path(tempfile.mkdtemp(prefix="sp-dpi-"))
-    os.chmod(d, 0o755)
-    for name, text in (("good.txt", PATTERNS), ("bad.txt", "1:/ok/\n2:/a(b/\n"),
-                       ("flag.txt", "1:/ok/x\n")):
-        (d / name).write_text(text)
-        os.chmod(d / name, 0o644)
-    yield d
-    shutil.rmtree(d)
+    with readable_files({"good.txt": PATTERNS.encode(), "bad.txt": b"1:/ok/\n2:/a(b/\n",
+                         "flag.txt": b"1:/ok/x\n"}) as d:
+        yield d
 
 
 @pytest.fixture

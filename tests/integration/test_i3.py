@@ -5,13 +5,9 @@ packets delivered to the trigger's receiver or forwarded to the right next i3 no
 fast path, and stacks, several matching triggers and expired triggers handled by the slow
 path. p1 is a tap: the test reads what the node sends while it runs."""
 
-import os
-import shutil
 import signal
 import subprocess
-import tempfile
 import time
-from pathlib import Path
 
 import pytest
 from scapy.layers.inet import IP, UDP
@@ -20,7 +16,7 @@ from scapy.layers.l2 import Ether
 import i3pkt as i3
 from conftest import needs_root
 from ctlnode import CtlNode
-from spnode import BUILD, as_user
+from spnode import BUILD, as_user, readable_files
 
 pytestmark = needs_root
 
@@ -48,11 +44,9 @@ class I3Node:
     def __init__(self, tmp_path, users):
         self.ctl = CtlNode(tmp_path, "i3", p1_tap=True)
         self.owner = users.OWNERS[0]
-        # Where the slow path, running as the owner, can read it (tmp_path is root's).
-        self.ring_dir = Path(tempfile.mkdtemp(prefix="sp-i3-"))
-        os.chmod(self.ring_dir, 0o755)
-        self.ring = self.ring_dir / "ring"
-        self.ring.write_text(RING)
+        # Where the slow path, running as the owner, can read it.
+        self.files = readable_files({"ring": RING.encode()})
+        self.ring = self.files.__enter__() / "ring"
         self.slow = None
 
     def start(self):
@@ -84,7 +78,7 @@ class I3Node:
         if self.slow is not None and self.slow.poll() is None:
             self.slow.kill()
         self.ctl.kill()
-        shutil.rmtree(self.ring_dir, ignore_errors=True)
+        self.files.__exit__(None, None, None)
 
     def stats(self):
         return self.ctl.ctld.call("stats.get", slice="ithree")["slice"]

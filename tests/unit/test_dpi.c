@@ -241,6 +241,5 @@ main(void)
 	dpi = sp_codeopt_find("dpi");
 	native = sp_codeopt_find("ipv4");
 	assert_non_null(dpi);
-	assert_int_equal(dpi->slice_init(&slice), 0);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
