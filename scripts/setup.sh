@@ -37,6 +37,8 @@ PACKAGES=(
 	libhyperscan-dev                               # the dpi code option's regular expressions
 	python3 python3-scapy python3-pytest           # integration tests, demo traffic, telemetry client
 	python3-matplotlib                             # slicepath-bench plots
+	python3-prometheus-client                      # tests parse the metrics as Prometheus does
+	tmux                                           # tests drive slicectl top in a terminal
 )
 
 log() { printf '[setup] %s\n' "$*"; }

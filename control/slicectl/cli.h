@@ -73,6 +73,9 @@ int cmd_queue(struct cli *cli, int argc, char **argv);
 int cmd_filter(struct cli *cli, int argc, char **argv);
 int cmd_mem(struct cli *cli, int argc, char **argv);
 int cmd_codeopt(struct cli *cli, int argc, char **argv);
+/* cmd_watch.c: stats sampled every interval seconds, count times (0: until Ctrl-C); top. */
+int cmd_stats_watch(struct cli *cli, const char *slice, double interval, unsigned long count);
+int cmd_top(struct cli *cli, int argc, char **argv);
 int cmd_stats(struct cli *cli, int argc, char **argv);
 /* Run the command argv[0] of an object's table (NULL-terminated), or say what there is. */
 int cli_run(struct cli *cli, const char *object, const struct cli_command *cmds, int argc,

@@ -80,20 +80,53 @@ print_node(json_t *r)
 	table_print(t);
 }
 
-/* stats [SLICE] | stats queues SLICE | stats endpoints SLICE */
+/* Take "--interval N" and "--count M" out of argv; 0 if absent; -1 if malformed. */
+static int
+watch_options(int *argc, char **argv, double *interval, unsigned long *count)
+{
+	int kept = 0;
+
+	*interval = 0;
+	*count = 0;
+	for (int i = 0; i < *argc; i++) {
+		char *end;
+
+		if (strcmp(argv[i], "--interval") == 0 && i + 1 < *argc) {
+			*interval = strtod(argv[++i], &end);
+			if (*end != '\0' || !(*interval >= 0.1 && *interval <= 3600))
+				return -1;
+		} else if (strcmp(argv[i], "--count") == 0 && i + 1 < *argc) {
+			*count = strtoul(argv[++i], &end, 10);
+			if (*end != '\0' || *count == 0)
+				return -1;
+		} else {
+			argv[kept++] = argv[i];
+		}
+	}
+	*argc = kept;
+	if (*count > 0 && *interval == 0)
+		*interval = 1;
+	return 0;
+}
+
+/* stats [SLICE] [--interval N] [--count M] | stats queues SLICE | stats endpoints SLICE */
 int
 cmd_stats(struct cli *cli, int argc, char **argv)
 {
 	json_t *p = NULL, *r;
+	unsigned long count;
+	double interval;
 	int status;
 
 	if (argc >= 1 && strcmp(argv[0], "queues") == 0)
 		return cmd_queue(cli, argc, (char *[]){"list", argc > 1 ? argv[1] : "", NULL});
 	if (argc >= 1 && strcmp(argv[0], "endpoints") == 0)
 		return cmd_endpoint(cli, argc, (char *[]){"list", argc > 1 ? argv[1] : "", NULL});
-	if (argc > 1)
-		return cli_usage("usage: slicectl stats [SLICE] | stats queues SLICE | stats "
-				 "endpoints SLICE");
+	if (watch_options(&argc, argv, &interval, &count) < 0 || argc > 1)
+		return cli_usage("usage: slicectl stats [SLICE] [--interval SECONDS] [--count N] | "
+				 "stats queues SLICE | stats endpoints SLICE");
+	if (interval > 0)
+		return cmd_stats_watch(cli, argc == 1 ? argv[0] : NULL, interval, count);
 	if (argc == 1)
 		p = json_pack("{s:o}", "slice", cli_slice(argv[0]));
 	r = cli_call(cli, "stats.get", p, &status);

@@ -22,8 +22,8 @@ static const char USAGE[] =
 	"  -j, --json         print results as JSON\n"
 	"  -h, --help         this text;  -V, --version  the version\n"
 	"objects (slicectl OBJECT help lists the commands):\n"
-	"  whoami | iface | slice | endpoint | queue | filter | mem | codeopt | stats | sched |\n"
-	"  state | channel SLICE | call METHOD [JSON]\n";
+	"  whoami | iface | slice | endpoint | queue | filter | mem | codeopt | stats | top |\n"
+	"  sched | state | channel SLICE | call METHOD [JSON]\n";
 
 json_t *
 cli_call(struct cli *cli, const char *method, json_t *params, int *status)
@@ -89,6 +89,8 @@ dispatch(struct cli *cli, int argc, char **argv)
 		return cmd_mem(cli, argc - 1, argv + 1);
 	if (strcmp(object, "codeopt") == 0)
 		return cmd_codeopt(cli, argc - 1, argv + 1);
+	if (strcmp(object, "top") == 0)
+		return cmd_top(cli, argc - 1, argv + 1);
 	if (strcmp(object, "stats") == 0)
 		return cmd_stats(cli, argc - 1, argv + 1);
 	return cmd_node(cli, object, argc - 1, argv + 1);

@@ -35,6 +35,7 @@ struct ctld_config {
 	uint64_t buffer_budget;      /* packet buffers for the slices' queues; 0: from slicepathd */
 	bool sync_full;              /* fsync each acknowledged change (else at checkpoints) */
 	unsigned int max_clients;
+	char metrics[64];            /* "ADDRESS:PORT" of the metrics endpoint, or "off" */
 };
 
 /* Who is calling: from SO_PEERCRED and SO_PEERGROUPS when it connected. */

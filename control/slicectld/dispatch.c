@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "methods.h"
+#include "metrics.h"
 #include "reconcile.h"
 
 enum who_may { ANYONE, OPERATOR };
@@ -33,6 +34,7 @@ static const struct {
 	{"codeopt.load", m_codeopt_load, ANYONE},
 	{"stats.get", m_stats_get, ANYONE},
 	{"state.dump", m_state_dump, OPERATOR},
+	{"metrics.text", m_metrics_text, OPERATOR},
 	{"sched.set", m_sched_set, OPERATOR},
 };
 

@@ -23,6 +23,8 @@
 #include <event2/thread.h>
 
 #include "backend.h"
+#include "http.h"
+#include "common/notify.h"
 #include "common/text.h"
 #include "server.h"
 #include "store.h"
@@ -34,6 +36,7 @@ enum { EXIT_USAGE = 1, EXIT_RUNTIME = 2 };
 #define DEFAULT_GROUP "slicepath"
 #define DEFAULT_MEMORY_BUDGET (256u << 20)
 #define DEFAULT_MAX_CLIENTS 4096
+#define DEFAULT_METRICS "127.0.0.1:9464" /* Prometheus' port registry has slicepath none */
 #define FDS_BESIDE_CLIENTS 64 /* the database, the listener, slicepathd, logs */
 
 void
@@ -65,10 +68,13 @@ usage(FILE *f)
 		   "                             normal: it survives a crash of slicectld, not "
 		   "of the machine\n"
 		   "      --max-clients N        connections served at once (default %d)\n"
+		   "      --metrics ADDR:PORT    serve Prometheus metrics at http://ADDR:PORT/metrics "
+		   "(default\n"
+		   "                             %s; port 0 picks one; off: none)\n"
 		   "  -h, --help                 this text\n"
 		   "  -V, --version              print the version\n",
 		SP_CTL_DEFAULT_SOCKET, DEFAULT_BACKEND, DEFAULT_DATABASE, DEFAULT_GROUP,
-		DEFAULT_MAX_CLIENTS);
+		DEFAULT_MAX_CLIENTS, DEFAULT_METRICS);
 }
 
 /* "256M", "1G", "4096": sizes in bytes with the rate parser's suffixes (powers of ten). */
@@ -106,6 +112,7 @@ parse_args(int argc, char **argv, struct ctld_config *cfg)
 		{"buffers", required_argument, NULL, 'u'},
 		{"sync", required_argument, NULL, 'y'},
 		{"max-clients", required_argument, NULL, 'c'},
+		{"metrics", required_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -144,6 +151,7 @@ parse_args(int argc, char **argv, struct ctld_config *cfg)
 			}
 			cfg->max_clients = (unsigned int)v;
 			break;
+		case 'M': snprintf(cfg->metrics, sizeof(cfg->metrics), "%s", optarg); break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("slicectld %s\n", SP_VERSION); exit(0);
 		default: usage(stderr); return -1;
@@ -193,6 +201,7 @@ serve(struct ctld *c)
 {
 	struct event_base *base;
 	struct event *sigterm, *sigint;
+	struct metrics_http *metrics = NULL;
 	struct server *srv;
 	struct worker *w;
 	struct group *g = getgrnam(c->cfg.operator_group);
@@ -221,6 +230,20 @@ serve(struct ctld *c)
 		return EXIT_RUNTIME;
 	}
 	server_set_worker(srv, w);
+	if (strcmp(c->cfg.metrics, "off") != 0) {
+		char bound[80];
+
+		metrics = metrics_http_open(base, c->cfg.metrics, w, bound, sizeof(bound), err,
+					    sizeof(err));
+		if (metrics == NULL) {
+			ctld_log("%s", err);
+			worker_stop(w);
+			server_close(srv);
+			event_base_free(base);
+			return EXIT_RUNTIME;
+		}
+		ctld_log("metrics at http://%s/metrics", bound);
+	}
 	signal(SIGPIPE, SIG_IGN);
 	sigterm = evsignal_new(base, SIGTERM, on_signal, base);
 	sigint = evsignal_new(base, SIGINT, on_signal, base);
@@ -228,7 +251,10 @@ serve(struct ctld *c)
 	event_add(sigint, NULL);
 	ctld_log("serving %s (slicepathd %s, database %s)", c->cfg.socket, c->cfg.backend,
 		 c->cfg.database);
+	sp_notify("READY=1\nSTATUS=serving");
 	event_base_dispatch(base);
+	sp_notify("STOPPING=1");
+	metrics_http_close(metrics);
 	worker_stop(w);
 	server_close(srv);
 	event_free(sigterm);
@@ -249,6 +275,7 @@ main(int argc, char **argv)
 			.memory_budget = DEFAULT_MEMORY_BUDGET,
 			.sync_full = true,
 			.max_clients = DEFAULT_MAX_CLIENTS,
+			.metrics = DEFAULT_METRICS,
 		},
 	};
 	char err[600];

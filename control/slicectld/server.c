@@ -250,7 +250,28 @@ on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
 }
 
-/* Answers from the worker: send each to its client and take its next line. */
+/* A client's answer: send it and take its next line. */
+static void
+answered(struct job *j)
+{
+	struct client *c = j->client;
+
+	c->busy = false;
+	if (c->bev == NULL) {
+		client_free(c);
+		return;
+	}
+	if (j->reply != NULL)
+		send_line(c, j->reply);
+	if (evbuffer_get_length(bufferevent_get_output(c->bev)) > MAX_PENDING_OUT) {
+		client_free(c); /* it does not read what it asked for */
+	} else {
+		take_lines(c);
+		close_if_done(c);
+	}
+}
+
+/* Answers from the worker: to their clients, or to whoever else asked (metrics). */
 static void
 on_jobs_done(evutil_socket_t fd, short what, void *arg)
 {
@@ -260,21 +281,10 @@ on_jobs_done(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	while ((j = worker_take_done(srv->worker)) != NULL) {
-		struct client *c = j->client;
-
-		c->busy = false;
-		if (c->bev == NULL) {
-			client_free(c);
-		} else {
-			if (j->reply != NULL)
-				send_line(c, j->reply);
-			if (evbuffer_get_length(bufferevent_get_output(c->bev)) > MAX_PENDING_OUT) {
-				client_free(c); /* it does not read what it asked for */
-			} else {
-				take_lines(c);
-				close_if_done(c);
-			}
-		}
+		if (j->complete != NULL)
+			j->complete(j);
+		else
+			answered(j);
 		free(j->line);
 		free(j->reply);
 		free(j);

@@ -19,6 +19,10 @@ struct job {
 	char *line;        /* the request, without its newline (malloc'd) */
 	size_t len;
 	char *reply;       /* the answer line, set by the worker (NULL: none) */
+	/* Set for jobs that are not a client's line (the metrics endpoint): called with
+	 * the answer on the event loop's thread, instead of sending it to client. */
+	void (*complete)(struct job *j);
+	void *complete_arg;
 };
 
 struct worker;

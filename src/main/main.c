@@ -21,6 +21,7 @@
 #include <rte_errno.h>
 #include <rte_lcore.h>
 
+#include "common/notify.h"
 #include "main/config.h"
 #include "mgmt/channel.h"
 #include "mgmt/mgmt.h"
@@ -213,7 +214,9 @@ run(const struct sp_config *cfg)
 	fprintf(stderr, "slicepathd: forwarding on %u port(s) with %u slice(s), %u NPE(s), %u "
 			"lcore(s); management socket %s\n", node.nb_ports, slices, node.nb_npes,
 		cfg->nb_lcores, cfg->mgmt_socket);
+	sp_notify("READY=1\nSTATUS=forwarding");
 	sp_mgmt_run(&node, rpc);
+	sp_notify("STOPPING=1");
 	rte_eal_mp_wait_lcore();
 	sp_rpc_server_close(rpc);
 	sp_channels_free(node.channels);

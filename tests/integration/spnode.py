@@ -778,8 +778,14 @@ class Ctld:
         self._rpc = None
 
     def command(self):
+        # Metrics on a port of the kernel's choosing: tests never fight over one.
         return [str(SLICECTLD), "-s", str(self.socket), "-b", str(self.node.mgmt_socket),
-                "-d", str(self.database), *self.args]
+                "-d", str(self.database), "--metrics", "127.0.0.1:0", *self.args]
+
+    def metrics_url(self):
+        """Where this slicectld serves metrics (from its log)."""
+        self.wait_log("metrics at http://")
+        return self.log().split("metrics at ")[-1].split()[0]
 
     def log(self):
         try:

@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Metric names are stable: slicepath_<what>_<unit>[_total], one family per
+ * quantity, the kind of event in a label (port direction, slice stage,
+ * queue event), so a dashboard sums or splits with one expression.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+
+static void
+family(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* A label value as the format wants it: backslash, quote and newline escaped. */
+static void
+label(FILE *f, const char *key, const char *value, bool last)
+{
+	fprintf(f, "%s=\"", key);
+	for (const char *c = value; *c != '\0'; c++) {
+		if (*c == '\\' || *c == '"')
+			fputc('\\', f);
+		if (*c == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*c, f);
+	}
+	fputs(last ? "\"" : "\",", f);
+}
+
+static json_int_t
+num(json_t *o, const char *key)
+{
+	return json_integer_value(json_object_get(o, key));
+}
+
+/* name{labels...} value; labels as key, value pairs, NULL-terminated. */
+static void
+sample(FILE *f, const char *name, json_int_t value, ...)
+{
+	va_list ap;
+	const char *k;
+	bool first = true;
+
+	fputs(name, f);
+	va_start(ap, value);
+	while ((k = va_arg(ap, const char *)) != NULL) {
+		const char *v = va_arg(ap, const char *);
+
+		fputs(first ? "{" : ",", f);
+		first = false;
+		label(f, k, v, true);
+	}
+	va_end(ap);
+	fprintf(f, "%s %" JSON_INTEGER_FORMAT "\n", first ? "" : "}", value);
+}
+
+static void
+ports(FILE *f, json_t *node)
+{
+	static const char *const dirs[] = {"rx", "tx", "tx_drop"};
+	json_t *ports = json_object_get(node, "ports"), *p;
+	const char *name;
+	char key[32];
+
+	for (int unit = 0; unit < 2; unit++) {
+		const char *metric = unit == 0 ? "slicepath_port_packets_total"
+					       : "slicepath_port_bytes_total";
+
+		family(f, metric, "counter", unit == 0 ? "Packets a port received (rx), sent (tx) "
+		       "or could not send (tx_drop)." : "Bytes likewise, without FCS.");
+		json_object_foreach(ports, name, p)
+			for (size_t d = 0; d < 3; d++) {
+				snprintf(key, sizeof(key), "%s_%s", dirs[d], unit == 0 ? "pkts" : "bytes");
+				sample(f, metric, num(p, key), "port", name, "direction", dirs[d], NULL);
+			}
+	}
+}
+
+static void
+reasons(FILE *f, json_t *by_reason, const char *slice)
+{
+	const char *reason;
+	json_t *n;
+
+	json_object_foreach(by_reason, reason, n)
+		if (slice == NULL)
+			sample(f, "slicepath_drops_total", json_integer_value(n), "reason", reason,
+			       NULL);
+		else
+			sample(f, "slicepath_slice_reasons_total", json_integer_value(n), "slice",
+			       slice, "reason", reason, NULL);
+}
+
+static const char *const STAGES[] = {"rx", "fwd", "exception", "drop", "to_slow_path",
+				     "injected"};
+
+static void
+slice_counters(FILE *f, json_t *slices)
+{
+	const char *name;
+	json_t *s;
+	char key[32];
+
+	for (int unit = 0; unit < 2; unit++) {
+		const char *metric = unit == 0 ? "slicepath_slice_packets_total"
+					       : "slicepath_slice_bytes_total";
+
+		family(f, metric, "counter", unit == 0 ? "A slice's packets by stage: received, "
+		       "forwarded, handed up as exceptions, dropped, taken by its slow path, "
+		       "injected by it." : "Bytes likewise.");
+		json_object_foreach(slices, name, s)
+			for (size_t i = 0; i < sizeof(STAGES) / sizeof(STAGES[0]); i++) {
+				snprintf(key, sizeof(key), "%s_%s", STAGES[i], unit == 0 ? "pkts" : "bytes");
+				sample(f, metric, num(json_object_get(s, "slice"), key), "slice", name,
+				       "stage", STAGES[i], NULL);
+			}
+	}
+	family(f, "slicepath_slice_reasons_total", "counter",
+	       "A slice's exceptions and drops by reason (slicepath/reason.h).");
+	json_object_foreach(slices, name, s)
+		reasons(f, json_object_get(json_object_get(s, "slice"), "reasons"), name);
+}
+
+static void
+endpoints(FILE *f, json_t *slices)
+{
+	static const char *const dirs[] = {"rx", "tx"};
+	const char *name;
+	json_t *s, *ep;
+	size_t i;
+	char key[32], idx[16], udp[16];
+
+	family(f, "slicepath_endpoint_packets_total", "counter",
+	       "Packets a slice's endpoint received (rx) or sent (tx).");
+	json_object_foreach(slices, name, s)
+		json_array_foreach(json_object_get(s, "endpoints"), i, ep)
+			for (size_t d = 0; d < 2; d++) {
+				snprintf(key, sizeof(key), "%s_pkts", dirs[d]);
+				snprintf(idx, sizeof(idx), "%" JSON_INTEGER_FORMAT, num(ep, "index"));
+				snprintf(udp, sizeof(udp), "%" JSON_INTEGER_FORMAT, num(ep, "udp_port"));
+				sample(f, "slicepath_endpoint_packets_total", num(ep, key), "slice", name,
+				       "endpoint", idx, "port",
+				       json_string_value(json_object_get(ep, "port")), "udp_port", udp,
+				       "direction", dirs[d], NULL);
+			}
+}
+
+static void
+queues(FILE *f, json_t *slices)
+{
+	static const struct {
+		const char *metric, *type, *help, *key;
+	} q[] = {
+		{"slicepath_queue_enqueued_packets_total", "counter", "Packets into a slice's queue.",
+		 "enq_pkts"},
+		{"slicepath_queue_sent_packets_total", "counter", "Packets out of it, to its port.",
+		 "sent_pkts"},
+		{"slicepath_queue_sent_bytes_total", "counter", "Bytes out of it.", "sent_bytes"},
+		{"slicepath_queue_length_packets", "gauge", "Packets it holds now.", "len_pkts"},
+		{"slicepath_queue_length_bytes", "gauge", "Bytes it holds now.", "len_bytes"},
+	};
+	const char *name, *id, *reason;
+	json_t *s, *o, *d;
+
+	for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++) {
+		family(f, q[i].metric, q[i].type, q[i].help);
+		json_object_foreach(slices, name, s)
+			json_object_foreach(json_object_get(s, "queues"), id, o)
+				sample(f, q[i].metric, num(o, q[i].key), "slice", name, "queue", id,
+				       "port", json_string_value(json_object_get(o, "port")), NULL);
+	}
+	family(f, "slicepath_queue_dropped_packets_total", "counter",
+	       "Packets a slice's queue refused, by reason (docs/qm.md).");
+	json_object_foreach(slices, name, s)
+		json_object_foreach(json_object_get(s, "queues"), id, o)
+			json_object_foreach(json_object_get(o, "drops"), reason, d)
+				sample(f, "slicepath_queue_dropped_packets_total", num(d, "pkts"),
+				       "slice", name, "queue", id, "reason", reason, NULL);
+}
+
+char *
+metrics_render(json_t *node, json_t *slices)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (f == NULL)
+		return NULL;
+	family(f, "slicepath_up", "gauge", "1: slicectld reached slicepathd for these figures.");
+	sample(f, "slicepath_up", 1, NULL);
+	ports(f, node);
+	family(f, "slicepath_drops_total", "counter", "The node's drops by reason, all slices.");
+	reasons(f, json_object_get(node, "drops"), NULL);
+	slice_counters(f, slices);
+	endpoints(f, slices);
+	queues(f, slices);
+	if (fclose(f) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+json_t *
+m_metrics_text(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
+{
+	json_t *node, *slices, *s, *r = NULL;
+	const char *name;
+	char *text;
+
+	(void)who;
+	(void)params;
+	node = backend_call(c->backend, "stats.get", NULL, e);
+	if (node == NULL)
+		return NULL;
+	slices = json_object();
+	json_object_foreach(json_object_get(node, "slices"), name, s) {
+		json_t *one = backend_call(c->backend, "stats.get", json_pack("{s:s}", "slice", name),
+					   e);
+
+		/* A slice deleted meanwhile is left out. */
+		if (one != NULL)
+			json_object_set_new(slices, name, one);
+	}
+	text = metrics_render(node, slices);
+	if (text != NULL)
+		r = json_pack("{s:s}", "text", text);
+	else
+		sp_rpc_fail(e, SP_RPC_INTERNAL_ERROR, "out of memory");
+	free(text);
+	json_decref(node);
+	json_decref(slices);
+	return r;
+}

@@ -1,0 +1,109 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Live views on a loaded node (p0 replays frames forever, p1's scheduler sends 100 Mb/s):
+`slicectl stats --interval --count -j` gives one JSON line a sample whose rates show the
+scheduler's rate; `slicectl top`, run in tmux as an operator would, shows the same rates
+on its screen, refreshed in place; `slicepath-plot` draws them into a PNG and a CSV."""
+
+import csv
+import json
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from conftest import needs_root
+from spnode import LOAD_NH, REPO, SLICECTL, inner_udp, loaded_node, substrate, write_pcap
+
+pytestmark = needs_root
+
+RATE = 100e6
+PAYLOAD = 1000
+
+
+@pytest.fixture
+def node(tmp_path):
+    n, p0, p1, pcap = loaded_node(tmp_path, "live", "100M")
+    s = n.slice("busy", 1)
+    s.endpoint(p0, 5001)
+    out = s.endpoint(p1, 5001, bandwidth="100M")
+    s.queue(0, out, share="100M")
+    s.route(0, "10.9.0.0/16", endpoint=out, queue=0, next_hop=f"{LOAD_NH[0]}:{LOAD_NH[1]}")
+    write_pcap(pcap, [substrate(inner_udp(f"10.9.0.{i + 1}", payload=bytes(PAYLOAD)), p0, 5001)
+                      for i in range(16)])
+    n.start()
+    yield n
+    n.kill()
+
+
+def slicectl(node, *args, **kw):
+    return subprocess.run([str(SLICECTL), "-s", str(node.mgmt_socket), *args], text=True,
+                          capture_output=True, timeout=60, **kw)
+
+
+def on_the_wire(bps):
+    """What p1's 100 Mb/s scheduler lets through, counted without the 24 bytes of Ethernet
+    overhead it charges per frame (1070-byte frames)."""
+    return 0.85 * RATE <= bps <= 1.02 * RATE
+
+
+def test_stats_interval_count_json(node):
+    r = slicectl(node, "-j", "stats", "--interval", "0.5", "--count", "5")
+    assert r.returncode == 0, r.stderr
+    lines = [json.loads(line) for line in r.stdout.splitlines()]
+    assert len(lines) == 5
+    assert lines[0]["interval"] == 0 and all(0.4 < x["interval"] < 1.5 for x in lines[1:])
+    for x in lines[2:]:
+        assert on_the_wire(8 * x["rates"]["ports"]["p1"]["tx_bytes"]), x["rates"]["ports"]
+        assert x["counters"]["ports"]["p1"]["tx_pkts"] > lines[0]["counters"]["ports"]["p1"][
+            "tx_pkts"]
+    r = slicectl(node, "stats", "busy", "--interval", "0.5", "--count", "3")
+    out = r.stdout.splitlines()
+    assert len(out) == 3 and out[-1].startswith("busy: rx "), r.stdout
+    assert "fwd" in out[-1] and "bit/s" in out[-1]
+    r = slicectl(node, "stats", "--interval", "0")
+    assert r.returncode != 0 and "usage: slicectl stats" in r.stderr
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="no tmux here")
+def test_top_in_tmux(node):
+    session = f"sptop{node.prefix[-8:]}"
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "40",
+                    f"{SLICECTL} -s {node.mgmt_socket} top --interval 0.5"], check=True)
+    try:
+        time.sleep(3)
+        screen = subprocess.run(["tmux", "capture-pane", "-p", "-t", session],
+                                capture_output=True, text=True, check=True).stdout
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session])
+    print(screen)
+    rows = {line.split()[0]: line.split() for line in screen.splitlines() if line.split()}
+    assert screen.startswith("slicectl top"), screen
+    # IFACE RX_PPS RX_BIT/S TX_PPS TX_BIT/S TX_DROP_PPS: p1 sends the scheduler's rate.
+    tx = rows["p1"][4]
+    assert tx.endswith("M") and on_the_wire(float(tx[:-1]) * 1e6), rows["p1"]
+    # SLICE RX_PPS FWD_PPS FWD_BIT/S ...: the slice forwards what p1 sends.
+    busy = [line.split() for line in screen.splitlines() if line.startswith("busy")]
+    fwd = busy[0][3]
+    assert fwd.endswith("M") and on_the_wire(float(fwd[:-1]) * 1e6), busy
+    # SLICE QUEUE SENT_PPS SENT_BIT/S LEN_PKTS LEN_BYTES DROP_PPS: its queue, backlogged.
+    assert busy[1][1] == "0" and int(busy[1][4]) > 0, busy
+
+
+def test_plot_samples_rates_into_png_and_csv(node, tmp_path):
+    png, rates = tmp_path / "rates.png", tmp_path / "rates.csv"
+    r = subprocess.run([str(REPO / "tools" / "slicepath-plot"), "-s", str(node.mgmt_socket),
+                        "-o", str(png), "-c", str(rates), "--seconds", "2", "--interval", "0.25"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with open(rates) as f:
+        rows = list(csv.DictReader(f))
+    fwd = [float(x["value"]) for x in rows if (x["kind"], x["name"], x["what"]) ==
+           ("slice", "busy", "fwd_bps")]
+    assert len(fwd) >= 6 and all(on_the_wire(v) for v in fwd[1:]), fwd
+    held = [float(x["value"]) for x in rows if x["what"] == "len_bytes"]
+    assert held and max(held) > 0
+    r = subprocess.run([str(REPO / "tools" / "slicepath-plot"), "-s", "/nonexistent.sock",
+                        "--seconds", "1"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and "/nonexistent.sock" in r.stderr
