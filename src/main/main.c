@@ -20,6 +20,7 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
+#include <rte_pdump.h>
 
 #include "common/notify.h"
 #include "main/config.h"
@@ -192,6 +193,10 @@ run(const struct sp_config *cfg)
 	}
 	if (sp_telemetry_init(&node) < 0)
 		fprintf(stderr, "slicepathd: telemetry commands unavailable\n");
+	/* dpdk-dumpcap and dpdk-pdump (secondary processes) capture on the ports through it. */
+	if (rte_pdump_init() < 0)
+		fprintf(stderr, "slicepathd: packet capture unavailable: %s\n",
+			rte_strerror(rte_errno));
 	if (open_channels(cfg, err, sizeof(err)) < 0) {
 		fprintf(stderr, "slicepathd: %s\n", err);
 		sp_channels_free(node.channels);
@@ -221,6 +226,7 @@ run(const struct sp_config *cfg)
 	sp_rpc_server_close(rpc);
 	sp_channels_free(node.channels);
 	sp_node_fini(&node);
+	rte_pdump_uninit();
 	sp_stats_fini();
 	fprintf(stderr, "slicepathd: stopped\n");
 	return 0;

@@ -42,6 +42,8 @@ GEN = BUILD / "tools" / "gen" / "slicepath-gen"
 
 # EAL arguments every test daemon gets: no hugepages, no PCI scan, little memory.
 TEST_EAL = ["--no-huge", "-m", "512", "--no-pci"]
+# With hugepages: what secondary processes (dpdk-dumpcap) need to attach.
+HUGE_EAL = ["-m", "256", "--no-pci"]
 
 START_TIMEOUT = 20.0  # s until "slicepathd: forwarding"
 RX_TIMEOUT = 10.0     # s until every input frame is counted
@@ -341,6 +343,7 @@ class Node:
         self.npes = [{"filters": 4096, "queues": 256}]
         self.mbufs = 8192
         self.eal_extra = []       # EAL args for the command line (after --)
+        self.eal = TEST_EAL       # hugepages or not: HUGE_EAL shares memory with secondaries
         self.rx = {}              # port name -> [frame bytes]
         self.proc = None
         self.returncode = None
@@ -415,7 +418,7 @@ class Node:
     # ---- running
 
     def command(self):
-        return [str(DAEMON), "-c", str(self.config_path), "--", *TEST_EAL,
+        return [str(DAEMON), "-c", str(self.config_path), "--", *self.eal,
                 "--file-prefix", self.prefix, *self.eal_extra]
 
     def log(self):
