@@ -39,6 +39,7 @@ PACKAGES=(
 	python3-matplotlib                             # slicepath-bench plots
 	python3-prometheus-client                      # tests parse the metrics as Prometheus does
 	tmux                                           # tests drive slicectl top in a terminal
+	debhelper                                      # debian/: the .deb packages
 )
 
 log() { printf '[setup] %s\n' "$*"; }

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import needs_root
 from ctlnode import CtlNode
-from spnode import REPO
+from spnode import BUILD
 
 pytestmark = needs_root
 
@@ -53,7 +53,8 @@ def test_units_verify():
     tool = shutil.which("systemd-analyze")
     if tool is None:
         pytest.skip("no systemd-analyze here (no systemd): the units were not checked")
-    units = [str(REPO / "scripts" / n) for n in ("slicepathd.service", "slicectld.service")]
+    # As meson configured them for this build's prefix.
+    units = [str(BUILD / n) for n in ("slicepathd.service", "slicectld.service")]
     r = subprocess.run([tool, "verify", *units], capture_output=True, text=True, timeout=60)
     # The binaries are where `meson install` puts them, not necessarily here.
     problems = [line for line in (r.stdout + r.stderr).splitlines()
