@@ -31,6 +31,18 @@ def std(tmp_path):
     s.node.kill()
 
 
+@pytest.fixture
+def ctl(tmp_path, request):
+    """slicepathd with slicectld in front (ctlnode.CtlNode), named after the test module,
+    killed after the test; a module's CTLD_ARGS are slicectld's extra arguments."""
+    import ctlnode  # noqa: E402 (after the path is set)
+
+    tag = request.module.__name__.removeprefix("test_")[:10]
+    c = ctlnode.CtlNode(tmp_path, tag, *getattr(request.module, "CTLD_ARGS", ()))
+    yield c
+    c.kill()
+
+
 @pytest.fixture(scope="session")
 def users():
     """Two slice owners and an operator-group member (spnode.LocalUsers), for the session."""

@@ -11,7 +11,7 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
 from conftest import needs_root
-from ctlnode import NH1, CtlNode
+from ctlnode import NH1
 from spnode import BUILD, inner_udp, readable_files, routed_inner, with_bad_inner_checksum
 
 pytestmark = needs_root
@@ -27,13 +27,6 @@ def objects():
                                                                    "helper.bpf.o"))]}
     with readable_files({**files, "junk.o": b"\x7fELF but not really"}) as d:
         yield d
-
-
-@pytest.fixture
-def ctl(tmp_path):
-    c = CtlNode(tmp_path, "bpf")
-    yield c
-    c.kill()
 
 
 def two_routers(ctl, owner):

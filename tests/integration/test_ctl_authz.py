@@ -6,10 +6,8 @@ operators (root, the operator group) make slices and read the whole node."""
 
 import socket
 
-import pytest
-
 from conftest import needs_root
-from ctlnode import NH1, CtlNode
+from ctlnode import NH1
 from spnode import LocalUsers, strip_counters
 
 pytestmark = needs_root
@@ -17,11 +15,7 @@ pytestmark = needs_root
 DENIED = "(code 1006)"
 
 
-@pytest.fixture
-def ctl(tmp_path):
-    c = CtlNode(tmp_path, "authz", "-g", LocalUsers.GROUP)
-    yield c
-    c.kill()
+CTLD_ARGS = ("-g", LocalUsers.GROUP)
 
 
 def own_slice(ctl, name, owner, udp):

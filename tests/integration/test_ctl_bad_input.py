@@ -9,10 +9,7 @@ import resource
 import socket
 import time
 
-import pytest
-
 from conftest import needs_root
-from ctlnode import CtlNode
 from sp_rpc import Rpc
 from spnode import strip_counters
 
@@ -20,13 +17,6 @@ pytestmark = needs_root
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
 NOT_FOUND, NO_ROOM, TOO_LARGE = 1001, 1003, 1005
-
-
-@pytest.fixture
-def ctl(tmp_path):
-    c = CtlNode(tmp_path, "bad")
-    yield c
-    c.kill()
 
 
 def raw(r, line):

@@ -7,22 +7,13 @@ not acknowledged) is undone."""
 
 import time
 
-import pytest
-
 from conftest import needs_root
-from ctlnode import NH1, NH3, CtlNode
+from ctlnode import NH1, NH3
 from spnode import assert_frames, inner_udp, ipv4_key, strip_counters, substrate
 
 pytestmark = needs_root
 
 FILTERS = 20
-
-
-@pytest.fixture
-def ctl(tmp_path):
-    c = CtlNode(tmp_path, "crash")
-    yield c
-    c.kill()
 
 
 def acknowledge_changes(ctl):

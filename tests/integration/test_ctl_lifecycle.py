@@ -3,22 +3,14 @@
 by an operator, its endpoints, queue, filters and memory set by its owner, every change
 checked on the wire, then taken apart and deleted."""
 
-import pytest
 
 from conftest import needs_root
-from ctlnode import NH1, NH3, CtlNode
+from ctlnode import NH1, NH3
 from spnode import assert_frames, inner_udp, substrate
 
 pytestmark = needs_root
 
 PORT = 5001
-
-
-@pytest.fixture
-def ctl(tmp_path):
-    c = CtlNode(tmp_path, "life")
-    yield c
-    c.kill()
 
 
 def test_slice_lifecycle_through_slicectl(ctl, users):

@@ -9,7 +9,7 @@ from scapy.layers.inet import UDP
 from scapy.layers.l2 import Ether
 
 from conftest import needs_root
-from ctlnode import NH1, NH3, CtlNode
+from ctlnode import NH1, NH3
 from spnode import inner_udp, readable_files, routed_inner
 
 pytestmark = needs_root
@@ -23,13 +23,6 @@ def files():
     with readable_files({"good.txt": PATTERNS.encode(), "bad.txt": b"1:/ok/\n2:/a(b/\n",
                          "flag.txt": b"1:/ok/x\n"}) as d:
         yield d
-
-
-@pytest.fixture
-def ctl(tmp_path):
-    c = CtlNode(tmp_path, "dpi")
-    yield c
-    c.kill()
 
 
 def test_filters_steer_by_content(ctl, users, files):

@@ -10,17 +10,10 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from conftest import needs_root
-from ctlnode import NH1, CtlNode
+from ctlnode import NH1
 from spnode import inner_udp
 
 pytestmark = needs_root
-
-
-@pytest.fixture
-def ctl(tmp_path):
-    c = CtlNode(tmp_path, "metrics")
-    yield c
-    c.kill()
 
 
 def scrape(url):

@@ -11,7 +11,6 @@ import subprocess
 import pytest
 
 from conftest import needs_root
-from ctlnode import CtlNode
 from spnode import BUILD
 
 pytestmark = needs_root
@@ -24,13 +23,6 @@ def notify(tmp_path):
     s.settimeout(20)
     yield s, str(tmp_path / "notify")
     s.close()
-
-
-@pytest.fixture
-def ctl(tmp_path):
-    c = CtlNode(tmp_path, "notify")
-    yield c
-    c.kill()
 
 
 def test_daemons_say_ready_and_stopping(ctl, notify, monkeypatch):

@@ -7,25 +7,17 @@ probe with a TTL left goes on to the next hop."""
 
 import subprocess
 
-import pytest
 from scapy.layers.inet import ICMP, IP
 from scapy.packet import Raw
 
 from conftest import needs_root
-from ctlnode import NH1, NH3, CtlNode
+from ctlnode import NH1, NH3
 from spnode import SLOWPATH, as_user, assert_frames, inner_udp
 
 pytestmark = needs_root
 
 ROUTER = "10.255.0.1"   # the slice's own address, the source of its ICMP messages
 PROBER = "192.0.2.1"
-
-
-@pytest.fixture
-def ctl(tmp_path):
-    c = CtlNode(tmp_path, "slow")
-    yield c
-    c.kill()
 
 
 def time_exceeded(probe):
