@@ -227,42 +227,41 @@ sp_ctl_mem_read(struct sp_ctl *c, const char *slice, uint32_t offset, void *buf,
 	return rc;
 }
 
+/* Call method with params and "data": len bytes of buf as hex (at most max). */
+static int
+call_with_data(struct sp_ctl *c, const char *method, json_t *params, const void *buf, size_t len,
+	       size_t max)
+{
+	char *hex;
+
+	if (len > max) {
+		json_decref(params);
+		return sp_ctl_fail(c, EINVAL, SP_RPC_INVALID_PARAMS, "at most %zu bytes a call", max);
+	}
+	hex = malloc(2 * len + 1);
+	if (hex == NULL) {
+		json_decref(params);
+		return sp_ctl_fail(c, ENOMEM, 0, "out of memory");
+	}
+	sp_format_hex(hex, buf, len);
+	json_object_set_new(params, "data", json_string(hex));
+	free(hex);
+	return call(c, method, params);
+}
+
 int
 sp_ctl_mem_write(struct sp_ctl *c, const char *slice, uint32_t offset, const void *buf,
 		 size_t len)
 {
-	char *data;
-	int rc;
-
-	if (len > SP_MAX_MEM_IO)
-		return sp_ctl_fail(c, EINVAL, SP_RPC_INVALID_PARAMS, "at most %u bytes a call",
-				   SP_MAX_MEM_IO);
-	data = malloc(2 * len + 1);
-	if (data == NULL)
-		return sp_ctl_fail(c, ENOMEM, 0, "out of memory");
-	sp_format_hex(data, buf, len);
-	rc = call(c, "mem.write", json_pack("{s:s, s:I, s:s}", "slice", slice, "offset",
-					    (json_int_t)offset, "data", data));
-	free(data);
-	return rc;
+	return call_with_data(c, "mem.write", json_pack("{s:s, s:I}", "slice", slice, "offset",
+							(json_int_t)offset), buf, len, SP_MAX_MEM_IO);
 }
 
 int
 sp_ctl_codeopt_load(struct sp_ctl *c, const char *slice, const void *data, size_t len)
 {
-	char *text;
-	int rc;
-
-	if (len > SP_MAX_CODEOPT_DATA)
-		return sp_ctl_fail(c, EINVAL, SP_RPC_INVALID_PARAMS, "at most %u bytes",
-				   SP_MAX_CODEOPT_DATA);
-	text = malloc(2 * len + 1);
-	if (text == NULL)
-		return sp_ctl_fail(c, ENOMEM, 0, "out of memory");
-	sp_format_hex(text, data, len);
-	rc = call(c, "codeopt.load", json_pack("{s:s, s:s}", "slice", slice, "data", text));
-	free(text);
-	return rc;
+	return call_with_data(c, "codeopt.load", json_pack("{s:s}", "slice", slice), data, len,
+			      SP_MAX_CODEOPT_DATA);
 }
 
 static struct sp_ctl_counter

@@ -95,7 +95,8 @@ struct store {
 static int
 fail(struct store *st, const char *what)
 {
-	snprintf(st->error, sizeof(st->error), "%s: %s", what, sqlite3_errmsg(st->db));
+	/* what may be a whole statement: its start is enough to tell which. */
+	snprintf(st->error, sizeof(st->error), "%.200s: %.300s", what, sqlite3_errmsg(st->db));
 	return -1;
 }
 

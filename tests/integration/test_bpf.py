@@ -7,6 +7,7 @@ one in place; another user cannot load into the slice; after kill -9 of slicepat
 slicectld loads the program again; the examples in docs/bpf.md and the slice developer's
 guide compile, load and do what they say."""
 
+import ctypes
 import re
 import subprocess
 
@@ -163,3 +164,33 @@ def test_documented_example_compiles_loads_and_works(ctl, users, doc, tmp_path):
     want = pkt[:1] + bytes([(pkt[1] - 1) % 256]) + pkt[2:] if doc == "bpf.md" else pkt
     assert [bytes(f) for f in ctl.node.output(ctl.p1)] == [
         encap_out(want, ctl.p1, 5001, NH1[0], NH1[1], NH1[2])]
+
+
+def test_libslicectl_loads_programs(ctl, users, objects):
+    """sp_ctl_codeopt_load() as a slow path in C calls it (through ctypes here)."""
+    lib = ctypes.CDLL(str(BUILD / "control" / "libslicectl" / "libslicectl.so"))
+    lib.sp_ctl_open.restype = ctypes.c_void_p
+    lib.sp_ctl_open.argtypes = [ctypes.c_char_p]
+    lib.sp_ctl_codeopt_load.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p,
+                                        ctypes.c_size_t]
+    lib.sp_ctl_error.restype = ctypes.c_char_p
+    lib.sp_ctl_error.argtypes = [ctypes.c_void_p]
+    lib.sp_ctl_close.argtypes = [ctypes.c_void_p]
+    ctl.start()
+    two_routers(ctl, users.OWNERS[0])
+    c = lib.sp_ctl_open(str(ctl.ctld.socket).encode())
+    assert c
+    try:
+        good = (objects / "ipv4_router.bpf.o").read_bytes()
+        assert lib.sp_ctl_codeopt_load(c, b"ebpf", good, len(good)) == 0
+        bad = (objects / "loop.bpf.o").read_bytes()
+        assert lib.sp_ctl_codeopt_load(c, b"ebpf", bad, len(bad)) != 0
+        assert b"loops detected" in lib.sp_ctl_error(c)
+        huge = bytes((1 << 20) + 1)
+        assert lib.sp_ctl_codeopt_load(c, b"ebpf", huge, len(huge)) != 0
+        assert lib.sp_ctl_error(c) == b"at most 1048576 bytes a call"
+    finally:
+        lib.sp_ctl_close(c)
+    good_pkts, _ = packets()
+    ctl.send("ebpf", 5001, good_pkts[0])
+    assert ctl.ctld.call("stats.get", slice="ebpf")["slice"]["fwd_pkts"] == 1
