@@ -9,7 +9,6 @@
  * the slow path (unsupported).
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <rte_common.h>

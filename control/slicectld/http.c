@@ -20,7 +20,11 @@ struct metrics_http {
 	struct worker *worker;
 };
 
-/* The worker's answer, back on the event loop's thread: the text, or why not. */
+/*
+ * The worker's answer, back on the event loop's thread: the text; if
+ * slicepathd did not answer, the one figure there is, with why. (A scraper
+ * that hung up meanwhile: libevent frees the request when replying.)
+ */
 static void
 answer(struct job *j)
 {
@@ -28,24 +32,17 @@ answer(struct job *j)
 	json_t *reply = j->reply != NULL ? json_loads(j->reply, 0, NULL) : NULL;
 	const char *text = json_string_value(json_object_get(json_object_get(reply, "result"),
 							   "text"));
+	const char *why = json_string_value(json_object_get(json_object_get(reply, "error"),
+							  "message"));
 	struct evbuffer *body = evbuffer_new();
 
-	if (text != NULL) {
-		evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
-				  CONTENT_TYPE);
+	if (text != NULL)
 		evbuffer_add(body, text, strlen(text));
-		evhttp_send_reply(req, HTTP_OK, "OK", body);
-	} else {
-		const char *why = json_string_value(json_object_get(json_object_get(reply, "error"),
-								  "message"));
-
-		/* slicepathd unreachable: the one figure there is. */
-		evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
-				  CONTENT_TYPE);
+	else
 		evbuffer_add_printf(body, "# slicectld: %s\n# TYPE slicepath_up gauge\n"
 				    "slicepath_up 0\n", why != NULL ? why : "no answer");
-		evhttp_send_reply(req, HTTP_OK, "OK", body);
-	}
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type", CONTENT_TYPE);
+	evhttp_send_reply(req, HTTP_OK, "OK", body);
 	evbuffer_free(body);
 	json_decref(reply);
 }
@@ -94,10 +91,14 @@ metrics_http_open(struct event_base *base, const char *addr, struct worker *w, c
 		free(h);
 		return NULL;
 	}
+	if (h == NULL) {
+		snprintf(err, errlen, "out of memory for the metrics endpoint");
+		return NULL;
+	}
 	memcpy(host, addr, (size_t)(colon - addr));
 	host[colon - addr] = '\0';
 	h->worker = w;
-	h->http = h != NULL ? evhttp_new(base) : NULL;
+	h->http = evhttp_new(base);
 	sock = h->http != NULL ? evhttp_bind_socket_with_handle(h->http, host, (uint16_t)port)
 			       : NULL;
 	if (sock == NULL) {

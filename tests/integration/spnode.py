@@ -534,6 +534,12 @@ class Node:
         self.proc = None
         self.cleanup()
 
+    def crash(self):
+        """kill -9 as a crash would: the log closed, what a restart finds left in place."""
+        self.proc.kill()
+        self.proc.wait()
+        self._log.close()
+
     def cleanup(self):
         """Remove the EAL's runtime directory (/var/run/dpdk/<prefix>), which DPDK leaves
         behind, and the management socket and channel directory a killed daemon leaves."""

@@ -85,9 +85,7 @@ def test_acknowledged_changes_survive_kill_9_of_either_daemon(ctl):
     traffic(ctl)
 
     # slicepathd dies: slicectld notices, and replays everything into the new one.
-    ctl.node.proc.kill()
-    ctl.node.proc.wait()
-    ctl.node._log.close()
+    ctl.node.crash()
     ctl.start_node()
     ctl.ctld.wait_log("slice alpha (id 1) restored with its 20 filter(s)")
     ctl.ctld.wait_log("slice beta (id 2) restored with its 1 filter(s)")
@@ -142,9 +140,7 @@ def test_a_restored_slice_keeps_forwarding_while_slicectld_is_down(ctl):
         assert time.monotonic() < deadline, "alpha stopped forwarding without slicectld"
         time.sleep(0.02)
     # slicepathd gone too: slicectld answers, refuses changes, stores nothing.
-    ctl.node.proc.kill()
-    ctl.node.proc.wait()
-    ctl.node._log.close()
+    ctl.node.crash()
     ctl.ctld.start(connected=False)
     r = sc("filter", "add", "alpha", "pos", 1, "dst", "10.8.0.0/16", "endpoint", 1, "queue", 0,
            "nexthop", f"{NH1[0]}:{NH1[1]}", check=False)

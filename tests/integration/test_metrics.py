@@ -83,7 +83,5 @@ def test_metrics_match_stats(ctl, users):
     assert e.value.code == 404
 
     # slicepathd down: the endpoint still answers, saying so.
-    ctl.node.proc.kill()
-    ctl.node.proc.wait()
-    ctl.node._log.close()
+    ctl.node.crash()
     assert value(scrape(url), "slicepath_up") == 0
