@@ -18,10 +18,12 @@ pytestmark = needs_root
 WANT = {
     "slicepath": ["./usr/sbin/slicepathd", "./usr/sbin/slicectld", "./usr/bin/slicectl",
                   "./usr/bin/i3-slowpath", "./usr/bin/slicepath-gen",
+                  "./usr/bin/slicepath-plot", "./usr/share/slicepath/tools/benchlib/plot.py",
                   "./usr/lib/systemd/system/slicepathd.service",
                   "./usr/lib/systemd/system/slicectld.service",
                   "./etc/slicepath/slicepathd.json", "./usr/share/man/man1/slicectl.1.gz",
-                  "./usr/share/man/man8/slicectld.8.gz", "./usr/share/doc/slicepath/running.md.gz"],
+                  "./usr/share/man/man8/slicectld.8.gz",
+                  "./usr/share/man/man8/slicepathd.8.gz", "./usr/share/doc/slicepath/running.md.gz"],
     "slicepath-dev": ["./usr/include/slicepath/codeopt.h", "./usr/include/slicepath/bpf.h",
                       "./usr/include/slicepath/ctl.h",
                       "./usr/lib/x86_64-linux-gnu/pkgconfig/libslicectl.pc"],
@@ -61,6 +63,10 @@ def test_debs_build_install_and_run(tmp_path):
         assert r.returncode == 0 and "is valid" in r.stdout + r.stderr
         assert run("pkg-config", "--modversion", "libslicectl").stdout.strip() == "0.1.0"
         assert run("getent", "group", "slicepath").returncode == 0
+        # The installed plot command finds its modules and says which socket it cannot reach.
+        r = run("/usr/bin/slicepath-plot", "-s", "/nonexistent.sock", "--seconds", "1")
+        assert r.returncode == 1 and "/nonexistent.sock" in r.stderr, r.stderr
+        assert "\n.TH SLICEPATHD 8 " in run("zcat", "/usr/share/man/man8/slicepathd.8.gz").stdout
         if not Path("/run/systemd/system").is_dir():
             pytest.skip("packages built and installed; no systemd running here, so the "
                         "units were not started")
@@ -71,6 +77,8 @@ def test_debs_build_install_and_run(tmp_path):
             ["active", "active"]
         r = run("/usr/bin/slicectl", "iface")
         assert r.returncode == 0 and "p0" in r.stdout
+        r = run("/usr/bin/slicepath-plot", "-o", str(tmp_path / "node.png"), "--seconds", "2")
+        assert r.returncode == 0 and (tmp_path / "node.png").stat().st_size > 0, r.stderr
     finally:
         if installed:
             if Path("/run/systemd/system").is_dir():
