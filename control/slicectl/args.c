@@ -139,5 +139,9 @@ cli_run(struct cli *cli, const char *object, const struct cli_command *cmds, int
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "\n  slicectl %s %s %s",
 			 object, c->name, c->usage);
 	}
+	if (strcmp(name, "help") == 0) {
+		printf("%s commands:%s\n", object, list);
+		return 0;
+	}
 	return cli_usage("%s has no command \"%s\"; it has:%s", object, name, list);
 }

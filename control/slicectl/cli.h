@@ -2,7 +2,8 @@
 /*
  * slicectl, the command line of the control API (man slicectl): an ip/tc
  * style "slicectl OBJECT COMMAND ARGS", tables for people, -j for JSON.
- * main.c connects and dispatches; cmd_*.c implement the objects; args.c
+ * main.c dispatches and connects at the first call (usage and help need no
+ * daemon); cmd_*.c implement the objects; args.c
  * reads arguments, table.c prints.
  */
 #ifndef SLICECTL_CLI_H
@@ -19,7 +20,8 @@
 enum { EXIT_USAGE = 1, EXIT_REFUSED = 2, EXIT_UNREACHABLE = 3 };
 
 struct cli {
-	struct sp_ctl *ctl;
+	const char *path; /* -s, or NULL: $SLICECTL_SOCKET or the default */
+	struct sp_ctl *ctl; /* connected by the first call */
 	bool json; /* -j: print results as JSON */
 };
 

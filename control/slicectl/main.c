@@ -21,16 +21,39 @@ static const char USAGE[] =
 	SP_CTL_DEFAULT_SOCKET ")\n"
 	"  -j, --json         print results as JSON\n"
 	"  -h, --help         this text;  -V, --version  the version\n"
-	"objects (slicectl OBJECT help lists the commands):\n"
+	"objects (slicectl slice|endpoint|queue|filter help lists their commands):\n"
 	"  whoami | iface | slice | endpoint | queue | filter | mem | codeopt | stats | top |\n"
 	"  sched | state | channel SLICE | call METHOD [JSON]\n";
+
+/* Connect to slicectld, or say why not. */
+static bool
+connect_ctl(struct cli *cli)
+{
+	const char *path = cli->path;
+
+	cli->ctl = sp_ctl_open(path);
+	if (cli->ctl != NULL)
+		return true;
+	if (path == NULL)
+		path = getenv(SP_CTL_SOCKET_ENV) != NULL ? getenv(SP_CTL_SOCKET_ENV)
+							 : SP_CTL_DEFAULT_SOCKET;
+	fprintf(stderr, "slicectl: cannot reach slicectld on %s: %s (is it running? -s "
+			"gives another socket)\n", path, strerror(errno));
+	return false;
+}
 
 json_t *
 cli_call(struct cli *cli, const char *method, json_t *params, int *status)
 {
 	json_t *result;
-	int rc = sp_ctl_call_json(cli->ctl, method, params, &result);
+	int rc;
 
+	if (cli->ctl == NULL && !connect_ctl(cli)) {
+		json_decref(params);
+		*status = EXIT_UNREACHABLE;
+		return NULL;
+	}
+	rc = sp_ctl_call_json(cli->ctl, method, params, &result);
 	if (rc == 0) {
 		*status = 0;
 		return result;
@@ -107,13 +130,12 @@ main(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct cli cli = {0};
-	const char *path = NULL;
 	int opt, rc;
 
 	/* "+": options stop at the object, so "filter add ... key -1" is no option. */
 	while ((opt = getopt_long(argc, argv, "+s:jhV", opts, NULL)) != -1) {
 		switch (opt) {
-		case 's': path = optarg; break;
+		case 's': cli.path = optarg; break;
 		case 'j': cli.json = true; break;
 		case 'h': fputs(USAGE, stdout); return 0;
 		case 'V': printf("slicectl %s\n", SP_VERSION); return 0;
@@ -124,16 +146,8 @@ main(int argc, char **argv)
 		fputs(USAGE, stderr);
 		return EXIT_USAGE;
 	}
-	cli.ctl = sp_ctl_open(path);
-	if (cli.ctl == NULL) {
-		if (path == NULL)
-			path = getenv(SP_CTL_SOCKET_ENV) != NULL ? getenv(SP_CTL_SOCKET_ENV)
-								 : SP_CTL_DEFAULT_SOCKET;
-		fprintf(stderr, "slicectl: cannot reach slicectld on %s: %s (is it running? -s "
-				"gives another socket)\n", path, strerror(errno));
-		return EXIT_UNREACHABLE;
-	}
 	rc = dispatch(&cli, argc - optind, argv + optind);
-	sp_ctl_close(cli.ctl);
+	if (cli.ctl != NULL)
+		sp_ctl_close(cli.ctl);
 	return rc;
 }

@@ -7,11 +7,12 @@ keep being served and nothing stored changes."""
 import json
 import resource
 import socket
+import subprocess
 import time
 
 from conftest import needs_root
 from sp_rpc import Rpc
-from spnode import strip_counters
+from spnode import SLICECTL, strip_counters
 
 pytestmark = needs_root
 
@@ -164,3 +165,22 @@ def test_thousands_of_connections(ctl):
     time.sleep(0.2)
     assert ctl.ctld.call("whoami")["uid"] == 0
     ctl.stop()
+
+
+def test_slicectl_help_and_usage_errors_need_no_daemon(tmp_path):
+    """slicectl connects at its first call: help and usage errors answer without slicectld,
+    and a call says which socket it could not reach."""
+    sock = tmp_path / "nobody.sock"
+
+    def slicectl(*args):
+        return subprocess.run([str(SLICECTL), "-s", str(sock), *args], capture_output=True,
+                              text=True, timeout=10)
+
+    r = slicectl("slice", "help")
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert "slicectl slice create NAME codeopt CODEOPT" in r.stdout
+    r = slicectl("queue", "frob")
+    assert r.returncode == 1 and 'queue has no command "frob"' in r.stderr
+    assert "slicectl queue bind" in r.stderr
+    r = slicectl("slice", "list")
+    assert r.returncode == 3 and f"cannot reach slicectld on {sock}" in r.stderr
