@@ -480,7 +480,8 @@ sp_node_codeopt_load(struct sp_node *node, struct sp_slice *s, const void *data,
 	int rc;
 
 	if (s->co->load == NULL) {
-		snprintf(err, errlen, "code option %s of slice %s takes no data", s->co->name,
+		snprintf(err, errlen, "code option %s of slice %s takes no data (bpf and dpi "
+			 "do; a slice's code option is chosen when it is created)", s->co->name,
 			 s->name);
 		return -ENOTSUP;
 	}
