@@ -21,7 +21,8 @@ while getopts "s:r:z:h" opt; do
 	s) SECONDS_RUN="$OPTARG" ;;
 	r) RATE="$OPTARG" ;;
 	z) PAYLOAD="$OPTARG" ;;
-	*) sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'; exit 1 ;;
+	h) sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 1 ;;
 	esac
 done
 die() { printf 'run-memif: %s\n' "$*" >&2; exit 1; }

@@ -6,6 +6,7 @@ on its screen, refreshed in place; `slicepath-plot` draws them into a PNG and a 
 
 import csv
 import json
+import os
 import shutil
 import subprocess
 import time
@@ -107,3 +108,8 @@ def test_plot_samples_rates_into_png_and_csv(node, tmp_path):
     r = subprocess.run([str(REPO / "tools" / "slicepath-plot"), "-s", "/nonexistent.sock",
                         "--seconds", "1"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 1 and "/nonexistent.sock" in r.stderr
+    # Without -s, slicectl's variable names the socket.
+    r = subprocess.run([str(REPO / "tools" / "slicepath-plot"), "--seconds", "1"],
+                       capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, SLICECTL_SOCKET="/nonexistent-env.sock"))
+    assert r.returncode == 1 and "/nonexistent-env.sock" in r.stderr

@@ -8,6 +8,7 @@ import csv
 import random
 
 from . import node, plot
+from .ratio import ratio, shown
 from .saturate import forwarded, ipv4_frame
 
 PATTERN_COUNTS = [10, 100, 1000]
@@ -67,7 +68,7 @@ def run(workdir, quick):
         for r in rows:
             if r["payload"] == payload:
                 r["native_mpps"] = native / 1e6
-                r["ratio_to_native"] = r["dpi_mpps"] / r["native_mpps"] if native else 0.0
+                r["ratio_to_native"] = ratio(r["dpi_mpps"], r["native_mpps"])
     with open(workdir / "dpi.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
@@ -81,5 +82,5 @@ def run(workdir, quick):
     for r in rows:
         lines.append(f"  {r['patterns']:5d} patterns, {r['payload']:5d}-byte payload: "
                      f"{r['dpi_mpps']:6.3f} Mpps (native {r['native_mpps']:6.3f}, "
-                     f"x{r['ratio_to_native']:.2f})")
+                     f"{shown(r['ratio_to_native'])})")
     return lines

@@ -5,6 +5,7 @@ forwarding port 0 to port 1 untouched (the io baseline)."""
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -86,6 +87,7 @@ class Dut:
             raise DutError(f"{self.name} did not stop; its log: {self.log_path}")
         self.proc = None
         self._log.close()
+        self.remove_files()
         if rc not in (0, -signal.SIGINT):
             raise DutError(f"{self.name} exited with {rc}; its log: {self.log_path}")
 
@@ -94,6 +96,14 @@ class Dut:
             self.proc.kill()
             self.proc.wait()
         self.proc = None
+        self.remove_files()
+
+    def remove_files(self):
+        """What the stopped process leaves outside workdir: its sockets and DPDK's runtime
+        directory (runs would otherwise pile them up in /tmp and /var/run/dpdk)."""
+        for s in self.sockets:
+            s.unlink(missing_ok=True)
+        shutil.rmtree(Path("/var/run/dpdk") / self.prefix, ignore_errors=True)
 
 
 class Slicepathd(Dut):
@@ -144,6 +154,11 @@ class Slicepathd(Dut):
             self.tel.close()
             self.tel = None
         super().stop()
+
+    def remove_files(self):
+        super().remove_files()
+        Path(self.config["mgmt_socket"]).unlink(missing_ok=True)
+        shutil.rmtree(self.config["channel_dir"], ignore_errors=True)
 
 
 class Testpmd(Dut):

@@ -8,6 +8,7 @@ import csv
 
 from . import node, plot
 from .dut import BUILD
+from .ratio import ratio, shown
 from .saturate import forwarded, ipv4_frame
 
 PROGRAM = BUILD / "codeopts" / "bpf" / "examples" / "ipv4_router.bpf.o"
@@ -33,7 +34,7 @@ def run(workdir, quick):
                 best[kind] = max(best[kind], one(workdir, kind, size, seconds, n))
         rows.append({"frame_bytes": size, "native_mpps": best["ipv4"] / 1e6,
                      "ebpf_mpps": best["bpf"] / 1e6,
-                     "ratio": best["bpf"] / best["ipv4"] if best["ipv4"] else 0.0})
+                     "ratio": ratio(best["bpf"], best["ipv4"])})
     with open(workdir / "ebpf.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
@@ -46,5 +47,5 @@ def run(workdir, quick):
     lines = [f"ebpf: the eBPF IPv4 router against the native one (best of {trials}, one lcore)"]
     for r in rows:
         lines.append(f"  {r['frame_bytes']:5d}-byte frames: native {r['native_mpps']:6.3f} Mpps, "
-                     f"eBPF {r['ebpf_mpps']:6.3f} Mpps: x{r['ratio']:.2f}")
+                     f"eBPF {r['ebpf_mpps']:6.3f} Mpps: {shown(r['ratio'])}")
     return lines

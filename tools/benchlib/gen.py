@@ -6,8 +6,10 @@ ports, with -H so that the device stops before the generator lets go of the port
 import csv
 import json
 import os
+import shutil
 import subprocess
 import time
+from pathlib import Path
 
 from .dut import BUILD, EAL, memif
 
@@ -31,7 +33,8 @@ def run(dut, spec, workdir, tag, during=None, timeout=None):
     vdevs = []
     for i, s in enumerate(dut.sockets):
         vdevs += ["--vdev", memif(i, s, "client")]
-    cmd = [str(GEN), *EAL, "--file-prefix", f"spb-{os.getpid()}-{tag}-gen", "-l", "0",
+    prefix = f"spb-{os.getpid()}-{tag}-gen"
+    cmd = [str(GEN), *EAL, "--file-prefix", prefix, "-l", "0",
            "--log-level", "*:error", *vdevs, "--", "-s", str(spec_path), "-j", str(out),
            "-c", str(rates), "-q", "-H"]
     log = open(workdir / f"{tag}-gen.log", "w")
@@ -54,6 +57,7 @@ def run(dut, spec, workdir, tag, during=None, timeout=None):
         dut.stop()
         p.communicate(input="", timeout=30)
         log.close()
+        shutil.rmtree(Path("/var/run/dpdk") / prefix, ignore_errors=True)
     if summary is None:
         raise GenError(f"slicepath-gen gave no summary (exit {p.returncode}); its log: "
                        f"{workdir / (tag + '-gen.log')}")

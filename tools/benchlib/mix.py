@@ -14,6 +14,7 @@ the whole fast path: parse, TCAM lookup, the record check in format()."""
 import csv
 
 from . import node, plot
+from .ratio import ratio, shown
 from .saturate import forwarded, ipv4_frame, substrate
 
 FRAME = 134                  # bytes: 42 substrate + 28 inner IPv4/UDP + 64, or + 35 i3 + 57
@@ -82,5 +83,5 @@ def run(workdir, quick):
                      f"i3 {r['i3_out_mpps']:6.3f}, total {r['total_out_mpps']:6.3f}")
     alone_ip, alone_i3 = rows[0]["ipv4_out_mpps"], rows[-1]["i3_out_mpps"]
     lines.append(f"  i3 alone {alone_i3:.3f} Mpps, ipv4 alone {alone_ip:.3f} Mpps: "
-                 f"x{alone_i3 / alone_ip if alone_ip else 0:.2f}")
+                 f"{shown(ratio(alone_i3, alone_ip))}")
     return lines

@@ -9,6 +9,7 @@ import csv
 
 from . import gen, node, plot
 from .dut import L3fwd, Slicepathd, Testpmd
+from .ratio import ratio, shown
 
 PAYLOADS = [0, 120, 400, 800, 1400]
 HDRS = 70          # substrate Ethernet, IPv4, UDP and the inner IPv4 and UDP headers
@@ -82,7 +83,7 @@ def run(workdir, quick):
     for baseline in ("testpmd", "l3fwd"):
         base = {r["payload"]: r["mpps"] for r in rows if r["dut"] == baseline}
         for r in rows:
-            r[f"ratio_to_{baseline}"] = r["mpps"] / base[r["payload"]] if base.get(r["payload"]) else 0
+            r[f"ratio_to_{baseline}"] = ratio(r["mpps"], base.get(r["payload"]))
     with open(workdir / "throughput.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
@@ -95,7 +96,7 @@ def run(workdir, quick):
                 [("Mpps", series), ("Gb/s on the wire", gbps)], xlabel="inner payload (bytes)")
     for r in rows:
         lines.append(f"  {r['dut']:10s} payload {r['payload']:5d}: {r['mpps']:7.3f} Mpps "
-                     f"{r['gbps']:6.2f} Gb/s  x{r['ratio_to_testpmd']:.2f} of testpmd, "
-                     f"x{r['ratio_to_l3fwd']:.2f} of l3fwd"
+                     f"{r['gbps']:6.2f} Gb/s  {shown(r['ratio_to_testpmd'])} of testpmd, "
+                     f"{shown(r['ratio_to_l3fwd'])} of l3fwd"
                      f"{'  (at least: all offered got through)' if r['lower_bound'] else ''}")
     return lines

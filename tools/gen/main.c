@@ -171,7 +171,11 @@ main(int argc, char **argv)
 
 	n = rte_eal_init(argc, argv);
 	if (n < 0) {
-		fprintf(stderr, "slicepath-gen: EAL: %s\n", rte_strerror(rte_errno));
+		/* EAL sets rte_errno on some failures only; its own messages precede. */
+		fprintf(stderr, "slicepath-gen: DPDK's EAL did not start%s%s (see the EAL lines "
+				"above); each DPDK process needs its own --file-prefix, and without "
+				"hugepages add --no-huge -m 512\n",
+			rte_errno ? ": " : "", rte_errno ? rte_strerror(rte_errno) : "");
 		return EXIT_USAGE;
 	}
 	argc -= n;
