@@ -19,11 +19,11 @@ WANT = {
     "slicepath": ["./usr/sbin/slicepathd", "./usr/sbin/slicectld", "./usr/bin/slicectl",
                   "./usr/bin/i3-slowpath", "./usr/bin/slicepath-gen",
                   "./usr/bin/slicepath-plot", "./usr/share/slicepath/tools/benchlib/plot.py",
-                  "./usr/lib/systemd/system/slicepathd.service",
-                  "./usr/lib/systemd/system/slicectld.service",
+                  "./lib/systemd/system/slicepathd.service",
+                  "./lib/systemd/system/slicectld.service",
                   "./etc/slicepath/slicepathd.json", "./usr/share/man/man1/slicectl.1.gz",
                   "./usr/share/man/man8/slicectld.8.gz",
-                  "./usr/share/man/man8/slicepathd.8.gz", "./usr/share/doc/slicepath/running.md.gz"],
+                  "./usr/share/man/man8/slicepathd.8.gz", "./usr/share/doc/slicepath/running.md"],
     "slicepath-dev": ["./usr/include/slicepath/codeopt.h", "./usr/include/slicepath/bpf.h",
                       "./usr/include/slicepath/ctl.h",
                       "./usr/lib/x86_64-linux-gnu/pkgconfig/libslicectl.pc"],
@@ -48,9 +48,17 @@ def test_debs_build_install_and_run(tmp_path):
     assert r.returncode == 0, r.stderr[-2000:]
     debs = {p.name.split("_")[0]: p for p in tmp_path.glob("*.deb")}
     for pkg, paths in WANT.items():
-        listing = run("dpkg-deb", "-c", str(debs[pkg])).stdout
+        listing = [line.split(" -> ")[0] for line in
+                   run("dpkg-deb", "-c", str(debs[pkg])).stdout.splitlines()]
         for path in paths:
-            assert f" {path}" in listing, f"{pkg} lacks {path}"
+            assert any(line.endswith(f" {path}") for line in listing), f"{pkg} lacks {path}"
+    # Removal stops the daemons and purge forgets the units (dh_installsystemd's snippets).
+    control = tmp_path / "control"
+    assert run("dpkg-deb", "-e", str(debs["slicepath"]), str(control)).returncode == 0
+    assert "deb-systemd-invoke stop 'slicectld.service' 'slicepathd.service'" in \
+        (control / "prerm").read_text()
+    assert "deb-systemd-helper purge 'slicectld.service' 'slicepathd.service'" in \
+        (control / "postrm").read_text()
     installed = False
     had_group = run("getent", "group", "slicepath").returncode == 0
     try:
