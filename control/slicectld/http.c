@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <sys/socket.h>
 
 #include <event2/buffer.h>
 #include <event2/http.h>
@@ -73,46 +78,93 @@ on_request(struct evhttp_request *req, void *arg)
 	worker_submit(h->worker, j);
 }
 
+/*
+ * A listening socket on host:port, or -1 with why in err. Resolved here and
+ * not by libevent, which asks with AI_ADDRCONFIG: that refuses 127.0.0.1 on a
+ * host whose only address besides loopback is IPv6 (a NIC's link-local one
+ * before DHCP answers, or the node's own tap), and slicectld would not start.
+ */
+static int
+listen_on(const char *addr, const char *host, const char *port, char *err, size_t errlen)
+{
+	const struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+				       .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+	struct addrinfo *ai;
+	int one = 1, fd, rc = getaddrinfo(host, port, &hints, &ai);
+
+	if (rc != 0) {
+		snprintf(err, errlen, "--metrics %s: %s: %s; give another ADDRESS:PORT, or off",
+			 addr, host, gai_strerror(rc));
+		return -1;
+	}
+	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, SOMAXCONN) < 0) {
+		snprintf(err, errlen, "cannot serve metrics on %s: %s; give --metrics another "
+			 "ADDRESS:PORT, or off", addr, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(ai);
+	return fd;
+}
+
+/* "ADDR:PORT" of a bound socket, an IPv6 address in brackets. */
+static void
+name_of(int fd, const char *addr, char *bound, size_t boundlen)
+{
+	struct sockaddr_storage sa;
+	socklen_t len = sizeof(sa);
+	char host[INET6_ADDRSTRLEN], port[8];
+
+	if (getsockname(fd, (struct sockaddr *)&sa, &len) != 0 ||
+	    getnameinfo((struct sockaddr *)&sa, len, host, sizeof(host), port, sizeof(port),
+			NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+		snprintf(bound, boundlen, "%s", addr);
+	else if (sa.ss_family == AF_INET6)
+		snprintf(bound, boundlen, "[%s]:%s", host, port);
+	else
+		snprintf(bound, boundlen, "%s:%s", host, port);
+}
+
 struct metrics_http *
 metrics_http_open(struct event_base *base, const char *addr, struct worker *w, char *bound,
 		  size_t boundlen, char *err, size_t errlen)
 {
-	struct metrics_http *h = calloc(1, sizeof(*h));
-	struct evhttp_bound_socket *sock;
-	struct sockaddr_in sa;
-	socklen_t salen = sizeof(sa);
+	struct metrics_http *h;
 	char host[64];
-	const char *colon = strrchr(addr, ':');
+	const char *colon = strrchr(addr, ':'), *first = addr, *last = colon;
 	char *end;
 	unsigned long port = colon != NULL ? strtoul(colon + 1, &end, 10) : 0;
+	int fd;
 
-	if (colon == NULL || (size_t)(colon - addr) >= sizeof(host) || *end != '\0' || port > 65535) {
+	if (colon != NULL && addr[0] == '[' && colon > addr && colon[-1] == ']') {
+		first++; /* [IPv6]:PORT */
+		last--;
+	}
+	if (colon == NULL || last <= first || (size_t)(last - first) >= sizeof(host) ||
+	    colon[1] == '\0' || *end != '\0' || port > 65535) {
 		snprintf(err, errlen, "--metrics: \"%s\" is not ADDRESS:PORT (or off)", addr);
-		free(h);
 		return NULL;
 	}
-	if (h == NULL) {
+	memcpy(host, first, (size_t)(last - first));
+	host[last - first] = '\0';
+	fd = listen_on(addr, host, colon + 1, err, errlen);
+	if (fd < 0)
+		return NULL;
+	h = calloc(1, sizeof(*h));
+	if (h == NULL || (h->http = evhttp_new(base)) == NULL ||
+	    evhttp_accept_socket_with_handle(h->http, fd) == NULL) {
 		snprintf(err, errlen, "out of memory for the metrics endpoint");
-		return NULL;
-	}
-	memcpy(host, addr, (size_t)(colon - addr));
-	host[colon - addr] = '\0';
-	h->worker = w;
-	h->http = evhttp_new(base);
-	sock = h->http != NULL ? evhttp_bind_socket_with_handle(h->http, host, (uint16_t)port)
-			       : NULL;
-	if (sock == NULL) {
-		snprintf(err, errlen, "cannot serve metrics on %s (address in use, or not this "
-			 "machine's?); give --metrics another ADDRESS:PORT, or off", addr);
+		close(fd);
 		metrics_http_close(h);
 		return NULL;
 	}
+	h->worker = w;
 	evhttp_set_allowed_methods(h->http, EVHTTP_REQ_GET);
 	evhttp_set_gencb(h->http, on_request, h);
-	if (getsockname(evhttp_bound_socket_get_fd(sock), (struct sockaddr *)&sa, &salen) == 0)
-		snprintf(bound, boundlen, "%s:%u", host, ntohs(sa.sin_port));
-	else
-		snprintf(bound, boundlen, "%s", addr);
+	name_of(fd, addr, bound, boundlen);
 	return h;
 }
 

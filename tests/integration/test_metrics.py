@@ -1,8 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """slicectld's metrics endpoint (docs/running.md, "Metrics"): GET /metrics parses with
 Prometheus' own text parser, and every value equals what stats.get says at the same moment
-(the node idle); slicepath_up goes to 0 while slicepathd is down; other paths are 404."""
+(the node idle); slicepath_up goes to 0 while slicepathd is down; other paths are 404; it
+serves on hosts without IPv4 besides loopback, and on IPv6."""
 
+import os
+import subprocess
+import time
 import urllib.error
 import urllib.request
 
@@ -11,7 +15,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from conftest import needs_root
 from ctlnode import NH1
-from spnode import inner_udp
+from spnode import SLICECTLD, inner_udp
 
 pytestmark = needs_root
 
@@ -85,3 +89,73 @@ def test_metrics_match_stats(ctl, users):
     # slicepathd down: the endpoint still answers, saying so.
     ctl.node.crash()
     assert value(scrape(url), "slicepath_up") == 0
+
+
+
+def netns(name, *cmd, **kw):
+    return subprocess.run(["ip", "netns", "exec", name, *cmd], capture_output=True, text=True,
+                          timeout=30, **kw)
+
+
+class NsCtld:
+    """slicectld in a network namespace (it waits for slicepathd without failing: none is
+    needed to serve metrics)."""
+
+    def __init__(self, ns, d, metrics):
+        d.mkdir()
+        self.log = d / "ctld.log"
+        with open(self.log, "w") as log:
+            self.proc = subprocess.Popen(
+                ["ip", "netns", "exec", ns, str(SLICECTLD), "-s", str(d / "ctl.sock"),
+                 "-b", str(d / "none.sock"), "-d", str(d / "db"), "--metrics", metrics],
+                stdout=log, stderr=subprocess.STDOUT)
+
+    def url_or_exit(self):
+        """The metrics URL it logs, or None once it has exited."""
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            text = self.log.read_text()
+            if "metrics at http://" in text:
+                return text.split("metrics at ")[-1].split()[0]
+            if self.proc.poll() is not None:
+                return None
+            time.sleep(0.1)
+        raise AssertionError(f"slicectld neither served nor exited: {self.log.read_text()}")
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
+def test_metrics_on_a_host_without_ipv4_besides_loopback(tmp_path):
+    """A host whose only address besides 127.0.0.1 is IPv6 (a NIC's link-local one before
+    DHCP answers, the node's own tap): slicectld still serves 127.0.0.1 (a resolver asking
+    with AI_ADDRCONFIG refuses it there) and [::1]; bad addresses are refused, named."""
+    ns = f"sp-metrics-{os.getpid()}"
+    subprocess.run(["ip", "netns", "add", ns], check=True)
+    started = []
+    try:
+        netns(ns, "ip", "link", "set", "lo", "up")
+        netns(ns, "ip", "link", "add", "d0", "type", "dummy")
+        netns(ns, "ip", "-6", "addr", "add", "fd00::1/64", "dev", "d0", "nodad")
+        netns(ns, "ip", "link", "set", "d0", "up")
+        for n, (addr, prefix) in enumerate([("127.0.0.1:0", "http://127.0.0.1:"),
+                                            ("[::1]:0", "http://[::1]:")]):
+            ctld = NsCtld(ns, tmp_path / f"ok{n}", addr)
+            started.append(ctld)
+            url = ctld.url_or_exit()
+            assert url is not None and url.startswith(prefix), ctld.log.read_text()
+            r = netns(ns, "/usr/bin/python3", "-c", "import sys, urllib.request; "
+                      "print(urllib.request.urlopen(sys.argv[1]).read().decode())", url)
+            assert "slicepath_up 0" in r.stdout, r.stderr
+        for n, (addr, said) in enumerate([("127.0.0.1:", '"127.0.0.1:" is not ADDRESS:PORT'),
+                                          ("nosuchhost.invalid:9464", "nosuchhost.invalid: ")]):
+            ctld = NsCtld(ns, tmp_path / f"bad{n}", addr)
+            started.append(ctld)
+            assert ctld.url_or_exit() is None
+            assert ctld.proc.returncode != 0 and said in ctld.log.read_text(), \
+                ctld.log.read_text()
+    finally:
+        for ctld in started:
+            ctld.stop()
+        subprocess.run(["ip", "netns", "del", ns])
