@@ -20,6 +20,7 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
+#include <rte_log.h>
 #include <rte_pdump.h>
 
 #include "common/notify.h"
@@ -136,6 +137,9 @@ eal_start(const struct sp_config *cfg, const char *argv0, int extra_argc, char *
 		argv[argc++] = lcores;
 	}
 	argv[argc] = NULL;
+	/* DPDK logs to stdout and to syslog by default: under systemd each line would reach
+	 * the journal twice. stderr alone, like the daemon's own messages. */
+	rte_openlog_stream(stderr);
 	return rte_eal_init(argc, argv);
 }
 
