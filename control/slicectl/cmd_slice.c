@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* slice, endpoint and queue: a slice and what it sends through. */
 #include <inttypes.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,6 +15,19 @@ num(json_t *o, const char *key, char *buf, size_t len)
 	if (v == NULL)
 		return "-";
 	snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	return buf;
+}
+
+/* The owner's user name where this machine knows the uid, else the uid. */
+static const char *
+owner(json_t *o, char *buf, size_t len)
+{
+	json_t *v = json_object_get(o, "owner");
+	const struct passwd *pw = v != NULL ? getpwuid((uid_t)json_integer_value(v)) : NULL;
+
+	if (pw == NULL)
+		return num(o, "owner", buf, len);
+	snprintf(buf, len, "%s", pw->pw_name);
 	return buf;
 }
 
@@ -122,7 +136,7 @@ slice_list(struct cli *cli, int argc, char **argv)
 		char b[10][24];
 
 		table_row(t, json_string_value(json_object_get(o, "name")), num(o, "id", b[0], 24),
-			  num(o, "owner", b[1], 24), json_string_value(json_object_get(o, "codeopt")),
+			  owner(o, b[1], 24), json_string_value(json_object_get(o, "codeopt")),
 			  num(o, "npe", b[2], 24), num(o, "filter_quota", b[3], 24),
 			  num(o, "queue_quota", b[4], 24), num(o, "buffer_quota", b[5], 24),
 			  num(o, "memory", b[6], 24), rate(o, "bandwidth", b[7], 24),

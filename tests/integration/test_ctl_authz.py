@@ -125,6 +125,10 @@ def test_operators_are_root_and_the_operator_group(ctl, users):
     # An operator acts on any slice; its owner sees it as its own.
     sc("endpoint", "reserve", "delta", "port", "p0", user=op)
     assert [s["owner"] for s in ctl.ctld.json("slice", "list", user=a)] == [users.uid[a]]
+    # The table names the owner as the machine knows them.
+    row = [ln.split() for ln in sc("slice", "list", user=op).stdout.splitlines()
+           if ln.startswith("delta ")]
+    assert row and row[0][2] == a, row
     assert ctl.ctld.json("stats", user=op)["slices"]["delta"]["rx_pkts"] == 0
     sc("slice", "delete", "delta", user=op)
     r = sc("slice", "create", "eps", "codeopt", "ipv4", user=a, check=False)
