@@ -27,11 +27,13 @@
 # over them; with -F their filters are the rule file's, dealt out round robin (128K in
 # all), each slice's flows inside its own. -Q QUEUES binds that many queues in all
 # (QUEUES/SLICES a slice), the filters' results spread over them. -2 splits the LC
-# (lcore 1) from the NPE (lcore 2, on CPU 0 beside the main lcore: there are 2 CPUs).
+# (lcore 1) from the NPE (lcore 2, on CPU 0 beside the main lcore: there are 2 CPUs);
+# -N makes two NPEs instead, the slices alternating between them: NPE 0 on the LC's
+# lcore 1, NPE 1 on lcore 2.
 # The issue 7 target run: -S 64 -Q 4096 -F RULES (a 128K rule file), with and without -2.
 #
 # usage: tools/bench-pipeline.sh [-d SECONDS] [-w WARMUP] [-o DIR] [-f FLOWS] [-F RULES]
-#                                [-S SLICES] [-Q QUEUES] [-2]
+#                                [-S SLICES] [-Q QUEUES] [-2 | -N]
 #   environment: SLICEPATH_BUILD_DIR (default build), BENCH_EAL (default "--no-huge -m 1024")
 # Needs root and a build (scripts/setup.sh). Artifacts go to DIR (default /tmp/slicepath-bench).
 set -euo pipefail
@@ -51,7 +53,7 @@ PY=/usr/bin/python3
 read -r -a EAL_MEM <<<"${BENCH_EAL:---no-huge -m 1024}"
 
 usage() { sed -n '3,38p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
-while getopts "d:w:o:f:F:S:Q:2h" opt; do
+while getopts "d:w:o:f:F:S:Q:2Nh" opt; do
 	case "$opt" in
 	d) DURATION="$OPTARG" ;;
 	w) WARMUP="$OPTARG" ;;
@@ -61,6 +63,7 @@ while getopts "d:w:o:f:F:S:Q:2h" opt; do
 	S) NSLICES="$OPTARG" ;;
 	Q) NQUEUES="$OPTARG" ;;
 	2) SPLIT=1 ;;
+	N) SPLIT=2 ;;
 	h) usage 0 ;;
 	*) usage 1 ;;
 	esac
@@ -99,7 +102,8 @@ from scapy.layers.l2 import Ether
 from scapy.utils import wrpcap
 
 pcap, conf, flows, filters_file = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-nslices, nqueues, split = int(sys.argv[5]), int(sys.argv[6]), sys.argv[7] == "1"
+# split: 0 one lcore, 1 LC and NPE on lcores of their own, 2 two NPEs
+nslices, nqueues, split = int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
 # alpha's filters from sp-cb-expand -f: (key, mask) bytes in the ipv4 key layout
 big = []
 if os.path.exists(filters_file):
@@ -152,8 +156,12 @@ def filters(name, net):
 
 table = {name: filters(name, net) for name, _, _, net in slices}
 quota = {name: max(64, len(f)) for name, f in table.items()}
+nnpes = 2 if split == 2 else 1
 cfg = {
     "eal": [],
+    # its own sockets: a node in service may be running beside the benchmark
+    "mgmt_socket": os.path.join(os.path.dirname(conf), "slicepathd.sock"),
+    "channel_dir": os.path.join(os.path.dirname(conf), "channels"),
     "ports": [
         {"name": "p0", "device": f"net_pcap0,rx_pcap={pcap},infinite_rx=1", "ipv4": P0_IP, "mac": P0_MAC,
          "rate": "10T"},
@@ -161,13 +169,15 @@ cfg = {
         {"name": "p1", "device": "net_null0,no-rx=1", "ipv4": P1_IP, "mac": P1_MAC, "rate": "10T"},
     ],
     "neighbors": [{"port": "p1", "ipv4": NH_IP, "mac": NH_MAC}],
-    # one NPE, its tables big enough for the slices' quotas
-    "npes": [{"filters": sum(quota.values()), "queues": max(256, queues * nslices)}],
+    # one NPE (two with -N, the slices alternating), its tables big enough for its slices
+    "npes": [{"filters": sum(quota[n] for n, *_ in slices[e::nnpes]),
+              "queues": max(256, queues * len(slices[e::nnpes]))} for e in range(nnpes)],
     "mbufs": 32768,
-    "lcores": ([{"id": 1, "lc": True, "npes": []}, {"id": 2, "npes": [0]}] if split
-               else [{"id": 1, "lc": True, "npes": [0]}]),
+    "lcores": {0: [{"id": 1, "lc": True, "npes": [0]}],
+               1: [{"id": 1, "lc": True, "npes": []}, {"id": 2, "npes": [0]}],
+               2: [{"id": 1, "lc": True, "npes": [0]}, {"id": 2, "npes": [1]}]}[split],
     "slices": [
-        {"name": name, "id": sid, "codeopt": "ipv4", "npe": 0,
+        {"name": name, "id": sid, "codeopt": "ipv4", "npe": (sid - 1) % nnpes,
          "endpoints": [{"port": "p0", "udp_port": udp},
                        {"port": "p1", "udp_port": udp, "bandwidth": "10G"}],
          "queues": [{"id": q, "endpoint": 1} for q in range(queues)],
@@ -287,6 +297,7 @@ COMMON_EAL=("${EAL_MEM[@]}" --no-pci)
 
 SP_LCORES=(-l 0,1)
 # -2: the NPE's lcore 2 runs on CPU 0 with the main lcore (management, mostly asleep).
+# -N: NPE 1's lcore 2 likewise.
 [ "$SPLIT" -eq 0 ] || SP_LCORES=(--lcores "0@0,1@1,2@0")
 measure slicepathd sp-bench-slicepathd "$WORK/slicepathd.log" -- \
 	"$BUILD_DIR/slicepathd" -c "$CONF" -- "${COMMON_EAL[@]}" "${SP_LCORES[@]}" --file-prefix sp-bench-slicepathd
@@ -307,7 +318,7 @@ ratio() {
 
 echo
 echo "pipeline benchmark: 70-byte substrate frames, $FLOWS flows, $NSLICES slices, $NQUEUES queues,"
-echo "slicepathd on $([ "$SPLIT" -eq 1 ] && echo "two lcores (LC, NPE)" || echo "one lcore")"
+echo "slicepathd on $(case "$SPLIT" in 1) echo "two lcores (LC, NPE)" ;; 2) echo "two lcores (LC + NPE 0, NPE 1)" ;; *) echo "one lcore" ;; esac)"
 [ -z "$RULES" ] || echo "filters: the $(wc -l <"$FILTERS") of $RULES (sp-cb-expand -f -m 131072)"
 echo "net_pcap (infinite_rx) -> net_null, ${DURATION}s each after ${WARMUP}s warm-up, EAL ${EAL_MEM[*]}"
 printf '%-34s %8s\n' "program" "Mpps"
