@@ -54,11 +54,16 @@ def test_debs_build_install_and_run(tmp_path):
                    run("dpkg-deb", "-c", str(debs[pkg])).stdout.splitlines()]
         for path in paths:
             assert any(line.endswith(f" {path}") for line in listing), f"{pkg} lacks {path}"
-    # Removal stops the daemons and purge forgets the units (dh_installsystemd's snippets).
+    # Removal stops the daemons, an upgrade leaves them running, purge forgets the units
+    # (dh_installsystemd's snippets; tests/systemd-vm runs them under systemd).
     control = tmp_path / "control"
     assert run("dpkg-deb", "-e", str(debs["slicepath"]), str(control)).returncode == 0
-    assert "deb-systemd-invoke stop 'slicectld.service' 'slicepathd.service'" in \
-        (control / "prerm").read_text()
+    prerm = (control / "prerm").read_text()
+    assert "deb-systemd-invoke stop 'slicectld.service' 'slicepathd.service'" in prerm
+    assert '[ "$1" = remove ]' in prerm, prerm
+    assert "restart" not in (control / "postinst").read_text()
+    preinst = control / "preinst"
+    assert not preinst.exists() or "deb-systemd-invoke stop" not in preinst.read_text()
     assert "deb-systemd-helper purge 'slicectld.service' 'slicepathd.service'" in \
         (control / "postrm").read_text()
     installed = False
