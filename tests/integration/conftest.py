@@ -2,6 +2,7 @@
 """pytest fixtures for the slicepathd integration tests (helpers live in spnode.py)."""
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -51,3 +52,12 @@ def users():
     u = spnode.LocalUsers()
     yield u
     u.remove()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def dpdk_runtime_dirs():
+    """DPDK processes leave /var/run/dpdk/<file-prefix> behind; the session removes those of
+    its own prefixes (spnode.unique_prefix) at the end, whatever stopped them."""
+    yield
+    for d in Path("/var/run/dpdk").glob(f"sp-test-{os.getpid()}-*"):
+        shutil.rmtree(d, ignore_errors=True)
