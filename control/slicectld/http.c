@@ -128,29 +128,40 @@ name_of(int fd, const char *addr, char *bound, size_t boundlen)
 		snprintf(bound, boundlen, "%s:%s", host, port);
 }
 
-struct metrics_http *
-metrics_http_open(struct event_base *base, const char *addr, struct worker *w, char *bound,
-		  size_t boundlen, char *err, size_t errlen)
+int
+metrics_addr_parse(const char *addr, char *host, size_t hostlen, char *port, size_t portlen,
+		   char *err, size_t errlen)
 {
-	struct metrics_http *h;
-	char host[64];
 	const char *colon = strrchr(addr, ':'), *first = addr, *last = colon;
 	char *end;
-	unsigned long port = colon != NULL ? strtoul(colon + 1, &end, 10) : 0;
-	int fd;
+	unsigned long n = colon != NULL ? strtoul(colon + 1, &end, 10) : 0;
 
 	if (colon != NULL && addr[0] == '[' && colon > addr && colon[-1] == ']') {
 		first++; /* [IPv6]:PORT */
 		last--;
 	}
-	if (colon == NULL || last <= first || (size_t)(last - first) >= sizeof(host) ||
-	    colon[1] == '\0' || *end != '\0' || port > 65535) {
+	if (colon == NULL || last <= first || (size_t)(last - first) >= hostlen ||
+	    colon[1] == '\0' || *end != '\0' || n > 65535 || strlen(colon + 1) >= portlen) {
 		snprintf(err, errlen, "--metrics: \"%s\" is not ADDRESS:PORT (or off)", addr);
-		return NULL;
+		return -1;
 	}
 	memcpy(host, first, (size_t)(last - first));
 	host[last - first] = '\0';
-	fd = listen_on(addr, host, colon + 1, err, errlen);
+	snprintf(port, portlen, "%s", colon + 1);
+	return 0;
+}
+
+struct metrics_http *
+metrics_http_open(struct event_base *base, const char *addr, struct worker *w, char *bound,
+		  size_t boundlen, char *err, size_t errlen)
+{
+	struct metrics_http *h;
+	char host[64], port[8];
+	int fd;
+
+	if (metrics_addr_parse(addr, host, sizeof(host), port, sizeof(port), err, errlen) < 0)
+		return NULL;
+	fd = listen_on(addr, host, port, err, errlen);
 	if (fd < 0)
 		return NULL;
 	h = calloc(1, sizeof(*h));

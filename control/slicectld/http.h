@@ -15,6 +15,13 @@
 struct metrics_http;
 
 /*
+ * Split "ADDR:PORT" or "[IPV6]:PORT" into host and port: 0, or -1 with why in
+ * err (for the command line: a malformed address is a bad argument).
+ */
+int metrics_addr_parse(const char *addr, char *host, size_t hostlen, char *port, size_t portlen,
+		       char *err, size_t errlen);
+
+/*
  * Serve on addr ("ADDR:PORT"; port 0 picks one) through worker. NULL with
  * the reason in err. The address it listens on goes into bound.
  */

@@ -100,6 +100,23 @@ copy_path(const char *opt, const char *s, char *dst, size_t len)
 	return 0;
 }
 
+/* --metrics: off, or an address that parses (whether it can be bound is seen at start). */
+static int
+metrics_checked(const char *addr)
+{
+	char host[64], port[8], err[160];
+
+	if (strlen(addr) >= sizeof(((struct ctld_config *)NULL)->metrics))
+		snprintf(err, sizeof(err), "--metrics: an address of fewer than %zu characters",
+			 sizeof(((struct ctld_config *)NULL)->metrics));
+	else if (strcmp(addr, "off") == 0 ||
+		 metrics_addr_parse(addr, host, sizeof(host), port, sizeof(port), err,
+				    sizeof(err)) == 0)
+		return 0;
+	fprintf(stderr, "slicectld: %s\n", err);
+	return -1;
+}
+
 static int
 parse_args(int argc, char **argv, struct ctld_config *cfg)
 {
@@ -151,7 +168,11 @@ parse_args(int argc, char **argv, struct ctld_config *cfg)
 			}
 			cfg->max_clients = (unsigned int)v;
 			break;
-		case 'M': snprintf(cfg->metrics, sizeof(cfg->metrics), "%s", optarg); break;
+		case 'M':
+			rc = metrics_checked(optarg);
+			if (rc == 0)
+				memcpy(cfg->metrics, optarg, strlen(optarg) + 1);
+			break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("slicectld %s\n", SP_VERSION); exit(0);
 		default: usage(stderr); return -1;
