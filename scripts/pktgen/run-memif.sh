@@ -34,7 +34,7 @@ WORK=/run/slicepath/pktgen
 mkdir -p "$WORK"
 "$ROOT/scripts/demo-traffic.py" -c "$ROOT/config/pktgen-memif.json" --forward-only \
 	--size "$PAYLOAD" -n 64 -o "$WORK/p0.pcap"
-"$BUILD_DIR/slicepathd" -c "$ROOT/config/pktgen-memif.json" -- --no-huge -m 1024 --no-pci \
+"$BUILD_DIR/slicepathd" -c "$ROOT/config/pktgen-memif.json" -- --no-huge -m 1024 \
 	-l 0,1 --file-prefix sp-pktgen >"$WORK/slicepathd.log" 2>&1 &
 node=$!
 trap 'kill -INT $node 2>/dev/null; wait $node 2>/dev/null || true' EXIT

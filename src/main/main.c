@@ -12,6 +12,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +92,9 @@ check_codeopts(const struct sp_config *cfg)
 	return 0;
 }
 
+/* EAL options that say which lcores run where. */
+static const char *const lcore_opts[] = {"-l", "-c", "--lcores", NULL};
+
 /* Does the config's "eal" or the command line give one of opts (NULL-terminated)? */
 static bool
 has_option(const struct sp_config *cfg, int extra_argc, char **extra_argv,
@@ -108,6 +112,32 @@ has_option(const struct sp_config *cfg, int extra_argc, char **extra_argv,
 }
 
 /*
+ * Without an lcore option slicepathd runs lcore N on CPU N: each must be a CPU
+ * this process may run on, else EAL refuses at start (exit 2, which systemd
+ * retries) where a config error (exit 1, also for --check-config) is due.
+ */
+static int
+check_cpus(const struct sp_config *cfg, int extra_argc, char **extra_argv)
+{
+	cpu_set_t cpus;
+
+	if (has_option(cfg, extra_argc, extra_argv, lcore_opts) ||
+	    sched_getaffinity(0, sizeof(cpus), &cpus) != 0)
+		return 0;
+	for (unsigned int i = 0; i < cfg->nb_lcores; i++) {
+		unsigned int id = cfg->lcores[i].id;
+
+		if (id >= CPU_SETSIZE || !CPU_ISSET(id, &cpus)) {
+			fprintf(stderr, "slicepathd: lcores[%u].id: this machine has no CPU %u for "
+					"lcore %u (it has %d); pick another id, or map lcores to "
+					"CPUs with --lcores in \"eal\"\n", i, id, id, CPU_COUNT(&cpus));
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/*
  * argv for rte_eal_init: the config's "eal", the command line's extras,
  * "-l 0,<workers>" unless an lcore option was given, and 512-bit SIMD
  * unless capped: rte_acl's AVX-512 classifiers make lookups 1.3-1.6x faster
@@ -116,7 +146,6 @@ has_option(const struct sp_config *cfg, int extra_argc, char **extra_argv,
 static int
 eal_start(const struct sp_config *cfg, const char *argv0, int extra_argc, char **extra_argv)
 {
-	static const char *const lcore_opts[] = {"-l", "-c", "--lcores", NULL};
 	static const char *const simd_opts[] = {"--force-max-simd-bitwidth", NULL};
 	static char lcores[256];
 	char *argv[SP_MAX_EAL_ARGS * 2 + 6];
@@ -252,6 +281,9 @@ main(int argc, char **argv)
 	bool check_only = false;
 	int opt, rc;
 
+	/* DPDK prints its usage on stdout: line by line, so that it comes before our
+	 * "see the EAL lines above" on stderr when both go to a pipe or the journal. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	while ((opt = getopt_long(argc, argv, "c:hV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c': path = optarg; break;
@@ -270,7 +302,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "slicepathd: %s\n", err);
 		return EXIT_CONFIG;
 	}
-	if (load_codeopt_libs(&cfg) < 0 || check_codeopts(&cfg) < 0) {
+	if (load_codeopt_libs(&cfg) < 0 || check_codeopts(&cfg) < 0 ||
+	    check_cpus(&cfg, argc - optind, argv + optind) < 0) {
 		sp_config_free(&cfg);
 		return EXIT_CONFIG;
 	}

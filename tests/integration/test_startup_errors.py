@@ -3,6 +3,7 @@
 exit 2 and the port and device for a device that cannot start."""
 
 import signal
+import os
 import subprocess
 
 import pytest
@@ -102,6 +103,23 @@ def test_lcore_not_enabled_exits_1(std):
     rc, out = n.run_to_exit()
     assert rc == 1, f"exit status {rc}, expected 1:\n{out}"
     assert "lcores[1].id" in out, out
+
+
+@needs_root
+def test_lcore_without_a_cpu_exits_1_also_when_checked(std):
+    """slicepathd runs lcore N on CPU N unless "eal" maps them: an id this machine has no
+    CPU for is a config error, named before DPDK starts (systemd does not retry exit 1)."""
+    n = std.node
+    n.lcores = [{"id": 1, "lc": True}, {"id": os.cpu_count() + 3, "npes": [0]}]
+    want = f"lcores[1].id: this machine has no CPU {os.cpu_count() + 3}"
+    rc, out = n.check_config()
+    assert rc == 1 and want in out, out
+    rc, out = n.run_to_exit()
+    assert rc == 1 and want in out, out
+    # Mapped by --lcores, any id is the EAL's to judge.
+    n.extra_config = {"eal": ["--lcores", f"0@0,1@1,{os.cpu_count() + 3}@0"]}
+    rc, out = n.check_config()
+    assert rc == 0, out
 
 
 @needs_root
