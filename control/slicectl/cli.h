@@ -3,8 +3,8 @@
  * slicectl, the command line of the control API (man slicectl): an ip/tc
  * style "slicectl OBJECT COMMAND ARGS", tables for people, -j for JSON.
  * main.c dispatches and connects at the first call (usage and help need no
- * daemon); cmd_*.c implement the objects; args.c
- * reads arguments, table.c prints.
+ * daemon); cmd_*.c implement the objects; args.c reads arguments, table.c
+ * prints.
  */
 #ifndef SLICECTL_CLI_H
 #define SLICECTL_CLI_H

@@ -129,8 +129,7 @@ name_of(int fd, const char *addr, char *bound, size_t boundlen)
 }
 
 int
-metrics_addr_parse(const char *addr, char *host, size_t hostlen, char *port, size_t portlen,
-		   char *err, size_t errlen)
+metrics_addr_parse(const char *addr, char *host, char *port, char *err, size_t errlen)
 {
 	const char *colon = strrchr(addr, ':'), *first = addr, *last = colon;
 	char *end;
@@ -140,14 +139,14 @@ metrics_addr_parse(const char *addr, char *host, size_t hostlen, char *port, siz
 		first++; /* [IPv6]:PORT */
 		last--;
 	}
-	if (colon == NULL || last <= first || (size_t)(last - first) >= hostlen ||
-	    colon[1] == '\0' || *end != '\0' || n > 65535 || strlen(colon + 1) >= portlen) {
+	if (colon == NULL || last <= first || (size_t)(last - first) >= METRICS_HOST_LEN ||
+	    colon[1] == '\0' || *end != '\0' || n > 65535 || strlen(colon + 1) >= METRICS_PORT_LEN) {
 		snprintf(err, errlen, "--metrics: \"%s\" is not ADDRESS:PORT (or off)", addr);
 		return -1;
 	}
 	memcpy(host, first, (size_t)(last - first));
 	host[last - first] = '\0';
-	snprintf(port, portlen, "%s", colon + 1);
+	snprintf(port, METRICS_PORT_LEN, "%s", colon + 1);
 	return 0;
 }
 
@@ -156,10 +155,10 @@ metrics_http_open(struct event_base *base, const char *addr, struct worker *w, c
 		  size_t boundlen, char *err, size_t errlen)
 {
 	struct metrics_http *h;
-	char host[64], port[8];
+	char host[METRICS_HOST_LEN], port[METRICS_PORT_LEN];
 	int fd;
 
-	if (metrics_addr_parse(addr, host, sizeof(host), port, sizeof(port), err, errlen) < 0)
+	if (metrics_addr_parse(addr, host, port, err, errlen) < 0)
 		return NULL;
 	fd = listen_on(addr, host, port, err, errlen);
 	if (fd < 0)

@@ -14,12 +14,16 @@
 
 struct metrics_http;
 
+/* Room for the two parts of a metrics address, their terminators included. */
+#define METRICS_HOST_LEN 64
+#define METRICS_PORT_LEN 8
+
 /*
- * Split "ADDR:PORT" or "[IPV6]:PORT" into host and port: 0, or -1 with why in
- * err (for the command line: a malformed address is a bad argument).
+ * Split "ADDR:PORT" or "[IPV6]:PORT" into host[METRICS_HOST_LEN] and
+ * port[METRICS_PORT_LEN]: 0, or -1 with why in err (for the command line: a
+ * malformed address is a bad argument).
  */
-int metrics_addr_parse(const char *addr, char *host, size_t hostlen, char *port, size_t portlen,
-		       char *err, size_t errlen);
+int metrics_addr_parse(const char *addr, char *host, char *port, char *err, size_t errlen);
 
 /*
  * Serve on addr ("ADDR:PORT"; port 0 picks one) through worker. NULL with

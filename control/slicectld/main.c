@@ -102,16 +102,14 @@ copy_path(const char *opt, const char *s, char *dst, size_t len)
 
 /* --metrics: off, or an address that parses (whether it can be bound is seen at start). */
 static int
-metrics_checked(const char *addr)
+metrics_checked(const char *addr, size_t len)
 {
-	char host[64], port[8], err[160];
+	char host[METRICS_HOST_LEN], port[METRICS_PORT_LEN], err[160];
 
-	if (strlen(addr) >= sizeof(((struct ctld_config *)NULL)->metrics))
-		snprintf(err, sizeof(err), "--metrics: an address of fewer than %zu characters",
-			 sizeof(((struct ctld_config *)NULL)->metrics));
-	else if (strcmp(addr, "off") == 0 ||
-		 metrics_addr_parse(addr, host, sizeof(host), port, sizeof(port), err,
-				    sizeof(err)) == 0)
+	if (strlen(addr) >= len)
+		snprintf(err, sizeof(err), "--metrics: an address of fewer than %zu characters", len);
+	else if (strcmp(addr, "off") == 0 || metrics_addr_parse(addr, host, port, err,
+								sizeof(err)) == 0)
 		return 0;
 	fprintf(stderr, "slicectld: %s\n", err);
 	return -1;
@@ -169,7 +167,7 @@ parse_args(int argc, char **argv, struct ctld_config *cfg)
 			cfg->max_clients = (unsigned int)v;
 			break;
 		case 'M':
-			rc = metrics_checked(optarg);
+			rc = metrics_checked(optarg, sizeof(cfg->metrics));
 			if (rc == 0)
 				memcpy(cfg->metrics, optarg, strlen(optarg) + 1);
 			break;
