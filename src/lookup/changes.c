@@ -226,6 +226,9 @@ lk_changes_set(struct lk_changes *c, const struct lk_base *b, const struct lk_sl
 	return 0;
 }
 
+/* The last view's epoch: flow cache entries of a view are never taken for another's. */
+static uint64_t view_epochs;
+
 struct lk_view *
 lk_view_make(struct lk_base *b, const struct lk_changes *c, const struct lk_slot *truth,
 	     int socket)
@@ -237,6 +240,7 @@ lk_view_make(struct lk_base *b, const struct lk_changes *c, const struct lk_slot
 
 	if (v == NULL)
 		return NULL;
+	v->epoch = __atomic_add_fetch(&view_epochs, 1, __ATOMIC_RELAXED);
 	v->base = b;
 	v->n = 0;
 	v->nb_copies = 0;

@@ -63,6 +63,7 @@ struct lk_dent {
 
 /* What the lookups of a slice see: immutable once published. */
 struct lk_view {
+	uint64_t epoch; /* unique to this view among all tables' (flows.h) */
 	struct lk_base *base;
 	uint32_t nb_copies;
 	uint32_t *copies; /* base indexes, ascending (stored after d) */

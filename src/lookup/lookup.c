@@ -48,6 +48,7 @@ slice_free(struct lk_slice *s)
 	lk_changes_free(s->chg);
 	rte_free(s->truth);
 	rte_free(s->hits);
+	rte_free(s->flows);
 	rte_free(s->dirty);
 	rte_free(s);
 }
@@ -125,6 +126,8 @@ sp_lookup_slice_add(struct sp_lookup *t, uint16_t slice, uint32_t quota)
 		s->quota = quota;
 		s->hits = rte_zmalloc_socket("lk_hits", quota * sizeof(s->hits[0]),
 					     RTE_CACHE_LINE_SIZE, t->socket);
+		s->flows = rte_zmalloc_socket("lk_flows", LK_FLOWS * sizeof(s->flows[0]),
+					      RTE_CACHE_LINE_SIZE, t->socket);
 		s->truth = rte_zmalloc_socket("lk_truth", quota * sizeof(s->truth[0]), 0,
 					      t->socket);
 		s->dirty = rte_zmalloc_socket("lk_dirty", words * sizeof(s->dirty[0]), 0,
@@ -133,8 +136,8 @@ sp_lookup_slice_add(struct sp_lookup *t, uint16_t slice, uint32_t quota)
 		if (s->chg != NULL)
 			s->view = lk_view_make(NULL, s->chg, NULL, t->socket);
 	}
-	if (s == NULL || s->hits == NULL || s->truth == NULL || s->dirty == NULL ||
-	    s->view == NULL) {
+	if (s == NULL || s->hits == NULL || s->flows == NULL || s->truth == NULL ||
+	    s->dirty == NULL || s->view == NULL) {
 		LK_LOG(ERR, t, "no memory for slice %u's table of %u filters", slice, quota);
 		if (s != NULL)
 			slice_free(s);
@@ -575,6 +578,58 @@ lookup_burst(const struct lk_view *v, uint64_t *hits, const struct sp_key *const
 	return nb_hits;
 }
 
+/*
+ * Answers from the slice's flow cache where it holds them (flows.h), the
+ * classifier's for the others in one batch, which then fill the cache.
+ */
+static uint16_t
+lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct sp_key *const *keys,
+	      struct sp_result *const *results, uint32_t *positions, uint32_t n)
+{
+	struct lk_flow *slot[LK_BURST];
+	uint64_t w[LK_BURST][2];
+	const struct sp_key *miss_keys[LK_BURST];
+	struct sp_result *miss_results[LK_BURST];
+	uint32_t miss_pos[LK_BURST], miss[LK_BURST], nb_miss = 0, i;
+	uint16_t nb_hits = 0;
+
+	for (i = 0; i < n; i++) {
+		lk_flow_words(keys[i], w[i]);
+		slot[i] = lk_flow_slot(s->flows, w[i]);
+		rte_prefetch0(slot[i]);
+	}
+	for (i = 0; i < n; i++) {
+		const struct lk_flow *e = slot[i];
+
+		if (!lk_flow_holds(e, v->epoch, w[i])) {
+			miss_keys[nb_miss] = keys[i];
+			miss_results[nb_miss] = results[i];
+			miss[nb_miss++] = i;
+			continue;
+		}
+		positions[i] = e->pos;
+		if (e->pos == SP_LOOKUP_MISS)
+			continue;
+		*results[i] = e->res;
+		s->hits[e->pos]++;
+		nb_hits++;
+	}
+	if (nb_miss == 0)
+		return nb_hits;
+	nb_hits += lookup_burst(v, s->hits, miss_keys, miss_results, miss_pos, nb_miss);
+	for (i = 0; i < nb_miss; i++) {
+		struct lk_flow *e = slot[miss[i]];
+
+		positions[miss[i]] = miss_pos[i];
+		e->epoch = v->epoch;
+		e->key = *miss_keys[i];
+		e->pos = miss_pos[i];
+		if (miss_pos[i] != SP_LOOKUP_MISS)
+			e->res = *miss_results[i];
+	}
+	return nb_hits;
+}
+
 uint16_t
 sp_lookup_bulk(struct sp_lookup *t, uint16_t slice, const struct sp_key *const *keys,
 	       struct sp_result *const *results, uint32_t *positions, uint16_t n)
@@ -593,7 +648,7 @@ sp_lookup_bulk(struct sp_lookup *t, uint16_t slice, const struct sp_key *const *
 	v = __atomic_load_n(&s->view, __ATOMIC_ACQUIRE);
 	for (i = 0; i < n; i += m) {
 		m = (uint16_t)RTE_MIN(n - i, LK_BURST);
-		nb_hits += lookup_burst(v, s->hits, &keys[i], &results[i], &positions[i], m);
+		nb_hits += lookup_cached(s, v, &keys[i], &results[i], &positions[i], m);
 	}
 	return nb_hits;
 }

@@ -322,6 +322,62 @@ test_hit_counters(void **state)
 	assert_int_equal(hits_at(t, 1, 1), 0);
 }
 
+/*
+ * The slice's flow cache (flows.h): repeated keys, more keys than its entries
+ * (so they share slots), a burst that repeats a key, and every change made
+ * between lookups of the same keys: each answer and hit count is the table's.
+ */
+static void
+test_flow_cache_follows_the_table(void **state)
+{
+	struct sp_lookup *t = *state;
+	enum { KEYS = 1200 }; /* more than LK_FLOWS */
+	struct sp_key k[2] = {ip_key(10, 1, 0, 1), ip_key(10, 1, 0, 1)};
+	const struct sp_key *keys[2] = {&k[0], &k[1]};
+	struct sp_result res[2];
+	struct sp_result *results[2] = {&res[0], &res[1]};
+	uint32_t pos[2];
+	uint16_t tag;
+	int round, i;
+
+	assert_int_equal(sp_lookup_slice_add(t, 1, 8), 0);
+	assert_int_equal(lookup1(t, 1, ip_key(10, 1, 0, 1), NULL), SP_LOOKUP_MISS);
+	assert_int_equal(lookup1(t, 1, ip_key(10, 1, 0, 1), NULL), SP_LOOKUP_MISS);
+	write_ok(t, 1, 3, prefix_filter(10, 1, 0, 0, 16, 3));
+	for (round = 0; round < 3; round++)
+		for (i = 0; i < KEYS; i++) {
+			assert_int_equal(lookup1(t, 1, ip_key(10, 1, (uint8_t)(i / 256), (uint8_t)i),
+					 &tag), 3);
+			assert_int_equal(tag, 3);
+		}
+	assert_int_equal(hits_at(t, 1, 3), 3 * KEYS);
+	assert_int_equal(sp_lookup_bulk(t, 1, keys, results, pos, 2), 2);
+	assert_int_equal(pos[0], 3);
+	assert_int_equal(pos[1], 3);
+	assert_int_equal(hits_at(t, 1, 3), 3 * KEYS + 2);
+
+	/* An earlier position takes over, then goes; a replacement changes the result. */
+	write_ok(t, 1, 0, prefix_filter(10, 1, 0, 0, 24, 7));
+	assert_int_equal(lookup1(t, 1, ip_key(10, 1, 0, 1), &tag), 0);
+	assert_int_equal(tag, 7);
+	assert_int_equal(lookup1(t, 1, ip_key(10, 1, 1, 1), &tag), 3);
+	assert_int_equal(sp_lookup_delete(t, 1, 0), 0);
+	assert_int_equal(lookup1(t, 1, ip_key(10, 1, 0, 1), &tag), 3);
+	write_ok(t, 1, 3, prefix_filter(10, 1, 0, 0, 16, 9));
+	assert_int_equal(lookup1(t, 1, ip_key(10, 1, 0, 1), &tag), 3);
+	assert_int_equal(tag, 9);
+	assert_int_equal(hits_at(t, 1, 3), 1);
+	assert_int_equal(sp_lookup_delete(t, 1, 3), 0);
+	assert_int_equal(lookup1(t, 1, ip_key(10, 1, 0, 1), NULL), SP_LOOKUP_MISS);
+
+	/* A slice made again starts with nothing cached. */
+	write_ok(t, 1, 2, prefix_filter(10, 1, 0, 0, 16, 2));
+	assert_int_equal(lookup1(t, 1, ip_key(10, 1, 0, 1), NULL), 2);
+	assert_int_equal(sp_lookup_slice_del(t, 1), 0);
+	assert_int_equal(sp_lookup_slice_add(t, 1, 8), 0);
+	assert_int_equal(lookup1(t, 1, ip_key(10, 1, 0, 1), NULL), SP_LOOKUP_MISS);
+}
+
 static void
 test_read_back(void **state)
 {
@@ -866,6 +922,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_bits_outside_mask_ignored, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_every_byte_compiled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hit_counters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flow_cache_follows_the_table, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_next_lists_positions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors_change_nothing, setup, teardown),

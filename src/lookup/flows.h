@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A slice's flow cache: the answers of its recent lookups by exact key, so
+ * that a flow's packets after the first skip the classifier, whose tables
+ * (rte_acl's tries, megabytes for a few thousand firewall filters) are out
+ * of the caches when many slices take turns. Each slice has its own, so its
+ * hit rate, like its lookup cost, depends on its own traffic only.
+ *
+ * Direct-mapped, an entry a cache line. An entry holds for the view it was
+ * computed on (epochs are never reused, changes.h), so any write, delete or
+ * compile publishes a view that makes every entry of the slice stale at
+ * once: a write is visible when it returns, as without the cache. Misses are
+ * cached too. Only the lookup lcore reads and writes the entries.
+ */
+#ifndef SP_LOOKUP_FLOWS_H
+#define SP_LOOKUP_FLOWS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_hash_crc.h>
+
+#include "lookup.h"
+
+/* Entries a slice (a power of two): 32 KiB. */
+#define LK_FLOWS 512
+
+struct lk_flow {
+	uint64_t epoch; /* of the view whose answer this is; 0: empty */
+	struct sp_key key;
+	uint32_t pos; /* SP_LOOKUP_MISS: no filter matches */
+	struct sp_result res;
+} __rte_cache_aligned;
+
+/* The key as two overlapping 64-bit words (bytes 0-7 and 6-13): hashed and compared whole. */
+static inline void
+lk_flow_words(const struct sp_key *k, uint64_t w[2])
+{
+	RTE_BUILD_BUG_ON(SP_KEY_BYTES != 14);
+	memcpy(&w[0], &k->b[0], sizeof(w[0]));
+	memcpy(&w[1], &k->b[6], sizeof(w[1]));
+}
+
+static inline struct lk_flow *
+lk_flow_slot(struct lk_flow *flows, const uint64_t w[2])
+{
+	return &flows[rte_hash_crc_8byte(w[1], rte_hash_crc_8byte(w[0], 0)) & (LK_FLOWS - 1)];
+}
+
+static inline bool
+lk_flow_holds(const struct lk_flow *e, uint64_t epoch, const uint64_t w[2])
+{
+	uint64_t ew[2];
+
+	lk_flow_words(&e->key, ew);
+	return e->epoch == epoch && ew[0] == w[0] && ew[1] == w[1];
+}
+
+#endif
