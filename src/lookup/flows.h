@@ -6,11 +6,12 @@
  * of the caches when many slices take turns. Each slice has its own, so its
  * hit rate, like its lookup cost, depends on its own traffic only.
  *
- * Direct-mapped, an entry a cache line. An entry holds for the view it was
- * computed on (epochs are never reused, changes.h), so any write, delete or
- * compile publishes a view that makes every entry of the slice stale at
- * once: a write is visible when it returns, as without the cache. Misses are
- * cached too. Only the lookup lcore reads and writes the entries.
+ * Two-way set associative, an entry a cache line, the newest first in its
+ * set. An entry holds for the view it was computed on (epochs are never
+ * reused, changes.h), so any write, delete or compile publishes a view that
+ * makes every entry of the slice stale at once: a write is visible when it
+ * returns, as without the cache. Misses are cached too. Only the lookup
+ * lcore reads and writes the entries.
  */
 #ifndef SP_LOOKUP_FLOWS_H
 #define SP_LOOKUP_FLOWS_H
@@ -24,8 +25,9 @@
 
 #include "lookup.h"
 
-/* Entries a slice (a power of two): 32 KiB. */
+/* Entries a slice, in sets of LK_FLOW_WAYS (a power of two): 32 KiB. */
 #define LK_FLOWS 512
+#define LK_FLOW_WAYS 2
 
 struct lk_flow {
 	uint64_t epoch; /* of the view whose answer this is; 0: empty */
@@ -43,10 +45,13 @@ lk_flow_words(const struct sp_key *k, uint64_t w[2])
 	memcpy(&w[1], &k->b[6], sizeof(w[1]));
 }
 
+/* The key's set: LK_FLOW_WAYS entries. */
 static inline struct lk_flow *
-lk_flow_slot(struct lk_flow *flows, const uint64_t w[2])
+lk_flow_set(struct lk_flow *flows, const uint64_t w[2])
 {
-	return &flows[rte_hash_crc_8byte(w[1], rte_hash_crc_8byte(w[0], 0)) & (LK_FLOWS - 1)];
+	uint32_t h = rte_hash_crc_8byte(w[1], rte_hash_crc_8byte(w[0], 0));
+
+	return &flows[(h & (LK_FLOWS / LK_FLOW_WAYS - 1)) * LK_FLOW_WAYS];
 }
 
 static inline bool
@@ -56,6 +61,24 @@ lk_flow_holds(const struct lk_flow *e, uint64_t epoch, const uint64_t w[2])
 
 	lk_flow_words(&e->key, ew);
 	return e->epoch == epoch && ew[0] == w[0] && ew[1] == w[1];
+}
+
+/* The entry of the set that holds the key for the view of epoch, or NULL. */
+static inline const struct lk_flow *
+lk_flow_find(const struct lk_flow *set, uint64_t epoch, const uint64_t w[2])
+{
+	for (unsigned int i = 0; i < LK_FLOW_WAYS; i++)
+		if (lk_flow_holds(&set[i], epoch, w))
+			return &set[i];
+	return NULL;
+}
+
+/* Room for a new entry at the front of the set: the oldest goes. */
+static inline struct lk_flow *
+lk_flow_insert(struct lk_flow *set)
+{
+	memmove(&set[1], &set[0], (LK_FLOW_WAYS - 1) * sizeof(set[0]));
+	return &set[0];
 }
 
 #endif

@@ -586,7 +586,7 @@ static uint16_t
 lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct sp_key *const *keys,
 	      struct sp_result *const *results, uint32_t *positions, uint32_t n)
 {
-	struct lk_flow *slot[LK_BURST];
+	struct lk_flow *set[LK_BURST];
 	uint64_t w[LK_BURST][2];
 	const struct sp_key *miss_keys[LK_BURST];
 	struct sp_result *miss_results[LK_BURST];
@@ -595,13 +595,14 @@ lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct sp
 
 	for (i = 0; i < n; i++) {
 		lk_flow_words(keys[i], w[i]);
-		slot[i] = lk_flow_slot(s->flows, w[i]);
-		rte_prefetch0(slot[i]);
+		set[i] = lk_flow_set(s->flows, w[i]);
+		for (unsigned int j = 0; j < LK_FLOW_WAYS; j++)
+			rte_prefetch0(&set[i][j]);
 	}
 	for (i = 0; i < n; i++) {
-		const struct lk_flow *e = slot[i];
+		const struct lk_flow *e = lk_flow_find(set[i], v->epoch, w[i]);
 
-		if (!lk_flow_holds(e, v->epoch, w[i])) {
+		if (e == NULL) {
 			miss_keys[nb_miss] = keys[i];
 			miss_results[nb_miss] = results[i];
 			miss[nb_miss++] = i;
@@ -618,9 +619,12 @@ lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct sp
 		return nb_hits;
 	nb_hits += lookup_burst(v, s->hits, miss_keys, miss_results, miss_pos, nb_miss);
 	for (i = 0; i < nb_miss; i++) {
-		struct lk_flow *e = slot[miss[i]];
+		struct lk_flow *e;
 
 		positions[miss[i]] = miss_pos[i];
+		if (lk_flow_find(set[miss[i]], v->epoch, w[miss[i]]) != NULL)
+			continue; /* the burst had the key before */
+		e = lk_flow_insert(set[miss[i]]);
 		e->epoch = v->epoch;
 		e->key = *miss_keys[i];
 		e->pos = miss_pos[i];

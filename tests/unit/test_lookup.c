@@ -324,7 +324,7 @@ test_hit_counters(void **state)
 
 /*
  * The slice's flow cache (flows.h): repeated keys, more keys than its entries
- * (so they share slots), a burst that repeats a key, and every change made
+ * (so they share sets), a burst that repeats a key, and every change made
  * between lookups of the same keys: each answer and hit count is the table's.
  */
 static void
