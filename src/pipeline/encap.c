@@ -76,8 +76,7 @@ request_resolution(const struct sp_node *node, uint16_t port, uint32_t ip_be)
 }
 
 void
-sp_encap_burst(const struct sp_node *node, const struct sp_slice *s, struct rte_mbuf **pkts,
-	       uint16_t n)
+sp_encap_burst(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n)
 {
 	const struct sp_endpoint *eps[SP_BURST];
 	struct rte_ether_addr macs[SP_BURST];
@@ -89,9 +88,15 @@ sp_encap_burst(const struct sp_node *node, const struct sp_slice *s, struct rte_
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct sp_meta *meta = sp_meta(pkts[i]);
+		const struct sp_slice *s;
 
 		if (meta->verdict != SP_FORWARD)
 			continue;
+		s = __atomic_load_n(&node->slices[meta->slice], __ATOMIC_ACQUIRE);
+		if (s == NULL) { /* deleted since its code option ran */
+			sp_meta_drop(pkts[i], SP_REASON_NO_ENDPOINT);
+			continue;
+		}
 		if (!map_result(node, s, meta, &eps[k])) {
 			sp_meta_drop(pkts[i], SP_REASON_BAD_RESULT);
 			continue;

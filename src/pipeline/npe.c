@@ -123,27 +123,32 @@ lookup(struct sp_npe *npe, uint16_t slice, struct rte_mbuf **pkts, uint16_t n)
 	}
 }
 
+/* Slice and endpoint tx counters of packets the queue manager took. */
 static void
-count_forwarded(const struct sp_slice *s, struct rte_mbuf **pkts, uint16_t n,
+count_forwarded(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n,
 		struct sp_lcore_stats *st)
 {
 	for (uint16_t i = 0; i < n; i++) {
 		const struct sp_meta *meta = sp_meta(pkts[i]);
-		/* Read once: the endpoint may be released meanwhile (slice_ops.c). */
-		uint16_t ep = __atomic_load_n(&s->endpoints[meta->result.endpoint], __ATOMIC_RELAXED);
+		const struct sp_slice *s = __atomic_load_n(&node->slices[meta->slice],
+							   __ATOMIC_ACQUIRE);
+		uint16_t ep = SP_ENDPOINT_NONE;
 
-		sp_counter_add(&st->slice[s->id].fwd, pkts[i]);
+		sp_counter_add(&st->slice[meta->slice].fwd, pkts[i]);
+		/* Read once: the endpoint (or the slice) may be released meanwhile (slice_ops.c). */
+		if (s != NULL)
+			ep = __atomic_load_n(&s->endpoints[meta->result.endpoint], __ATOMIC_RELAXED);
 		if (ep != SP_ENDPOINT_NONE)
 			sp_counter_add(&st->endpoint[ep].tx, pkts[i]);
 	}
 }
 
-/* One slice's packets through the NPE blocks, in SPP order. */
+/* The slice's own blocks, in SPP order: parse and format (its code option) around
+ * the lookup in its private table. The verdicts say what happens next. */
 static void
-process_slice(const struct sp_node *node, struct sp_npe *npe, struct sp_slice *s,
-	      struct rte_mbuf **pkts, uint16_t n, struct sp_lcore_stats *st)
+run_slice(struct sp_npe *npe, struct sp_slice *s, struct rte_mbuf **pkts, uint16_t n)
 {
-	uint16_t f, routed, refused;
+	uint16_t f, routed;
 
 	s->co->parse(s, pkts, n);
 	f = partition_forward(pkts, n);
@@ -152,12 +157,26 @@ process_slice(const struct sp_node *node, struct sp_npe *npe, struct sp_slice *s
 	take_routed(&pkts[f], routed);
 	f = partition_forward(pkts, f + routed);
 	s->co->format(s, pkts, f);
-	sp_encap_burst(node, s, pkts, f);
-	f = partition_forward(pkts, f);
+}
+
+/*
+ * The framework's blocks for n <= SP_BURST packets of any slices: outer
+ * header, queue manager, counters. Done a burst at a time rather than a
+ * slice at a time: with many slices a slice's share of a round is a few
+ * packets, too few to pay for a neighbor or queue manager call each.
+ */
+static void
+send_burst(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf **pkts, uint16_t n,
+	   struct sp_lcore_stats *st)
+{
+	uint16_t f, refused;
+
+	sp_encap_burst(node, pkts, n);
+	f = partition_forward(pkts, n);
 	sp_retire_burst(node, &pkts[f], n - f, st);
 	/* Refused packets come back at the front of the array. */
 	refused = sp_qm_enqueue_burst(npe->qm, pkts, f);
-	count_forwarded(s, &pkts[refused], f - refused, st);
+	count_forwarded(node, &pkts[refused], f - refused, st);
 	sp_retire_burst(node, pkts, refused, st);
 }
 
@@ -201,12 +220,14 @@ sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf *
 			/* The slice went away between decap and here. */
 			for (uint16_t i = at; i < at + k; i++)
 				sp_meta_drop(sorted[i], SP_REASON_NO_ENDPOINT);
-			sp_retire_burst(node, &sorted[at], k, st);
 		} else {
 			for (uint16_t off = 0; off < k; off += SP_BURST)
-				process_slice(node, npe, s, &sorted[at + off],
-					      RTE_MIN((uint16_t)SP_BURST, (uint16_t)(k - off)), st);
+				run_slice(npe, s, &sorted[at + off],
+					  RTE_MIN((uint16_t)SP_BURST, (uint16_t)(k - off)));
 		}
 		at += k;
 	}
+	for (uint16_t off = 0; off < n; off += SP_BURST)
+		send_burst(node, npe, &sorted[off], RTE_MIN((uint16_t)SP_BURST, (uint16_t)(n - off)),
+			   st);
 }

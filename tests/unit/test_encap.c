@@ -62,6 +62,7 @@ setup(void **state __rte_unused)
 	slice.qport[0] = 1;
 	slice.qmap[1] = 8; /* on port 0 */
 	slice.qport[1] = 0;
+	node.slices[1] = &slice;
 	return 0;
 }
 
@@ -96,7 +97,7 @@ test_outer_header_bytes(void **state __rte_unused)
 	const uint8_t *p;
 	struct rte_ipv4_hdr iph;
 
-	sp_encap_burst(&node, &slice, &m, 1);
+	sp_encap_burst(&node, &m, 1);
 	assert_int_equal(sp_meta(m)->verdict, SP_FORWARD);
 	assert_int_equal(sp_meta(m)->out_port, 1);
 	assert_int_equal(sp_meta(m)->queue, 7);
@@ -126,7 +127,7 @@ test_outer_header_bytes(void **state __rte_unused)
 static void
 expect_drop(struct rte_mbuf *m, enum sp_reason reason)
 {
-	sp_encap_burst(&node, &slice, &m, 1);
+	sp_encap_burst(&node, &m, 1);
 	assert_int_equal(sp_meta(m)->verdict, SP_DROP);
 	assert_int_equal(sp_meta(m)->reason, reason);
 	assert_int_equal(rte_pktmbuf_pkt_len(m), sizeof(inner)); /* untouched */
@@ -159,11 +160,20 @@ test_skips_packets_already_out(void **state __rte_unused)
 				 forwarded(1, 0, ip(10, 0, 1, 2), 1)};
 
 	sp_meta_exception(m[0], SP_REASON_TTL_EXPIRED);
-	sp_encap_burst(&node, &slice, m, 2);
+	sp_encap_burst(&node, m, 2);
 	assert_int_equal(sp_meta(m[0])->reason, SP_REASON_TTL_EXPIRED);
 	assert_int_equal(rte_pktmbuf_pkt_len(m[0]), sizeof(inner));
 	assert_int_equal(rte_pktmbuf_pkt_len(m[1]), 42 + sizeof(inner));
 	rte_pktmbuf_free_bulk(m, 2);
+}
+
+/* A slice deleted between its code option and the outer header: its packets go, counted. */
+static void
+test_slice_gone(void **state __rte_unused)
+{
+	node.slices[1] = NULL;
+	expect_drop(forwarded(1, 0, ip(10, 0, 1, 2), 1), SP_REASON_NO_ENDPOINT);
+	node.slices[1] = &slice;
 }
 
 int
@@ -174,6 +184,7 @@ main(void)
 		cmocka_unit_test(test_result_the_slice_does_not_own),
 		cmocka_unit_test(test_unresolved_next_hop_asks_management),
 		cmocka_unit_test(test_skips_packets_already_out),
+		cmocka_unit_test(test_slice_gone),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
