@@ -121,6 +121,14 @@ sp_neigh_get(const struct sp_neigh *n, uint16_t port, uint32_t ip_be, struct rte
 	return 0;
 }
 
+/* Distinct keys a burst's key is compared with before it is looked up on its own. */
+#define NEIGH_RECENT 4
+
+/*
+ * A burst's next hops are few (often one): each distinct key is looked up
+ * once, a key equal to one of the last NEIGH_RECENT distinct ones taking
+ * that one's answer.
+ */
 uint64_t
 sp_neigh_get_bulk(const struct sp_neigh *n, const uint16_t *ports, const uint32_t *ips_be,
 		  uint16_t count, struct rte_ether_addr *found)
@@ -128,22 +136,36 @@ sp_neigh_get_bulk(const struct sp_neigh *n, const uint16_t *ports, const uint32_
 	struct neigh_key keys[RTE_HASH_LOOKUP_BULK_MAX];
 	const void *key_ptrs[RTE_HASH_LOOKUP_BULK_MAX];
 	void *data[RTE_HASH_LOOKUP_BULK_MAX];
-	uint64_t hits = 0;
-	uint16_t i;
+	uint8_t which[RTE_HASH_LOOKUP_BULK_MAX];
+	uint64_t unique_hits = 0, hits = 0;
+	uint16_t i, nb_keys = 0;
 
 	/* The hit mask has 64 bits: a longer list cannot be answered. */
 	count = RTE_MIN(count, (uint16_t)RTE_HASH_LOOKUP_BULK_MAX);
 	if (count == 0)
 		return 0;
 	for (i = 0; i < count; i++) {
-		keys[i] = neigh_key(ports[i], ips_be[i]);
-		key_ptrs[i] = &keys[i];
+		const struct neigh_key k = neigh_key(ports[i], ips_be[i]);
+		uint16_t u = nb_keys;
+
+		while (u > 0 && nb_keys - u < NEIGH_RECENT &&
+		       memcmp(&keys[u - 1], &k, sizeof(k)) != 0)
+			u--;
+		if (u == 0 || nb_keys - u >= NEIGH_RECENT) {
+			keys[nb_keys] = k;
+			key_ptrs[nb_keys] = &keys[nb_keys];
+			u = ++nb_keys;
+		}
+		which[i] = (uint8_t)(u - 1);
 	}
-	if (rte_hash_lookup_bulk_data(n->h, key_ptrs, count, &hits, data) < 0)
+	if (rte_hash_lookup_bulk_data(n->h, key_ptrs, nb_keys, &unique_hits, data) < 0)
 		return 0;
-	for (i = 0; i < count; i++)
-		if (hits & RTE_BIT64(i))
-			mac_unpack(data[i], &found[i]);
+	for (i = 0; i < count; i++) {
+		if (!(unique_hits & RTE_BIT64(which[i])))
+			continue;
+		mac_unpack(data[which[i]], &found[i]);
+		hits |= RTE_BIT64(i);
+	}
 	return hits;
 }
 

@@ -107,6 +107,55 @@ test_bulk_64(void **state)
 	sp_neigh_free(n);
 }
 
+/*
+ * Repeated next hops in one burst (each distinct one is looked up once): runs,
+ * a key coming back after more than a few others, the same address on two
+ * ports, and misses among them; every packet gets its own key's answer.
+ */
+static void
+test_bulk_repeated_keys(void **state)
+{
+	struct sp_neigh *n = sp_neigh_create("neigh_bulkrep", 64, SOCKET_ID_ANY);
+	struct rte_ether_addr found[64], mac[8], zero = {0};
+	uint16_t ports[64];
+	uint32_t ips[64];
+	uint64_t want = 0;
+	uint16_t i;
+
+	(void)state;
+	assert_non_null(n);
+	for (i = 0; i < 8; i++) {
+		mac[i] = mac_a;
+		mac[i].addr_bytes[5] = (uint8_t)(0x10 + i);
+		/* Addresses 0..7 on port 1; address 3 also on port 2, with another MAC; 6 and 7 unknown. */
+		if (i < 6)
+			assert_int_equal(sp_neigh_set(n, 1, ip((uint8_t)i), &mac[i]), 0);
+	}
+	assert_int_equal(sp_neigh_set(n, 2, ip(3), &mac_b), 0);
+	for (i = 0; i < 64; i++) {
+		/* runs of 3, then all eight in turn, then port 2 now and then */
+		uint8_t a = i < 24 ? (uint8_t)(i / 3 % 8) : (uint8_t)(i % 8);
+
+		ports[i] = i >= 40 && i % 5 == 0 ? 2 : 1;
+		ips[i] = ip(ports[i] == 2 ? 3 : a);
+		if (ports[i] == 2 || a < 6)
+			want |= RTE_BIT64(i);
+	}
+	memset(found, 0, sizeof(found));
+	assert_true(sp_neigh_get_bulk(n, ports, ips, 64, found) == want);
+	for (i = 0; i < 64; i++) {
+		uint8_t a = (uint8_t)(rte_be_to_cpu_32(ips[i]) & 0xff);
+
+		if (ports[i] == 2)
+			assert_mac_equal(&found[i], &mac_b);
+		else if (a < 6)
+			assert_mac_equal(&found[i], &mac[a]);
+		else
+			assert_mac_equal(&found[i], &zero);
+	}
+	sp_neigh_free(n);
+}
+
 static void
 test_iterate(void **state)
 {
@@ -171,7 +220,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_set_get_update), cmocka_unit_test(test_bulk),
-		cmocka_unit_test(test_bulk_64),        cmocka_unit_test(test_iterate),
+		cmocka_unit_test(test_bulk_64),
+		cmocka_unit_test(test_bulk_repeated_keys),        cmocka_unit_test(test_iterate),
 		cmocka_unit_test(test_full),           cmocka_unit_test(test_create_invalid),
 	};
 
