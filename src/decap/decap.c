@@ -3,9 +3,8 @@
  * Substrate decap (SPP Line Card, receive side). Each frame of a burst is
  * checked layer by layer (Ethernet, IPv4, UDP); what is addressed to the node
  * itself (ARP, ICMP echo) goes to arp.c, UDP datagrams to a node address are
- * matched against the endpoint table in one bulk lookup for the whole burst
- * and held to their endpoint's inbound rate, and everything else is counted
- * by reason and freed in one go.
+ * matched against the endpoint table and held to their endpoint's inbound
+ * rate, and everything else is counted by reason and freed in one go.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -15,11 +14,9 @@
 #include <rte_byteorder.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
-#include <rte_hash.h>
 #include <rte_ip.h>
 #include <rte_log.h>
 #include <rte_malloc.h>
-#include <rte_rcu_qsbr.h>
 #include <rte_udp.h>
 
 #include "../common/tbucket.h"
@@ -31,15 +28,29 @@ RTE_LOG_REGISTER(sp_decap_logtype, slicepath.decap, INFO);
 #define DECAP_LOG(level, fmt, ...)                                                                 \
 	rte_log(RTE_LOG_##level, sp_decap_logtype, "decap: " fmt "\n", ##__VA_ARGS__)
 
-/* rte_hash refuses tables smaller than one bucket. */
-#define HASH_MIN_ENTRIES 8
+/*
+ * The endpoint table: a port's endpoints in an array by UDP port, since a
+ * frame is for an endpoint only if it is addressed to the port's own
+ * address (and every endpoint of a port has it): one load finds a frame's
+ * endpoint, where a hash lookup cost a tenth of the forwarding lcore. An
+ * entry is one 64-bit word, written whole, so lookups never wait and never
+ * see half an entry: the endpoint's address, a flag, its slice and index.
+ */
+#define EP_UDP_PORTS 65536
+#define EP_USED (UINT64_C(1) << 31)
 
-/* Endpoint table key; built whole (no uninitialised padding) so equal keys hash equal. */
-struct ep_key {
-	uint32_t ip_be;
-	uint16_t udp_port_be;
-	uint16_t port;
-};
+static uint64_t
+ep_entry(uint32_t ip_be, uint16_t slice, uint16_t endpoint)
+{
+	return (uint64_t)ip_be << 32 | EP_USED | (uint32_t)slice << 16 | endpoint;
+}
+
+/* Is the entry an endpoint's of that address? */
+static bool
+ep_matches(uint64_t e, uint32_t ip_be)
+{
+	return (e & EP_USED) && (uint32_t)(e >> 32) == ip_be;
+}
 
 /*
  * An endpoint's inbound policer. Configured while the endpoint is not in the
@@ -51,10 +62,11 @@ struct policer {
 };
 
 struct sp_decap_table {
-	struct rte_hash *eps; /* ep_key -> (slice << 16 | endpoint), stored in the data pointer */
+	/* By port: EP_UDP_PORTS entries (ep_entry) from the port's first endpoint on, else NULL. */
+	uint64_t *eps[SP_MAX_PORTS];
+	int socket;
 	uint32_t max_endpoints;
 	uint32_t nb_endpoints;
-	bool rcu; /* the hash's RCU defer queue reclaims deleted slots */
 	struct sp_port_addr ports[SP_MAX_PORTS];
 	struct policer police[SP_MAX_ENDPOINTS];
 };
@@ -66,6 +78,8 @@ struct sp_decap_table {
 struct candidate {
 	struct rte_mbuf *m;
 	uint32_t rx_len;  /* frame length as received, for the slice and endpoint counters */
+	uint32_t ip_be;   /* destination */
+	uint16_t udp_port; /* destination, host order */
 	uint16_t hdr_len; /* Ethernet + IPv4 with options + UDP: what is stripped */
 };
 
@@ -76,44 +90,22 @@ enum step {
 	STEP_LOOKUP, /* a candidate for the endpoint lookup */
 };
 
-static void *
-ep_value(uint16_t slice, uint16_t endpoint)
-{
-	return (void *)(uintptr_t)((uint32_t)slice << 16 | endpoint);
-}
-
 struct sp_decap_table *
 sp_decap_create(const char *name, uint32_t max_endpoints, int socket)
 {
-	struct rte_hash_parameters p = {
-		.name = name,
-		.entries = RTE_MAX(max_endpoints, (uint32_t)HASH_MIN_ENTRIES),
-		.key_len = sizeof(struct ep_key),
-		.socket_id = socket,
-		/* One writer, readers never wait; the extendable buckets make every
-		 * one of the max_endpoints entries fit whatever their hashes. */
-		.extra_flag =
-			RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF | RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
-	};
 	struct sp_decap_table *t;
 
-	RTE_BUILD_BUG_ON(sizeof(struct ep_key) != 8);
 	if (name == NULL || max_endpoints == 0) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
 	t = rte_zmalloc_socket("sp_decap", sizeof(*t), RTE_CACHE_LINE_SIZE, socket);
 	if (t == NULL) {
+		DECAP_LOG(ERR, "no memory for endpoint table %s", name);
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	t->eps = rte_hash_create(&p);
-	if (t->eps == NULL) {
-		DECAP_LOG(ERR, "cannot create endpoint table %s for %u endpoints: %s", name,
-			  max_endpoints, rte_strerror(rte_errno));
-		rte_free(t);
-		return NULL;
-	}
+	t->socket = socket;
 	t->max_endpoints = max_endpoints;
 	return t;
 }
@@ -123,24 +115,9 @@ sp_decap_free(struct sp_decap_table *t)
 {
 	if (t == NULL)
 		return;
-	rte_hash_free(t->eps);
+	for (uint16_t p = 0; p < SP_MAX_PORTS; p++)
+		rte_free(t->eps[p]);
 	rte_free(t);
-}
-
-int
-sp_decap_set_rcu(struct sp_decap_table *t, struct rte_rcu_qsbr *v)
-{
-	struct rte_hash_rcu_config cfg = {.v = v, .mode = RTE_HASH_QSBR_MODE_DQ};
-
-	if (t == NULL || v == NULL)
-		return -EINVAL;
-	if (rte_hash_rcu_qsbr_add(t->eps, &cfg) != 0) {
-		DECAP_LOG(ERR, "cannot attach RCU to the endpoint table: %s",
-			  rte_strerror(rte_errno));
-		return -rte_errno;
-	}
-	t->rcu = true;
-	return 0;
 }
 
 const struct sp_port_addr *
@@ -177,27 +154,46 @@ sp_decap_set_inbound(struct sp_decap_table *t, uint16_t endpoint, uint64_t inbou
 	return 0;
 }
 
+/* The port's entries, made at its first endpoint; NULL with no memory. */
+static uint64_t *
+port_entries(struct sp_decap_table *t, uint16_t port)
+{
+	uint64_t *eps = t->eps[port];
+
+	if (eps != NULL)
+		return eps;
+	eps = rte_zmalloc_socket("sp_decap_eps", EP_UDP_PORTS * sizeof(eps[0]), RTE_CACHE_LINE_SIZE,
+				 t->socket);
+	if (eps == NULL) {
+		DECAP_LOG(ERR, "no memory for port %u's endpoint table", port);
+		return NULL;
+	}
+	/* Zeroed before lookups can see it. */
+	__atomic_store_n(&t->eps[port], eps, __ATOMIC_RELEASE);
+	return eps;
+}
+
 int
 sp_decap_add_endpoint(struct sp_decap_table *t, uint16_t port, uint32_t ip_be,
 		      uint16_t udp_port_be, uint16_t slice, uint16_t endpoint)
 {
-	const struct ep_key key = {.ip_be = ip_be, .udp_port_be = udp_port_be, .port = port};
-	int ret;
+	uint16_t udp = rte_be_to_cpu_16(udp_port_be);
+	uint64_t *eps;
 
 	if (t == NULL || port >= SP_MAX_PORTS || slice >= SP_MAX_SLICES ||
 	    endpoint >= SP_MAX_ENDPOINTS)
 		return -EINVAL;
-	/* rte_hash would silently overwrite a taken key. */
-	if (rte_hash_lookup(t->eps, &key) >= 0)
+	/* A port has one address: its UDP port is taken whatever address the other names. */
+	if (t->eps[port] != NULL && (t->eps[port][udp] & EP_USED))
 		return -EEXIST;
 	if (t->nb_endpoints >= t->max_endpoints)
 		return -ENOSPC;
-	ret = rte_hash_add_key_data(t->eps, &key, ep_value(slice, endpoint));
-	if (ret < 0)
-		return ret;
+	eps = port_entries(t, port);
+	if (eps == NULL)
+		return -ENOMEM;
+	__atomic_store_n(&eps[udp], ep_entry(ip_be, slice, endpoint), __ATOMIC_RELEASE);
 	t->nb_endpoints++;
-	DECAP_LOG(DEBUG, "port %u udp %u: slice %u endpoint %u", port,
-		  rte_be_to_cpu_16(udp_port_be), slice, endpoint);
+	DECAP_LOG(DEBUG, "port %u udp %u: slice %u endpoint %u", port, udp, slice, endpoint);
 	return 0;
 }
 
@@ -205,20 +201,16 @@ int
 sp_decap_del_endpoint(struct sp_decap_table *t, uint16_t port, uint32_t ip_be,
 		      uint16_t udp_port_be)
 {
-	const struct ep_key key = {.ip_be = ip_be, .udp_port_be = udp_port_be, .port = port};
-	int32_t pos;
+	uint16_t udp = rte_be_to_cpu_16(udp_port_be);
 
-	if (t == NULL)
+	if (t == NULL || port >= SP_MAX_PORTS)
 		return -EINVAL;
-	pos = rte_hash_del_key(t->eps, &key);
-	if (pos < 0)
-		return pos;
-	/* Lock-free readers may still hold the slot: with RCU the hash frees it
-	 * once they have all passed a quiescent state. */
-	if (!t->rcu)
-		rte_hash_free_key_with_position(t->eps, pos);
+	if (t->eps[port] == NULL || !ep_matches(t->eps[port][udp], ip_be))
+		return -ENOENT;
+	/* A lookup that read the entry just before hands its frame over as before the call. */
+	__atomic_store_n(&t->eps[port][udp], 0, __ATOMIC_RELEASE);
 	t->nb_endpoints--;
-	DECAP_LOG(DEBUG, "port %u udp %u: released", port, rte_be_to_cpu_16(udp_port_be));
+	DECAP_LOG(DEBUG, "port %u udp %u: released", port, udp);
 	return 0;
 }
 
@@ -263,8 +255,7 @@ check_ipv4(struct rte_mbuf *m, struct rte_ipv4_hdr *ip)
 
 /* UDP header complete and its length within the IPv4 payload; cut to the UDP length. */
 static enum sp_reason
-check_udp(struct rte_mbuf *m, const struct rte_ipv4_hdr *ip, uint16_t port, struct ep_key *key,
-	  struct candidate *c)
+check_udp(struct rte_mbuf *m, const struct rte_ipv4_hdr *ip, struct candidate *c)
 {
 	uint16_t hlen = rte_ipv4_hdr_len(ip);
 	uint16_t payload = rte_be_to_cpu_16(ip->total_length) - hlen;
@@ -279,16 +270,16 @@ check_udp(struct rte_mbuf *m, const struct rte_ipv4_hdr *ip, uint16_t port, stru
 	if (udp_len < sizeof(*udp) || udp_len > payload || !trim_to(m, l4 + udp_len))
 		return SP_REASON_TRUNCATED;
 
-	*key = (struct ep_key){.ip_be = ip->dst_addr, .udp_port_be = udp->dst_port, .port = port};
+	c->ip_be = ip->dst_addr;
+	c->udp_port = rte_be_to_cpu_16(udp->dst_port);
 	c->hdr_len = l4 + sizeof(*udp);
 	return SP_REASON_NONE;
 }
 
 /* IPv4 to the receiving port's own address (another port's address does not count). */
 static enum step
-classify_ipv4(const struct sp_port_addr *a, uint16_t port, struct rte_mbuf *m,
-	      struct sp_decap_out *out, struct ep_key *key, struct candidate *c,
-	      enum sp_reason *why)
+classify_ipv4(const struct sp_port_addr *a, struct rte_mbuf *m, struct sp_decap_out *out,
+	      struct candidate *c, enum sp_reason *why)
 {
 	struct rte_ipv4_hdr *ip;
 
@@ -306,7 +297,7 @@ classify_ipv4(const struct sp_port_addr *a, uint16_t port, struct rte_mbuf *m,
 	}
 	switch (ip->next_proto_id) {
 	case IPPROTO_UDP:
-		*why = check_udp(m, ip, port, key, c);
+		*why = check_udp(m, ip, c);
 		return *why == SP_REASON_NONE ? STEP_LOOKUP : STEP_DROP;
 	case IPPROTO_ICMP:
 		*why = sp_icmp_input(a, m, ip, out);
@@ -319,7 +310,7 @@ classify_ipv4(const struct sp_port_addr *a, uint16_t port, struct rte_mbuf *m,
 
 static enum step
 classify(const struct sp_port_addr *a, uint16_t port, struct rte_mbuf *m,
-	 struct sp_decap_out *out, struct ep_key *key, struct candidate *c, enum sp_reason *why)
+	 struct sp_decap_out *out, struct candidate *c, enum sp_reason *why)
 {
 	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 
@@ -334,7 +325,7 @@ classify(const struct sp_port_addr *a, uint16_t port, struct rte_mbuf *m,
 	else if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_ARP))
 		*why = sp_arp_input(a, port, m, out);
 	else if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV4))
-		return classify_ipv4(a, port, m, out, key, c, why);
+		return classify_ipv4(a, m, out, c, why);
 	else
 		*why = SP_REASON_NOT_IPV4; /* VLAN tags included: ports are untagged */
 	return *why == SP_REASON_NONE ? STEP_DONE : STEP_DROP;
@@ -363,7 +354,7 @@ within_inbound(struct policer *p, uint32_t rx_len, uint64_t now)
  * False when dropped.
  */
 static bool
-to_slice(struct sp_decap_table *t, const struct candidate *c, uintptr_t value, uint64_t now,
+to_slice(struct sp_decap_table *t, const struct candidate *c, uint32_t value, uint64_t now,
 	 struct sp_decap_out *out, struct sp_lcore_stats *st)
 {
 	uint16_t slice = value >> 16, endpoint = value & UINT16_MAX;
@@ -391,25 +382,22 @@ to_slice(struct sp_decap_table *t, const struct candidate *c, uintptr_t value, u
 	return true;
 }
 
-/* One bulk lookup for the burst's candidates; returns the new number of drops. */
+/* The endpoints of the burst's candidates on port; returns the new number of drops. */
 static uint16_t
-lookup_endpoints(struct sp_decap_table *t, const struct candidate *c,
-		 const struct ep_key *keys, uint16_t nb, struct sp_decap_out *out,
-		 struct sp_lcore_stats *st, struct rte_mbuf **drop, uint16_t nb_drop)
+lookup_endpoints(struct sp_decap_table *t, uint16_t port, const struct candidate *c, uint16_t nb,
+		 struct sp_decap_out *out, struct sp_lcore_stats *st, struct rte_mbuf **drop,
+		 uint16_t nb_drop)
 {
-	const void *key_ptrs[SP_BURST];
-	void *values[SP_BURST];
-	uint64_t hits = 0, now = rte_get_tsc_cycles();
-	uint16_t i;
+	const uint64_t *eps = __atomic_load_n(&t->eps[port], __ATOMIC_ACQUIRE);
+	uint64_t now = rte_get_tsc_cycles();
 
-	for (i = 0; i < nb; i++)
-		key_ptrs[i] = &keys[i];
-	rte_hash_lookup_bulk_data(t->eps, key_ptrs, nb, &hits, values);
-	for (i = 0; i < nb; i++) {
-		if (!(hits & RTE_BIT64(i))) {
+	for (uint16_t i = 0; i < nb; i++) {
+		uint64_t e = eps != NULL ? __atomic_load_n(&eps[c[i].udp_port], __ATOMIC_ACQUIRE) : 0;
+
+		if (!ep_matches(e, c[i].ip_be)) {
 			st->reason[SP_REASON_NO_ENDPOINT]++;
 			drop[nb_drop++] = c[i].m;
-		} else if (!to_slice(t, &c[i], (uintptr_t)values[i], now, out, st)) {
+		} else if (!to_slice(t, &c[i], (uint32_t)e & ~EP_USED, now, out, st)) {
 			drop[nb_drop++] = c[i].m;
 		}
 	}
@@ -422,7 +410,6 @@ sp_decap_burst(struct sp_decap_table *t, uint16_t port, struct rte_mbuf **pkts,
 {
 	const struct sp_port_addr *a = &t->ports[port];
 	struct candidate cand[SP_BURST];
-	struct ep_key keys[SP_BURST];
 	struct rte_mbuf *drop[SP_BURST];
 	uint16_t nb_cand = 0, nb_drop = 0, i;
 	enum sp_reason why;
@@ -433,7 +420,7 @@ sp_decap_burst(struct sp_decap_table *t, uint16_t port, struct rte_mbuf **pkts,
 	out->nb_learn = 0;
 	for (i = 0; i < n; i++) {
 		sp_counter_add(&st->port[port].rx, pkts[i]);
-		switch (classify(a, port, pkts[i], out, &keys[nb_cand], &cand[nb_cand], &why)) {
+		switch (classify(a, port, pkts[i], out, &cand[nb_cand], &why)) {
 		case STEP_LOOKUP:
 			nb_cand++;
 			break;
@@ -446,7 +433,7 @@ sp_decap_burst(struct sp_decap_table *t, uint16_t port, struct rte_mbuf **pkts,
 		}
 	}
 	if (nb_cand > 0)
-		nb_drop = lookup_endpoints(t, cand, keys, nb_cand, out, st, drop, nb_drop);
+		nb_drop = lookup_endpoints(t, port, cand, nb_cand, out, st, drop, nb_drop);
 	if (nb_drop > 0)
 		rte_pktmbuf_free_bulk(drop, nb_drop);
 }

@@ -34,15 +34,6 @@ int sp_decap_set_port(struct sp_decap_table *t, uint16_t port, uint32_t ip_be,
 		      const struct rte_ether_addr *mac);
 
 /*
- * The RCU variable the lcores running sp_decap_burst() report quiescent states
- * on. A deleted endpoint's slot is then reused only after every reader has
- * moved on. Without one, sp_decap_del_endpoint() reuses the slot at once, which
- * is safe only while no lcore reads the table. Returns 0 or a negative errno.
- */
-struct rte_rcu_qsbr;
-int sp_decap_set_rcu(struct sp_decap_table *t, struct rte_rcu_qsbr *v);
-
-/*
  * Police what arrives on endpoint (the index sp_decap_add_endpoint() maps to)
  * to inbound_bps on the wire, frames counted as qm counts them with the
  * default Ethernet overhead; 0: not policed. Set it before adding the
@@ -50,7 +41,12 @@ int sp_decap_set_rcu(struct sp_decap_table *t, struct rte_rcu_qsbr *v);
  */
 int sp_decap_set_inbound(struct sp_decap_table *t, uint16_t endpoint, uint64_t inbound_bps);
 
-/* One writer (management thread); lookups never wait. -EEXIST if taken, -ENOSPC when full. */
+/*
+ * One writer (management thread); lookups never wait. An endpoint is the
+ * port's UDP port at the port's address. -EEXIST if the UDP port is taken
+ * on the port, -ENOSPC when max_endpoints are in, -ENOMEM for the port's
+ * first endpoint (its table takes 512 KiB).
+ */
 int sp_decap_add_endpoint(struct sp_decap_table *t, uint16_t port, uint32_t ip_be,
 			  uint16_t udp_port_be, uint16_t slice, uint16_t endpoint);
 int sp_decap_del_endpoint(struct sp_decap_table *t, uint16_t port, uint32_t ip_be,
@@ -69,7 +65,6 @@ struct sp_decap_out {
  * Classify a received burst (n <= SP_BURST) from one port. Counts port rx,
  * slice rx, endpoint rx and drop reasons into st; frees what it drops.
  * One lcore at a time: it owns the inbound policers.
- * One rte_hash bulk lookup per burst.
  */
 void sp_decap_burst(struct sp_decap_table *t, uint16_t port, struct rte_mbuf **pkts,
 		    uint16_t n, struct sp_decap_out *out, struct sp_lcore_stats *st);

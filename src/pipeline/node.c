@@ -71,11 +71,6 @@ init_addresses(struct sp_node *node, char *err, size_t errlen)
 			 rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
-	/* Released endpoints' slots are reused only after the lcores moved on. */
-	if (sp_decap_set_rcu(node->decap, node->qsbr) < 0) {
-		snprintf(err, errlen, "cannot attach RCU to the endpoint table");
-		return -ENOMEM;
-	}
 	for (uint16_t i = 0; i < node->nb_ports; i++)
 		sp_decap_set_port(node->decap, i, node->ports[i].ip_be, &node->ports[i].mac);
 	for (uint16_t i = 0; i < cfg->nb_neighbors; i++) {

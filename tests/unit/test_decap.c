@@ -18,7 +18,6 @@
 #include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_malloc.h>
-#include <rte_rcu_qsbr.h>
 #include <rte_udp.h>
 
 #include "decap/decap.h"
@@ -567,9 +566,20 @@ test_endpoint_changes(void **state)
 	assert_int_equal(receive(f, len), SP_REASON_NONE);
 	assert_forwarded("z", 1, 7, 11); /* the duplicate did not overwrite it */
 
+	/* The port has one address: another one does not name a second endpoint, nor this one. */
+	assert_int_equal(sp_decap_add_endpoint(table, PORT, RTE_BE32(NODE_IP + 1), udp, 8, 12),
+			 -EEXIST);
+	assert_int_equal(sp_decap_del_endpoint(table, PORT, RTE_BE32(NODE_IP + 1), udp), -ENOENT);
+	/* The same UDP port on another port is another endpoint. */
+	assert_int_equal(sp_decap_add_endpoint(table, PORT2, ip, udp, 8, 12), 0);
+	assert_int_equal(receive(f, len), SP_REASON_NONE);
+	assert_forwarded("z", 1, 7, 11);
+
 	assert_int_equal(sp_decap_del_endpoint(table, PORT, ip, udp), 0);
 	assert_int_equal(receive(f, len), SP_REASON_NO_ENDPOINT);
 	assert_int_equal(sp_decap_del_endpoint(table, PORT, ip, udp), -ENOENT);
+	assert_int_equal(sp_decap_del_endpoint(table, PORT2, ip, udp), 0);
+	assert_int_equal(sp_decap_del_endpoint(table, SP_MAX_PORTS, ip, udp), -EINVAL);
 
 	assert_int_equal(sp_decap_add_endpoint(table, SP_MAX_PORTS, ip, 1, 1, 1), -EINVAL);
 	assert_int_equal(sp_decap_add_endpoint(table, PORT, ip, 1, SP_MAX_SLICES, 1), -EINVAL);
@@ -649,42 +659,13 @@ test_capacity(void **state)
 	for (udp = 1; udp <= 4; udp++)
 		assert_int_equal(sp_decap_add_endpoint(t, PORT, 1, udp, 1, udp), 0);
 	assert_int_equal(sp_decap_add_endpoint(t, PORT, 1, 5, 1, 5), -ENOSPC);
-	/* Without RCU a deleted slot is reusable at once, however often. */
+	/* A deleted endpoint's room is reusable at once, however often. */
 	for (udp = 5; udp < 200; udp++) {
 		assert_int_equal(sp_decap_del_endpoint(t, PORT, 1, udp - 1), 0);
 		assert_int_equal(sp_decap_add_endpoint(t, PORT, 1, udp, 1, 5), 0);
 	}
 	sp_decap_free(t);
 	assert_null(sp_decap_create("decap_zero", 0, SOCKET_ID_ANY));
-}
-
-static void
-test_rcu_reclaim(void **state)
-{
-	struct sp_decap_table *t = sp_decap_create("decap_rcu", 8, SOCKET_ID_ANY);
-	size_t sz = rte_rcu_qsbr_get_memsize(1);
-	struct rte_rcu_qsbr *v = rte_zmalloc("decap_rcu", sz, RTE_CACHE_LINE_SIZE);
-	uint16_t udp;
-
-	(void)state;
-	assert_non_null(t);
-	assert_non_null(v);
-	assert_int_equal(rte_rcu_qsbr_init(v, 1), 0);
-	assert_int_equal(rte_rcu_qsbr_thread_register(v, 0), 0);
-	rte_rcu_qsbr_thread_online(v, 0);
-	assert_int_equal(sp_decap_set_rcu(t, v), 0);
-	assert_int_not_equal(sp_decap_set_rcu(t, v), 0);
-
-	/* Many times the capacity: slots come back once the reader has moved on. */
-	for (udp = 1; udp < 100; udp++) {
-		assert_int_equal(sp_decap_add_endpoint(t, PORT, 1, udp, 1, 1), 0);
-		assert_int_equal(sp_decap_del_endpoint(t, PORT, 1, udp), 0);
-		rte_rcu_qsbr_quiescent(v, 0);
-	}
-	rte_rcu_qsbr_thread_offline(v, 0);
-	rte_rcu_qsbr_thread_unregister(v, 0);
-	sp_decap_free(t);
-	rte_free(v);
 }
 
 int
@@ -709,7 +690,6 @@ main(void)
 		cmocka_unit_test(test_endpoint_changes),
 		cmocka_unit_test(test_inbound_policed),
 		cmocka_unit_test(test_capacity),
-		cmocka_unit_test(test_rcu_reclaim),
 	};
 
 	return cmocka_run_group_tests_name("decap", tests, setup, teardown);
