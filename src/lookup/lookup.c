@@ -596,8 +596,7 @@ lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct sp
 	for (i = 0; i < n; i++) {
 		lk_flow_words(keys[i], w[i]);
 		set[i] = lk_flow_set(s->flows, w[i]);
-		for (unsigned int j = 0; j < LK_FLOW_WAYS; j++)
-			rte_prefetch0(&set[i][j]);
+		rte_prefetch0(set[i]); /* the newest entry, usually the one */
 	}
 	for (i = 0; i < n; i++) {
 		const struct lk_flow *e = lk_flow_find(set[i], v->epoch, w[i]);
