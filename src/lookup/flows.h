@@ -6,12 +6,18 @@
  * of the caches when many slices take turns. Each slice has its own, so its
  * hit rate, like its lookup cost, depends on its own traffic only.
  *
- * Two-way set associative, an entry a cache line, the newest first in its
- * set. An entry holds for the view it was computed on (epochs are never
- * reused, changes.h), so any write, delete or compile publishes a view that
- * makes every entry of the slice stale at once: a write is visible when it
- * returns, as without the cache. Misses are cached too. Only the lookup
- * lcore reads and writes the entries.
+ * Two-way set associative, an entry a cache line. An entry holds for the
+ * view it was computed on (epochs are never reused, changes.h), so any
+ * write, delete or compile publishes a view that makes every entry of the
+ * slice stale at once: a write is visible when it returns, as without the
+ * cache. Misses are cached too. Only the lookup lcore reads and writes it.
+ *
+ * The cache pays only where flows come back while their entries last; on
+ * traffic that does not (more live flows than entries, every packet a new
+ * key) each lookup would pay a hash, a probe and an insert for nothing. So
+ * it counts its hits: a window of LK_FLOW_WINDOW lookups with fewer than a
+ * quarter of them sends the slice's next LK_FLOW_REST lookups straight to
+ * the classifier, after which the cache tries again.
  */
 #ifndef SP_LOOKUP_FLOWS_H
 #define SP_LOOKUP_FLOWS_H
@@ -28,6 +34,8 @@
 /* Entries a slice, in sets of LK_FLOW_WAYS (a power of two): 32 KiB. */
 #define LK_FLOWS 512
 #define LK_FLOW_WAYS 2
+#define LK_FLOW_WINDOW 1024
+#define LK_FLOW_REST 65536
 
 struct lk_flow {
 	uint64_t epoch; /* of the view whose answer this is; 0: empty */
@@ -35,6 +43,37 @@ struct lk_flow {
 	uint32_t pos; /* SP_LOOKUP_MISS: no filter matches */
 	struct sp_result res;
 } __rte_cache_aligned;
+
+struct lk_flows {
+	uint32_t lookups, hits; /* in the current window */
+	uint32_t resting;       /* lookups left that skip the cache */
+	struct lk_flow e[LK_FLOWS] __rte_cache_aligned;
+};
+
+/* False while the cache stands aside. */
+static inline bool
+lk_flows_in_use(struct lk_flows *f)
+{
+	return f->resting == 0;
+}
+
+/* Count a burst's lookups and hits; at the end of a window, rest if they were few. */
+static inline void
+lk_flows_count(struct lk_flows *f, uint32_t lookups, uint32_t hits)
+{
+	if (f->resting > 0) {
+		f->resting -= RTE_MIN(f->resting, lookups);
+		return;
+	}
+	f->lookups += lookups;
+	f->hits += hits;
+	if (f->lookups < LK_FLOW_WINDOW)
+		return;
+	if (f->hits < f->lookups / 4)
+		f->resting = LK_FLOW_REST;
+	f->lookups = 0;
+	f->hits = 0;
+}
 
 /* The key as two overlapping 64-bit words (bytes 0-7 and 6-13): hashed and compared whole. */
 static inline void
@@ -45,13 +84,17 @@ lk_flow_words(const struct sp_key *k, uint64_t w[2])
 	memcpy(&w[1], &k->b[6], sizeof(w[1]));
 }
 
+static inline uint32_t
+lk_flow_hash(const uint64_t w[2])
+{
+	return rte_hash_crc_8byte(w[1], rte_hash_crc_8byte(w[0], 0));
+}
+
 /* The key's set: LK_FLOW_WAYS entries. */
 static inline struct lk_flow *
-lk_flow_set(struct lk_flow *flows, const uint64_t w[2])
+lk_flow_set(struct lk_flows *f, uint32_t h)
 {
-	uint32_t h = rte_hash_crc_8byte(w[1], rte_hash_crc_8byte(w[0], 0));
-
-	return &flows[(h & (LK_FLOWS / LK_FLOW_WAYS - 1)) * LK_FLOW_WAYS];
+	return &f->e[(h & (LK_FLOWS / LK_FLOW_WAYS - 1)) * LK_FLOW_WAYS];
 }
 
 static inline bool
@@ -73,12 +116,17 @@ lk_flow_find(const struct lk_flow *set, uint64_t epoch, const uint64_t w[2])
 	return NULL;
 }
 
-/* Room for a new entry at the front of the set: the oldest goes. */
+/*
+ * The entry of the set a new answer takes: one of an older view (or empty),
+ * else one the key's hash picks (its top bits, which the set did not use).
+ */
 static inline struct lk_flow *
-lk_flow_insert(struct lk_flow *set)
+lk_flow_victim(struct lk_flow *set, uint64_t epoch, uint32_t h)
 {
-	memmove(&set[1], &set[0], (LK_FLOW_WAYS - 1) * sizeof(set[0]));
-	return &set[0];
+	for (unsigned int i = 0; i < LK_FLOW_WAYS; i++)
+		if (set[i].epoch != epoch)
+			return &set[i];
+	return &set[h >> 30 & (LK_FLOW_WAYS - 1)];
 }
 
 #endif

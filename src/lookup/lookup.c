@@ -126,8 +126,8 @@ sp_lookup_slice_add(struct sp_lookup *t, uint16_t slice, uint32_t quota)
 		s->quota = quota;
 		s->hits = rte_zmalloc_socket("lk_hits", quota * sizeof(s->hits[0]),
 					     RTE_CACHE_LINE_SIZE, t->socket);
-		s->flows = rte_zmalloc_socket("lk_flows", LK_FLOWS * sizeof(s->flows[0]),
-					      RTE_CACHE_LINE_SIZE, t->socket);
+		s->flows = rte_zmalloc_socket("lk_flows", sizeof(*s->flows), RTE_CACHE_LINE_SIZE,
+					      t->socket);
 		s->truth = rte_zmalloc_socket("lk_truth", quota * sizeof(s->truth[0]), 0,
 					      t->socket);
 		s->dirty = rte_zmalloc_socket("lk_dirty", words * sizeof(s->dirty[0]), 0,
@@ -588,15 +588,21 @@ lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct sp
 {
 	struct lk_flow *set[LK_BURST];
 	uint64_t w[LK_BURST][2];
+	uint32_t h[LK_BURST];
 	const struct sp_key *miss_keys[LK_BURST];
 	struct sp_result *miss_results[LK_BURST];
 	uint32_t miss_pos[LK_BURST], miss[LK_BURST], nb_miss = 0, i;
 	uint16_t nb_hits = 0;
 
+	if (!lk_flows_in_use(s->flows)) {
+		lk_flows_count(s->flows, n, 0);
+		return lookup_burst(v, s->hits, keys, results, positions, n);
+	}
 	for (i = 0; i < n; i++) {
 		lk_flow_words(keys[i], w[i]);
-		set[i] = lk_flow_set(s->flows, w[i]);
-		rte_prefetch0(set[i]); /* the newest entry, usually the one */
+		h[i] = lk_flow_hash(w[i]);
+		set[i] = lk_flow_set(s->flows, h[i]);
+		rte_prefetch0(set[i]); /* the entry a flow's hits usually find */
 	}
 	for (i = 0; i < n; i++) {
 		const struct lk_flow *e = lk_flow_find(set[i], v->epoch, w[i]);
@@ -614,16 +620,18 @@ lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct sp
 		s->hits[e->pos]++;
 		nb_hits++;
 	}
+	lk_flows_count(s->flows, n, n - nb_miss);
 	if (nb_miss == 0)
 		return nb_hits;
 	nb_hits += lookup_burst(v, s->hits, miss_keys, miss_results, miss_pos, nb_miss);
 	for (i = 0; i < nb_miss; i++) {
+		uint32_t k = miss[i];
 		struct lk_flow *e;
 
-		positions[miss[i]] = miss_pos[i];
-		if (lk_flow_find(set[miss[i]], v->epoch, w[miss[i]]) != NULL)
+		positions[k] = miss_pos[i];
+		if (lk_flow_find(set[k], v->epoch, w[k]) != NULL)
 			continue; /* the burst had the key before */
-		e = lk_flow_insert(set[miss[i]]);
+		e = lk_flow_victim(set[k], v->epoch, h[k]);
 		e->epoch = v->epoch;
 		e->key = *miss_keys[i];
 		e->pos = miss_pos[i];

@@ -21,7 +21,7 @@ extern int sp_lookup_logtype;
 struct lk_slice {
 	struct lk_view *view; /* the lookups': RCU-protected */
 	uint64_t *hits;       /* by position, written by the lookup lcore only */
-	struct lk_flow *flows; /* LK_FLOWS, the lookup lcore's likewise */
+	struct lk_flows *flows; /* the lookup lcore's likewise */
 	uint32_t quota;
 	uint32_t nb_used; /* positions holding a filter */
 	/* The rest is the writer's and the compiler's, under the table's lock. */

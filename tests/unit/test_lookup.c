@@ -20,6 +20,7 @@
 #include <rte_rcu_qsbr.h>
 
 #include "eal_fixture.h"
+#include "lookup/flows.h"
 #include "lookup/lookup.h"
 
 #define MAX_SLICES 8
@@ -376,6 +377,35 @@ test_flow_cache_follows_the_table(void **state)
 	assert_int_equal(sp_lookup_slice_del(t, 1), 0);
 	assert_int_equal(sp_lookup_slice_add(t, 1, 8), 0);
 	assert_int_equal(lookup1(t, 1, ip_key(10, 1, 0, 1), NULL), SP_LOOKUP_MISS);
+}
+
+/*
+ * A run of new keys makes the cache stand aside for a while (flows.h); the
+ * answers stay the table's through the rest, the changes made during it
+ * and the return of the cache, and every hit is counted.
+ */
+static void
+test_flow_cache_rests_on_new_keys(void **state)
+{
+	struct sp_lookup *t = *state;
+	uint16_t tag;
+	uint32_t i;
+
+	assert_int_equal(sp_lookup_slice_add(t, 1, 8), 0);
+	write_ok(t, 1, 3, prefix_filter(10, 0, 0, 0, 8, 3));
+	assert_int_equal(lookup1(t, 1, ip_key(10, 1, 0, 1), &tag), 3);
+	for (i = 0; i < 2 * LK_FLOW_WINDOW; i++)
+		assert_int_equal(lookup1(t, 1, ip_key(10, (uint8_t)(i >> 16), (uint8_t)(i >> 8),
+						    (uint8_t)i), NULL), 3);
+	write_ok(t, 1, 3, prefix_filter(10, 0, 0, 0, 8, 9));
+	for (i = 0; i < LK_FLOW_REST + LK_FLOW_WINDOW; i++) {
+		assert_int_equal(lookup1(t, 1, ip_key(10, 1, 0, 1), &tag), 3);
+		assert_int_equal(tag, 9);
+	}
+	assert_int_equal(hits_at(t, 1, 3), LK_FLOW_REST + LK_FLOW_WINDOW);
+	write_ok(t, 1, 3, prefix_filter(10, 0, 0, 0, 8, 11));
+	assert_int_equal(lookup1(t, 1, ip_key(10, 1, 0, 1), &tag), 3);
+	assert_int_equal(tag, 11);
 }
 
 static void
@@ -923,6 +953,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_every_byte_compiled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hit_counters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flow_cache_follows_the_table, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flow_cache_rests_on_new_keys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_next_lists_positions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors_change_nothing, setup, teardown),
