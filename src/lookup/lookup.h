@@ -8,7 +8,9 @@
  * Engine (docs/lookup.md): per slice, the filters compiled into an rte_acl
  * context by a compiler thread of the table's own, plus the changes made
  * since, searched beside it; the compiler folds changes in when writes
- * pause or the changes grow. A write is visible to lookups when it returns.
+ * pause or the changes grow; in front of both, a flow cache of the slice's
+ * recent answers by exact key (flows.h). A write is visible to lookups when
+ * it returns.
  *
  * Threads: one writer thread calls create/slice/write/delete (read, next
  * and info may come from any thread); one lookup lcore (the NPE's) calls
