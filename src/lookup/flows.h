@@ -45,8 +45,9 @@ struct lk_flow {
 } __rte_cache_aligned;
 
 struct lk_flows {
-	uint32_t lookups, hits; /* in the current window */
-	uint32_t resting;       /* lookups left that skip the cache */
+	uint64_t lookups, hits; /* all along, for sp_lookup_info() (read by other threads) */
+	uint32_t window_lookups, window_hits;
+	uint32_t resting; /* lookups left that skip the cache */
 	struct lk_flow e[LK_FLOWS] __rte_cache_aligned;
 };
 
@@ -61,18 +62,20 @@ lk_flows_in_use(struct lk_flows *f)
 static inline void
 lk_flows_count(struct lk_flows *f, uint32_t lookups, uint32_t hits)
 {
+	__atomic_store_n(&f->lookups, f->lookups + lookups, __ATOMIC_RELAXED);
+	__atomic_store_n(&f->hits, f->hits + hits, __ATOMIC_RELAXED);
 	if (f->resting > 0) {
 		f->resting -= RTE_MIN(f->resting, lookups);
 		return;
 	}
-	f->lookups += lookups;
-	f->hits += hits;
-	if (f->lookups < LK_FLOW_WINDOW)
+	f->window_lookups += lookups;
+	f->window_hits += hits;
+	if (f->window_lookups < LK_FLOW_WINDOW)
 		return;
-	if (f->hits < f->lookups / 4)
-		f->resting = LK_FLOW_REST;
-	f->lookups = 0;
-	f->hits = 0;
+	if (f->window_hits < f->window_lookups / 4)
+		__atomic_store_n(&f->resting, LK_FLOW_REST, __ATOMIC_RELAXED);
+	f->window_lookups = 0;
+	f->window_hits = 0;
 }
 
 /* The key as two overlapping 64-bit words (bytes 0-7 and 6-13): hashed and compared whole. */

@@ -440,6 +440,9 @@ sp_lookup_info(const struct sp_lookup *t, uint16_t slice, struct sp_lookup_info 
 		info->changes = s->view->n;
 		info->copies = s->view->nb_copies;
 		info->classifier = lk_acl_method();
+		info->flow_lookups = __atomic_load_n(&s->flows->lookups, __ATOMIC_RELAXED);
+		info->flow_hits = __atomic_load_n(&s->flows->hits, __ATOMIC_RELAXED);
+		info->flow_resting = __atomic_load_n(&s->flows->resting, __ATOMIC_RELAXED) > 0;
 	}
 	pthread_mutex_unlock(&w->lock);
 	return rc;

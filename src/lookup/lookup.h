@@ -101,6 +101,9 @@ struct sp_lookup_info {
 	uint32_t copies;        /* compiled filters copied beside it for those */
 	bool ranges;            /* rules merged, with port ranges (else one per filter) */
 	const char *classifier; /* the rte_acl classify method */
+	uint64_t flow_lookups;  /* keys looked up since the slice was made (flows.h) */
+	uint64_t flow_hits;     /* of them, answered by the flow cache */
+	bool flow_resting;      /* the cache stands aside: too few hits lately */
 };
 int sp_lookup_info(const struct sp_lookup *t, uint16_t slice, struct sp_lookup_info *info);
 

@@ -115,6 +115,9 @@ def test_slices_forward_to_two_interfaces(std, layout):
         lk = c["lookup"][s.name]
         assert (lk["quota"], lk["filters"]) == (1024, 2), lk  # filter_quota's default
         assert lk["compiled"] + lk["changes"] >= 2 and lk["form"] == "ternary", lk
+        # Every forwarded packet was looked up; a flow's first packet is never a cache hit.
+        assert lk["flow_cache_lookups"] == c["slices"][s.name]["fwd_pkts"], lk
+        assert 0 <= lk["flow_cache_hits"] < lk["flow_cache_lookups"] and lk["flow_cache"] == "in use", lk
 
     # Queues: everything enqueued was sent; nothing left, nothing dropped.
     for s, per_queue in (("alpha", {"0": 4, "1": 3}), ("beta", {"0": 2, "1": 3})):

@@ -388,21 +388,34 @@ static void
 test_flow_cache_rests_on_new_keys(void **state)
 {
 	struct sp_lookup *t = *state;
+	struct sp_lookup_info info;
 	uint16_t tag;
 	uint32_t i;
 
 	assert_int_equal(sp_lookup_slice_add(t, 1, 8), 0);
 	write_ok(t, 1, 3, prefix_filter(10, 0, 0, 0, 8, 3));
 	assert_int_equal(lookup1(t, 1, ip_key(10, 1, 0, 1), &tag), 3);
+	assert_int_equal(lookup1(t, 1, ip_key(10, 1, 0, 1), &tag), 3);
+	assert_int_equal(sp_lookup_info(t, 1, &info), 0);
+	assert_int_equal(info.flow_lookups, 2);
+	assert_int_equal(info.flow_hits, 1);
+	assert_false(info.flow_resting);
 	for (i = 0; i < 2 * LK_FLOW_WINDOW; i++)
 		assert_int_equal(lookup1(t, 1, ip_key(10, (uint8_t)(i >> 16), (uint8_t)(i >> 8),
 						    (uint8_t)i), NULL), 3);
+	assert_int_equal(sp_lookup_info(t, 1, &info), 0);
+	assert_true(info.flow_resting);
+	assert_int_equal(info.flow_lookups, 2 + 2 * LK_FLOW_WINDOW);
 	write_ok(t, 1, 3, prefix_filter(10, 0, 0, 0, 8, 9));
 	for (i = 0; i < LK_FLOW_REST + LK_FLOW_WINDOW; i++) {
 		assert_int_equal(lookup1(t, 1, ip_key(10, 1, 0, 1), &tag), 3);
 		assert_int_equal(tag, 9);
 	}
 	assert_int_equal(hits_at(t, 1, 3), LK_FLOW_REST + LK_FLOW_WINDOW);
+	assert_int_equal(sp_lookup_info(t, 1, &info), 0);
+	assert_false(info.flow_resting);
+	assert_true(info.flow_hits > LK_FLOW_WINDOW);
+	assert_int_equal(info.flow_lookups, 2 + 2 * LK_FLOW_WINDOW + LK_FLOW_REST + LK_FLOW_WINDOW);
 	write_ok(t, 1, 3, prefix_filter(10, 0, 0, 0, 8, 11));
 	assert_int_equal(lookup1(t, 1, ip_key(10, 1, 0, 1), &tag), 3);
 	assert_int_equal(tag, 11);
