@@ -16,7 +16,8 @@
 #
 # The frames are 70 bytes (74 on the wire): 64-byte frames cannot hold a substrate
 # header (42 bytes) plus an inner IPv4/UDP header (28 bytes); all three programs
-# get the same file.
+# get the same file, FLOWS frames (1 to 100000, default 64), each program's mbuf
+# pool sized to hold them (infinite_rx keeps them all).
 #
 # With -F RULES, slice alpha holds the filters of a ClassBench rule file instead of
 # one (expanded by sp-cb-expand, the first whole rules that fit in 131072 filters,
@@ -52,7 +53,7 @@ SPLIT=0
 PY=/usr/bin/python3
 read -r -a EAL_MEM <<<"${BENCH_EAL:---no-huge -m 1024}"
 
-usage() { sed -n '3,38p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '3,40p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 while getopts "d:w:o:f:F:S:Q:2Nh" opt; do
 	case "$opt" in
 	d) DURATION="$OPTARG" ;;
@@ -94,6 +95,9 @@ fi
 [[ "$NSLICES" =~ ^[0-9]+$ ]] && [ "$NSLICES" -ge 2 ] && [ "$NSLICES" -le 250 ] \
 	|| die "-S takes 2 to 250 slices"
 [[ "$NQUEUES" =~ ^[0-9]+$ ]] || die "-Q takes a number of queues"
+# Every frame of the file stays in an mbuf of each program's pool (net_pcap's infinite_rx).
+[[ "$FLOWS" =~ ^[0-9]+$ ]] && [ "$FLOWS" -ge 1 ] && [ "$FLOWS" -le 100000 ] \
+	|| die "-f takes 1 to 100000 flows"
 log "writing $PCAP ($FLOWS flows, $NSLICES slices) and $CONF"
 "$PY" - "$PCAP" "$CONF" "$FLOWS" "$FILTERS" "$NSLICES" "$NQUEUES" "$SPLIT" <<'EOF'
 import json, os, random, socket, sys
@@ -172,7 +176,8 @@ cfg = {
     # one NPE (two with -N, the slices alternating), its tables big enough for its slices
     "npes": [{"filters": sum(quota[n] for n, *_ in slices[e::nnpes]),
               "queues": max(256, queues * len(slices[e::nnpes]))} for e in range(nnpes)],
-    "mbufs": 32768,
+    # net_pcap's infinite_rx holds a copy of every frame of the file in mbufs of the pool
+    "mbufs": max(32768, flows + 16384),
     "lcores": {0: [{"id": 1, "lc": True, "npes": [0]}],
                1: [{"id": 1, "lc": True, "npes": []}, {"id": 2, "npes": [0]}],
                2: [{"id": 1, "lc": True, "npes": [0]}, {"id": 2, "npes": [1]}]}[split],
@@ -290,6 +295,8 @@ EOF
 	RESULT="$mpps"
 }
 
+# l3fwd sizes its pool from the rx queue size (two ports): room for the file's frames too.
+L3FWD_RXD=$(((FLOWS + 2048) / 2 > 1024 ? (FLOWS + 2048) / 2 : 1024))
 VDEVS=(--vdev "net_pcap0,rx_pcap=$PCAP,infinite_rx=1" --vdev "net_null0,no-rx=1")
 # lcore 0: main (slicepathd's management thread, testpmd's prompt), lcore 1: forwarding.
 # l3fwd makes a tx queue per lcore and the pcap vdev has one: it runs on lcore 1 alone.
@@ -304,12 +311,12 @@ measure slicepathd sp-bench-slicepathd "$WORK/slicepathd.log" -- \
 sp="$RESULT"
 measure testpmd sp-bench-testpmd "$WORK/testpmd.log" -- \
 	dpdk-testpmd "${COMMON_EAL[@]}" -l 0,1 --file-prefix sp-bench-testpmd "${VDEVS[@]}" -- \
-	--forward-mode=io --auto-start --stats-period 3600 --total-num-mbufs 16384
+	--forward-mode=io --auto-start --stats-period 3600 --total-num-mbufs "$((FLOWS + 16384))"
 tp="$RESULT"
 measure l3fwd sp-bench-l3fwd "$WORK/l3fwd.log" -- \
 	"$L3FWD" "${COMMON_EAL[@]}" -l 1 --file-prefix sp-bench-l3fwd "${VDEVS[@]}" -- \
 	-p 0x3 -P --parse-ptype --config "(0,0,1),(1,0,1)" \
-	--rule_ipv4 "$WORK/l3fwd-v4.cfg" --rule_ipv6 "$WORK/l3fwd-v6.cfg"
+	--rule_ipv4 "$WORK/l3fwd-v4.cfg" --rule_ipv6 "$WORK/l3fwd-v6.cfg" --rx-queue-size "$L3FWD_RXD"
 l3="$RESULT"
 
 ratio() {
