@@ -53,7 +53,7 @@ SPLIT=0
 PY=/usr/bin/python3
 read -r -a EAL_MEM <<<"${BENCH_EAL:---no-huge -m 1024}"
 
-usage() { sed -n '3,40p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '3,39p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 while getopts "d:w:o:f:F:S:Q:2Nh" opt; do
 	case "$opt" in
 	d) DURATION="$OPTARG" ;;
