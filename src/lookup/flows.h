@@ -12,12 +12,14 @@
  * slice stale at once: a write is visible when it returns, as without the
  * cache. Misses are cached too. Only the lookup lcore reads and writes it.
  *
- * The cache pays only where flows come back while their entries last; on
- * traffic that does not (more live flows than entries, every packet a new
- * key) each lookup would pay a hash, a probe and an insert for nothing. So
- * it counts its hits: a window of LK_FLOW_WINDOW lookups with fewer than a
- * quarter of them sends the slice's next LK_FLOW_REST lookups straight to
- * the classifier, after which the cache tries again.
+ * Whether the cache pays depends on the traffic (do flows come back while
+ * their entries last?) and on what a hit saves: a few nanoseconds for a
+ * small table the caches hold, hundreds for tries they do not. A fixed hit
+ * rate cannot tell those apart, so the cache times itself: after each
+ * period of LK_FLOW_PERIOD lookups in the mode it chose, it takes
+ * LK_FLOW_PROBE lookups with the cache (refilling it) and LK_FLOW_PROBE
+ * with it (timed), then LK_FLOW_PROBE without it (timed), and keeps for
+ * the next period whichever cost fewer TSC cycles a lookup.
  */
 #ifndef SP_LOOKUP_FLOWS_H
 #define SP_LOOKUP_FLOWS_H
@@ -31,11 +33,11 @@
 
 #include "lookup.h"
 
-/* Entries a slice, in sets of LK_FLOW_WAYS (a power of two): 32 KiB. */
-#define LK_FLOWS 512
+/* Entries a slice, in sets of LK_FLOW_WAYS (a power of two): 64 KiB. */
+#define LK_FLOWS 1024
 #define LK_FLOW_WAYS 2
-#define LK_FLOW_WINDOW 1024
-#define LK_FLOW_REST 65536
+#define LK_FLOW_PERIOD 262144
+#define LK_FLOW_PROBE 256
 
 struct lk_flow {
 	uint64_t epoch; /* of the view whose answer this is; 0: empty */
@@ -44,38 +46,79 @@ struct lk_flow {
 	struct sp_result res;
 } __rte_cache_aligned;
 
+/* What a slice's lookups do with the cache now; zero (a new slice) ends a period at once. */
+enum lk_flow_phase {
+	LK_FLOW_RUN,      /* the mode chosen (off: without the cache) */
+	LK_FLOW_WARM,     /* with, refilling it */
+	LK_FLOW_TIME_ON,  /* with, timed */
+	LK_FLOW_TIME_OFF, /* without, timed */
+};
+
 struct lk_flows {
 	uint64_t lookups, hits; /* all along, for sp_lookup_info() (read by other threads) */
-	uint32_t window_lookups, window_hits;
-	uint32_t resting; /* lookups left that skip the cache */
+	bool off;               /* the period runs without the cache (read likewise) */
+	uint8_t phase;          /* enum lk_flow_phase */
+	uint32_t left;          /* lookups left in the phase */
+	uint64_t cycles[2];     /* TSC cycles timed without [0] and with [1] the cache */
+	uint32_t timed[2];      /* lookups timed likewise */
 	struct lk_flow e[LK_FLOWS] __rte_cache_aligned;
 };
 
-/* False while the cache stands aside. */
+/* Whether the next burst uses the cache; *timed: whether to time it. */
 static inline bool
-lk_flows_in_use(struct lk_flows *f)
+lk_flows_use(const struct lk_flows *f, bool *timed)
 {
-	return f->resting == 0;
+	*timed = f->phase == LK_FLOW_TIME_ON || f->phase == LK_FLOW_TIME_OFF;
+	if (f->phase == LK_FLOW_RUN)
+		return !f->off;
+	return f->phase != LK_FLOW_TIME_OFF;
 }
 
-/* Count a burst's lookups and hits; at the end of a window, rest if they were few. */
-static inline void
-lk_flows_count(struct lk_flows *f, uint32_t lookups, uint32_t hits)
+/* With the cache (true) or without: whichever took fewer cycles a lookup (a tie: with). */
+static inline bool
+lk_flows_choose(const uint64_t cycles[2], const uint32_t timed[2])
 {
-	__atomic_store_n(&f->lookups, f->lookups + lookups, __ATOMIC_RELAXED);
+	return cycles[1] * timed[0] <= cycles[0] * timed[1];
+}
+
+/*
+ * Count a burst of n lookups, hits of them answered by the cache, that took
+ * cycles if it was timed, used (or not) the cache; move to the next phase
+ * when this one is done.
+ */
+static inline void
+lk_flows_count(struct lk_flows *f, uint32_t n, uint32_t hits, bool used, bool timed,
+	       uint64_t cycles)
+{
+	__atomic_store_n(&f->lookups, f->lookups + n, __ATOMIC_RELAXED);
 	__atomic_store_n(&f->hits, f->hits + hits, __ATOMIC_RELAXED);
-	if (f->resting > 0) {
-		f->resting -= RTE_MIN(f->resting, lookups);
+	if (timed) {
+		f->cycles[used] += cycles;
+		f->timed[used] += n;
+	}
+	if (f->left > n) {
+		f->left -= n;
 		return;
 	}
-	f->window_lookups += lookups;
-	f->window_hits += hits;
-	if (f->window_lookups < LK_FLOW_WINDOW)
-		return;
-	if (f->window_hits < f->window_lookups / 4)
-		__atomic_store_n(&f->resting, LK_FLOW_REST, __ATOMIC_RELAXED);
-	f->window_lookups = 0;
-	f->window_hits = 0;
+	f->left = LK_FLOW_PROBE;
+	switch (f->phase) {
+	case LK_FLOW_RUN:
+		f->phase = LK_FLOW_WARM;
+		break;
+	case LK_FLOW_WARM:
+		memset(f->cycles, 0, sizeof(f->cycles));
+		memset(f->timed, 0, sizeof(f->timed));
+		f->phase = LK_FLOW_TIME_ON;
+		break;
+	case LK_FLOW_TIME_ON:
+		f->phase = LK_FLOW_TIME_OFF;
+		break;
+	default:
+		__atomic_store_n(&f->off, !lk_flows_choose(f->cycles, f->timed), __ATOMIC_RELAXED);
+		f->phase = LK_FLOW_RUN;
+		f->left = LK_FLOW_PERIOD;
+		break;
+	}
 }
 
 /* The key as two overlapping 64-bit words (bytes 0-7 and 6-13): hashed and compared whole. */

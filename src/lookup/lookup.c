@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_prefetch.h>
@@ -442,7 +443,7 @@ sp_lookup_info(const struct sp_lookup *t, uint16_t slice, struct sp_lookup_info 
 		info->classifier = lk_acl_method();
 		info->flow_lookups = __atomic_load_n(&s->flows->lookups, __ATOMIC_RELAXED);
 		info->flow_hits = __atomic_load_n(&s->flows->hits, __ATOMIC_RELAXED);
-		info->flow_resting = __atomic_load_n(&s->flows->resting, __ATOMIC_RELAXED) > 0;
+		info->flow_resting = __atomic_load_n(&s->flows->off, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&w->lock);
 	return rc;
@@ -596,10 +597,13 @@ lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct sp
 	struct sp_result *miss_results[LK_BURST];
 	uint32_t miss_pos[LK_BURST], miss[LK_BURST], nb_miss = 0, i;
 	uint16_t nb_hits = 0;
+	bool timed, use = lk_flows_use(s->flows, &timed);
+	uint64_t start = timed ? rte_rdtsc() : 0;
 
-	if (!lk_flows_in_use(s->flows)) {
-		lk_flows_count(s->flows, n, 0);
-		return lookup_burst(v, s->hits, keys, results, positions, n);
+	if (!use) {
+		nb_hits = lookup_burst(v, s->hits, keys, results, positions, n);
+		lk_flows_count(s->flows, n, 0, false, timed, timed ? rte_rdtsc() - start : 0);
+		return nb_hits;
 	}
 	for (i = 0; i < n; i++) {
 		lk_flow_words(keys[i], w[i]);
@@ -623,9 +627,10 @@ lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct sp
 		s->hits[e->pos]++;
 		nb_hits++;
 	}
-	lk_flows_count(s->flows, n, n - nb_miss);
-	if (nb_miss == 0)
+	if (nb_miss == 0) {
+		lk_flows_count(s->flows, n, n, true, timed, timed ? rte_rdtsc() - start : 0);
 		return nb_hits;
+	}
 	nb_hits += lookup_burst(v, s->hits, miss_keys, miss_results, miss_pos, nb_miss);
 	for (i = 0; i < nb_miss; i++) {
 		uint32_t k = miss[i];
@@ -641,6 +646,7 @@ lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct sp
 		if (miss_pos[i] != SP_LOOKUP_MISS)
 			e->res = *miss_results[i];
 	}
+	lk_flows_count(s->flows, n, n - nb_miss, true, timed, timed ? rte_rdtsc() - start : 0);
 	return nb_hits;
 }
 

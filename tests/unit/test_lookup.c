@@ -380,45 +380,53 @@ test_flow_cache_follows_the_table(void **state)
 }
 
 /*
- * A run of new keys makes the cache stand aside for a while (flows.h); the
- * answers stay the table's through the rest, the changes made during it
- * and the return of the cache, and every hit is counted.
+ * The cache times itself with and without (flows.h): through a period and
+ * its probes, new keys and repeated ones, and changes made in every phase,
+ * each answer and hit count is the table's, and every lookup is counted.
  */
 static void
-test_flow_cache_rests_on_new_keys(void **state)
+test_flow_cache_answers_through_its_phases(void **state)
 {
 	struct sp_lookup *t = *state;
+	const uint32_t total = LK_FLOW_PERIOD + 8 * LK_FLOW_PROBE;
 	struct sp_lookup_info info;
-	uint16_t tag;
-	uint32_t i;
+	uint32_t i, since_write = 0;
+	uint16_t tag, want = 3;
 
 	assert_int_equal(sp_lookup_slice_add(t, 1, 8), 0);
-	write_ok(t, 1, 3, prefix_filter(10, 0, 0, 0, 8, 3));
-	assert_int_equal(lookup1(t, 1, ip_key(10, 1, 0, 1), &tag), 3);
-	assert_int_equal(lookup1(t, 1, ip_key(10, 1, 0, 1), &tag), 3);
-	assert_int_equal(sp_lookup_info(t, 1, &info), 0);
-	assert_int_equal(info.flow_lookups, 2);
-	assert_int_equal(info.flow_hits, 1);
-	assert_false(info.flow_resting);
-	for (i = 0; i < 2 * LK_FLOW_WINDOW; i++)
-		assert_int_equal(lookup1(t, 1, ip_key(10, (uint8_t)(i >> 16), (uint8_t)(i >> 8),
-						    (uint8_t)i), NULL), 3);
-	assert_int_equal(sp_lookup_info(t, 1, &info), 0);
-	assert_true(info.flow_resting);
-	assert_int_equal(info.flow_lookups, 2 + 2 * LK_FLOW_WINDOW);
-	write_ok(t, 1, 3, prefix_filter(10, 0, 0, 0, 8, 9));
-	for (i = 0; i < LK_FLOW_REST + LK_FLOW_WINDOW; i++) {
-		assert_int_equal(lookup1(t, 1, ip_key(10, 1, 0, 1), &tag), 3);
-		assert_int_equal(tag, 9);
+	write_ok(t, 1, 3, prefix_filter(10, 0, 0, 0, 8, want));
+	for (i = 0; i < total; i++) {
+		/* Every third key new, the others one of eight; a change every 100 * 2^k lookups. */
+		struct sp_key k = i % 3 == 0 ? ip_key(10, (uint8_t)(i >> 16), (uint8_t)(i >> 8), (uint8_t)i)
+					     : ip_key(10, 1, 0, (uint8_t)(i % 8));
+
+		if (i > 0 && (i % 100 == 0) && ((i / 100) & (i / 100 - 1)) == 0) {
+			want = (uint16_t)(i / 100);
+			write_ok(t, 1, 3, prefix_filter(10, 0, 0, 0, 8, want));
+			since_write = 0;
+		}
+		assert_int_equal(lookup1(t, 1, k, &tag), 3);
+		assert_int_equal(tag, want);
+		since_write++;
 	}
-	assert_int_equal(hits_at(t, 1, 3), LK_FLOW_REST + LK_FLOW_WINDOW);
+	assert_int_equal(hits_at(t, 1, 3), since_write);
 	assert_int_equal(sp_lookup_info(t, 1, &info), 0);
-	assert_false(info.flow_resting);
-	assert_true(info.flow_hits > LK_FLOW_WINDOW);
-	assert_int_equal(info.flow_lookups, 2 + 2 * LK_FLOW_WINDOW + LK_FLOW_REST + LK_FLOW_WINDOW);
-	write_ok(t, 1, 3, prefix_filter(10, 0, 0, 0, 8, 11));
-	assert_int_equal(lookup1(t, 1, ip_key(10, 1, 0, 1), &tag), 3);
-	assert_int_equal(tag, 11);
+	assert_int_equal(info.flow_lookups, total);
+	assert_true(info.flow_hits > 0 && info.flow_hits < total);
+}
+
+/* The mode that cost fewer cycles a lookup is kept; a tie keeps the cache. */
+static void
+test_flow_cache_choice(void **state)
+{
+	(void)state;
+	assert_true(lk_flows_choose((const uint64_t[2]){1000, 500}, (const uint32_t[2]){100, 100}));
+	assert_false(lk_flows_choose((const uint64_t[2]){500, 1000}, (const uint32_t[2]){100, 100}));
+	assert_true(lk_flows_choose((const uint64_t[2]){500, 500}, (const uint32_t[2]){100, 100}));
+	/* per lookup: 10 without, 12.5 with */
+	assert_false(lk_flows_choose((const uint64_t[2]){1000, 2500}, (const uint32_t[2]){100, 200}));
+	/* per lookup: 10 without, 7.5 with */
+	assert_true(lk_flows_choose((const uint64_t[2]){1000, 1500}, (const uint32_t[2]){100, 200}));
 }
 
 static void
@@ -966,7 +974,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_every_byte_compiled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hit_counters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flow_cache_follows_the_table, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_flow_cache_rests_on_new_keys, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flow_cache_answers_through_its_phases, setup,
+						teardown),
+		cmocka_unit_test(test_flow_cache_choice),
 		cmocka_unit_test_setup_teardown(test_read_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_next_lists_positions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors_change_nothing, setup, teardown),
