@@ -582,6 +582,13 @@ lookup_burst(const struct lk_view *v, uint64_t *hits, const struct sp_key *const
 	return nb_hits;
 }
 
+/* TSC cycles since start, for a burst the flow cache times (else 0). */
+static inline uint64_t
+cycles_since(bool timed, uint64_t start)
+{
+	return timed ? rte_rdtsc() - start : 0;
+}
+
 /*
  * Answers from the slice's flow cache where it holds them (flows.h), the
  * classifier's for the others in one batch, which then fill the cache.
@@ -602,7 +609,7 @@ lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct sp
 
 	if (!use) {
 		nb_hits = lookup_burst(v, s->hits, keys, results, positions, n);
-		lk_flows_count(s->flows, n, 0, false, timed, timed ? rte_rdtsc() - start : 0);
+		lk_flows_count(s->flows, n, 0, false, timed, cycles_since(timed, start));
 		return nb_hits;
 	}
 	for (i = 0; i < n; i++) {
@@ -628,7 +635,7 @@ lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct sp
 		nb_hits++;
 	}
 	if (nb_miss == 0) {
-		lk_flows_count(s->flows, n, n, true, timed, timed ? rte_rdtsc() - start : 0);
+		lk_flows_count(s->flows, n, n, true, timed, cycles_since(timed, start));
 		return nb_hits;
 	}
 	nb_hits += lookup_burst(v, s->hits, miss_keys, miss_results, miss_pos, nb_miss);
@@ -646,7 +653,7 @@ lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct sp
 		if (miss_pos[i] != SP_LOOKUP_MISS)
 			e->res = *miss_results[i];
 	}
-	lk_flows_count(s->flows, n, n - nb_miss, true, timed, timed ? rte_rdtsc() - start : 0);
+	lk_flows_count(s->flows, n, n - nb_miss, true, timed, cycles_since(timed, start));
 	return nb_hits;
 }
 
