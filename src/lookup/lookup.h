@@ -103,7 +103,7 @@ struct sp_lookup_info {
 	const char *classifier; /* the rte_acl classify method */
 	uint64_t flow_lookups;  /* keys looked up since the slice was made (flows.h) */
 	uint64_t flow_hits;     /* of them, answered by the flow cache */
-	bool flow_resting;      /* the cache stands aside: too few hits lately */
+	bool flow_resting;      /* the cache stands aside: it timed slower than the classifier */
 };
 int sp_lookup_info(const struct sp_lookup *t, uint16_t slice, struct sp_lookup_info *info);
 

@@ -103,7 +103,12 @@ class Dut:
         directory (runs would otherwise pile them up in /tmp and /var/run/dpdk)."""
         for s in self.sockets:
             s.unlink(missing_ok=True)
-        shutil.rmtree(Path("/var/run/dpdk") / self.prefix, ignore_errors=True)
+        remove_runtime_dir(self.prefix)
+
+
+def remove_runtime_dir(prefix):
+    """DPDK's runtime directory of a stopped process of that --file-prefix."""
+    shutil.rmtree(Path("/var/run/dpdk") / prefix, ignore_errors=True)
 
 
 class Slicepathd(Dut):

@@ -6,12 +6,10 @@ ports, with -H so that the device stops before the generator lets go of the port
 import csv
 import json
 import os
-import shutil
 import subprocess
 import time
-from pathlib import Path
 
-from .dut import BUILD, EAL, memif
+from .dut import BUILD, EAL, memif, remove_runtime_dir
 
 GEN = BUILD / "tools" / "gen" / "slicepath-gen"
 
@@ -57,7 +55,7 @@ def run(dut, spec, workdir, tag, during=None, timeout=None):
         dut.stop()
         p.communicate(input="", timeout=30)
         log.close()
-        shutil.rmtree(Path("/var/run/dpdk") / prefix, ignore_errors=True)
+        remove_runtime_dir(prefix)
     if summary is None:
         raise GenError(f"slicepath-gen gave no summary (exit {p.returncode}); its log: "
                        f"{workdir / (tag + '-gen.log')}")
