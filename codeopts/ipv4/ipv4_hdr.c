@@ -15,6 +15,7 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
+#include <slicepath/cksum.h>
 #include <slicepath/codeopt.h>
 #include <slicepath/ipv4.h>
 
@@ -38,7 +39,7 @@ header_error(const struct rte_ipv4_hdr *ip, uint32_t pkt_len)
 	if (tlen < hlen || tlen > pkt_len)
 		return SP_REASON_BAD_HDR_LEN;
 	/* The one's complement sum over a correct header, checksum included, is all ones. */
-	if (rte_raw_cksum(ip, hlen) != 0xffff)
+	if (!sp_ipv4_hdr_cksum_ok(ip, hlen))
 		return SP_REASON_BAD_CHECKSUM;
 	return SP_REASON_NONE;
 }

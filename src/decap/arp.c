@@ -12,6 +12,8 @@
 #include <rte_byteorder.h>
 #include <rte_icmp.h>
 
+#include <slicepath/cksum.h>
+
 #include "arp.h"
 
 /* TTL of the echo replies we originate (the usual host default). */
@@ -133,7 +135,7 @@ echo_reply(const struct sp_port_addr *a, struct rte_ether_hdr *eth, struct rte_i
 	ip->src_addr = a->ip_be;
 	ip->time_to_live = ECHO_REPLY_TTL;
 	ip->hdr_checksum = 0;
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	ip->hdr_checksum = sp_ipv4_hdr_cksum(ip, rte_ipv4_hdr_len(ip));
 
 	eth->dst_addr = eth->src_addr;
 	eth->src_addr = a->mac;

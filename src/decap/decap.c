@@ -19,6 +19,8 @@
 #include <rte_malloc.h>
 #include <rte_udp.h>
 
+#include <slicepath/cksum.h>
+
 #include "../common/tbucket.h"
 #include "arp.h"
 #include "decap.h"
@@ -244,7 +246,7 @@ check_ipv4(struct rte_mbuf *m, struct rte_ipv4_hdr *ip)
 	if (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN + hlen || total > avail)
 		return SP_REASON_TRUNCATED;
 	/* A header with the right checksum sums to all ones. */
-	if (rte_raw_cksum(ip, hlen) != UINT16_MAX)
+	if (!sp_ipv4_hdr_cksum_ok(ip, hlen))
 		return SP_REASON_BAD_IP_HEADER;
 	if (!trim_to(m, RTE_ETHER_HDR_LEN + total))
 		return SP_REASON_TRUNCATED;

@@ -4,6 +4,8 @@
 #include <rte_ip.h>
 #include <rte_udp.h>
 
+#include <slicepath/cksum.h>
+
 #include "pipeline.h"
 
 #define OUTER_TTL 64
@@ -56,7 +58,7 @@ write_outer(struct rte_mbuf *m, const struct sp_port *port, const struct sp_endp
 	h->ip.src_addr = ep->ip_be;
 	h->ip.dst_addr = res->nh_ip;
 	h->ip.hdr_checksum = 0;
-	h->ip.hdr_checksum = rte_ipv4_cksum(&h->ip);
+	h->ip.hdr_checksum = sp_ipv4_hdr_cksum(&h->ip, sizeof(h->ip));
 	h->udp.src_port = ep->udp_port_be;
 	h->udp.dst_port = res->nh_port;
 	h->udp.dgram_len = rte_cpu_to_be_16(inner + sizeof(h->udp));

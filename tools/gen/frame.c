@@ -13,6 +13,8 @@
 #include <rte_ip.h>
 #include <rte_udp.h>
 
+#include <slicepath/cksum.h>
+
 #include "gen.h"
 
 #define OUTER_LEN GEN_OUTER_LEN
@@ -33,7 +35,7 @@ ipv4_header(struct rte_ipv4_hdr *ip, uint32_t src, uint32_t dst, uint8_t ttl, ui
 		.src_addr = src,
 		.dst_addr = dst,
 	};
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	ip->hdr_checksum = sp_ipv4_hdr_cksum(ip, rte_ipv4_hdr_len(ip));
 }
 
 static void
@@ -106,7 +108,7 @@ gen_frame_fill(const struct gen_stream *s, uint8_t *buf, uint64_t seq, uint64_t 
 	} else if (flow != 0) {
 		ip->dst_addr = rte_cpu_to_be_32(rte_be_to_cpu_32(s->spec->inner_dst) + flow);
 		ip->hdr_checksum = 0;
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		ip->hdr_checksum = sp_ipv4_hdr_cksum(ip, rte_ipv4_hdr_len(ip));
 	}
 	if (s->spec->payload >= GEN_SIG_LEN)
 		memcpy(buf + OUTER_LEN + s->spec->inner_len, &sig, sizeof(sig));

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * IPv4 header checksums (include/slicepath/cksum.h): a header from the wire,
+ * then random headers of every length against DPDK's own rte_raw_cksum and
+ * rte_ipv4_cksum, and the carries of an all-ones header.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_ip.h>
+
+#include <slicepath/cksum.h>
+
+/* A captured header (192.168.0.1 to 192.168.0.199, UDP): its checksum is 0xb861. */
+static void
+test_known_header(void **state)
+{
+	uint8_t h[20] = {0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11,
+			 0xb8, 0x61, 0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7};
+	uint16_t c;
+
+	(void)state;
+	assert_true(sp_ipv4_hdr_cksum_ok(h, sizeof(h)));
+	h[8]--; /* a router's TTL decrement without the checksum update */
+	assert_false(sp_ipv4_hdr_cksum_ok(h, sizeof(h)));
+	h[8]++;
+	h[10] = h[11] = 0;
+	c = sp_ipv4_hdr_cksum(h, sizeof(h));
+	memcpy(&h[10], &c, sizeof(c));
+	assert_int_equal(h[10], 0xb8);
+	assert_int_equal(h[11], 0x61);
+}
+
+/* Every header length, random bytes: the same sums and checksums as DPDK's. */
+static void
+test_random_headers_as_dpdk(void **state)
+{
+	uint32_t words[15];
+
+	(void)state;
+	srand(7);
+	for (int i = 0; i < 200000; i++) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)words;
+		unsigned int hlen = 20 + 4 * (unsigned int)(i % 11);
+
+		for (unsigned int w = 0; w < RTE_DIM(words); w++)
+			words[w] = (uint32_t)rand() ^ (uint32_t)rand() << 16;
+		assert_int_equal(sp_ipv4_hdr_sum(ip, hlen), rte_raw_cksum(ip, hlen));
+		ip->version_ihl = (uint8_t)(0x40 | hlen / 4);
+		ip->hdr_checksum = 0;
+		assert_int_equal(sp_ipv4_hdr_cksum(ip, hlen), rte_ipv4_cksum(ip));
+		ip->hdr_checksum = sp_ipv4_hdr_cksum(ip, hlen);
+		assert_true(sp_ipv4_hdr_cksum_ok(ip, hlen));
+		words[i % (hlen / 4)] ^= 1u << (i % 32);
+		assert_false(sp_ipv4_hdr_cksum_ok(ip, hlen));
+	}
+}
+
+/* The largest sum there is: 15 words of all ones carry out of every fold. */
+static void
+test_all_ones(void **state)
+{
+	uint8_t h[60];
+
+	(void)state;
+	memset(h, 0xff, sizeof(h));
+	for (unsigned int hlen = 20; hlen <= sizeof(h); hlen += 4)
+		assert_int_equal(sp_ipv4_hdr_sum(h, hlen), rte_raw_cksum(h, hlen));
+	assert_true(sp_ipv4_hdr_cksum_ok(h, sizeof(h)));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_known_header),
+		cmocka_unit_test(test_random_headers_as_dpdk),
+		cmocka_unit_test(test_all_ones),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
