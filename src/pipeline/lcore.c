@@ -79,13 +79,26 @@ tx_flush(struct lcore_ctx *c, uint16_t port)
 	memmove(tx->held, tx->held + sent, tx->nb_held * sizeof(tx->held[0]));
 }
 
-/* How many more frames (up to a burst) the port's hold takes, handed to the port first if full. */
+/*
+ * How many more frames the port's hold takes (handed to the port first if
+ * full), at *at: the queue manager and the rings fill it in place, and
+ * hold_filled() counts what they put there.
+ */
 static uint16_t
-tx_room(struct lcore_ctx *c, uint16_t port)
+hold_room(struct lcore_ctx *c, uint16_t port, struct rte_mbuf ***at)
 {
-	if (c->tx[port].nb_held == TX_HOLD)
+	struct tx_port *tx = &c->tx[port];
+
+	if (tx->nb_held == TX_HOLD)
 		tx_flush(c, port);
-	return RTE_MIN((uint16_t)SP_BURST, (uint16_t)(TX_HOLD - c->tx[port].nb_held));
+	*at = &tx->held[tx->nb_held];
+	return (uint16_t)(TX_HOLD - tx->nb_held);
+}
+
+static void
+hold_filled(struct lcore_ctx *c, uint16_t port, uint16_t n)
+{
+	c->tx[port].nb_held += n;
 }
 
 /* SPP's switch from Line Card to NPE: by the slice's NPE. */
@@ -184,37 +197,30 @@ lc_rx(struct lcore_ctx *c)
 }
 
 /*
- * How many frames the NPE may hand for port p now: what the hold takes (on
- * the LC lcore, flushed to the port first when full) or the tx ring.
- */
-static uint16_t
-output_room(struct lcore_ctx *c, struct sp_npe *npe, uint16_t p)
-{
-	if (!npe->on_lc)
-		return (uint16_t)RTE_MIN((unsigned int)SP_BURST, rte_ring_free_count(npe->tx_ring[p]));
-	return tx_room(c, p);
-}
-
-/*
- * Queue manager output of an NPE, to the tx holds (on the LC lcore) or into
+ * Queue manager output of an NPE, into the tx holds (on the LC lcore) or
  * the NPE's tx rings: up to a round's worth a port, as much as a round may
  * bring in, never more than the hold or ring takes.
  */
 static void
 npe_output(struct lcore_ctx *c, struct sp_npe *npe)
 {
-	struct rte_mbuf *pkts[SP_BURST];
+	struct rte_mbuf *pkts[SP_BURST], **out = pkts;
 	uint64_t now = rte_rdtsc();
 
 	for (uint16_t p = 0; p < c->node->nb_ports; p++) {
 		for (unsigned int done = 0; done < SP_NPE_ROUND;) {
-			uint16_t max = output_room(c, npe, p), n;
+			uint16_t max, n;
 
-			n = max == 0 ? 0 : sp_qm_dequeue_burst(npe->qm, p, now, pkts, max);
+			if (npe->on_lc)
+				max = hold_room(c, p, &out);
+			else
+				max = (uint16_t)RTE_MIN((unsigned int)SP_BURST,
+							rte_ring_free_count(npe->tx_ring[p]));
+			n = max == 0 ? 0 : sp_qm_dequeue_burst(npe->qm, p, now, out, max);
 			if (n == 0)
 				break;
 			if (npe->on_lc)
-				tx_burst(c, p, pkts, n);
+				hold_filled(c, p, n);
 			else
 				rte_ring_enqueue_burst(npe->tx_ring[p], (void **)pkts, n, NULL);
 			done += n;
@@ -240,7 +246,7 @@ static void
 lc_tx(struct lcore_ctx *c)
 {
 	struct sp_node *node = c->node;
-	struct rte_mbuf *pkts[SP_BURST];
+	struct rte_mbuf *pkts[SP_BURST], **at;
 	unsigned int n;
 
 	for (uint16_t e = 0; e < node->nb_npes; e++) {
@@ -249,11 +255,13 @@ lc_tx(struct lcore_ctx *c)
 		for (uint16_t p = 0; p < node->nb_ports; p++) {
 			/* What the hold cannot take waits in the ring, then in the NPE's queues. */
 			for (unsigned int done = 0; done < SP_NPE_ROUND; done += n) {
-				n = rte_ring_dequeue_burst(node->npes[e].tx_ring[p], (void **)pkts,
-							   tx_room(c, p), NULL);
+				uint16_t room = hold_room(c, p, &at);
+
+				n = rte_ring_dequeue_burst(node->npes[e].tx_ring[p], (void **)at, room,
+							   NULL);
 				if (n == 0)
 					break;
-				tx_burst(c, p, pkts, (uint16_t)n);
+				hold_filled(c, p, (uint16_t)n);
 			}
 		}
 	}
