@@ -77,7 +77,7 @@ request_resolution(const struct sp_node *node, uint16_t port, uint32_t ip_be)
 	rte_ring_enqueue(node->resolve_ring, (void *)(uintptr_t)req);
 }
 
-void
+uint16_t
 sp_encap_burst(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n)
 {
 	const struct sp_endpoint *eps[SP_BURST];
@@ -112,7 +112,7 @@ sp_encap_burst(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n)
 		idx[k++] = i;
 	}
 	if (k == 0)
-		return;
+		return 0;
 	hit = sp_neigh_get_bulk(node->neigh, ports, ips, k, macs);
 	for (uint16_t j = 0; j < k; j++) {
 		struct rte_mbuf *m = pkts[idx[j]];
@@ -124,4 +124,5 @@ sp_encap_burst(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n)
 		}
 		write_outer(m, &node->ports[ports[j]], eps[j], &sp_meta(m)->result, &macs[j]);
 	}
+	return (uint16_t)__builtin_popcountll(hit);
 }

@@ -66,28 +66,39 @@ sp_retire_burst(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n,
 		retire_chunk(node, &pkts[off], RTE_MIN((uint16_t)SP_BURST, (uint16_t)(n - off)), st);
 }
 
-/* Move the packets whose verdict is v to the front (keeping order) and the
- * others behind them; returns how many have it. */
+/*
+ * Order pkts by verdict, each kept in arrival order: SP_FORWARD first, then
+ * SP_ROUTED (*routed of them), then the rest. Returns how many forward.
+ */
 static uint16_t
-partition_verdict(struct rte_mbuf **pkts, uint16_t n, enum sp_verdict v)
+partition_verdicts(struct rte_mbuf **pkts, uint16_t n, uint16_t *routed)
 {
-	struct rte_mbuf *out[SP_BURST];
-	uint16_t f = 0, o = 0;
+	struct rte_mbuf *r[SP_BURST], *other[SP_BURST];
+	uint16_t f = 0, nr = 0, no = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
-		if (sp_meta(pkts[i])->verdict == v)
+		uint8_t v = sp_meta(pkts[i])->verdict;
+
+		if (v == SP_FORWARD)
 			pkts[f++] = pkts[i];
+		else if (v == SP_ROUTED)
+			r[nr++] = pkts[i];
 		else
-			out[o++] = pkts[i];
+			other[no++] = pkts[i];
 	}
-	memcpy(&pkts[f], out, o * sizeof(*out));
+	memcpy(&pkts[f], r, nr * sizeof(r[0]));
+	memcpy(&pkts[f + nr], other, no * sizeof(other[0]));
+	*routed = nr;
 	return f;
 }
 
+/* The packets still SP_FORWARD to the front, in order; returns how many. */
 static uint16_t
 partition_forward(struct rte_mbuf **pkts, uint16_t n)
 {
-	return partition_verdict(pkts, n, SP_FORWARD);
+	uint16_t routed; /* none left by now */
+
+	return partition_verdicts(pkts, n, &routed);
 }
 
 /* Packets parse() routed itself rejoin the others after the lookup. */
@@ -102,13 +113,14 @@ take_routed(struct rte_mbuf **pkts, uint16_t n)
 	}
 }
 
-/* SPP's TCAM lookup for one slice's packets. */
-static void
+/* SPP's TCAM lookup for one slice's packets; returns how many missed (now exceptions). */
+static uint16_t
 lookup(struct sp_npe *npe, uint16_t slice, struct rte_mbuf **pkts, uint16_t n)
 {
 	const struct sp_key *keys[SP_BURST];
 	struct sp_result *results[SP_BURST];
 	uint32_t positions[SP_BURST];
+	uint16_t misses = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
 		keys[i] = &sp_meta(pkts[i])->key;
@@ -116,11 +128,14 @@ lookup(struct sp_npe *npe, uint16_t slice, struct rte_mbuf **pkts, uint16_t n)
 	}
 	sp_lookup_bulk(npe->lookup, slice, keys, results, positions, n);
 	for (uint16_t i = 0; i < n; i++) {
-		if (positions[i] == SP_LOOKUP_MISS)
+		if (positions[i] == SP_LOOKUP_MISS) {
 			sp_meta_exception(pkts[i], SP_REASON_MISS);
-		else
+			misses++;
+		} else {
 			sp_meta(pkts[i])->filter = positions[i];
+		}
 	}
+	return misses;
 }
 
 /* Slice and endpoint tx counters of packets the queue manager took. */
@@ -151,11 +166,12 @@ run_slice(struct sp_npe *npe, struct sp_slice *s, struct rte_mbuf **pkts, uint16
 	uint16_t f, routed;
 
 	s->co->parse(s, pkts, n);
-	f = partition_forward(pkts, n);
-	routed = partition_verdict(&pkts[f], n - f, SP_ROUTED);
-	lookup(npe, s->id, pkts, f);
-	take_routed(&pkts[f], routed);
-	f = partition_forward(pkts, f + routed);
+	f = partition_verdicts(pkts, n, &routed);
+	/* Reorder only if a lookup missed or some were routed; mostly none. */
+	if (lookup(npe, s->id, pkts, f) > 0 || routed > 0) {
+		take_routed(&pkts[f], routed);
+		f = partition_forward(pkts, f + routed);
+	}
 	s->co->format(s, pkts, f);
 }
 
@@ -171,8 +187,9 @@ send_burst(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf **pkt
 {
 	uint16_t f, refused;
 
-	sp_encap_burst(node, pkts, n);
-	f = partition_forward(pkts, n);
+	f = sp_encap_burst(node, pkts, n);
+	if (f < n)
+		f = partition_forward(pkts, n);
 	sp_retire_burst(node, &pkts[f], n - f, st);
 	/* Refused packets come back at the front of the array. */
 	refused = sp_qm_enqueue_burst(npe->qm, pkts, f);

@@ -30,8 +30,8 @@ void sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_m
 /* Write the outer Ethernet/IPv4/UDP header from each packet's lookup result
  * (the framework half of SPP's header format block); map slice-relative
  * endpoint and queue to node ones, each packet by its own slice. n <= SP_BURST.
- * Marks drops, never frees. */
-void sp_encap_burst(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n);
+ * Marks drops, never frees. Returns how many packets are SP_FORWARD after it. */
+uint16_t sp_encap_burst(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n);
 
 /* Count packets that left the fast path (exception or drop), any number, by reason; hand
  * the exceptions of slices with a slow path connected to the management
