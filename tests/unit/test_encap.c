@@ -97,7 +97,7 @@ test_outer_header_bytes(void **state __rte_unused)
 	const uint8_t *p;
 	struct rte_ipv4_hdr iph;
 
-	sp_encap_burst(&node, &m, 1);
+	assert_int_equal(sp_encap_burst(&node, &m, 1), 1);
 	assert_int_equal(sp_meta(m)->verdict, SP_FORWARD);
 	assert_int_equal(sp_meta(m)->out_port, 1);
 	assert_int_equal(sp_meta(m)->queue, 7);
@@ -127,7 +127,7 @@ test_outer_header_bytes(void **state __rte_unused)
 static void
 expect_drop(struct rte_mbuf *m, enum sp_reason reason)
 {
-	sp_encap_burst(&node, &m, 1);
+	assert_int_equal(sp_encap_burst(&node, &m, 1), 0);
 	assert_int_equal(sp_meta(m)->verdict, SP_DROP);
 	assert_int_equal(sp_meta(m)->reason, reason);
 	assert_int_equal(rte_pktmbuf_pkt_len(m), sizeof(inner)); /* untouched */
@@ -160,7 +160,7 @@ test_skips_packets_already_out(void **state __rte_unused)
 				 forwarded(1, 0, ip(10, 0, 1, 2), 1)};
 
 	sp_meta_exception(m[0], SP_REASON_TTL_EXPIRED);
-	sp_encap_burst(&node, m, 2);
+	assert_int_equal(sp_encap_burst(&node, m, 2), 1); /* the one still forwarded */
 	assert_int_equal(sp_meta(m[0])->reason, SP_REASON_TTL_EXPIRED);
 	assert_int_equal(rte_pktmbuf_pkt_len(m[0]), sizeof(inner));
 	assert_int_equal(rte_pktmbuf_pkt_len(m[1]), 42 + sizeof(inner));
