@@ -79,6 +79,11 @@ sp_qm_free(struct sp_qm *qm)
 			m = next;
 		}
 	}
+	for (i = 0; i < qm->nb_ports; i++) {
+		struct qm_express *x = &qm->sched[i].express;
+
+		rte_pktmbuf_free_bulk(&x->pkts[x->first], x->count);
+	}
 	rte_free(qm->queues);
 	rte_free(qm->owners);
 	rte_free(qm->owner_ports);

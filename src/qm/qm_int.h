@@ -41,6 +41,21 @@ struct qm_rate {
 	uint16_t overhead;
 };
 
+/*
+ * Frames that skipped their queues (sched.c), oldest first at pkts[first]:
+ * taken only while no queue of the scheduler is backlogged and the bucket
+ * holds their tokens, so DRR would send them now too. The array fills up to
+ * its end before it is emptied and starts over.
+ */
+#define QM_EXPRESS 256
+
+struct qm_express {
+	uint16_t first, count;
+	uint64_t cost; /* the tokens its frames take */
+	struct rte_mbuf *pkts[QM_EXPRESS];
+	uint32_t wire[QM_EXPRESS]; /* each frame's wire bytes */
+};
+
 struct qm_sched {
 	/*
 	 * The rate in force, the lcore's copy of `next`, taken at its first
@@ -62,6 +77,7 @@ struct qm_sched {
 	uint64_t min_share;
 	uint32_t nb_bound;
 	uint64_t reserved_bps; /* sum of the owners' reservations */
+	struct qm_express express;
 };
 
 struct qm_owner_port {

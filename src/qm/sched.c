@@ -4,6 +4,8 @@
  * port a rate-limited deficit round robin over the backlogged queues only
  * (Shreedhar and Varghese's DRR with quanta in proportion to shares).
  */
+#include <string.h>
+
 #include <rte_common.h>
 
 #include <slicepath/codeopt.h>
@@ -23,7 +25,33 @@ activate(struct sp_qm *qm, struct qm_sched *s, uint32_t id)
 	s->tail = id;
 }
 
-/* Append m to its queue, or count why it is refused. */
+/*
+ * Whether m (len bytes) may skip its queue: no queue of the scheduler is
+ * backlogged, so DRR would send it next, and the bucket holds its tokens
+ * besides those of the express frames before it (tokens are only spent at
+ * dequeue). It waits in the express array for the next dequeue.
+ */
+static inline bool
+express_take(struct qm_sched *s, struct rte_mbuf *m, uint32_t len)
+{
+	struct qm_express *x = &s->express;
+	uint16_t at = x->first + x->count;
+	uint64_t wire, cost;
+
+	if (s->head != QM_NONE || at == QM_EXPRESS)
+		return false;
+	wire = qm_wire_bytes(s, len);
+	cost = sp_tb_cost(wire);
+	if (x->cost + cost > s->tokens)
+		return false;
+	x->pkts[at] = m;
+	x->wire[at] = (uint32_t)wire;
+	x->count++;
+	x->cost += cost;
+	return true;
+}
+
+/* Append m to its queue (or the express frames), or count why it is refused. */
 static inline bool
 take(struct sp_qm *qm, struct rte_mbuf *m)
 {
@@ -54,6 +82,14 @@ take(struct sp_qm *qm, struct rte_mbuf *m)
 		q->st.drop_bytes[why] += len;
 		return false;
 	}
+	q->st.enq_pkts++;
+	q->st.enq_bytes += len;
+	if (express_take(&qm->sched[port], m, len)) {
+		/* Sent as it arrives: the queue never holds it. */
+		q->st.sent_pkts++;
+		q->st.sent_bytes += len;
+		return true;
+	}
 	*qm_next(m) = NULL;
 	if (q->head == NULL) {
 		q->head = m;
@@ -63,8 +99,6 @@ take(struct sp_qm *qm, struct rte_mbuf *m)
 	}
 	q->tail = m;
 	o->used_pkts++;
-	q->st.enq_pkts++;
-	q->st.enq_bytes += len;
 	q->st.len_pkts++;
 	q->st.len_bytes += len;
 	return true;
@@ -194,6 +228,28 @@ flush(struct sp_qm *qm)
 	__atomic_store_n(&qm->flush_req, QM_NONE, __ATOMIC_RELEASE);
 }
 
+/* Up to max express frames, oldest first, as far as the tokens go. */
+static uint16_t
+express_out(struct qm_sched *s, struct rte_mbuf **pkts, uint16_t max)
+{
+	struct qm_express *x = &s->express;
+	uint16_t n = 0;
+
+	while (n < x->count && n < max) {
+		uint64_t cost = sp_tb_cost(x->wire[x->first + n]);
+
+		if (cost > s->tokens)
+			break; /* a lower rate came in since they were taken */
+		s->tokens -= cost;
+		x->cost -= cost;
+		n++;
+	}
+	memcpy(pkts, &x->pkts[x->first], n * sizeof(pkts[0]));
+	x->count -= n;
+	x->first = x->count == 0 ? 0 : x->first + n;
+	return n;
+}
+
 uint16_t
 sp_qm_dequeue_burst(struct sp_qm *qm, uint16_t port, uint64_t now, struct rte_mbuf **pkts,
 		    uint16_t max)
@@ -207,6 +263,10 @@ sp_qm_dequeue_burst(struct sp_qm *qm, uint16_t port, uint64_t now, struct rte_mb
 		flush(qm);
 	s = &qm->sched[port];
 	refill(s, now);
+	n = express_out(s, pkts, max);
+	/* Queued frames came after the express ones (of their queue too). */
+	if (s->express.count > 0)
+		return n;
 	while (n < max && s->head != QM_NONE) {
 		struct qm_queue *q = &qm->queues[s->head];
 		struct rte_mbuf *m = q->head;

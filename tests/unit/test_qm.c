@@ -24,7 +24,8 @@
 #include "eal_fixture.h"
 #include "qm/qm.h"
 
-#define NB_PORTS 2
+/* Schedulers that have never sent have no tokens: their arrivals queue (see express_*). */
+#define NB_PORTS 4
 #define MAX_QUEUES 16
 #define MAX_OWNERS 4
 #define GBPS UINT64_C(1000000000)
@@ -264,14 +265,53 @@ test_only_backlogged_queues_served(void **state)
 	/* 40 frames of queue 3 in one call: no visit of the 7 idle queues stops it. */
 	assert_int_equal(sp_qm_dequeue_burst(qm, 0, later(), out, RTE_DIM(out)), 40);
 	rte_pktmbuf_free_bulk(out, 40);
-	/* A queue that becomes backlogged joins the round behind the others. */
+	/* A queue that becomes backlogged joins the round behind the others (on a
+	 * scheduler that has not sent yet: without tokens, arrivals queue). */
+	assert_int_equal(bind(qm, 10, 1, 0, 10 * MBPS, BIG, 1000), 0);
+	assert_int_equal(bind(qm, 11, 1, 0, 10 * MBPS, BIG, 1000), 0);
+	assert_int_equal(enq1(qm, 10, 100), 0);
+	assert_int_equal(enq1(qm, 11, 100), 0);
+	assert_int_equal(enq1(qm, 10, 100), 0);
+	assert_int_equal(order(qm, 1, got, RTE_DIM(got)), 3);
+	assert_memory_equal(got, ((uint8_t[]){10, 10, 11}), 3);
+}
+
+/*
+ * An idle scheduler with tokens sends arrivals as they come (as DRR would
+ * send them at once anyway): they skip their queues, counted as sent on
+ * arrival, and a queue's later arrivals wait behind them.
+ */
+static void
+test_express_when_idle(void **state)
+{
+	struct sp_qm *qm = *state;
+	struct sp_qm_queue_stats st;
+	struct rte_mbuf *out[8];
+	uint8_t got[8];
+
+	assert_int_equal(bind(qm, 2, 0, 0, 10 * MBPS, BIG, 1000), 0);
+	assert_int_equal(bind(qm, 5, 0, 0, 10 * MBPS, BIG, 1000), 0);
+	assert_int_equal(drain(qm, 0), 0); /* the first dequeue fills the bucket */
 	assert_int_equal(enq1(qm, 5, 100), 0);
 	assert_int_equal(enq1(qm, 2, 100), 0);
 	assert_int_equal(enq1(qm, 5, 100), 0);
-	assert_int_equal(order(qm, 0, got, RTE_DIM(got)), 3);
-	assert_int_equal(got[0], 5);
-	assert_int_equal(got[1], 5);
-	assert_int_equal(got[2], 2);
+	st = stats(qm, 5);
+	assert_int_equal(st.enq_pkts, 2);
+	assert_int_equal(st.sent_pkts, 2);
+	assert_int_equal(st.sent_bytes, 200);
+	assert_int_equal(st.len_pkts, 0);
+	/* Taken two at a time, in arrival order, not by round (that would be 5, 5, 2). */
+	assert_int_equal(sp_qm_dequeue_burst(qm, 0, later(), out, 2), 2);
+	assert_int_equal(tag_of(out[0]), 5);
+	assert_int_equal(tag_of(out[1]), 2);
+	rte_pktmbuf_free_bulk(out, 2);
+	/* While no queue is backlogged, arrivals join the frame still waiting. */
+	assert_int_equal(enq1(qm, 2, 100), 0);
+	assert_int_equal(enq1(qm, 5, 100), 0);
+	assert_int_equal(enq1(qm, 2, 100), 0);
+	assert_int_equal(stats(qm, 2).len_pkts, 0);
+	assert_int_equal(order(qm, 0, got, RTE_DIM(got)), 4);
+	assert_memory_equal(got, ((uint8_t[]){5, 2, 5, 2}), 4);
 }
 
 /* Only owner 0 reserves on port, bps: the port's rate may then go down to that. */
@@ -281,6 +321,36 @@ reserve_only_owner0(struct sp_qm *qm, uint16_t port, uint64_t bps)
 	for (uint16_t o = 1; o < MAX_OWNERS; o++)
 		assert_int_equal(sp_qm_owner_reserve(qm, o, port, 0), 0);
 	assert_int_equal(sp_qm_owner_reserve(qm, 0, port, bps), 0);
+}
+
+/*
+ * Arrivals skip their queues only as far as the bucket's tokens (spent at
+ * dequeue) and the express array's QM_EXPRESS (256) places go; the rest queue.
+ */
+static void
+test_express_bounds(void **state)
+{
+	struct sp_qm *qm = *state;
+	int i;
+
+	/* 1 Mb/s: a bucket of two minimum quanta, 2 * (2048 + 24) bytes. */
+	reserve_only_owner0(qm, 0, MBPS);
+	assert_int_equal(sp_qm_port_config(qm, 0, MBPS, OVERHEAD), 0);
+	assert_int_equal(bind(qm, 1, 0, 0, MBPS, BIG, 1000), 0);
+	assert_int_equal(drain(qm, 0), 0);
+	for (i = 0; i < 5; i++) /* 1024 wire bytes each: four fit in 4144 */
+		assert_int_equal(enq1(qm, 1, 1000), 0);
+	assert_int_equal(stats(qm, 1).sent_pkts, 4);
+	assert_int_equal(stats(qm, 1).len_pkts, 1);
+	assert_int_equal(drain(qm, 0), 5);
+	/* 10 Gb/s on port 1, small frames: 256 skip, the others queue. */
+	assert_int_equal(bind(qm, 2, 1, 0, MBPS, BIG, 1000), 0);
+	assert_int_equal(drain(qm, 1), 0);
+	for (i = 0; i < 300; i++)
+		assert_int_equal(enq1(qm, 2, 64), 0);
+	assert_int_equal(stats(qm, 2).sent_pkts, 256);
+	assert_int_equal(stats(qm, 2).len_pkts, 44);
+	assert_int_equal(drain(qm, 1), 300);
 }
 
 /* Top every queue up to 40 frames of len[i] bytes. */
@@ -520,7 +590,6 @@ test_thresholds_exact(void **state)
 	assert_int_equal(st.len_bytes, 1000);
 	assert_int_equal(st.drop_pkts[SP_QM_DROP_BYTES], 2);
 	assert_int_equal(st.drop_bytes[SP_QM_DROP_BYTES], 102);
-	assert_int_equal(drain(qm, 0), 10);
 	/* Packets: 3 fit, a fourth does not, however small. */
 	assert_int_equal(bind(qm, 4, 0, 0, MBPS, BIG, 3), 0);
 	for (i = 0; i < 3; i++)
@@ -529,7 +598,7 @@ test_thresholds_exact(void **state)
 	st = stats(qm, 4);
 	assert_int_equal(st.drop_pkts[SP_QM_DROP_PKTS], 1);
 	assert_int_equal(st.drop_pkts[SP_QM_DROP_BYTES], 0);
-	assert_int_equal(drain(qm, 0), 3);
+	assert_int_equal(drain(qm, 0), 13);
 	assert_int_equal(enq1(qm, 4, 64), 0);
 	assert_int_equal(drain(qm, 0), 1);
 }
@@ -557,13 +626,17 @@ test_buffer_quota(void **state)
 	assert_int_equal(stats(qm, 0).drop_pkts[SP_QM_DROP_QUOTA], 1);
 	/* What is sent makes room again. */
 	assert_int_equal(drain(qm, 1), 2);
-	assert_int_equal(enq1(qm, 1, 100), 0);
+	assert_int_equal(enq1(qm, 0, 100), 0);
 	assert_int_equal(enq1(qm, 0, 100), 0);
 	assert_int_equal(enq1(qm, 0, 100), 1);
 	assert_int_equal(sp_qm_owner_quota(qm, 2, 0), 0);
-	assert_int_equal(drain(qm, 0), 5);
+	assert_int_equal(drain(qm, 0), 6); /* and owner 3's */
 	assert_int_equal(enq1(qm, 0, 100), 1); /* a quota of 0 refuses all */
-	assert_int_equal(drain(qm, 1), 1);
+	/* Frames an idle scheduler sends as they come are held by no queue: beyond the quota. */
+	assert_int_equal(sp_qm_owner_quota(qm, 2, 1), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(enq1(qm, 1, 100), 0);
+	assert_int_equal(drain(qm, 1), 3);
 	assert_int_equal(sp_qm_owner_quota(qm, MAX_OWNERS, 1), -EINVAL);
 }
 
@@ -769,27 +842,28 @@ test_flush_then_unbind(void **state)
 	assert_int_equal(order(qm, 0, got, RTE_DIM(got)), 5);
 	for (i = 0; i < 5; i++)
 		assert_int_equal(got[i], 1);
-	/* Flushing the round's only queue, its turn half done. */
+	/* Flushing the round's only queue, its turn half done (port 2 has no
+	 * tokens yet, so its arrivals queue; the zero-frame dequeue gives them). */
+	assert_int_equal(bind(qm, 4, 2, 0, MBPS, BIG, 1000), 0);
 	for (i = 0; i < 3; i++)
-		assert_int_equal(enq1(qm, 1, 100), 0);
-	assert_int_equal(sp_qm_dequeue_burst(qm, 0, later(), (struct rte_mbuf *[1]){NULL}, 0), 0);
-	assert_int_equal(sp_qm_queue_flush(qm, 1), 1);
-	assert_int_equal(drain(qm, 0), 0);
-	assert_int_equal(enq1(qm, 1, 100), 0); /* it works on after */
-	assert_int_equal(drain(qm, 0), 1);
-	/* The middle and then the last queue of a round of three. */
-	assert_int_equal(bind(qm, 0, 0, 0, MBPS, BIG, 1000), 0);
-	assert_int_equal(bind(qm, 3, 0, 0, MBPS, BIG, 1000), 0);
-	for (i = 0; i < 6; i++) /* a round of 1, 0, 3 */
-		assert_int_equal(enq1(qm, ((const uint32_t[]){1, 0, 3})[i / 2], 100), 0);
-	assert_int_equal(sp_qm_queue_flush(qm, 0), 1);
+		assert_int_equal(enq1(qm, 4, 100), 0);
+	assert_int_equal(sp_qm_dequeue_burst(qm, 2, later(), (struct rte_mbuf *[1]){NULL}, 0), 0);
+	assert_int_equal(sp_qm_queue_flush(qm, 4), 1);
+	assert_int_equal(drain(qm, 2), 0);
+	assert_int_equal(enq1(qm, 4, 100), 0); /* it works on after */
+	assert_int_equal(drain(qm, 2), 1);
+	/* The middle and then the last queue of a round of three, on port 3. */
+	for (uint32_t q = 5; q <= 7; q++)
+		assert_int_equal(bind(qm, q, 3, 0, MBPS, BIG, 1000), 0);
+	for (i = 0; i < 6; i++) /* a round of 5, 6, 7 */
+		assert_int_equal(enq1(qm, 5 + (uint32_t)i / 2, 100), 0);
+	assert_int_equal(sp_qm_queue_flush(qm, 6), 1);
 	assert_int_equal(drain(qm, 1), 0);
-	assert_int_equal(sp_qm_queue_flush(qm, 3), 1);
+	assert_int_equal(sp_qm_queue_flush(qm, 7), 1);
 	assert_int_equal(drain(qm, 1), 0);
-	assert_int_equal(enq1(qm, 3, 100), 0); /* joins behind queue 1 */
-	assert_int_equal(order(qm, 0, got, RTE_DIM(got)), 3);
-	assert_memory_equal(got, ((uint8_t[]){1, 1, 3}), 3);
-	assert_int_equal(sp_qm_queue_unbind(qm, 0), 0);
+	assert_int_equal(enq1(qm, 7, 100), 0); /* joins behind queue 5 */
+	assert_int_equal(order(qm, 3, got, RTE_DIM(got)), 3);
+	assert_memory_equal(got, ((uint8_t[]){5, 5, 7}), 3);
 	assert_int_equal(sp_qm_queue_flush(qm, 0), -ENOENT);
 	assert_int_equal(sp_qm_queue_flush(qm, MAX_QUEUES), -EINVAL);
 	assert_int_equal(rte_mempool_avail_count(mp), avail);
@@ -805,9 +879,14 @@ test_free_releases_waiting(void **state)
 
 	assert_int_equal(bind(qm, 0, 0, 0, MBPS, BIG, 1000), 0);
 	assert_int_equal(bind(qm, 1, 1, 0, MBPS, BIG, 1000), 0);
+	assert_int_equal(bind(qm, 2, 2, 0, MBPS, BIG, 1000), 0);
 	for (i = 0; i < 10; i++)
 		assert_int_equal(enq1(qm, i % 2, 64), 0);
-	assert_int_equal(rte_mempool_avail_count(mp), avail - 10);
+	assert_int_equal(drain(qm, 2), 0); /* tokens: the next three skip their queue */
+	for (i = 0; i < 3; i++)
+		assert_int_equal(enq1(qm, 2, 64), 0);
+	assert_int_equal(stats(qm, 2).sent_pkts, 3);
+	assert_int_equal(rte_mempool_avail_count(mp), avail - 13);
 	sp_qm_free(qm);
 	*state = NULL;
 	assert_int_equal(rte_mempool_avail_count(mp), avail);
@@ -821,6 +900,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_rounds_follow_shares, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deficit_carries_over, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_only_backlogged_queues_served, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_express_when_idle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_express_bounds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rate_at_several_rates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rate_counts_padding_and_overhead, setup,
 						teardown),
