@@ -76,7 +76,7 @@ struct sp_decap_table {
 /* A policer's bucket holds at least two of the largest frames an mbuf takes. */
 #define POLICE_MIN_DEPTH_BITS (2 * sp_wire_bytes(RTE_MBUF_DEFAULT_DATAROOM, SP_ETHER_OVERHEAD) * 8)
 
-/* A UDP datagram to a node address, waiting for the burst's endpoint lookup. */
+/* A UDP datagram to the port's address, as the checks found it. */
 struct candidate {
 	struct rte_mbuf *m;
 	uint32_t rx_len;  /* frame length as received, for the slice and endpoint counters */
@@ -89,7 +89,7 @@ struct candidate {
 enum step {
 	STEP_DROP,   /* for the reason returned alongside */
 	STEP_DONE,   /* answered or passed up by arp.c */
-	STEP_LOOKUP, /* a candidate for the endpoint lookup */
+	STEP_LOOKUP, /* a datagram for the endpoint lookup */
 };
 
 struct sp_decap_table *
@@ -384,26 +384,22 @@ to_slice(struct sp_decap_table *t, const struct candidate *c, uint32_t value, ui
 	return true;
 }
 
-/* The endpoints of the burst's candidates on port; returns the new number of drops. */
-static uint16_t
-lookup_endpoints(struct sp_decap_table *t, uint16_t port, const struct candidate *c, uint16_t nb,
-		 struct sp_decap_out *out, struct sp_lcore_stats *st, struct rte_mbuf **drop,
-		 uint16_t nb_drop)
+/*
+ * The endpoint of a datagram to the port's address, in eps (the port's
+ * entries, NULL before its first endpoint), then to_slice(). False when
+ * dropped, the reason counted.
+ */
+static bool
+to_endpoint(struct sp_decap_table *t, const uint64_t *eps, const struct candidate *c,
+	    uint64_t now, struct sp_decap_out *out, struct sp_lcore_stats *st)
 {
-	const uint64_t *eps = __atomic_load_n(&t->eps[port], __ATOMIC_ACQUIRE);
-	uint64_t now = rte_get_tsc_cycles();
+	uint64_t e = eps != NULL ? __atomic_load_n(&eps[c->udp_port], __ATOMIC_ACQUIRE) : 0;
 
-	for (uint16_t i = 0; i < nb; i++) {
-		uint64_t e = eps != NULL ? __atomic_load_n(&eps[c[i].udp_port], __ATOMIC_ACQUIRE) : 0;
-
-		if (!ep_matches(e, c[i].ip_be)) {
-			st->reason[SP_REASON_NO_ENDPOINT]++;
-			drop[nb_drop++] = c[i].m;
-		} else if (!to_slice(t, &c[i], (uint32_t)e & ~EP_USED, now, out, st)) {
-			drop[nb_drop++] = c[i].m;
-		}
+	if (!ep_matches(e, c->ip_be)) {
+		st->reason[SP_REASON_NO_ENDPOINT]++;
+		return false;
 	}
-	return nb_drop;
+	return to_slice(t, c, (uint32_t)e & ~EP_USED, now, out, st);
 }
 
 void
@@ -411,9 +407,11 @@ sp_decap_burst(struct sp_decap_table *t, uint16_t port, struct rte_mbuf **pkts,
 	       uint16_t n, struct sp_decap_out *out, struct sp_lcore_stats *st)
 {
 	const struct sp_port_addr *a = &t->ports[port];
-	struct candidate cand[SP_BURST];
+	const uint64_t *eps = __atomic_load_n(&t->eps[port], __ATOMIC_ACQUIRE);
+	uint64_t now = rte_get_tsc_cycles();
 	struct rte_mbuf *drop[SP_BURST];
-	uint16_t nb_cand = 0, nb_drop = 0, i;
+	uint16_t nb_drop = 0, i;
+	struct candidate c;
 	enum sp_reason why;
 
 	RTE_ASSERT(n <= SP_BURST && port < SP_MAX_PORTS);
@@ -422,9 +420,10 @@ sp_decap_burst(struct sp_decap_table *t, uint16_t port, struct rte_mbuf **pkts,
 	out->nb_learn = 0;
 	for (i = 0; i < n; i++) {
 		sp_counter_add(&st->port[port].rx, pkts[i]);
-		switch (classify(a, port, pkts[i], out, &cand[nb_cand], &why)) {
+		switch (classify(a, port, pkts[i], out, &c, &why)) {
 		case STEP_LOOKUP:
-			nb_cand++;
+			if (!to_endpoint(t, eps, &c, now, out, st))
+				drop[nb_drop++] = pkts[i];
 			break;
 		case STEP_DROP:
 			st->reason[why]++;
@@ -434,8 +433,6 @@ sp_decap_burst(struct sp_decap_table *t, uint16_t port, struct rte_mbuf **pkts,
 			break;
 		}
 	}
-	if (nb_cand > 0)
-		nb_drop = lookup_endpoints(t, port, cand, nb_cand, out, st, drop, nb_drop);
 	if (nb_drop > 0)
 		rte_pktmbuf_free_bulk(drop, nb_drop);
 }
