@@ -134,6 +134,7 @@ sp_neigh_get_bulk(const struct sp_neigh *n, const uint16_t *ports, const uint32_
 		  uint16_t count, struct rte_ether_addr *found)
 {
 	struct neigh_key keys[RTE_HASH_LOOKUP_BULK_MAX];
+	uint64_t packed[RTE_HASH_LOOKUP_BULK_MAX]; /* keys[u] as one word, to compare */
 	const void *key_ptrs[RTE_HASH_LOOKUP_BULK_MAX];
 	void *data[RTE_HASH_LOOKUP_BULK_MAX];
 	uint8_t which[RTE_HASH_LOOKUP_BULK_MAX];
@@ -145,14 +146,14 @@ sp_neigh_get_bulk(const struct sp_neigh *n, const uint16_t *ports, const uint32_
 	if (count == 0)
 		return 0;
 	for (i = 0; i < count; i++) {
-		const struct neigh_key k = neigh_key(ports[i], ips_be[i]);
+		const uint64_t k = (uint64_t)ports[i] << 32 | ips_be[i];
 		uint16_t u = nb_keys;
 
-		while (u > 0 && nb_keys - u < NEIGH_RECENT &&
-		       memcmp(&keys[u - 1], &k, sizeof(k)) != 0)
+		while (u > 0 && nb_keys - u < NEIGH_RECENT && packed[u - 1] != k)
 			u--;
 		if (u == 0 || nb_keys - u >= NEIGH_RECENT) {
-			keys[nb_keys] = k;
+			packed[nb_keys] = k;
+			keys[nb_keys] = neigh_key(ports[i], ips_be[i]);
 			key_ptrs[nb_keys] = &keys[nb_keys];
 			u = ++nb_keys;
 		}
