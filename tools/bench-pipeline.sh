@@ -33,8 +33,14 @@
 # lcore 1, NPE 1 on lcore 2.
 # The issue 7 target run: -S 64 -Q 4096 -F RULES (a 128K rule file), with and without -2.
 #
+# -I counts instructions instead of time, free of the machines' noise: slicepathd and
+# l3fwd each run under valgrind's callgrind (some minutes), which counts what the
+# forwarding lcore executes (sp_lcore_main, lpm_main_loop) until the program stops;
+# divided by the frames it sent, that is instructions a packet, harness (net_pcap's
+# copy, net_null's free) included. testpmd is left out (Debian strips it).
+#
 # usage: tools/bench-pipeline.sh [-d SECONDS] [-w WARMUP] [-o DIR] [-f FLOWS] [-F RULES]
-#                                [-S SLICES] [-Q QUEUES] [-2 | -N]
+#                                [-S SLICES] [-Q QUEUES] [-2 | -N] [-I]
 #   environment: SLICEPATH_BUILD_DIR (default build), BENCH_EAL (default "--no-huge -m 1024")
 # Needs root and a build (scripts/setup.sh). Artifacts go to DIR (default /tmp/slicepath-bench).
 set -euo pipefail
@@ -53,8 +59,9 @@ SPLIT=0
 PY=/usr/bin/python3
 read -r -a EAL_MEM <<<"${BENCH_EAL:---no-huge -m 1024}"
 
-usage() { sed -n '3,39p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
-while getopts "d:w:o:f:F:S:Q:2Nh" opt; do
+COUNT=0
+usage() { sed -n '3,45p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+while getopts "d:w:o:f:F:S:Q:2NIh" opt; do
 	case "$opt" in
 	d) DURATION="$OPTARG" ;;
 	w) WARMUP="$OPTARG" ;;
@@ -65,6 +72,7 @@ while getopts "d:w:o:f:F:S:Q:2Nh" opt; do
 	Q) NQUEUES="$OPTARG" ;;
 	2) SPLIT=1 ;;
 	N) SPLIT=2 ;;
+	I) COUNT=1 ;;
 	h) usage 0 ;;
 	*) usage 1 ;;
 	esac
@@ -78,6 +86,7 @@ die() { printf '[bench] ERROR: %s\n' "$*" >&2; exit 1; }
 command -v dpdk-testpmd >/dev/null || die "dpdk-testpmd is missing (Debian package dpdk-dev): run scripts/setup.sh"
 [ -d /usr/share/dpdk/examples/l3fwd ] || die "DPDK example sources are missing (Debian package dpdk-doc): run scripts/setup.sh"
 [ "$(nproc)" -ge 2 ] || die "needs 2 CPUs (lcore 0: main, lcore 1: forwarding)"
+[ "$COUNT" -eq 0 ] || command -v valgrind >/dev/null || die "-I needs valgrind: apt-get install valgrind"
 
 mkdir -p "$WORK"
 PCAP="$WORK/substrate-70B.pcap"
@@ -212,21 +221,31 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# measure NAME PREFIX LOG -- CMD...: start CMD, wait for its telemetry, measure, stop it.
-# Sets RESULT to the rate in Mpps, or "-" when the program failed.
+# measure NAME PREFIX LOG LOOP -- CMD...: start CMD, wait for its telemetry, measure, stop it.
+# Sets RESULT to the rate in Mpps (with -I: instructions a packet in LOOP, the
+# forwarding lcore's function, and all it calls), or "-" when the program failed.
 measure() {
-	local name="$1" prefix="$2" logf="$3"
-	shift 4
+	local name="$1" prefix="$2" logf="$3" loop="$4" startup=60 stop=100
+	local cg="$WORK/$name.callgrind"
+	shift 5
+	if [ "$COUNT" -eq 1 ]; then
+		# Under callgrind start-up is some 50 times slower, and so is the dump at exit.
+		set -- valgrind --tool=callgrind --fair-sched=yes --collect-atstart=no \
+			--toggle-collect="$loop" --callgrind-out-file="$cg" "$@"
+		startup=900 stop=1200
+		rm -f "$cg"
+	fi
 	log "$name: $*"
 	setsid "$@" >"$logf" 2>&1 </dev/null &
 	PID=$!
-	local mpps rc=0
-	mpps="$("$PY" - "$prefix" "$WARMUP" "$DURATION" "$PID" "$ROOT/tools" <<'EOF'
+	local out rc=0
+	out="$("$PY" - "$prefix" "$WARMUP" "$DURATION" "$PID" "$ROOT/tools" "$startup" <<'EOF'
 import os, sys, time
 sys.path.insert(0, sys.argv[5])
 from sp_telemetry import TelemetryError, wait_for_socket
 
 prefix, warmup, duration, pid = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+startup = float(sys.argv[6])
 
 def alive():
     try:
@@ -235,7 +254,7 @@ def alive():
     except ProcessLookupError:
         return False
 
-deadline = time.monotonic() + 60
+deadline = time.monotonic() + startup
 t = None
 while t is None:
     if not alive():
@@ -244,7 +263,7 @@ while t is None:
         t = wait_for_socket(prefix, timeout=1)
     except TelemetryError:
         if time.monotonic() > deadline:
-            sys.exit("no telemetry socket after 60 s")
+            sys.exit(f"no telemetry socket after {startup:.0f} s")
 
 def null_port():
     for pid_ in t.cmd("/ethdev/list"):
@@ -255,7 +274,7 @@ def null_port():
 port = None
 while port is None:
     if time.monotonic() > deadline:
-        sys.exit("no net_null port after 60 s")
+        sys.exit(f"no net_null port after {startup:.0f} s")
     try:
         port = null_port()
     except TelemetryError:
@@ -275,24 +294,32 @@ time.sleep(warmup)
 p0, t0 = opackets()
 time.sleep(duration)
 p1, t1 = opackets()
-print(f"{(p1 - p0) / (t1 - t0) / 1e6:.2f}")
+# The rate, and every frame sent since the start (what -I divides by).
+print(f"{(p1 - p0) / (t1 - t0) / 1e6:.2f} {p1}")
 EOF
 )" || rc=$?
 	kill -INT "$PID" 2>/dev/null || true
 	local waited=0
-	while kill -0 "$PID" 2>/dev/null && [ "$waited" -lt 100 ]; do sleep 0.1; waited=$((waited + 1)); done
+	while kill -0 "$PID" 2>/dev/null && [ "$waited" -lt "$stop" ]; do sleep 0.1; waited=$((waited + 1)); done
 	kill -KILL "$PID" 2>/dev/null || true
 	wait "$PID" 2>/dev/null || true
 	PID=""
 	rm -rf "/var/run/dpdk/$prefix"
-	if [ "$rc" -ne 0 ] || [ -z "$mpps" ]; then
+	if [ "$rc" -ne 0 ] || [ -z "$out" ]; then
 		log "$name failed; its log ($logf):"
 		tail -n 25 "$logf" >&2
 		RESULT="-"
 		return 0
 	fi
-	log "$name: $mpps Mpps"
-	RESULT="$mpps"
+	RESULT="${out% *}"
+	if [ "$COUNT" -eq 1 ]; then
+		local ir
+		ir="$(callgrind_annotate "$cg" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')"
+		[ -n "$ir" ] || { log "$name: no instruction count in $cg"; RESULT="-"; return 0; }
+		RESULT="$((ir / ${out#* }))"
+		log "$name: $ir instructions in $loop for ${out#* } frames ($cg)"
+	fi
+	log "$name: $RESULT $([ "$COUNT" -eq 1 ] && echo "instructions a packet" || echo Mpps)"
 }
 
 # l3fwd sizes its pool from the rx queue size (two ports): room for the file's frames too.
@@ -306,14 +333,15 @@ SP_LCORES=(-l 0,1)
 # -2: the NPE's lcore 2 runs on CPU 0 with the main lcore (management, mostly asleep).
 # -N: NPE 1's lcore 2 likewise.
 [ "$SPLIT" -eq 0 ] || SP_LCORES=(--lcores "0@0,1@1,2@0")
-measure slicepathd sp-bench-slicepathd "$WORK/slicepathd.log" -- \
+measure slicepathd sp-bench-slicepathd "$WORK/slicepathd.log" sp_lcore_main -- \
 	"$BUILD_DIR/slicepathd" -c "$CONF" -- "${COMMON_EAL[@]}" "${SP_LCORES[@]}" --file-prefix sp-bench-slicepathd
 sp="$RESULT"
-measure testpmd sp-bench-testpmd "$WORK/testpmd.log" -- \
+tp="-"
+[ "$COUNT" -eq 1 ] || measure testpmd sp-bench-testpmd "$WORK/testpmd.log" - -- \
 	dpdk-testpmd "${COMMON_EAL[@]}" -l 0,1 --file-prefix sp-bench-testpmd "${VDEVS[@]}" -- \
 	--forward-mode=io --auto-start --stats-period 3600 --total-num-mbufs "$((FLOWS + 16384))"
-tp="$RESULT"
-measure l3fwd sp-bench-l3fwd "$WORK/l3fwd.log" -- \
+[ "$COUNT" -eq 1 ] || tp="$RESULT"
+measure l3fwd sp-bench-l3fwd "$WORK/l3fwd.log" lpm_main_loop -- \
 	"$L3FWD" "${COMMON_EAL[@]}" -l 1 --file-prefix sp-bench-l3fwd "${VDEVS[@]}" -- \
 	-p 0x3 -P --parse-ptype --config "(0,0,1),(1,0,1)" \
 	--rule_ipv4 "$WORK/l3fwd-v4.cfg" --rule_ipv6 "$WORK/l3fwd-v6.cfg" --rx-queue-size "$L3FWD_RXD"
@@ -328,6 +356,15 @@ echo "pipeline benchmark: 70-byte substrate frames, $FLOWS flows, $NSLICES slice
 echo "slicepathd on $(case "$SPLIT" in 1) echo "two lcores (LC, NPE)" ;; 2) echo "two lcores (LC + NPE 0, NPE 1)" ;; *) echo "one lcore" ;; esac)"
 [ -z "$RULES" ] || echo "filters: the $(wc -l <"$FILTERS") of $RULES (sp-cb-expand -f -m 131072)"
 echo "net_pcap (infinite_rx) -> net_null, ${DURATION}s each after ${WARMUP}s warm-up, EAL ${EAL_MEM[*]}"
+if [ "$COUNT" -eq 1 ]; then
+	printf '%-34s %8s\n' "program" "instructions a packet (callgrind)"
+	printf '%-34s %8s\n' "slicepathd (ipv4 code option)" "$sp"
+	printf '%-34s %8s\n' "l3fwd (LPM, dpdk-doc example)" "$l3"
+	printf '%-34s %8s\n' "l3fwd / slicepathd" "$(ratio "$l3" "$sp")"
+	echo "logs, inputs and callgrind files (callgrind_annotate FILE): $WORK"
+	[ "$sp" != - ] && [ "$l3" != - ]
+	exit
+fi
 printf '%-34s %8s\n' "program" "Mpps"
 printf '%-34s %8s\n' "slicepathd (ipv4 code option)" "$sp"
 printf '%-34s %8s\n' "dpdk-testpmd --forward-mode=io" "$tp"
