@@ -35,9 +35,10 @@
 #
 # -I counts instructions instead of time, free of the machines' noise: slicepathd and
 # l3fwd each run under valgrind's callgrind (some minutes), which counts what the
-# forwarding lcore executes (sp_lcore_main, lpm_main_loop) until the program stops;
-# divided by the frames it sent, that is instructions a packet, harness (net_pcap's
-# copy, net_null's free) included. testpmd is left out (Debian strips it).
+# forwarding lcore executes (sp_lcore_main, lpm_main_loop) in the measured period
+# (callgrind_control zeroes the counts at its start and dumps them at its end);
+# divided by the frames sent meanwhile, that is instructions a packet, harness
+# (net_pcap's copy, net_null's free) included. testpmd is left out (Debian strips it).
 #
 # usage: tools/bench-pipeline.sh [-d SECONDS] [-w WARMUP] [-o DIR] [-f FLOWS] [-F RULES]
 #                                [-S SLICES] [-Q QUEUES] [-2 | -N] [-I]
@@ -60,7 +61,7 @@ PY=/usr/bin/python3
 read -r -a EAL_MEM <<<"${BENCH_EAL:---no-huge -m 1024}"
 
 COUNT=0
-usage() { sed -n '3,45p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '3,46p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 while getopts "d:w:o:f:F:S:Q:2NIh" opt; do
 	case "$opt" in
 	d) DURATION="$OPTARG" ;;
@@ -233,19 +234,19 @@ measure() {
 		set -- valgrind --tool=callgrind --fair-sched=yes --collect-atstart=no \
 			--toggle-collect="$loop" --callgrind-out-file="$cg" "$@"
 		startup=900 stop=1200
-		rm -f "$cg"
+		rm -f "$cg" "$cg".*
 	fi
 	log "$name: $*"
 	setsid "$@" >"$logf" 2>&1 </dev/null &
 	PID=$!
 	local out rc=0
-	out="$("$PY" - "$prefix" "$WARMUP" "$DURATION" "$PID" "$ROOT/tools" "$startup" <<'EOF'
-import os, sys, time
+	out="$("$PY" - "$prefix" "$WARMUP" "$DURATION" "$PID" "$ROOT/tools" "$startup" "$COUNT" <<'EOF'
+import os, subprocess, sys, time
 sys.path.insert(0, sys.argv[5])
 from sp_telemetry import TelemetryError, wait_for_socket
 
 prefix, warmup, duration, pid = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
-startup = float(sys.argv[6])
+startup, counting = float(sys.argv[6]), sys.argv[7] == "1"
 
 def alive():
     try:
@@ -290,12 +291,20 @@ while opackets()[0] == 0:
     if not alive() or time.monotonic() > deadline:
         sys.exit("no packets forwarded")
     time.sleep(0.1)
+def around(command):
+    """The frames sent when callgrind_control runs command (zero, dump): none with -I unset."""
+    if not counting:
+        return opackets()
+    before = opackets()
+    subprocess.run(["callgrind_control", command, str(pid)], check=True, capture_output=True)
+    after = opackets()
+    return (before[0] + after[0]) / 2, after[1]
+
 time.sleep(warmup)
-p0, t0 = opackets()
+p0, t0 = around("-z")  # with -I, count from here...
 time.sleep(duration)
-p1, t1 = opackets()
-# The rate, and every frame sent since the start (what -I divides by).
-print(f"{(p1 - p0) / (t1 - t0) / 1e6:.2f} {p1}")
+p1, t1 = around("-d")  # ...to here: frames p1 - p0
+print(f"{(p1 - p0) / (t1 - t0) / 1e6:.2f} {round(p1 - p0)}")
 EOF
 )" || rc=$?
 	kill -INT "$PID" 2>/dev/null || true
@@ -314,10 +323,11 @@ EOF
 	RESULT="${out% *}"
 	if [ "$COUNT" -eq 1 ]; then
 		local ir
-		ir="$(callgrind_annotate "$cg" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')"
-		[ -n "$ir" ] || { log "$name: no instruction count in $cg"; RESULT="-"; return 0; }
+		# The measured period's counts: callgrind's first dump (the rest is in $cg).
+		ir="$(callgrind_annotate "$cg.1" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')"
+		[ -n "$ir" ] || { log "$name: no instruction count in $cg.1"; RESULT="-"; return 0; }
 		RESULT="$((ir / ${out#* }))"
-		log "$name: $ir instructions in $loop for ${out#* } frames ($cg)"
+		log "$name: $ir instructions in $loop for ${out#* } frames ($cg.1)"
 	fi
 	log "$name: $RESULT $([ "$COUNT" -eq 1 ] && echo "instructions a packet" || echo Mpps)"
 }
