@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+
 #include <rte_byteorder.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
@@ -38,33 +40,52 @@ map_result(const struct sp_node *node, const struct sp_slice *s, struct sp_meta 
 	return true;
 }
 
+void
+sp_encap_prepare(const struct sp_node *node, struct sp_endpoint *ep)
+{
+	struct outer_hdr h = {
+		.eth.src_addr = node->ports[ep->port].mac,
+		.eth.ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4),
+		.ip.version_ihl = RTE_IPV4_VHL_DEF,
+		.ip.fragment_offset = RTE_BE16(RTE_IPV4_HDR_DF_FLAG),
+		.ip.time_to_live = OUTER_TTL,
+		.ip.next_proto_id = IPPROTO_UDP,
+		.ip.src_addr = ep->ip_be,
+		.udp.src_port = ep->udp_port_be,
+		/* Zero: "no checksum", valid for UDP over IPv4, and the inner header
+		 * carries its own. */
+		.udp.dgram_cksum = 0,
+	};
+
+	RTE_BUILD_BUG_ON(sizeof(h) != SP_OUTER_HDR_LEN);
+	memcpy(ep->outer, &h, sizeof(h));
+	/* Length, destination and checksum zero: the sum of what stays. */
+	ep->outer_sum = sp_ipv4_hdr_sum(&h.ip, sizeof(h.ip));
+}
+
+/*
+ * The endpoint's template, then what each packet has of its own. The
+ * checksum is the template's sum plus the length and destination words,
+ * added as cksum.h adds them (16-bit words in memory order).
+ */
 static void
-write_outer(struct rte_mbuf *m, const struct sp_port *port, const struct sp_endpoint *ep,
-	    const struct sp_result *res, const struct rte_ether_addr *nh_mac)
+write_outer(struct rte_mbuf *m, const struct sp_endpoint *ep, const struct sp_result *res,
+	    const struct rte_ether_addr *nh_mac)
 {
 	uint16_t inner = (uint16_t)rte_pktmbuf_pkt_len(m);
 	struct outer_hdr *h = (struct outer_hdr *)rte_pktmbuf_prepend(m, sizeof(*h));
+	uint16_t ip_len = rte_cpu_to_be_16(inner + sizeof(h->ip) + sizeof(h->udp));
+	uint32_t sum = (uint32_t)ep->outer_sum + ip_len + (res->nh_ip & 0xffff) + (res->nh_ip >> 16);
 
+	memcpy(h, ep->outer, sizeof(*h));
 	rte_ether_addr_copy(nh_mac, &h->eth.dst_addr);
-	rte_ether_addr_copy(&port->mac, &h->eth.src_addr);
-	h->eth.ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	h->ip.version_ihl = RTE_IPV4_VHL_DEF;
-	h->ip.type_of_service = 0;
-	h->ip.total_length = rte_cpu_to_be_16(inner + sizeof(h->ip) + sizeof(h->udp));
-	h->ip.packet_id = 0;
-	h->ip.fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
-	h->ip.time_to_live = OUTER_TTL;
-	h->ip.next_proto_id = IPPROTO_UDP;
-	h->ip.src_addr = ep->ip_be;
+	h->ip.total_length = ip_len;
 	h->ip.dst_addr = res->nh_ip;
-	h->ip.hdr_checksum = 0;
-	h->ip.hdr_checksum = sp_ipv4_hdr_cksum(&h->ip, sizeof(h->ip));
-	h->udp.src_port = ep->udp_port_be;
+	sum = (sum >> 16) + (sum & 0xffff);
+	sum = (sum >> 16) + (sum & 0xffff);
+	h->ip.hdr_checksum = (uint16_t)~sum;
 	h->udp.dst_port = res->nh_port;
 	h->udp.dgram_len = rte_cpu_to_be_16(inner + sizeof(h->udp));
-	/* Zero: "no checksum", valid for UDP over IPv4, and the inner header
-	 * carries its own. */
-	h->udp.dgram_cksum = 0;
 }
 
 /* Ask the management thread to resolve a next hop; if its ring is full a
@@ -122,7 +143,7 @@ sp_encap_burst(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n)
 			request_resolution(node, ports[j], ips[j]);
 			continue;
 		}
-		write_outer(m, &node->ports[ports[j]], eps[j], &sp_meta(m)->result, &macs[j]);
+		write_outer(m, eps[j], &sp_meta(m)->result, &macs[j]);
 	}
 	return (uint16_t)__builtin_popcountll(hit);
 }

@@ -30,6 +30,9 @@ struct sp_endpoint {
 	uint16_t slice;
 	uint64_t bandwidth_bps; /* outbound reservation */
 	uint64_t inbound_bps;   /* inbound reservation and policed rate; 0: neither */
+	/* The outer header's bytes alike for all its packets, and their sum (sp_encap_prepare). */
+	uint8_t outer[SP_OUTER_HDR_LEN];
+	uint16_t outer_sum;
 };
 
 /* An NPE: one filter table and one queue manager, run by exactly one lcore,

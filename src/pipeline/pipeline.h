@@ -33,6 +33,10 @@ void sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_m
  * Marks drops, never frees. Returns how many packets are SP_FORWARD after it. */
 uint16_t sp_encap_burst(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n);
 
+/* Fill the endpoint's outer header template from its port (MAC), address and UDP port,
+ * before its first packet. */
+void sp_encap_prepare(const struct sp_node *node, struct sp_endpoint *ep);
+
 /* Count packets that left the fast path (exception or drop), any number, by reason; hand
  * the exceptions of slices with a slow path connected to the management
  * thread (node->exc_ring), free the others. */

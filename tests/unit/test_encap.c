@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -50,6 +51,8 @@ setup(void **state __rte_unused)
 	node.endpoints[1] = (struct sp_endpoint){.port = 1, .udp_port_be = rte_cpu_to_be_16(5001),
 						 .ip_be = ip(10, 0, 1, 1), .slice = 1};
 	node.nb_endpoints = 2;
+	sp_encap_prepare(&node, &node.endpoints[0]);
+	sp_encap_prepare(&node, &node.endpoints[1]);
 	memset(&slice, 0, sizeof(slice));
 	slice.id = 1;
 	slice.nb_endpoints = 2;
@@ -124,6 +127,31 @@ test_outer_header_bytes(void **state __rte_unused)
 	rte_pktmbuf_free(m);
 }
 
+/* The checksum, summed from the endpoint's template, is right whatever the next hop and length. */
+static void
+test_outer_checksum_any_hop_and_length(void **state __rte_unused)
+{
+	struct rte_ether_addr mac;
+
+	memcpy(mac.addr_bytes, nh_mac, 6);
+	srand(3);
+	for (int i = 0; i < 50; i++) {
+		uint32_t nh = (uint32_t)rand() ^ (uint32_t)rand() << 16;
+		struct rte_mbuf *m = forwarded(1, 0, nh, (uint16_t)rand());
+		uint16_t extra = (uint16_t)(rand() % 1400);
+		struct rte_ipv4_hdr iph;
+
+		assert_int_equal(sp_neigh_set(node.neigh, 1, nh, &mac), 0);
+		assert_non_null(rte_pktmbuf_append(m, extra));
+		assert_int_equal(sp_encap_burst(&node, &m, 1), 1);
+		memcpy(&iph, rte_pktmbuf_mtod_offset(m, const uint8_t *, 14), sizeof(iph));
+		assert_int_equal(rte_be_to_cpu_16(iph.total_length), 28 + sizeof(inner) + extra);
+		assert_int_equal(iph.dst_addr, nh);
+		assert_int_equal(rte_raw_cksum(&iph, sizeof(iph)), 0xffff);
+		rte_pktmbuf_free(m);
+	}
+}
+
 static void
 expect_drop(struct rte_mbuf *m, enum sp_reason reason)
 {
@@ -181,6 +209,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_outer_header_bytes),
+		cmocka_unit_test(test_outer_checksum_any_hop_and_length),
 		cmocka_unit_test(test_result_the_slice_does_not_own),
 		cmocka_unit_test(test_unresolved_next_hop_asks_management),
 		cmocka_unit_test(test_skips_packets_already_out),
