@@ -55,12 +55,13 @@ has_ports(const struct rte_ipv4_hdr *ip)
 	       rte_ipv4_hdr_len(ip) + PORTS_LEN <= rte_be_to_cpu_16(ip->total_length);
 }
 
-static void
-build_key(const struct rte_ipv4_hdr *ip, struct sp_key *k)
+/* The key; ports: the header is followed by TCP or UDP ports (has_ports). */
+static inline void
+build_key(const struct rte_ipv4_hdr *ip, struct sp_key *k, bool ports)
 {
 	memcpy(&k->b[SP_IPV4_KEY_DST], &ip->dst_addr, sizeof(ip->dst_addr));
 	memcpy(&k->b[SP_IPV4_KEY_SRC], &ip->src_addr, sizeof(ip->src_addr));
-	if (has_ports(ip))
+	if (ports)
 		/* Source then destination port, as in the TCP and UDP headers. */
 		memcpy(&k->b[SP_IPV4_KEY_SPORT], (const uint8_t *)ip + rte_ipv4_hdr_len(ip), PORTS_LEN);
 	else
@@ -108,7 +109,7 @@ sp_ipv4_parse_one(struct rte_mbuf *m)
 	enum sp_reason reason;
 
 	if (common_packet(m, ip, len)) {
-		build_key(ip, &sp_meta(m)->key);
+		build_key(ip, &sp_meta(m)->key, true);
 		return true;
 	}
 
@@ -142,7 +143,7 @@ sp_ipv4_parse_one(struct rte_mbuf *m)
 		sp_meta_exception(m, SP_REASON_TTL_EXPIRED);
 		return false;
 	}
-	build_key(ip, &sp_meta(m)->key);
+	build_key(ip, &sp_meta(m)->key, has_ports(ip));
 	return true;
 }
 
