@@ -291,8 +291,9 @@ while opackets()[0] == 0:
     if not alive() or time.monotonic() > deadline:
         sys.exit("no packets forwarded")
     time.sleep(0.1)
+
 def around(command):
-    """The frames sent when callgrind_control runs command (zero, dump): none with -I unset."""
+    """Frames sent and time, read around callgrind_control's command with -I (zero, dump)."""
     if not counting:
         return opackets()
     before = opackets()

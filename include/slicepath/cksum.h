@@ -16,11 +16,7 @@
 extern "C" {
 #endif
 
-/*
- * The ones' complement sum of the hlen bytes at hdr (a multiple of 4, 20
- * to 60: an IPv4 header), folded to 16 bits, in the bytes' own order as
- * rte_raw_cksum gives it.
- */
+/* The 4 bytes at p, wherever they are aligned. */
 static inline uint32_t
 sp_cksum_word(const uint8_t *p)
 {
@@ -30,6 +26,11 @@ sp_cksum_word(const uint8_t *p)
 	return w;
 }
 
+/*
+ * The ones' complement sum of the hlen bytes at hdr (a multiple of 4, 20
+ * to 60: an IPv4 header), folded to 16 bits, in the bytes' own order as
+ * rte_raw_cksum gives it.
+ */
 static inline uint16_t
 sp_ipv4_hdr_sum(const void *hdr, unsigned int hlen)
 {

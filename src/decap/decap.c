@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Substrate decap (SPP Line Card, receive side). Each frame of a burst is
- * checked layer by layer (Ethernet, IPv4, UDP); what is addressed to the node
+ * checked layer by layer (Ethernet, IPv4, UDP), unless a few compares find
+ * it the common datagram (common_datagram()); what is addressed to the node
  * itself (ARP, ICMP echo) goes to arp.c, UDP datagrams to a node address are
  * matched against the endpoint table and held to their endpoint's inbound
  * rate, and everything else is counted by reason and freed in one go.

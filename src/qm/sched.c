@@ -3,6 +3,8 @@
  * The queue manager's fast path: enqueue onto per-queue FIFOs, and per
  * port a rate-limited deficit round robin over the backlogged queues only
  * (Shreedhar and Varghese's DRR with quanta in proportion to shares).
+ * Arrivals to a scheduler with no backlogged queue skip the queues: they
+ * wait as express frames and go first (docs/qm.md).
  */
 #include <string.h>
 
