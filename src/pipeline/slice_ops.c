@@ -199,7 +199,8 @@ sp_node_endpoint_add(struct sp_node *node, struct sp_slice *s, const struct sp_e
 	/* Indexes skipped to reach a wanted one read as released. */
 	for (uint16_t i = s->nb_endpoints; i < idx; i++)
 		s->endpoints[i] = SP_ENDPOINT_NONE;
-	s->endpoints[idx] = slot;
+	/* The lcores read the endpoint (its outer header template too) once they see the slot. */
+	__atomic_store_n(&s->endpoints[idx], slot, __ATOMIC_RELEASE);
 	if (idx >= s->nb_endpoints)
 		s->nb_endpoints = idx + 1;
 	/* The slot is out of the table (and no lcore still reads it): its policer is ours to set. */
