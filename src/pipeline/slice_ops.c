@@ -210,7 +210,9 @@ sp_node_endpoint_add(struct sp_node *node, struct sp_slice *s, const struct sp_e
 	if (rc < 0) {
 		snprintf(err, errlen, "UDP port %u on %s is taken (%s)", udp_port,
 			 node->ports[port].name, strerror(-rc));
-		s->endpoints[idx] = SP_ENDPOINT_NONE;
+		__atomic_store_n(&s->endpoints[idx], SP_ENDPOINT_NONE, __ATOMIC_RELEASE);
+		/* A result naming the index may have reached the endpoint meanwhile. */
+		wait_lcores(node);
 		sp_qm_owner_reserve(qm, s->id, port, r.owner_bps);
 		memset(ep, 0, sizeof(*ep));
 		return rc == -EEXIST ? -EADDRINUSE : rc;
