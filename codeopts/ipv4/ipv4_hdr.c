@@ -147,17 +147,6 @@ sp_ipv4_parse_one(struct rte_mbuf *m)
 	return true;
 }
 
-/* RFC 1624 equation 3: HC' = ~(~HC + ~m + m'), in one's complement arithmetic. */
-static uint16_t
-cksum_update(uint16_t hc, uint16_t old, uint16_t new)
-{
-	uint32_t sum = (uint32_t)(uint16_t)~hc + (uint16_t)~old + new;
-
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
 void
 sp_ipv4_decrement_ttl(struct rte_ipv4_hdr *ip)
 {
@@ -172,6 +161,6 @@ sp_ipv4_decrement_ttl(struct rte_ipv4_hdr *ip)
 	memcpy(&old, word, sizeof(old));
 	ip->time_to_live--;
 	memcpy(&new, word, sizeof(new));
-	ip->hdr_checksum = cksum_update(ip->hdr_checksum, old, new);
+	ip->hdr_checksum = sp_cksum_update16(ip->hdr_checksum, old, new);
 }
 

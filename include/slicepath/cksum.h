@@ -16,6 +16,17 @@
 extern "C" {
 #endif
 
+/* A ones' complement sum of 16-bit words, folded to 16 bits (2^16 is 1 modulo 0xffff). */
+static inline uint16_t
+sp_cksum_fold(uint64_t sum)
+{
+	sum = (sum >> 32) + (sum & 0xffffffff);
+	sum = (sum >> 16) + (sum & 0xffff);
+	sum = (sum >> 16) + (sum & 0xffff);
+	sum = (sum >> 16) + (sum & 0xffff);
+	return (uint16_t)sum;
+}
+
 /* The 4 bytes at p, wherever they are aligned. */
 static inline uint32_t
 sp_cksum_word(const uint8_t *p)
@@ -41,12 +52,7 @@ sp_ipv4_hdr_sum(const void *hdr, unsigned int hlen)
 
 	for (unsigned int i = 20; i < hlen; i += 4) /* options */
 		sum += sp_cksum_word(p + i);
-	/* 2^16 is 1 modulo 0xffff: folding the halves keeps the sum. */
-	sum = (sum >> 32) + (sum & 0xffffffff);
-	sum = (sum >> 16) + (sum & 0xffff);
-	sum = (sum >> 16) + (sum & 0xffff);
-	sum = (sum >> 16) + (sum & 0xffff);
-	return (uint16_t)sum;
+	return sp_cksum_fold(sum);
 }
 
 /* Whether the header's checksum is right: with it, the header sums to all ones. */
@@ -61,6 +67,16 @@ static inline uint16_t
 sp_ipv4_hdr_cksum(const void *hdr, unsigned int hlen)
 {
 	return (uint16_t)~sp_ipv4_hdr_sum(hdr, hlen);
+}
+
+/*
+ * RFC 1624, equation 3: the checksum hc once one 16-bit word of what it
+ * covers changed from old to new (all three as they sit in memory).
+ */
+static inline uint16_t
+sp_cksum_update16(uint16_t hc, uint16_t old, uint16_t new_word)
+{
+	return (uint16_t)~sp_cksum_fold((uint64_t)(uint16_t)~hc + (uint16_t)~old + new_word);
 }
 
 #ifdef __cplusplus

@@ -106,17 +106,6 @@ sp_arp_input(const struct sp_port_addr *a, uint16_t port, struct rte_mbuf *m,
 	return SP_REASON_ARP_IGNORED;
 }
 
-/* RFC 1624, eqn. 3: update a checksum for one 16-bit word changed from old to new. */
-static uint16_t
-cksum_update16(uint16_t cksum, uint16_t old, uint16_t new)
-{
-	uint32_t sum = (uint16_t)~cksum + (uint32_t)(uint16_t)~old + new;
-
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
 /* Echo request -> echo reply in place; id, sequence and data stay as they are. */
 static void
 echo_reply(const struct sp_port_addr *a, struct rte_ether_hdr *eth, struct rte_ipv4_hdr *ip,
@@ -129,7 +118,7 @@ echo_reply(const struct sp_port_addr *a, struct rte_ether_hdr *eth, struct rte_i
 	memcpy(&old, icmp, sizeof(old));
 	icmp->icmp_type = RTE_IP_ICMP_ECHO_REPLY;
 	memcpy(&new, icmp, sizeof(new));
-	icmp->icmp_cksum = cksum_update16(icmp->icmp_cksum, old, new);
+	icmp->icmp_cksum = sp_cksum_update16(icmp->icmp_cksum, old, new);
 
 	ip->dst_addr = ip->src_addr;
 	ip->src_addr = a->ip_be;

@@ -75,15 +75,13 @@ write_outer(struct rte_mbuf *m, const struct sp_endpoint *ep, const struct sp_re
 	uint16_t inner = (uint16_t)rte_pktmbuf_pkt_len(m);
 	struct outer_hdr *h = (struct outer_hdr *)rte_pktmbuf_prepend(m, sizeof(*h));
 	uint16_t ip_len = rte_cpu_to_be_16(inner + sizeof(h->ip) + sizeof(h->udp));
-	uint32_t sum = (uint32_t)ep->outer_sum + ip_len + (res->nh_ip & 0xffff) + (res->nh_ip >> 16);
+	uint64_t sum = (uint64_t)ep->outer_sum + ip_len + (res->nh_ip & 0xffff) + (res->nh_ip >> 16);
 
 	memcpy(h, ep->outer, sizeof(*h));
 	rte_ether_addr_copy(nh_mac, &h->eth.dst_addr);
 	h->ip.total_length = ip_len;
 	h->ip.dst_addr = res->nh_ip;
-	sum = (sum >> 16) + (sum & 0xffff);
-	sum = (sum >> 16) + (sum & 0xffff);
-	h->ip.hdr_checksum = (uint16_t)~sum;
+	h->ip.hdr_checksum = (uint16_t)~sp_cksum_fold(sum);
 	h->udp.dst_port = res->nh_port;
 	h->udp.dgram_len = rte_cpu_to_be_16(inner + sizeof(h->udp));
 }

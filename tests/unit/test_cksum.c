@@ -2,7 +2,8 @@
 /*
  * IPv4 header checksums (include/slicepath/cksum.h): a header from the wire,
  * then random headers of every length against DPDK's own rte_raw_cksum and
- * rte_ipv4_cksum, and the carries of an all-ones header.
+ * rte_ipv4_cksum, updates for one changed word, and the carries of an
+ * all-ones header.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -62,6 +63,30 @@ test_random_headers_as_dpdk(void **state)
 	}
 }
 
+/* A word changed and the checksum updated (RFC 1624) is right, as recomputing it would be. */
+static void
+test_update16_as_recomputed(void **state)
+{
+	uint16_t words[10];
+
+	(void)state;
+	srand(11);
+	for (int i = 0; i < 100000; i++) {
+		unsigned int at = (unsigned int)rand() % 9;
+		uint16_t old;
+
+		at += at >= 5; /* any word but the checksum's (word 5) */
+		for (unsigned int w = 0; w < RTE_DIM(words); w++)
+			words[w] = (uint16_t)rand();
+		words[5] = 0;
+		words[5] = sp_ipv4_hdr_cksum(words, sizeof(words));
+		old = words[at];
+		words[at] = (uint16_t)rand();
+		words[5] = sp_cksum_update16(words[5], old, words[at]);
+		assert_true(sp_ipv4_hdr_cksum_ok(words, sizeof(words)));
+	}
+}
+
 /* The largest sum there is: 15 words of all ones carry out of every fold. */
 static void
 test_all_ones(void **state)
@@ -81,6 +106,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_known_header),
 		cmocka_unit_test(test_random_headers_as_dpdk),
+		cmocka_unit_test(test_update16_as_recomputed),
 		cmocka_unit_test(test_all_ones),
 	};
 
