@@ -4,7 +4,6 @@
  * the TTL rewrite), shared by the ipv4 and dpi code options.
  */
 #include <stdbool.h>
-#include <stddef.h>
 #include <string.h>
 
 #include <netinet/in.h>
@@ -146,21 +145,3 @@ sp_ipv4_parse_one(struct rte_mbuf *m)
 	build_key(ip, &sp_meta(m)->key, has_ports(ip));
 	return true;
 }
-
-void
-sp_ipv4_decrement_ttl(struct rte_ipv4_hdr *ip)
-{
-	/*
-	 * TTL shares its 16-bit checksum word with the protocol. Both words
-	 * and the checksum are taken in memory order: one's complement sums
-	 * do not depend on byte order as long as every word is read alike.
-	 */
-	const uint8_t *word = (const uint8_t *)ip + offsetof(struct rte_ipv4_hdr, time_to_live);
-	uint16_t old, new;
-
-	memcpy(&old, word, sizeof(old));
-	ip->time_to_live--;
-	memcpy(&new, word, sizeof(new));
-	ip->hdr_checksum = sp_cksum_update16(ip->hdr_checksum, old, new);
-}
-

@@ -16,15 +16,18 @@
 extern "C" {
 #endif
 
-/* A ones' complement sum of 16-bit words, folded to 16 bits (2^16 is 1 modulo 0xffff). */
+/*
+ * A ones' complement sum of 16-bit words, folded to 16 bits: 2^32 and 2^16
+ * are 1 modulo 0xffff, so each carry out comes back in at the bottom.
+ */
 static inline uint16_t
 sp_cksum_fold(uint64_t sum)
 {
-	sum = (sum >> 32) + (sum & 0xffffffff);
-	sum = (sum >> 16) + (sum & 0xffff);
-	sum = (sum >> 16) + (sum & 0xffff);
-	sum = (sum >> 16) + (sum & 0xffff);
-	return (uint16_t)sum;
+	uint32_t lo = (uint32_t)sum, s = lo + (uint32_t)(sum >> 32);
+
+	s += s < lo;
+	/* The upper half of s plus s rotated by 16 is the halves' sum, its carry back in. */
+	return (uint16_t)((s + (s << 16 | s >> 16)) >> 16);
 }
 
 /* The 4 bytes at p, wherever they are aligned. */

@@ -2,8 +2,8 @@
 /*
  * IPv4 header checksums (include/slicepath/cksum.h): a header from the wire,
  * then random headers of every length against DPDK's own rte_raw_cksum and
- * rte_ipv4_cksum, updates for one changed word, and the carries of an
- * all-ones header.
+ * rte_ipv4_cksum, updates for one changed word, the carries of an all-ones
+ * header, and the fold of any 64-bit sum.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -100,6 +100,36 @@ test_all_ones(void **state)
 	assert_true(sp_ipv4_hdr_cksum_ok(h, sizeof(h)));
 }
 
+/* The fold as arithmetic says: the sum modulo 0xffff, all ones for a multiple, 0 only for 0. */
+static uint16_t
+fold_by_modulo(uint64_t sum)
+{
+	if (sum == 0)
+		return 0;
+	return sum % 0xffff == 0 ? 0xffff : (uint16_t)(sum % 0xffff);
+}
+
+/* Edges where each carry comes back in, then random sums of every magnitude. */
+static void
+test_fold_any_sum(void **state)
+{
+	const uint64_t edges[] = {0, 1, 0xfffe, 0xffff, 0x10000, 0x1fffe, 0x1ffff, 0xfffeffff,
+				  0xffffffff, UINT64_C(0x100000000), UINT64_C(0x1fffffffe),
+				  UINT64_C(0xffffffff00000001), UINT64_C(0xfffffffffffeffff),
+				  UINT64_MAX};
+
+	(void)state;
+	for (unsigned int i = 0; i < RTE_DIM(edges); i++)
+		assert_int_equal(sp_cksum_fold(edges[i]), fold_by_modulo(edges[i]));
+	srand(13);
+	for (int i = 0; i < 1000000; i++) {
+		uint64_t sum = (uint64_t)rand() << 33 ^ (uint64_t)rand() << 11 ^ (uint64_t)rand();
+
+		sum >>= i % 64; /* small sums as often as large ones */
+		assert_int_equal(sp_cksum_fold(sum), fold_by_modulo(sum));
+	}
+}
+
 int
 main(void)
 {
@@ -108,6 +138,7 @@ main(void)
 		cmocka_unit_test(test_random_headers_as_dpdk),
 		cmocka_unit_test(test_update16_as_recomputed),
 		cmocka_unit_test(test_all_ones),
+		cmocka_unit_test(test_fold_any_sum),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
