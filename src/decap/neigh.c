@@ -27,6 +27,7 @@ struct neigh_key {
 struct sp_neigh {
 	struct rte_hash *h;
 	uint32_t entries; /* capacity asked for; the hash may be rounded up */
+	uint64_t gen;     /* one more at each change, after it (readers' caches) */
 };
 
 static struct neigh_key
@@ -35,22 +36,32 @@ neigh_key(uint16_t port, uint32_t ip_be)
 	return (struct neigh_key){.ip_be = ip_be, .port = port, .pad = 0};
 }
 
-static void *
-mac_pack(const struct rte_ether_addr *mac)
+static uint64_t
+mac_word(const struct rte_ether_addr *mac)
 {
 	uint64_t v = 0;
 
-	RTE_BUILD_BUG_ON(sizeof(void *) < sizeof(v));
 	memcpy(&v, mac->addr_bytes, RTE_ETHER_ADDR_LEN);
-	return (void *)(uintptr_t)v;
+	return v;
+}
+
+static void
+mac_from_word(uint64_t v, struct rte_ether_addr *mac)
+{
+	memcpy(mac->addr_bytes, &v, RTE_ETHER_ADDR_LEN);
+}
+
+static void *
+mac_pack(const struct rte_ether_addr *mac)
+{
+	RTE_BUILD_BUG_ON(sizeof(void *) < sizeof(uint64_t));
+	return (void *)(uintptr_t)mac_word(mac);
 }
 
 static void
 mac_unpack(const void *data, struct rte_ether_addr *mac)
 {
-	uint64_t v = (uintptr_t)data;
-
-	memcpy(mac->addr_bytes, &v, RTE_ETHER_ADDR_LEN);
+	mac_from_word((uintptr_t)data, mac);
 }
 
 struct sp_neigh *
@@ -106,7 +117,11 @@ sp_neigh_set(struct sp_neigh *n, uint16_t port, uint32_t ip_be, const struct rte
 		return -ENOSPC;
 	/* Adding a present key replaces its data in place. */
 	ret = rte_hash_add_key_data(n->h, &key, mac_pack(mac));
-	return ret < 0 ? ret : 0;
+	if (ret < 0)
+		return ret;
+	/* Released after the entry: a reader that sees the new generation finds it. */
+	__atomic_fetch_add(&n->gen, 1, __ATOMIC_RELEASE);
+	return 0;
 }
 
 int
@@ -166,6 +181,67 @@ sp_neigh_get_bulk(const struct sp_neigh *n, const uint16_t *ports, const uint32_
 			continue;
 		mac_unpack(data[which[i]], &found[i]);
 		hits |= RTE_BIT64(i);
+	}
+	return hits;
+}
+
+/* A next hop as a cache key: never 0, which marks an empty entry. */
+static uint64_t
+cache_key(uint16_t port, uint32_t ip_be)
+{
+	return UINT64_C(1) << 63 | (uint64_t)port << 32 | ip_be;
+}
+
+/* Fibonacci hashing: the top bits of the key times 2^64 over the golden ratio. */
+static unsigned int
+cache_slot(uint64_t key)
+{
+	return (unsigned int)((key * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - SP_NEIGH_CACHE_BITS));
+}
+
+uint64_t
+sp_neigh_get_cached(const struct sp_neigh *n, struct sp_neigh_cache *c, const uint16_t *ports,
+		    const uint32_t *ips_be, uint16_t count, struct rte_ether_addr *found)
+{
+	uint16_t miss_ports[RTE_HASH_LOOKUP_BULK_MAX];
+	uint32_t miss_ips[RTE_HASH_LOOKUP_BULK_MAX];
+	uint8_t miss_at[RTE_HASH_LOOKUP_BULK_MAX];
+	struct rte_ether_addr miss_found[RTE_HASH_LOOKUP_BULK_MAX];
+	/* Read before the table: entries filled below are at least this new. */
+	uint64_t gen = __atomic_load_n(&n->gen, __ATOMIC_ACQUIRE), hits = 0, got;
+	uint16_t i, nb_miss = 0;
+
+	count = RTE_MIN(count, (uint16_t)RTE_HASH_LOOKUP_BULK_MAX);
+	if (c->gen != gen) {
+		memset(c->e, 0, sizeof(c->e));
+		c->gen = gen;
+	}
+	for (i = 0; i < count; i++) {
+		uint64_t key = cache_key(ports[i], ips_be[i]);
+		unsigned int slot = cache_slot(key);
+
+		if (c->e[slot].key == key) {
+			mac_from_word(c->e[slot].mac, &found[i]);
+			hits |= RTE_BIT64(i);
+			continue;
+		}
+		miss_ports[nb_miss] = ports[i];
+		miss_ips[nb_miss] = ips_be[i];
+		miss_at[nb_miss++] = (uint8_t)i;
+	}
+	if (nb_miss == 0)
+		return hits;
+	got = sp_neigh_get_bulk(n, miss_ports, miss_ips, nb_miss, miss_found);
+	for (i = 0; i < nb_miss; i++) {
+		uint64_t key = cache_key(miss_ports[i], miss_ips[i]);
+		unsigned int slot = cache_slot(key);
+
+		if (!(got & RTE_BIT64(i)))
+			continue; /* unresolved: asked for again at each packet */
+		found[miss_at[i]] = miss_found[i];
+		hits |= RTE_BIT64(miss_at[i]);
+		c->e[slot].key = key;
+		c->e[slot].mac = mac_word(&miss_found[i]);
 	}
 	return hits;
 }

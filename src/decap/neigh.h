@@ -26,6 +26,29 @@ int sp_neigh_get(const struct sp_neigh *n, uint16_t port, uint32_t ip_be, struct
 uint64_t sp_neigh_get_bulk(const struct sp_neigh *n, const uint16_t *ports, const uint32_t *ips_be,
 			   uint16_t count, struct rte_ether_addr *found);
 
+/*
+ * One reader's copy of the next hops it found lately, direct-mapped by key:
+ * a hit is a load and a compare where the hash takes some 70 instructions a
+ * packet. Every sp_neigh_set() makes the whole copy stale (the table's
+ * generation), so a reader sees a change from its next call on, as it
+ * would without it. Zeroed, it is empty.
+ */
+#define SP_NEIGH_CACHE_BITS 8
+#define SP_NEIGH_CACHE (1u << SP_NEIGH_CACHE_BITS)
+
+struct sp_neigh_cache {
+	uint64_t gen; /* the table's generation the entries are of */
+	struct {
+		uint64_t key; /* 0: empty */
+		uint64_t mac;
+	} e[SP_NEIGH_CACHE];
+};
+
+/* sp_neigh_get_bulk() through the reader's cache c, which keeps what the table answered. */
+uint64_t sp_neigh_get_cached(const struct sp_neigh *n, struct sp_neigh_cache *c,
+			     const uint16_t *ports, const uint32_t *ips_be, uint16_t count,
+			     struct rte_ether_addr *found);
+
 /* Iterate entries (off the fast path). Returns next position or -ENOENT at the end. */
 int32_t sp_neigh_next(const struct sp_neigh *n, uint32_t *iter, uint16_t *port, uint32_t *ip_be,
 		      struct rte_ether_addr *mac);

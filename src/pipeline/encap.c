@@ -97,7 +97,8 @@ request_resolution(const struct sp_node *node, uint16_t port, uint32_t ip_be)
 }
 
 uint16_t
-sp_encap_burst(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n)
+sp_encap_burst(const struct sp_node *node, struct sp_neigh_cache *nc, struct rte_mbuf **pkts,
+	       uint16_t n)
 {
 	const struct sp_endpoint *eps[SP_BURST];
 	struct rte_ether_addr macs[SP_BURST];
@@ -132,7 +133,7 @@ sp_encap_burst(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n)
 	}
 	if (k == 0)
 		return 0;
-	hit = sp_neigh_get_bulk(node->neigh, ports, ips, k, macs);
+	hit = sp_neigh_get_cached(node->neigh, nc, ports, ips, k, macs);
 	for (uint16_t j = 0; j < k; j++) {
 		struct rte_mbuf *m = pkts[idx[j]];
 

@@ -50,6 +50,7 @@ struct sp_npe {
 	struct rte_ring *rx_ring;               /* LC -> NPE */
 	struct rte_ring *inject_ring;           /* mgmt -> NPE: packets slow paths inject */
 	struct rte_ring *tx_ring[SP_MAX_PORTS]; /* NPE -> LC, per output port */
+	struct sp_neigh_cache neigh_cache;      /* its lcore's, for the outer headers */
 };
 
 struct sp_node {

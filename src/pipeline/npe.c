@@ -187,7 +187,7 @@ send_burst(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf **pkt
 {
 	uint16_t f, refused;
 
-	f = sp_encap_burst(node, pkts, n);
+	f = sp_encap_burst(node, &npe->neigh_cache, pkts, n);
 	if (f < n)
 		f = partition_forward(pkts, n);
 	sp_retire_burst(node, &pkts[f], n - f, st);

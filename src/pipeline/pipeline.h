@@ -30,8 +30,10 @@ void sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_m
 /* Write the outer Ethernet/IPv4/UDP header from each packet's lookup result
  * (the framework half of SPP's header format block); map slice-relative
  * endpoint and queue to node ones, each packet by its own slice. n <= SP_BURST.
+ * Next hops are found through the calling lcore's neighbor cache nc.
  * Marks drops, never frees. Returns how many packets are SP_FORWARD after it. */
-uint16_t sp_encap_burst(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n);
+uint16_t sp_encap_burst(const struct sp_node *node, struct sp_neigh_cache *nc,
+			struct rte_mbuf **pkts, uint16_t n);
 
 /* Fill the endpoint's outer header template from its port (MAC), address and UDP port,
  * before its first packet. */

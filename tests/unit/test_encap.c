@@ -16,6 +16,7 @@
 #include "pipeline/pipeline.h"
 
 static struct sp_node node;
+static struct sp_neigh_cache neigh_cache;
 static struct sp_slice slice;
 
 static const uint8_t inner[] = {0x45, 0, 0, 20, 0, 0, 0, 0, 63, 17, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8};
@@ -100,7 +101,7 @@ test_outer_header_bytes(void **state __rte_unused)
 	const uint8_t *p;
 	struct rte_ipv4_hdr iph;
 
-	assert_int_equal(sp_encap_burst(&node, &m, 1), 1);
+	assert_int_equal(sp_encap_burst(&node, &neigh_cache, &m, 1), 1);
 	assert_int_equal(sp_meta(m)->verdict, SP_FORWARD);
 	assert_int_equal(sp_meta(m)->out_port, 1);
 	assert_int_equal(sp_meta(m)->queue, 7);
@@ -143,7 +144,7 @@ test_outer_checksum_any_hop_and_length(void **state __rte_unused)
 
 		assert_int_equal(sp_neigh_set(node.neigh, 1, nh, &mac), 0);
 		assert_non_null(rte_pktmbuf_append(m, extra));
-		assert_int_equal(sp_encap_burst(&node, &m, 1), 1);
+		assert_int_equal(sp_encap_burst(&node, &neigh_cache, &m, 1), 1);
 		memcpy(&iph, rte_pktmbuf_mtod_offset(m, const uint8_t *, 14), sizeof(iph));
 		assert_int_equal(rte_be_to_cpu_16(iph.total_length), 28 + sizeof(inner) + extra);
 		assert_int_equal(iph.dst_addr, nh);
@@ -152,10 +153,31 @@ test_outer_checksum_any_hop_and_length(void **state __rte_unused)
 	}
 }
 
+/* A next hop's new MAC is on the next packet, though the cache held the old one. */
+static void
+test_next_hop_mac_change(void **state __rte_unused)
+{
+	struct rte_ether_addr mac = {{0x02, 0, 0, 0, 9, 9}};
+	uint32_t nh = ip(10, 0, 1, 3);
+	struct rte_mbuf *m;
+
+	assert_int_equal(sp_neigh_set(node.neigh, 1, nh, &mac), 0);
+	for (int i = 0; i < 3; i++) {
+		if (i == 2) {
+			mac.addr_bytes[5] = 0x0a;
+			assert_int_equal(sp_neigh_set(node.neigh, 1, nh, &mac), 0);
+		}
+		m = forwarded(1, 0, nh, 1);
+		assert_int_equal(sp_encap_burst(&node, &neigh_cache, &m, 1), 1);
+		assert_memory_equal(rte_pktmbuf_mtod(m, const uint8_t *), mac.addr_bytes, 6);
+		rte_pktmbuf_free(m);
+	}
+}
+
 static void
 expect_drop(struct rte_mbuf *m, enum sp_reason reason)
 {
-	assert_int_equal(sp_encap_burst(&node, &m, 1), 0);
+	assert_int_equal(sp_encap_burst(&node, &neigh_cache, &m, 1), 0);
 	assert_int_equal(sp_meta(m)->verdict, SP_DROP);
 	assert_int_equal(sp_meta(m)->reason, reason);
 	assert_int_equal(rte_pktmbuf_pkt_len(m), sizeof(inner)); /* untouched */
@@ -188,7 +210,7 @@ test_skips_packets_already_out(void **state __rte_unused)
 				 forwarded(1, 0, ip(10, 0, 1, 2), 1)};
 
 	sp_meta_exception(m[0], SP_REASON_TTL_EXPIRED);
-	assert_int_equal(sp_encap_burst(&node, m, 2), 1); /* the one still forwarded */
+	assert_int_equal(sp_encap_burst(&node, &neigh_cache, m, 2), 1); /* the one still forwarded */
 	assert_int_equal(sp_meta(m[0])->reason, SP_REASON_TTL_EXPIRED);
 	assert_int_equal(rte_pktmbuf_pkt_len(m[0]), sizeof(inner));
 	assert_int_equal(rte_pktmbuf_pkt_len(m[1]), 42 + sizeof(inner));
@@ -210,6 +232,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_outer_header_bytes),
 		cmocka_unit_test(test_outer_checksum_any_hop_and_length),
+		cmocka_unit_test(test_next_hop_mac_change),
 		cmocka_unit_test(test_result_the_slice_does_not_own),
 		cmocka_unit_test(test_unresolved_next_hop_asks_management),
 		cmocka_unit_test(test_skips_packets_already_out),

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -156,6 +157,68 @@ test_bulk_repeated_keys(void **state)
 	sp_neigh_free(n);
 }
 
+/*
+ * Cached lookups (sp_neigh_get_cached) answer as the table does: more next
+ * hops than the cache has entries (so keys collide), unknown ones among
+ * them, calls that hit, and changes seen at the next call.
+ */
+#define CACHED_HOPS 300
+
+static void
+expect_cached_as_table(const struct sp_neigh *n, struct sp_neigh_cache *c)
+{
+	for (uint16_t off = 0; off < CACHED_HOPS; off += 60) {
+		uint16_t ports[60];
+		uint32_t ips[60];
+		struct rte_ether_addr found[60], want;
+		uint64_t hits;
+
+		for (uint16_t i = 0; i < 60; i++) {
+			ports[i] = (off + i) % 3;
+			ips[i] = ip((uint8_t)((off + i) / 3));
+		}
+		hits = sp_neigh_get_cached(n, c, ports, ips, 60, found);
+		for (uint16_t i = 0; i < 60; i++) {
+			bool known = sp_neigh_get(n, ports[i], ips[i], &want) == 0;
+
+			assert_int_equal(!!(hits & RTE_BIT64(i)), known);
+			if (known)
+				assert_mac_equal(&found[i], &want);
+		}
+	}
+}
+
+static void
+test_cached(void **state)
+{
+	struct sp_neigh *n = sp_neigh_create("neigh_cached", 512, SOCKET_ID_ANY);
+	static struct sp_neigh_cache c; /* zeroed: empty */
+	struct rte_ether_addr mac = mac_a;
+	uint16_t last_port;
+	uint32_t last_ip;
+
+	(void)state;
+	assert_non_null(n);
+	for (uint16_t h = 0; h < CACHED_HOPS; h++) {
+		mac.addr_bytes[4] = (uint8_t)(h >> 8);
+		mac.addr_bytes[5] = (uint8_t)h;
+		if (h % 7 != 0) /* every seventh unknown */
+			assert_int_equal(sp_neigh_set(n, h % 3, ip((uint8_t)(h / 3)), &mac), 0);
+	}
+	expect_cached_as_table(n, &c);
+	expect_cached_as_table(n, &c); /* now mostly from the cache */
+	/* A MAC that changes (the last hop looked up: in the cache for sure) and an
+	 * unknown hop that becomes known: both seen at once. */
+	last_port = (CACHED_HOPS - 1) % 3;
+	last_ip = ip((CACHED_HOPS - 1) / 3);
+	assert_int_equal(sp_neigh_set(n, last_port, last_ip, &mac_b), 0);
+	assert_int_equal(sp_neigh_set(n, 0, ip(0), &mac_b), 0);
+	assert_int_equal(sp_neigh_get_cached(n, &c, &last_port, &last_ip, 1, &mac), 1);
+	assert_mac_equal(&mac, &mac_b);
+	expect_cached_as_table(n, &c);
+	sp_neigh_free(n);
+}
+
 static void
 test_iterate(void **state)
 {
@@ -221,7 +284,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_set_get_update), cmocka_unit_test(test_bulk),
 		cmocka_unit_test(test_bulk_64),
-		cmocka_unit_test(test_bulk_repeated_keys),        cmocka_unit_test(test_iterate),
+		cmocka_unit_test(test_bulk_repeated_keys),        cmocka_unit_test(test_cached),
+		cmocka_unit_test(test_iterate),
 		cmocka_unit_test(test_full),           cmocka_unit_test(test_create_invalid),
 	};
 
