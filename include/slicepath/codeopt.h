@@ -62,6 +62,7 @@ struct sp_meta {
 	uint8_t from_slow_path;
 	uint8_t reserved;
 	uint16_t out_port; /* output port, set by the framework */
+	uint16_t out_ep;   /* node endpoint it leaves from, set by the framework */
 	uint32_t queue;    /* physical queue, set by the framework */
 	uint32_t filter;   /* matched filter, set by the lookup; SP_FILTER_NONE if routed */
 	struct sp_key key; /* set by parse() */

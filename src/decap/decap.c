@@ -334,6 +334,16 @@ classify(const struct sp_port_addr *a, uint16_t port, struct rte_mbuf *m,
 	return *why == SP_REASON_NONE ? STEP_DONE : STEP_DROP;
 }
 
+/* A MAC as the low 48 bits of a word: one compare. */
+static uint64_t
+mac_word(const struct rte_ether_addr *mac)
+{
+	uint64_t w = 0;
+
+	memcpy(&w, mac->addr_bytes, RTE_ETHER_ADDR_LEN);
+	return w;
+}
+
 /*
  * The frame as nearly all come: one segment, to the port's MAC, IPv4
  * without options, no fragment, UDP to the port's address, lengths that
@@ -342,7 +352,8 @@ classify(const struct sp_port_addr *a, uint16_t port, struct rte_mbuf *m,
  * such a frame is the same; it takes every other frame and says why.
  */
 static bool
-common_datagram(const struct sp_port_addr *a, struct rte_mbuf *m, struct candidate *c)
+common_datagram(const struct sp_port_addr *a, uint64_t mac, struct rte_mbuf *m,
+		struct candidate *c)
 {
 	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + 1);
@@ -351,8 +362,7 @@ common_datagram(const struct sp_port_addr *a, struct rte_mbuf *m, struct candida
 
 	if (rte_pktmbuf_data_len(m) != len || len < SP_OUTER_HDR_LEN)
 		return false;
-	if (!rte_is_same_ether_addr(&eth->dst_addr, &a->mac) ||
-	    eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4) ||
+	if (mac_word(&eth->dst_addr) != mac || eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4) ||
 	    ip->version_ihl != RTE_IPV4_VHL_DEF || ip->next_proto_id != IPPROTO_UDP ||
 	    ip->dst_addr != a->ip_be || a->ip_be == 0 ||
 	    (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)))
@@ -444,7 +454,8 @@ sp_decap_burst(struct sp_decap_table *t, uint16_t port, struct rte_mbuf **pkts,
 {
 	const struct sp_port_addr *a = &t->ports[port];
 	const uint64_t *eps = __atomic_load_n(&t->eps[port], __ATOMIC_ACQUIRE);
-	uint64_t now = rte_get_tsc_cycles();
+	uint64_t now = rte_get_tsc_cycles(), mac = mac_word(&a->mac);
+	struct sp_counter *rx = &st->port[port].rx;
 	struct rte_mbuf *drop[SP_BURST];
 	uint16_t nb_drop = 0, i;
 	struct candidate c;
@@ -454,9 +465,10 @@ sp_decap_burst(struct sp_decap_table *t, uint16_t port, struct rte_mbuf **pkts,
 	out->nb_fwd = 0;
 	out->nb_reply = 0;
 	out->nb_learn = 0;
+	rx->pkts += n;
 	for (i = 0; i < n; i++) {
-		sp_counter_add(&st->port[port].rx, pkts[i]);
-		enum step step = common_datagram(a, pkts[i], &c) ? STEP_LOOKUP :
+		rx->bytes += rte_pktmbuf_pkt_len(pkts[i]);
+		enum step step = common_datagram(a, mac, pkts[i], &c) ? STEP_LOOKUP :
 				 classify(a, port, pkts[i], out, &c, &why);
 
 		switch (step) {

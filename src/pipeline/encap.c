@@ -36,6 +36,7 @@ map_result(const struct sp_node *node, const struct sp_slice *s, struct sp_meta 
 	if (s->qport[q] != (*ep)->port)
 		return false;
 	meta->out_port = (*ep)->port;
+	meta->out_ep = slot;
 	meta->queue = s->qmap[q];
 	return true;
 }

@@ -86,8 +86,10 @@ partition_verdicts(struct rte_mbuf **pkts, uint16_t n, uint16_t *routed)
 		else
 			other[no++] = pkts[i];
 	}
-	memcpy(&pkts[f], r, nr * sizeof(r[0]));
-	memcpy(&pkts[f + nr], other, no * sizeof(other[0]));
+	if (f < n) { /* mostly all forward: nothing to move, no call */
+		memcpy(&pkts[f], r, nr * sizeof(r[0]));
+		memcpy(&pkts[f + nr], other, no * sizeof(other[0]));
+	}
 	*routed = nr;
 	return f;
 }
@@ -138,23 +140,19 @@ lookup(struct sp_npe *npe, uint16_t slice, struct rte_mbuf **pkts, uint16_t n)
 	return misses;
 }
 
-/* Slice and endpoint tx counters of packets the queue manager took. */
+/*
+ * Slice and endpoint tx counters of packets the queue manager took. The
+ * endpoint is the one encap found: one released since is reset only once
+ * the lcores are past this loop (slice_ops.c), so nothing counted here stays.
+ */
 static void
-count_forwarded(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n,
-		struct sp_lcore_stats *st)
+count_forwarded(struct rte_mbuf **pkts, uint16_t n, struct sp_lcore_stats *st)
 {
 	for (uint16_t i = 0; i < n; i++) {
 		const struct sp_meta *meta = sp_meta(pkts[i]);
-		const struct sp_slice *s = __atomic_load_n(&node->slices[meta->slice],
-							   __ATOMIC_ACQUIRE);
-		uint16_t ep = SP_ENDPOINT_NONE;
 
 		sp_counter_add(&st->slice[meta->slice].fwd, pkts[i]);
-		/* Read once: the endpoint (or the slice) may be released meanwhile (slice_ops.c). */
-		if (s != NULL)
-			ep = __atomic_load_n(&s->endpoints[meta->result.endpoint], __ATOMIC_RELAXED);
-		if (ep != SP_ENDPOINT_NONE)
-			sp_counter_add(&st->endpoint[ep].tx, pkts[i]);
+		sp_counter_add(&st->endpoint[meta->out_ep].tx, pkts[i]);
 	}
 }
 
@@ -193,7 +191,7 @@ send_burst(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf **pkt
 	sp_retire_burst(node, &pkts[f], n - f, st);
 	/* Refused packets come back at the front of the array. */
 	refused = sp_qm_enqueue_burst(npe->qm, pkts, f);
-	count_forwarded(node, &pkts[refused], f - refused, st);
+	count_forwarded(&pkts[refused], f - refused, st);
 	sp_retire_burst(node, pkts, refused, st);
 }
 

@@ -214,6 +214,7 @@ sp_node_endpoint_add(struct sp_node *node, struct sp_slice *s, const struct sp_e
 		/* A result naming the index may have reached the endpoint meanwhile. */
 		wait_lcores(node);
 		sp_qm_owner_reserve(qm, s->id, port, r.owner_bps);
+		sp_stats_reset_endpoint(slot);
 		memset(ep, 0, sizeof(*ep));
 		return rc == -EEXIST ? -EADDRINUSE : rc;
 	}
