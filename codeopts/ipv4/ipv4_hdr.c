@@ -20,9 +20,7 @@
 
 #include "ipv4_hdr.h"
 
-#define MIN_HDR_LEN ((uint32_t)sizeof(struct rte_ipv4_hdr))
 #define MAX_HDR_LEN (RTE_IPV4_HDR_IHL_MASK * RTE_IPV4_IHL_MULTIPLIER)
-#define PORTS_LEN 4
 
 /* Why the header cannot be forwarded or even handed up, or SP_REASON_NONE. */
 static enum sp_reason
@@ -33,7 +31,7 @@ header_error(const struct rte_ipv4_hdr *ip, uint32_t pkt_len)
 
 	if (ip->version_ihl >> 4 != IPVERSION)
 		return SP_REASON_MALFORMED;
-	if (hlen < MIN_HDR_LEN || hlen > pkt_len)
+	if (hlen < SP_IPV4_MIN_HDR_LEN || hlen > pkt_len)
 		return SP_REASON_BAD_HDR_LEN;
 	if (tlen < hlen || tlen > pkt_len)
 		return SP_REASON_BAD_HDR_LEN;
@@ -51,22 +49,7 @@ has_ports(const struct rte_ipv4_hdr *ip)
 
 	return (ip->next_proto_id == IPPROTO_TCP || ip->next_proto_id == IPPROTO_UDP) &&
 	       frag_off == 0 &&
-	       rte_ipv4_hdr_len(ip) + PORTS_LEN <= rte_be_to_cpu_16(ip->total_length);
-}
-
-/* The key; ports: the header is followed by TCP or UDP ports (has_ports). */
-static inline void
-build_key(const struct rte_ipv4_hdr *ip, struct sp_key *k, bool ports)
-{
-	memcpy(&k->b[SP_IPV4_KEY_DST], &ip->dst_addr, sizeof(ip->dst_addr));
-	memcpy(&k->b[SP_IPV4_KEY_SRC], &ip->src_addr, sizeof(ip->src_addr));
-	if (ports)
-		/* Source then destination port, as in the TCP and UDP headers. */
-		memcpy(&k->b[SP_IPV4_KEY_SPORT], (const uint8_t *)ip + rte_ipv4_hdr_len(ip), PORTS_LEN);
-	else
-		memset(&k->b[SP_IPV4_KEY_SPORT], 0, PORTS_LEN);
-	k->b[SP_IPV4_KEY_PROTO] = ip->next_proto_id;
-	k->b[SP_IPV4_KEY_ZERO] = 0;
+	       rte_ipv4_hdr_len(ip) + SP_IPV4_PORTS_LEN <= rte_be_to_cpu_16(ip->total_length);
 }
 
 /*
@@ -82,37 +65,14 @@ trim_to(struct rte_mbuf *m, uint32_t len)
 	return extra == 0 || (extra <= UINT16_MAX && rte_pktmbuf_trim(m, (uint16_t)extra) == 0);
 }
 
-/*
- * The packet as nearly all come: one segment, IPv4 without options, its
- * total length the packet's (nothing to trim), TTL above 1, checksum right,
- * TCP or UDP and not a fragment, ports inside. A few compares instead of
- * the checks one by one below, whose answer for such a packet is the same
- * (they take every other packet and say why).
- */
-static bool
-common_packet(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip, uint32_t len)
-{
-	return rte_pktmbuf_data_len(m) == len && len >= MIN_HDR_LEN + PORTS_LEN &&
-	       ip->version_ihl == RTE_IPV4_VHL_DEF && rte_be_to_cpu_16(ip->total_length) == len &&
-	       ip->time_to_live > 1 &&
-	       (ip->next_proto_id == IPPROTO_TCP || ip->next_proto_id == IPPROTO_UDP) &&
-	       (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK)) == 0 &&
-	       sp_ipv4_hdr_cksum_ok(ip, MIN_HDR_LEN);
-}
-
 bool
-sp_ipv4_parse_one(struct rte_mbuf *m)
+sp_ipv4_parse_uncommon(struct rte_mbuf *m)
 {
 	uint32_t len = rte_pktmbuf_pkt_len(m);
 	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *);
 	enum sp_reason reason;
 
-	if (common_packet(m, ip, len)) {
-		build_key(ip, &sp_meta(m)->key, true);
-		return true;
-	}
-
-	if (len < MIN_HDR_LEN) {
+	if (len < SP_IPV4_MIN_HDR_LEN) {
 		sp_meta_drop(m, SP_REASON_MALFORMED);
 		return false;
 	}
@@ -121,7 +81,7 @@ sp_ipv4_parse_one(struct rte_mbuf *m)
 	 * segment. It always is with ordinary buffer sizes; a chain split
 	 * earlier is valid but left to the slow path.
 	 */
-	if (rte_pktmbuf_data_len(m) < RTE_MIN(len, (uint32_t)(MAX_HDR_LEN + PORTS_LEN))) {
+	if (rte_pktmbuf_data_len(m) < RTE_MIN(len, (uint32_t)(MAX_HDR_LEN + SP_IPV4_PORTS_LEN))) {
 		sp_meta_exception(m, SP_REASON_UNSUPPORTED);
 		return false;
 	}
@@ -134,7 +94,7 @@ sp_ipv4_parse_one(struct rte_mbuf *m)
 		sp_meta_exception(m, SP_REASON_UNSUPPORTED);
 		return false;
 	}
-	if (rte_ipv4_hdr_len(ip) > MIN_HDR_LEN) {
+	if (rte_ipv4_hdr_len(ip) > SP_IPV4_MIN_HDR_LEN) {
 		sp_meta_exception(m, SP_REASON_OPTIONS);
 		return false;
 	}
@@ -142,6 +102,6 @@ sp_ipv4_parse_one(struct rte_mbuf *m)
 		sp_meta_exception(m, SP_REASON_TTL_EXPIRED);
 		return false;
 	}
-	build_key(ip, &sp_meta(m)->key, has_ports(ip));
+	sp_ipv4_build_key(ip, &sp_meta(m)->key, has_ports(ip));
 	return true;
 }

@@ -11,18 +11,72 @@
 #include <stddef.h>
 #include <string.h>
 
+#include <netinet/in.h>
+
+#include <rte_byteorder.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
 #include <slicepath/cksum.h>
+#include <slicepath/codeopt.h>
+#include <slicepath/ipv4.h>
+
+#define SP_IPV4_MIN_HDR_LEN ((uint32_t)sizeof(struct rte_ipv4_hdr))
+#define SP_IPV4_PORTS_LEN 4
+
+/* The key; ports: the header is followed by TCP or UDP ports. */
+static inline void
+sp_ipv4_build_key(const struct rte_ipv4_hdr *ip, struct sp_key *k, bool ports)
+{
+	memcpy(&k->b[SP_IPV4_KEY_DST], &ip->dst_addr, sizeof(ip->dst_addr));
+	memcpy(&k->b[SP_IPV4_KEY_SRC], &ip->src_addr, sizeof(ip->src_addr));
+	if (ports)
+		/* Source then destination port, as in the TCP and UDP headers. */
+		memcpy(&k->b[SP_IPV4_KEY_SPORT], (const uint8_t *)ip + rte_ipv4_hdr_len(ip),
+		       SP_IPV4_PORTS_LEN);
+	else
+		memset(&k->b[SP_IPV4_KEY_SPORT], 0, SP_IPV4_PORTS_LEN);
+	k->b[SP_IPV4_KEY_PROTO] = ip->next_proto_id;
+	k->b[SP_IPV4_KEY_ZERO] = 0;
+}
+
+/*
+ * The packet as nearly all come: one segment, IPv4 without options, its
+ * total length the packet's (nothing to trim), TTL above 1, checksum right,
+ * TCP or UDP and not a fragment, ports inside. A few compares instead of
+ * sp_ipv4_parse_uncommon()'s checks one by one, whose answer for such a
+ * packet is the same (they take every other packet and say why).
+ */
+static inline bool
+sp_ipv4_common_packet(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip, uint32_t len)
+{
+	return rte_pktmbuf_data_len(m) == len && len >= SP_IPV4_MIN_HDR_LEN + SP_IPV4_PORTS_LEN &&
+	       ip->version_ihl == RTE_IPV4_VHL_DEF && rte_be_to_cpu_16(ip->total_length) == len &&
+	       ip->time_to_live > 1 &&
+	       (ip->next_proto_id == IPPROTO_TCP || ip->next_proto_id == IPPROTO_UDP) &&
+	       (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK)) == 0 &&
+	       sp_ipv4_hdr_cksum_ok(ip, SP_IPV4_MIN_HDR_LEN);
+}
+
+/* sp_ipv4_parse_one() of a packet that is not the common one. */
+bool sp_ipv4_parse_uncommon(struct rte_mbuf *m);
 
 /*
  * Check m's inner IPv4 header as a router must, cut link-layer padding and
  * write the ipv4 key (slicepath/ipv4.h). False, with the packet marked a
  * drop or an exception (options, TTL, a header split over segments), when
- * it does not go on to the lookup.
+ * it does not go on to the lookup. Inline: parse() calls it on every packet.
  */
-bool sp_ipv4_parse_one(struct rte_mbuf *m);
+static inline bool
+sp_ipv4_parse_one(struct rte_mbuf *m)
+{
+	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *);
+
+	if (!sp_ipv4_common_packet(m, ip, rte_pktmbuf_pkt_len(m)))
+		return sp_ipv4_parse_uncommon(m);
+	sp_ipv4_build_key(ip, &sp_meta(m)->key, true);
+	return true;
+}
 
 /*
  * TTL one less, the header checksum updated incrementally (RFC 1624).

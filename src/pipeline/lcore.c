@@ -68,13 +68,20 @@ static void
 tx_flush(struct lcore_ctx *c, uint16_t port)
 {
 	struct tx_port *tx = &c->tx[port];
+	struct sp_counter *counter = &c->st->port[port].tx;
+	uint64_t bytes = 0;
 	uint16_t sent;
 
 	if (tx->nb_held == 0)
 		return;
+	/* Lengths read before: the frames the port takes are no longer ours to read. */
+	for (uint16_t i = 0; i < tx->nb_held; i++)
+		bytes += rte_pktmbuf_pkt_len(tx->held[i]);
 	sent = rte_eth_tx_burst(c->node->ports[port].port_id, 0, tx->held, tx->nb_held);
-	for (uint16_t i = 0; i < sent; i++)
-		sp_counter_add(&c->st->port[port].tx, tx->held[i]);
+	for (uint16_t i = sent; i < tx->nb_held; i++)
+		bytes -= rte_pktmbuf_pkt_len(tx->held[i]);
+	counter->pkts += sent;
+	counter->bytes += bytes;
 	tx->nb_held -= sent;
 	memmove(tx->held, tx->held + sent, tx->nb_held * sizeof(tx->held[0]));
 }
@@ -109,6 +116,11 @@ demux(struct lcore_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 	struct rte_mbuf *per_npe[SP_MAX_NPES][SP_NPE_ROUND];
 	uint16_t cnt[SP_MAX_NPES] = {0};
 
+	/* One NPE on this lcore: every frame is its (a deleted slice's too, as below). */
+	if (node->nb_npes == 1 && node->npes[0].on_lc) {
+		sp_npe_process(node, &c->node->npes[0], pkts, n, c->st);
+		return;
+	}
 	for (uint16_t i = 0; i < n; i++) {
 		const struct sp_slice *s = node->slices[sp_meta(pkts[i])->slice];
 		/* A slice deleted meanwhile: its NPE drops it, counted. */

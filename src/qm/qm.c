@@ -318,9 +318,16 @@ sp_qm_queue_conf(const struct sp_qm *qm, uint32_t queue, struct sp_qm_queue_conf
 int
 sp_qm_queue_stats(const struct sp_qm *qm, uint32_t queue, struct sp_qm_queue_stats *st)
 {
+	const struct qm_queue *q;
+
 	if (qm == NULL || queue >= qm->max_queues || st == NULL)
 		return -EINVAL;
-	*st = qm->queues[queue].st;
+	q = &qm->queues[queue];
+	*st = q->st;
+	st->enq_pkts += q->express_pkts;
+	st->enq_bytes += q->express_bytes;
+	st->sent_pkts += q->express_pkts;
+	st->sent_bytes += q->express_bytes;
 	return 0;
 }
 

@@ -33,6 +33,9 @@ struct qm_queue {
 	uint16_t owner;
 	uint64_t share_bps;
 	struct sp_qm_queue_stats st; /* st.len_* are its current length */
+	/* Express frames (sched.c), enqueued and sent at once: one count for
+	 * both, added to st's enq_* and sent_* when they are read (qm.c). */
+	uint64_t express_pkts, express_bytes;
 };
 
 /* A scheduler's rate, as its token bucket uses it, and the frames' wire overhead. */

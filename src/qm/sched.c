@@ -84,14 +84,14 @@ take(struct sp_qm *qm, struct rte_mbuf *m)
 		q->st.drop_bytes[why] += len;
 		return false;
 	}
-	q->st.enq_pkts++;
-	q->st.enq_bytes += len;
 	if (express_take(&qm->sched[port], m, len)) {
-		/* Sent as it arrives: the queue never holds it. */
-		q->st.sent_pkts++;
-		q->st.sent_bytes += len;
+		/* Enqueued and sent as it arrives: the queue never holds it. */
+		q->express_pkts++;
+		q->express_bytes += len;
 		return true;
 	}
+	q->st.enq_pkts++;
+	q->st.enq_bytes += len;
 	*qm_next(m) = NULL;
 	if (q->head == NULL) {
 		q->head = m;
