@@ -45,12 +45,6 @@ mac_word(const struct rte_ether_addr *mac)
 	return v;
 }
 
-static void
-mac_from_word(uint64_t v, struct rte_ether_addr *mac)
-{
-	memcpy(mac->addr_bytes, &v, RTE_ETHER_ADDR_LEN);
-}
-
 static void *
 mac_pack(const struct rte_ether_addr *mac)
 {
@@ -61,7 +55,9 @@ mac_pack(const struct rte_ether_addr *mac)
 static void
 mac_unpack(const void *data, struct rte_ether_addr *mac)
 {
-	mac_from_word((uintptr_t)data, mac);
+	uint64_t v = (uintptr_t)data;
+
+	memcpy(mac->addr_bytes, &v, RTE_ETHER_ADDR_LEN);
 }
 
 struct sp_neigh *
@@ -185,18 +181,16 @@ sp_neigh_get_bulk(const struct sp_neigh *n, const uint16_t *ports, const uint32_
 	return hits;
 }
 
-/* A next hop as a cache key: never 0, which marks an empty entry. */
-static uint64_t
-cache_key(uint16_t port, uint32_t ip_be)
+void
+sp_neigh_cache_sync(const struct sp_neigh *n, struct sp_neigh_cache *c)
 {
-	return UINT64_C(1) << 63 | (uint64_t)port << 32 | ip_be;
-}
+	/* Read before the table: entries filled after are at least this new. */
+	uint64_t gen = __atomic_load_n(&n->gen, __ATOMIC_ACQUIRE);
 
-/* Fibonacci hashing: the top bits of the key times 2^64 over the golden ratio. */
-static unsigned int
-cache_slot(uint64_t key)
-{
-	return (unsigned int)((key * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - SP_NEIGH_CACHE_BITS));
+	if (c->gen == gen)
+		return;
+	memset(c->e, 0, sizeof(c->e));
+	c->gen = gen;
 }
 
 uint64_t
@@ -207,21 +201,13 @@ sp_neigh_get_cached(const struct sp_neigh *n, struct sp_neigh_cache *c, const ui
 	uint32_t miss_ips[RTE_HASH_LOOKUP_BULK_MAX];
 	uint8_t miss_at[RTE_HASH_LOOKUP_BULK_MAX];
 	struct rte_ether_addr miss_found[RTE_HASH_LOOKUP_BULK_MAX];
-	/* Read before the table: entries filled below are at least this new. */
-	uint64_t gen = __atomic_load_n(&n->gen, __ATOMIC_ACQUIRE), hits = 0, got;
+	uint64_t hits = 0, got;
 	uint16_t i, nb_miss = 0;
 
 	count = RTE_MIN(count, (uint16_t)RTE_HASH_LOOKUP_BULK_MAX);
-	if (c->gen != gen) {
-		memset(c->e, 0, sizeof(c->e));
-		c->gen = gen;
-	}
+	sp_neigh_cache_sync(n, c);
 	for (i = 0; i < count; i++) {
-		uint64_t key = cache_key(ports[i], ips_be[i]);
-		unsigned int slot = cache_slot(key);
-
-		if (c->e[slot].key == key) {
-			mac_from_word(c->e[slot].mac, &found[i]);
+		if (sp_neigh_cache_find(c, ports[i], ips_be[i], &found[i])) {
 			hits |= RTE_BIT64(i);
 			continue;
 		}
@@ -233,8 +219,8 @@ sp_neigh_get_cached(const struct sp_neigh *n, struct sp_neigh_cache *c, const ui
 		return hits;
 	got = sp_neigh_get_bulk(n, miss_ports, miss_ips, nb_miss, miss_found);
 	for (i = 0; i < nb_miss; i++) {
-		uint64_t key = cache_key(miss_ports[i], miss_ips[i]);
-		unsigned int slot = cache_slot(key);
+		uint64_t key = sp_neigh_cache_key(miss_ports[i], miss_ips[i]);
+		unsigned int slot = sp_neigh_cache_slot(key);
 
 		if (!(got & RTE_BIT64(i)))
 			continue; /* unresolved: asked for again at each packet */

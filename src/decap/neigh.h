@@ -7,7 +7,9 @@
 #ifndef SP_NEIGH_H
 #define SP_NEIGH_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_ether.h>
 
@@ -30,7 +32,7 @@ uint64_t sp_neigh_get_bulk(const struct sp_neigh *n, const uint16_t *ports, cons
  * One reader's copy of the next hops it found lately, direct-mapped by key:
  * a hit is a load and a compare where the hash takes some 70 instructions a
  * packet. Every sp_neigh_set() makes the whole copy stale (the table's
- * generation), so a reader sees a change from its next call on, as it
+ * generation), so a reader sees a change from its next burst on, as it
  * would without it. Zeroed, it is empty.
  */
 #define SP_NEIGH_CACHE_BITS 8
@@ -43,6 +45,37 @@ struct sp_neigh_cache {
 		uint64_t mac;
 	} e[SP_NEIGH_CACHE];
 };
+
+/* Empty c if the table changed since it was filled: once a burst, before sp_neigh_cache_find(). */
+void sp_neigh_cache_sync(const struct sp_neigh *n, struct sp_neigh_cache *c);
+
+/* A next hop as a cache key: never 0, which marks an empty entry. */
+static inline uint64_t
+sp_neigh_cache_key(uint16_t port, uint32_t ip_be)
+{
+	return UINT64_C(1) << 63 | (uint64_t)port << 32 | ip_be;
+}
+
+/* Fibonacci hashing: the top bits of the key times 2^64 over the golden ratio. */
+static inline unsigned int
+sp_neigh_cache_slot(uint64_t key)
+{
+	return (unsigned int)((key * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - SP_NEIGH_CACHE_BITS));
+}
+
+/* Whether c holds the next hop; its MAC to *mac if so. Inline: encap asks for every packet. */
+static inline bool
+sp_neigh_cache_find(const struct sp_neigh_cache *c, uint16_t port, uint32_t ip_be,
+		    struct rte_ether_addr *mac)
+{
+	uint64_t key = sp_neigh_cache_key(port, ip_be);
+	unsigned int slot = sp_neigh_cache_slot(key);
+
+	if (c->e[slot].key != key)
+		return false;
+	memcpy(mac->addr_bytes, &c->e[slot].mac, RTE_ETHER_ADDR_LEN);
+	return true;
+}
 
 /* sp_neigh_get_bulk() through the reader's cache c, which keeps what the table answered. */
 uint64_t sp_neigh_get_cached(const struct sp_neigh *n, struct sp_neigh_cache *c,

@@ -101,14 +101,15 @@ uint16_t
 sp_encap_burst(const struct sp_node *node, struct sp_neigh_cache *nc, struct rte_mbuf **pkts,
 	       uint16_t n)
 {
-	const struct sp_endpoint *eps[SP_BURST];
-	struct rte_ether_addr macs[SP_BURST];
+	const struct sp_endpoint *eps[SP_BURST], *ep;
+	struct rte_ether_addr macs[SP_BURST], mac;
 	uint16_t ports[SP_BURST];
 	uint32_t ips[SP_BURST];
 	uint16_t idx[SP_BURST];
-	uint16_t k = 0;
+	uint16_t k = 0, done = 0;
 	uint64_t hit;
 
+	sp_neigh_cache_sync(node->neigh, nc);
 	for (uint16_t i = 0; i < n; i++) {
 		struct sp_meta *meta = sp_meta(pkts[i]);
 		const struct sp_slice *s;
@@ -120,7 +121,7 @@ sp_encap_burst(const struct sp_node *node, struct sp_neigh_cache *nc, struct rte
 			sp_meta_drop(pkts[i], SP_REASON_NO_ENDPOINT);
 			continue;
 		}
-		if (!map_result(node, s, meta, &eps[k])) {
+		if (!map_result(node, s, meta, &ep)) {
 			sp_meta_drop(pkts[i], SP_REASON_BAD_RESULT);
 			continue;
 		}
@@ -128,12 +129,19 @@ sp_encap_burst(const struct sp_node *node, struct sp_neigh_cache *nc, struct rte
 			sp_meta_drop(pkts[i], SP_REASON_MALFORMED);
 			continue;
 		}
+		if (sp_neigh_cache_find(nc, meta->out_port, meta->result.nh_ip, &mac)) {
+			write_outer(pkts[i], ep, &meta->result, &mac);
+			done++;
+			continue;
+		}
+		/* Not in the cache: the table, for all such at once. */
+		eps[k] = ep;
 		ports[k] = meta->out_port;
 		ips[k] = meta->result.nh_ip;
 		idx[k++] = i;
 	}
 	if (k == 0)
-		return 0;
+		return done;
 	hit = sp_neigh_get_cached(node->neigh, nc, ports, ips, k, macs);
 	for (uint16_t j = 0; j < k; j++) {
 		struct rte_mbuf *m = pkts[idx[j]];
@@ -145,5 +153,5 @@ sp_encap_burst(const struct sp_node *node, struct sp_neigh_cache *nc, struct rte
 		}
 		write_outer(m, eps[j], &sp_meta(m)->result, &macs[j]);
 	}
-	return (uint16_t)__builtin_popcountll(hit);
+	return done + (uint16_t)__builtin_popcountll(hit);
 }

@@ -54,9 +54,15 @@ struct qm_rate {
 
 struct qm_express {
 	uint16_t first, count;
-	uint64_t cost; /* the tokens its frames take */
+	/*
+	 * Tokens as running sums since the array last started over: all its
+	 * frames', those of the frames sent, and at each frame its own and
+	 * all before it's. A dequeue finds what its frames take in one
+	 * subtraction instead of a frame at a time.
+	 */
+	uint64_t taken, spent;
 	struct rte_mbuf *pkts[QM_EXPRESS];
-	uint32_t wire[QM_EXPRESS]; /* each frame's wire bytes */
+	uint64_t upto[QM_EXPRESS];
 };
 
 struct qm_sched {

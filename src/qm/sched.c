@@ -38,18 +38,17 @@ express_take(struct qm_sched *s, struct rte_mbuf *m, uint32_t len)
 {
 	struct qm_express *x = &s->express;
 	uint16_t at = x->first + x->count;
-	uint64_t wire, cost;
+	uint64_t cost;
 
 	if (s->head != QM_NONE || at == QM_EXPRESS)
 		return false;
-	wire = qm_wire_bytes(s, len);
-	cost = sp_tb_cost(wire);
-	if (x->cost + cost > s->tokens)
+	cost = sp_tb_cost(qm_wire_bytes(s, len));
+	if (x->taken - x->spent + cost > s->tokens)
 		return false;
+	x->taken += cost;
 	x->pkts[at] = m;
-	x->wire[at] = (uint32_t)wire;
+	x->upto[at] = x->taken;
 	x->count++;
-	x->cost += cost;
 	return true;
 }
 
@@ -235,20 +234,23 @@ static uint16_t
 express_out(struct qm_sched *s, struct rte_mbuf **pkts, uint16_t max)
 {
 	struct qm_express *x = &s->express;
-	uint16_t n = 0;
+	uint16_t n = RTE_MIN(x->count, max);
 
-	while (n < x->count && n < max) {
-		uint64_t cost = sp_tb_cost(x->wire[x->first + n]);
-
-		if (cost > s->tokens)
-			break; /* a lower rate came in since they were taken */
-		s->tokens -= cost;
-		x->cost -= cost;
-		n++;
-	}
+	/* Mostly the tokens cover them all; a lower rate came in since they were taken else. */
+	while (n > 0 && x->upto[x->first + n - 1] - x->spent > s->tokens)
+		n--;
+	if (n == 0)
+		return 0;
+	s->tokens -= x->upto[x->first + n - 1] - x->spent;
 	memcpy(pkts, &x->pkts[x->first], n * sizeof(pkts[0]));
 	x->count -= n;
-	x->first = x->count == 0 ? 0 : x->first + n;
+	if (x->count == 0) { /* start over */
+		x->first = 0;
+		x->taken = x->spent = 0;
+	} else {
+		x->spent = x->upto[x->first + n - 1];
+		x->first += n;
+	}
 	return n;
 }
 

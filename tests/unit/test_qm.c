@@ -353,6 +353,33 @@ test_express_bounds(void **state)
 	assert_int_equal(drain(qm, 1), 300);
 }
 
+/*
+ * A lower rate configured while express frames wait: a dequeue sends only
+ * as many as the new bucket holds, the oldest, and the rest go later.
+ */
+static void
+test_express_rate_lowered(void **state)
+{
+	struct sp_qm *qm = *state;
+	struct rte_mbuf *out[64];
+	int i;
+
+	reserve_only_owner0(qm, 2, MBPS);
+	assert_int_equal(bind(qm, 3, 2, 0, MBPS, BIG, 1000), 0);
+	assert_int_equal(drain(qm, 2), 0); /* 10 Gb/s: the bucket fills */
+	for (i = 0; i < 10; i++)
+		assert_int_equal(enq1(qm, 3, 1000), 0);
+	assert_int_equal(stats(qm, 3).len_pkts, 0); /* all express */
+	/* 1 Mb/s: a bucket of 2 * (2048 + 24) bytes, four frames of 1024 wire bytes. */
+	assert_int_equal(sp_qm_port_config(qm, 2, MBPS, OVERHEAD), 0);
+	assert_int_equal(sp_qm_dequeue_burst(qm, 2, later(), out, RTE_DIM(out)), 4);
+	rte_pktmbuf_free_bulk(out, 4);
+	assert_int_equal(sp_qm_dequeue_burst(qm, 2, later(), out, 3), 3); /* max below the tokens */
+	rte_pktmbuf_free_bulk(out, 3);
+	assert_int_equal(drain(qm, 2), 3);
+	assert_int_equal(stats(qm, 3).sent_pkts, 10);
+}
+
 /* Top every queue up to 40 frames of len[i] bytes. */
 static void
 feed(struct sp_qm *qm, const uint32_t *queues, const uint16_t *len, unsigned int nb)
@@ -901,6 +928,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_deficit_carries_over, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_only_backlogged_queues_served, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_express_when_idle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_express_rate_lowered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_express_bounds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rate_at_several_rates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rate_counts_padding_and_overhead, setup,
