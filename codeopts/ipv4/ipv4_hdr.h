@@ -8,7 +8,6 @@
 #define SP_IPV4_HDR_H
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <string.h>
 
 #include <netinet/in.h>
@@ -79,24 +78,20 @@ sp_ipv4_parse_one(struct rte_mbuf *m)
 }
 
 /*
- * TTL one less, the header checksum updated incrementally (RFC 1624).
- * Inline: format() calls it on every packet.
+ * TTL one less, the header checksum updated incrementally: RFC 1624's
+ * equation 3, HC' = ~(~HC + ~m + m'), for the 16-bit word m that holds the
+ * TTL (its high byte in network order). The TTL must be at least 1 (parse()
+ * forwards none below 2): then m' is m - 0x100 and ~m + m' is 0xfeff,
+ * whatever m, in network order (sums over words taken in memory order come
+ * out in memory order). Inline: format() calls it on every packet.
  */
 static inline void
 sp_ipv4_decrement_ttl(struct rte_ipv4_hdr *ip)
 {
-	/*
-	 * TTL shares its 16-bit checksum word with the protocol. Both words
-	 * and the checksum are taken in memory order: one's complement sums
-	 * do not depend on byte order as long as every word is read alike.
-	 */
-	const uint8_t *word = (const uint8_t *)ip + offsetof(struct rte_ipv4_hdr, time_to_live);
-	uint16_t old, new_word;
+	uint32_t sum = (uint32_t)(uint16_t)~ip->hdr_checksum + RTE_BE16(0xfeff);
 
-	memcpy(&old, word, sizeof(old));
 	ip->time_to_live--;
-	memcpy(&new_word, word, sizeof(new_word));
-	ip->hdr_checksum = sp_cksum_update16(ip->hdr_checksum, old, new_word);
+	ip->hdr_checksum = (uint16_t)~((sum & 0xffff) + (sum >> 16));
 }
 
 #endif

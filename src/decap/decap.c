@@ -352,8 +352,7 @@ mac_word(const struct rte_ether_addr *mac)
  * such a frame is the same; it takes every other frame and says why.
  */
 static bool
-common_datagram(const struct sp_port_addr *a, uint64_t mac, struct rte_mbuf *m,
-		struct candidate *c)
+common_datagram(uint32_t ip_be, uint64_t mac, struct rte_mbuf *m, struct candidate *c)
 {
 	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + 1);
@@ -364,7 +363,7 @@ common_datagram(const struct sp_port_addr *a, uint64_t mac, struct rte_mbuf *m,
 		return false;
 	if (mac_word(&eth->dst_addr) != mac || eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4) ||
 	    ip->version_ihl != RTE_IPV4_VHL_DEF || ip->next_proto_id != IPPROTO_UDP ||
-	    ip->dst_addr != a->ip_be || a->ip_be == 0 ||
+	    ip->dst_addr != ip_be || ip_be == 0 ||
 	    (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)))
 		return false;
 	if (rte_be_to_cpu_16(ip->total_length) != len - RTE_ETHER_HDR_LEN ||
@@ -468,7 +467,7 @@ sp_decap_burst(struct sp_decap_table *t, uint16_t port, struct rte_mbuf **pkts,
 	rx->pkts += n;
 	for (i = 0; i < n; i++) {
 		rx->bytes += rte_pktmbuf_pkt_len(pkts[i]);
-		enum step step = common_datagram(a, mac, pkts[i], &c) ? STEP_LOOKUP :
+		enum step step = common_datagram(a->ip_be, mac, pkts[i], &c) ? STEP_LOOKUP :
 				 classify(a, port, pkts[i], out, &c, &why);
 
 		switch (step) {

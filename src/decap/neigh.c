@@ -207,7 +207,10 @@ sp_neigh_get_cached(const struct sp_neigh *n, struct sp_neigh_cache *c, const ui
 	count = RTE_MIN(count, (uint16_t)RTE_HASH_LOOKUP_BULK_MAX);
 	sp_neigh_cache_sync(n, c);
 	for (i = 0; i < count; i++) {
-		if (sp_neigh_cache_find(c, ports[i], ips_be[i], &found[i])) {
+		const uint8_t *mac = sp_neigh_cache_find(c, ports[i], ips_be[i]);
+
+		if (mac != NULL) {
+			memcpy(found[i].addr_bytes, mac, RTE_ETHER_ADDR_LEN);
 			hits |= RTE_BIT64(i);
 			continue;
 		}

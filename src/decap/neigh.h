@@ -7,9 +7,7 @@
 #ifndef SP_NEIGH_H
 #define SP_NEIGH_H
 
-#include <stdbool.h>
 #include <stdint.h>
-#include <string.h>
 
 #include <rte_ether.h>
 
@@ -42,7 +40,7 @@ struct sp_neigh_cache {
 	uint64_t gen; /* the table's generation the entries are of */
 	struct {
 		uint64_t key; /* 0: empty */
-		uint64_t mac;
+		uint64_t mac; /* the MAC's bytes in its first 6 */
 	} e[SP_NEIGH_CACHE];
 };
 
@@ -63,18 +61,17 @@ sp_neigh_cache_slot(uint64_t key)
 	return (unsigned int)((key * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - SP_NEIGH_CACHE_BITS));
 }
 
-/* Whether c holds the next hop; its MAC to *mac if so. Inline: encap asks for every packet. */
-static inline bool
-sp_neigh_cache_find(const struct sp_neigh_cache *c, uint16_t port, uint32_t ip_be,
-		    struct rte_ether_addr *mac)
+/*
+ * The next hop's MAC (its 6 bytes, in c) if c holds it, else NULL. Inline:
+ * encap asks for every packet.
+ */
+static inline const uint8_t *
+sp_neigh_cache_find(const struct sp_neigh_cache *c, uint16_t port, uint32_t ip_be)
 {
 	uint64_t key = sp_neigh_cache_key(port, ip_be);
 	unsigned int slot = sp_neigh_cache_slot(key);
 
-	if (c->e[slot].key != key)
-		return false;
-	memcpy(mac->addr_bytes, &c->e[slot].mac, RTE_ETHER_ADDR_LEN);
-	return true;
+	return c->e[slot].key == key ? (const uint8_t *)&c->e[slot].mac : NULL;
 }
 
 /* sp_neigh_get_bulk() through the reader's cache c, which keeps what the table answered. */

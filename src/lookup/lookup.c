@@ -592,8 +592,9 @@ cycles_since(bool timed, uint64_t start)
 /*
  * Answers from the slice's flow cache where it holds them (flows.h), the
  * classifier's for the others in one batch, which then fill the cache.
+ * Inline: a slice's batch is a few packets, so a call is paid every few packets.
  */
-static uint16_t
+static __rte_always_inline uint16_t
 lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct sp_key *const *keys,
 	      struct sp_result *const *results, uint32_t *positions, uint32_t n)
 {

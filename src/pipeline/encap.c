@@ -69,9 +69,9 @@ sp_encap_prepare(const struct sp_node *node, struct sp_endpoint *ep)
  * checksum is the template's sum plus the length and destination words,
  * added as cksum.h adds them (16-bit words in memory order).
  */
-static void
+static __rte_always_inline void
 write_outer(struct rte_mbuf *m, const struct sp_endpoint *ep, const struct sp_result *res,
-	    const struct rte_ether_addr *nh_mac)
+	    const uint8_t *nh_mac)
 {
 	uint16_t inner = (uint16_t)rte_pktmbuf_pkt_len(m);
 	struct outer_hdr *h = (struct outer_hdr *)rte_pktmbuf_prepend(m, sizeof(*h));
@@ -79,7 +79,7 @@ write_outer(struct rte_mbuf *m, const struct sp_endpoint *ep, const struct sp_re
 	uint64_t sum = (uint64_t)ep->outer_sum + ip_len + (res->nh_ip & 0xffff) + (res->nh_ip >> 16);
 
 	memcpy(h, ep->outer, sizeof(*h));
-	rte_ether_addr_copy(nh_mac, &h->eth.dst_addr);
+	memcpy(h->eth.dst_addr.addr_bytes, nh_mac, RTE_ETHER_ADDR_LEN);
 	h->ip.total_length = ip_len;
 	h->ip.dst_addr = res->nh_ip;
 	h->ip.hdr_checksum = (uint16_t)~sp_cksum_fold(sum);
@@ -102,7 +102,8 @@ sp_encap_burst(const struct sp_node *node, struct sp_neigh_cache *nc, struct rte
 	       uint16_t n)
 {
 	const struct sp_endpoint *eps[SP_BURST], *ep;
-	struct rte_ether_addr macs[SP_BURST], mac;
+	struct rte_ether_addr macs[SP_BURST];
+	const uint8_t *nh_mac;
 	uint16_t ports[SP_BURST];
 	uint32_t ips[SP_BURST];
 	uint16_t idx[SP_BURST];
@@ -129,8 +130,9 @@ sp_encap_burst(const struct sp_node *node, struct sp_neigh_cache *nc, struct rte
 			sp_meta_drop(pkts[i], SP_REASON_MALFORMED);
 			continue;
 		}
-		if (sp_neigh_cache_find(nc, meta->out_port, meta->result.nh_ip, &mac)) {
-			write_outer(pkts[i], ep, &meta->result, &mac);
+		nh_mac = sp_neigh_cache_find(nc, meta->out_port, meta->result.nh_ip);
+		if (nh_mac != NULL) {
+			write_outer(pkts[i], ep, &meta->result, nh_mac);
 			done++;
 			continue;
 		}
@@ -151,7 +153,7 @@ sp_encap_burst(const struct sp_node *node, struct sp_neigh_cache *nc, struct rte
 			request_resolution(node, ports[j], ips[j]);
 			continue;
 		}
-		write_outer(m, eps[j], &sp_meta(m)->result, &macs[j]);
+		write_outer(m, eps[j], &sp_meta(m)->result, macs[j].addr_bytes);
 	}
 	return done + (uint16_t)__builtin_popcountll(hit);
 }

@@ -70,7 +70,7 @@ sp_retire_burst(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n,
  * Order pkts by verdict, each kept in arrival order: SP_FORWARD first, then
  * SP_ROUTED (*routed of them), then the rest. Returns how many forward.
  */
-static uint16_t
+static __rte_always_inline uint16_t
 partition_verdicts(struct rte_mbuf **pkts, uint16_t n, uint16_t *routed)
 {
 	struct rte_mbuf *r[SP_BURST], *other[SP_BURST];
