@@ -209,9 +209,19 @@ lc_rx(struct lcore_ctx *c)
 }
 
 /*
+ * Frames a port's output takes per turn of the loop, from the queue manager
+ * or the NPE's ring: twice what a round may bring in. With exactly a
+ * round's worth, input that never pauses (a full round every turn) would
+ * keep any backlog at its size for good, every frame then taking the
+ * queues' round robin instead of skipping it (docs/qm.md); with twice,
+ * a backlog the port can take drains within a few turns.
+ */
+#define OUTPUT_TURN (2 * SP_NPE_ROUND)
+
+/*
  * Queue manager output of an NPE, into the tx holds (on the LC lcore) or
- * the NPE's tx rings: up to a round's worth a port, as much as a round may
- * bring in, never more than the hold or ring takes.
+ * the NPE's tx rings: up to OUTPUT_TURN a port, never more than the hold
+ * or ring takes.
  */
 static void
 npe_output(struct lcore_ctx *c, struct sp_npe *npe)
@@ -220,7 +230,7 @@ npe_output(struct lcore_ctx *c, struct sp_npe *npe)
 	uint64_t now = rte_rdtsc();
 
 	for (uint16_t p = 0; p < c->node->nb_ports; p++) {
-		for (unsigned int done = 0; done < SP_NPE_ROUND;) {
+		for (unsigned int done = 0; done < OUTPUT_TURN;) {
 			uint16_t max, n;
 
 			if (npe->on_lc)
@@ -266,7 +276,7 @@ lc_tx(struct lcore_ctx *c)
 			continue;
 		for (uint16_t p = 0; p < node->nb_ports; p++) {
 			/* What the hold cannot take waits in the ring, then in the NPE's queues. */
-			for (unsigned int done = 0; done < SP_NPE_ROUND; done += n) {
+			for (unsigned int done = 0; done < OUTPUT_TURN; done += n) {
 				uint16_t room = hold_room(c, p, &at);
 
 				n = rte_ring_dequeue_burst(node->npes[e].tx_ring[p], (void **)at, room,

@@ -3,12 +3,15 @@
 replayed forever from a pcap keep every queue backlogged, one 800 Mb/s
 scheduler shares a port, and the queue counters, sampled over telemetry while
 traffic flows, give each queue's share of the wire, the total rate and the
-queue lengths."""
+queue lengths. Then the opposite: an output that keeps up holds no backlog."""
 
+import shutil
+import tempfile
 import time
+from pathlib import Path
 
 from conftest import needs_root
-from spnode import LOAD_NH, inner_udp, loaded_node, substrate, write_pcap
+from spnode import LOAD_NH, Node, inner_udp, loaded_node, substrate, write_pcap
 
 pytestmark = needs_root
 
@@ -162,3 +165,46 @@ def test_flooding_slice_cannot_squeeze_another(tmp_path):
     assert b["offered"] * (PAYLOAD + 70) * 8 / period > reserved, "b was not backlogged"
     assert b_rate >= 0.99 * reserved
     check_lengths(got)
+
+
+def test_output_that_keeps_up_holds_no_backlog(tmp_path):
+    """Small frames replayed forever into an output far faster than they come: every
+    turn of the loop brings a full round, and the output takes more than a round a
+    turn, so whatever queued for a moment drains and the queues stay (nearly) empty.
+    Taking exactly a round a turn once kept any backlog for good, growing to
+    thousands of packets within seconds, each then costing the round robin."""
+    n = Node(tmp_path, "keepup")
+    # The pcap's path must be short (net_pcap's device arguments).
+    short = Path(tempfile.mkdtemp(prefix="spk"))
+    pcap = short / "in.pcap"
+    p0 = n.port("p0", "10.0.0.1", "02:00:00:00:00:10",
+                device=f"net_pcap0,rx_pcap={pcap},infinite_rx=1")
+    p1 = n.port("p1", "10.1.0.1", "02:00:00:00:01:10", device="net_null1,no-rx=1", rate="10T")
+    n.neighbor(p1, NH[0], NH[2])
+    frames = []
+    for sid, name in enumerate(("k1", "k2", "k3", "k4"), start=1):
+        s = n.slice(name, sid)
+        s.endpoint(p0, 5000 + sid)
+        out = s.endpoint(p1, 5000 + sid, bandwidth="1G")
+        for q in range(16):
+            s.queue(q, out, share="10M")
+            s.route(q, f"10.9.{q}.0/24", endpoint=out, queue=q, next_hop=f"{NH[0]}:{NH[1]}")
+        frames += [substrate(inner_udp(f"10.9.{q}.{sid}", seq=q), p0, 5000 + sid)
+                   for q in range(16)]
+    write_pcap(pcap, frames)
+    names = ["k1", "k2", "k3", "k4"]
+    n.start()
+    try:
+        time.sleep(3)
+        samples = []
+        for _ in range(4):
+            qs = [q for name in names for q in n.cmd(f"/slicepath/queues,{name}").values()]
+            samples.append((sum(q["len_pkts"] for q in qs), sum(q["sent_pkts"] for q in qs)))
+            time.sleep(0.5)
+    finally:
+        n.stop()
+        shutil.rmtree(short)
+    print("waiting, sent:", samples)
+    assert samples[-1][1] - samples[0][1] > 100000, "the queues did not carry the traffic"
+    # A round is 256 frames; two may be in the queues between an enqueue and the output.
+    assert max(waiting for waiting, _ in samples) <= 512, samples
