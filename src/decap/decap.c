@@ -22,6 +22,7 @@
 
 #include <slicepath/cksum.h>
 
+#include "../common/mac.h"
 #include "../common/tbucket.h"
 #include "arp.h"
 #include "decap.h"
@@ -334,16 +335,6 @@ classify(const struct sp_port_addr *a, uint16_t port, struct rte_mbuf *m,
 	return *why == SP_REASON_NONE ? STEP_DONE : STEP_DROP;
 }
 
-/* A MAC as the low 48 bits of a word: one compare. */
-static uint64_t
-mac_word(const struct rte_ether_addr *mac)
-{
-	uint64_t w = 0;
-
-	memcpy(&w, mac->addr_bytes, RTE_ETHER_ADDR_LEN);
-	return w;
-}
-
 /*
  * The frame as nearly all come: one segment, to the port's MAC, IPv4
  * without options, no fragment, UDP to the port's address, lengths that
@@ -361,7 +352,7 @@ common_datagram(uint32_t ip_be, uint64_t mac, struct rte_mbuf *m, struct candida
 
 	if (rte_pktmbuf_data_len(m) != len || len < SP_OUTER_HDR_LEN)
 		return false;
-	if (mac_word(&eth->dst_addr) != mac || eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4) ||
+	if (sp_mac_word(&eth->dst_addr) != mac || eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4) ||
 	    ip->version_ihl != RTE_IPV4_VHL_DEF || ip->next_proto_id != IPPROTO_UDP ||
 	    ip->dst_addr != ip_be || ip_be == 0 ||
 	    (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)))
@@ -453,7 +444,7 @@ sp_decap_burst(struct sp_decap_table *t, uint16_t port, struct rte_mbuf **pkts,
 {
 	const struct sp_port_addr *a = &t->ports[port];
 	const uint64_t *eps = __atomic_load_n(&t->eps[port], __ATOMIC_ACQUIRE);
-	uint64_t now = rte_get_tsc_cycles(), mac = mac_word(&a->mac);
+	uint64_t now = rte_get_tsc_cycles(), mac = sp_mac_word(&a->mac);
 	struct sp_counter *rx = &st->port[port].rx;
 	struct rte_mbuf *drop[SP_BURST];
 	uint16_t nb_drop = 0, i;

@@ -13,6 +13,7 @@
 #include <rte_hash.h>
 #include <rte_malloc.h>
 
+#include "../common/mac.h"
 #include "neigh.h"
 
 /* rte_hash refuses tables smaller than one bucket. */
@@ -36,20 +37,11 @@ neigh_key(uint16_t port, uint32_t ip_be)
 	return (struct neigh_key){.ip_be = ip_be, .port = port, .pad = 0};
 }
 
-static uint64_t
-mac_word(const struct rte_ether_addr *mac)
-{
-	uint64_t v = 0;
-
-	memcpy(&v, mac->addr_bytes, RTE_ETHER_ADDR_LEN);
-	return v;
-}
-
 static void *
 mac_pack(const struct rte_ether_addr *mac)
 {
 	RTE_BUILD_BUG_ON(sizeof(void *) < sizeof(uint64_t));
-	return (void *)(uintptr_t)mac_word(mac);
+	return (void *)(uintptr_t)sp_mac_word(mac);
 }
 
 static void
@@ -230,7 +222,7 @@ sp_neigh_get_cached(const struct sp_neigh *n, struct sp_neigh_cache *c, const ui
 		found[miss_at[i]] = miss_found[i];
 		hits |= RTE_BIT64(miss_at[i]);
 		c->e[slot].key = key;
-		c->e[slot].mac = mac_word(&miss_found[i]);
+		c->e[slot].mac = sp_mac_word(&miss_found[i]);
 	}
 	return hits;
 }

@@ -55,10 +55,10 @@ struct qm_rate {
 struct qm_express {
 	uint16_t first, count;
 	/*
-	 * Tokens as running sums since the array last started over: all its
-	 * frames', those of the frames sent, and at each frame its own and
-	 * all before it's. A dequeue finds what its frames take in one
-	 * subtraction instead of a frame at a time.
+	 * Tokens as running sums since the array last started over, so that a
+	 * dequeue finds what its frames take in one subtraction: taken by all
+	 * frames that came, spent by those sent, and upto[i] by frame i and
+	 * all before it.
 	 */
 	uint64_t taken, spent;
 	struct rte_mbuf *pkts[QM_EXPRESS];
