@@ -42,7 +42,8 @@
 #
 # usage: tools/bench-pipeline.sh [-d SECONDS] [-w WARMUP] [-o DIR] [-f FLOWS] [-F RULES]
 #                                [-S SLICES] [-Q QUEUES] [-2 | -N] [-I]
-#   environment: SLICEPATH_BUILD_DIR (default build), BENCH_EAL (default "--no-huge -m 1024")
+#   environment: SLICEPATH_BUILD_DIR (default build), BENCH_EAL (default "--no-huge -m 1024";
+#   "-m 1000" runs all three on 2 MB hugepages, docs/testing.md)
 # Needs root and a build (scripts/setup.sh). Artifacts go to DIR (default /tmp/slicepath-bench).
 set -euo pipefail
 
@@ -61,7 +62,7 @@ PY=/usr/bin/python3
 read -r -a EAL_MEM <<<"${BENCH_EAL:---no-huge -m 1024}"
 
 COUNT=0
-usage() { sed -n '3,46p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '3,47p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 while getopts "d:w:o:f:F:S:Q:2NIh" opt; do
 	case "$opt" in
 	d) DURATION="$OPTARG" ;;
@@ -339,6 +340,9 @@ VDEVS=(--vdev "net_pcap0,rx_pcap=$PCAP,infinite_rx=1" --vdev "net_null0,no-rx=1"
 # lcore 0: main (slicepathd's management thread, testpmd's prompt), lcore 1: forwarding.
 # l3fwd makes a tx queue per lcore and the pcap vdev has one: it runs on lcore 1 alone.
 COMMON_EAL=("${EAL_MEM[@]}" --no-pci)
+# On hugepages: l3fwd leaves its hugepage files behind when stopped (a
+# gigabyte here), which the next program then lacks; unlinked, they go with it.
+[[ " ${EAL_MEM[*]} " == *" --no-huge "* ]] || COMMON_EAL+=(--huge-unlink)
 
 SP_LCORES=(-l 0,1)
 # -2: the NPE's lcore 2 runs on CPU 0 with the main lcore (management, mostly asleep).

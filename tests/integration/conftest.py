@@ -56,8 +56,15 @@ def users():
 
 @pytest.fixture(scope="session", autouse=True)
 def dpdk_runtime_dirs():
-    """DPDK processes leave /var/run/dpdk/<file-prefix> behind; the session removes those of
+    """DPDK processes leave /var/run/dpdk/<file-prefix> behind, and on hugepages their
+    <file-prefix>map_N files too (which keep the pages taken); the session removes those of
     its own prefixes (spnode.unique_prefix) at the end, whatever stopped them."""
     yield
-    for d in Path("/var/run/dpdk").glob(f"sp-test-{os.getpid()}-*"):
+    own = f"sp-test-{os.getpid()}-*"
+    for d in Path("/var/run/dpdk").glob(own):
         shutil.rmtree(d, ignore_errors=True)
+    with open("/proc/mounts") as mounts:
+        huge_dirs = [line.split()[1] for line in mounts if line.split()[2] == "hugetlbfs"]
+    for d in huge_dirs:
+        for f in Path(d).glob(own):
+            f.unlink(missing_ok=True)
