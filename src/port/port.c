@@ -95,6 +95,16 @@ configure(const struct sp_cfg_port *cfg, struct rte_mempool *pool, uint16_t pid,
 	return rte_eth_dev_start(pid);
 }
 
+/* Why rte_dev_probe() failed, in words: its -EFAULT means that no bus took the name. */
+static const char *
+probe_error(int rc)
+{
+	if (rc == -EFAULT)
+		return "no DPDK driver knows that name (a virtual device is a driver's name and a "
+		       "number, such as net_pcap0; a NIC a PCI address, such as 0000:3b:00.0)";
+	return rte_strerror(-rc);
+}
+
 int
 sp_port_open(const struct sp_cfg_port *cfg, struct rte_mempool *pool, struct sp_port *out,
 	     char *err, size_t errlen)
@@ -110,7 +120,7 @@ sp_port_open(const struct sp_cfg_port *cfg, struct rte_mempool *pool, struct sp_
 			 "port %s: cannot open device \"%s\": %s; check the device name and its "
 			 "arguments (docs/config.md), that any file it reads exists, and for a NIC "
 			 "that it is bound to vfio-pci (dpdk-devbind.py --status)",
-			 cfg->name, cfg->device, rte_strerror(-rc));
+			 cfg->name, cfg->device, probe_error(rc));
 		return -ENODEV;
 	}
 	rc = configure(cfg, pool, pid, &what);

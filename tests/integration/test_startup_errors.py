@@ -93,6 +93,9 @@ def test_device_that_cannot_start_exits_2(std, device):
     assert rc == 2, f"exit status {rc}, expected 2:\n{out}"
     assert "p2" in out, f"the message does not name the port p2:\n{out}"
     assert device.split(",")[0] in out, f"the message does not name the device:\n{out}"
+    if device == "net_nosuchdriver0":
+        # EAL's own word for it, -EFAULT, read "Bad address".
+        assert "no DPDK driver knows that name" in out and "Bad address" not in out, out
 
 
 @needs_root
