@@ -94,13 +94,6 @@ parse(struct sp_slice *s, struct rte_mbuf **pkts, uint16_t n)
 }
 
 static void
-format(struct sp_slice *s __rte_unused, struct rte_mbuf **pkts, uint16_t n)
-{
-	for (uint16_t i = 0; i < n; i++)
-		sp_ipv4_decrement_ttl(rte_pktmbuf_mtod(pkts[i], struct rte_ipv4_hdr *));
-}
-
-static void
 release(void *old)
 {
 	struct dpi_db *d = old;
@@ -173,7 +166,7 @@ static const struct sp_codeopt dpi_codeopt = {
 	.abi_version = SP_CODEOPT_ABI,
 	.slice_fini = slice_fini,
 	.parse = parse,
-	.format = format,
+	.format = sp_ipv4_format,
 	.load = load,
 	.release = release,
 };

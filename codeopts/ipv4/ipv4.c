@@ -24,18 +24,11 @@ parse(struct sp_slice *s __rte_unused, struct rte_mbuf **pkts, uint16_t n)
 		sp_ipv4_parse_one(pkts[i]);
 }
 
-static void
-format(struct sp_slice *s __rte_unused, struct rte_mbuf **pkts, uint16_t n)
-{
-	for (uint16_t i = 0; i < n; i++)
-		sp_ipv4_decrement_ttl(rte_pktmbuf_mtod(pkts[i], struct rte_ipv4_hdr *));
-}
-
 static const struct sp_codeopt ipv4_codeopt = {
 	.name = "ipv4",
 	.abi_version = SP_CODEOPT_ABI,
 	.parse = parse,
-	.format = format,
+	.format = sp_ipv4_format,
 };
 
 SP_CODEOPT_REGISTER(ipv4_codeopt);
