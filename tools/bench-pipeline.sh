@@ -33,6 +33,10 @@
 # lcore 1, NPE 1 on lcore 2.
 # The issue 7 target run: -S 64 -Q 4096 -F RULES (a 128K rule file), with and without -2.
 #
+# -r ROUNDS runs the programs that many times in turn (slicepathd, testpmd, l3fwd, then
+# again), prints each round and the medians, the ratio as the median of the rounds'
+# ratios: figures from one round move by a few percent (the VMs are shared).
+#
 # -I counts instructions instead of time, free of the machines' noise: slicepathd and
 # l3fwd each run under valgrind's callgrind (some minutes), which counts what the
 # forwarding lcore executes (sp_lcore_main, lpm_main_loop) in the measured period
@@ -41,7 +45,7 @@
 # (net_pcap's copy, net_null's free) included. testpmd is left out (Debian strips it).
 #
 # usage: tools/bench-pipeline.sh [-d SECONDS] [-w WARMUP] [-o DIR] [-f FLOWS] [-F RULES]
-#                                [-S SLICES] [-Q QUEUES] [-2 | -N] [-I]
+#                                [-S SLICES] [-Q QUEUES] [-2 | -N] [-r ROUNDS] [-I]
 #   environment: SLICEPATH_BUILD_DIR (default build), BENCH_EAL (default "--no-huge -m 1024";
 #   "-m 1000" runs all three on 2 MB hugepages, docs/testing.md)
 # Needs root and a build (scripts/setup.sh). Artifacts go to DIR (default /tmp/slicepath-bench).
@@ -62,8 +66,9 @@ PY=/usr/bin/python3
 read -r -a EAL_MEM <<<"${BENCH_EAL:---no-huge -m 1024}"
 
 COUNT=0
-usage() { sed -n '3,47p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
-while getopts "d:w:o:f:F:S:Q:2NIh" opt; do
+ROUNDS=1
+usage() { sed -n '3,51p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+while getopts "d:w:o:f:F:S:Q:2Nr:Ih" opt; do
 	case "$opt" in
 	d) DURATION="$OPTARG" ;;
 	w) WARMUP="$OPTARG" ;;
@@ -74,6 +79,7 @@ while getopts "d:w:o:f:F:S:Q:2NIh" opt; do
 	Q) NQUEUES="$OPTARG" ;;
 	2) SPLIT=1 ;;
 	N) SPLIT=2 ;;
+	r) ROUNDS="$OPTARG" ;;
 	I) COUNT=1 ;;
 	h) usage 0 ;;
 	*) usage 1 ;;
@@ -83,6 +89,7 @@ done
 log() { printf '[bench] %s\n' "$*" >&2; }
 die() { printf '[bench] ERROR: %s\n' "$*" >&2; exit 1; }
 
+[[ "$ROUNDS" =~ ^[1-9][0-9]?$ ]] || die "-r $ROUNDS: give a number of rounds from 1 to 99"
 [ "$(id -u)" -eq 0 ] || die "needs root (DPDK): sudo $0"
 [ -x "$BUILD_DIR/slicepathd" ] || die "$BUILD_DIR/slicepathd is missing: run scripts/setup.sh first"
 command -v dpdk-testpmd >/dev/null || die "dpdk-testpmd is missing (Debian package dpdk-dev): run scripts/setup.sh"
@@ -348,22 +355,42 @@ SP_LCORES=(-l 0,1)
 # -2: the NPE's lcore 2 runs on CPU 0 with the main lcore (management, mostly asleep).
 # -N: NPE 1's lcore 2 likewise.
 [ "$SPLIT" -eq 0 ] || SP_LCORES=(--lcores "0@0,1@1,2@0")
-measure slicepathd sp-bench-slicepathd "$WORK/slicepathd.log" sp_lcore_main -- \
-	"$BUILD_DIR/slicepathd" -c "$CONF" -- "${COMMON_EAL[@]}" "${SP_LCORES[@]}" --file-prefix sp-bench-slicepathd
-sp="$RESULT"
-tp="-"
-[ "$COUNT" -eq 1 ] || measure testpmd sp-bench-testpmd "$WORK/testpmd.log" - -- \
-	dpdk-testpmd "${COMMON_EAL[@]}" -l 0,1 --file-prefix sp-bench-testpmd "${VDEVS[@]}" -- \
-	--forward-mode=io --auto-start --stats-period 3600 --total-num-mbufs "$((FLOWS + 16384))"
-[ "$COUNT" -eq 1 ] || tp="$RESULT"
-measure l3fwd sp-bench-l3fwd "$WORK/l3fwd.log" lpm_main_loop -- \
-	"$L3FWD" "${COMMON_EAL[@]}" -l 1 --file-prefix sp-bench-l3fwd "${VDEVS[@]}" -- \
-	-p 0x3 -P --parse-ptype --config "(0,0,1),(1,0,1)" \
-	--rule_ipv4 "$WORK/l3fwd-v4.cfg" --rule_ipv6 "$WORK/l3fwd-v6.cfg" --rx-queue-size "$L3FWD_RXD"
-l3="$RESULT"
+SP=() TP=() L3=()
+for ((round = 1; round <= ROUNDS; round++)); do
+	[ "$ROUNDS" -eq 1 ] || log "round $round of $ROUNDS"
+	measure slicepathd sp-bench-slicepathd "$WORK/slicepathd.log" sp_lcore_main -- \
+		"$BUILD_DIR/slicepathd" -c "$CONF" -- "${COMMON_EAL[@]}" "${SP_LCORES[@]}" \
+		--file-prefix sp-bench-slicepathd
+	SP+=("$RESULT")
+	RESULT="-"
+	[ "$COUNT" -eq 1 ] || measure testpmd sp-bench-testpmd "$WORK/testpmd.log" - -- \
+		dpdk-testpmd "${COMMON_EAL[@]}" -l 0,1 --file-prefix sp-bench-testpmd "${VDEVS[@]}" -- \
+		--forward-mode=io --auto-start --stats-period 3600 --total-num-mbufs "$((FLOWS + 16384))"
+	TP+=("$RESULT")
+	measure l3fwd sp-bench-l3fwd "$WORK/l3fwd.log" lpm_main_loop -- \
+		"$L3FWD" "${COMMON_EAL[@]}" -l 1 --file-prefix sp-bench-l3fwd "${VDEVS[@]}" -- \
+		-p 0x3 -P --parse-ptype --config "(0,0,1),(1,0,1)" \
+		--rule_ipv4 "$WORK/l3fwd-v4.cfg" --rule_ipv6 "$WORK/l3fwd-v6.cfg" --rx-queue-size "$L3FWD_RXD"
+	L3+=("$RESULT")
+done
 
 ratio() {
 	if [ "$1" = - ] || [ "$2" = - ]; then echo "-"; else "$PY" -c "print(f'{$1 / $2:.2f}')"; fi
+}
+# The median of the figures given (as they are written: Mpps with two decimals,
+# instructions whole), "-" if one is (a program that failed in any round).
+median() {
+	"$PY" -c 'import statistics, sys
+v = sys.argv[1:]
+m = None if "-" in v else statistics.median(map(float, v))
+print("-" if m is None else f"{m:.2f}" if any("." in x for x in v) else round(m))' "$@"
+}
+# The median of the rounds' ratios of the programs in arrays $1 and $2.
+median_ratio() {
+	local -n a="$1" b="$2"
+	local r=() i
+	for i in "${!a[@]}"; do r+=("$(ratio "${a[$i]}" "${b[$i]}")"); done
+	median "${r[@]}"
 }
 
 echo
@@ -371,11 +398,20 @@ echo "pipeline benchmark: 70-byte substrate frames, $FLOWS flows, $NSLICES slice
 echo "slicepathd on $(case "$SPLIT" in 1) echo "two lcores (LC, NPE)" ;; 2) echo "two lcores (LC + NPE 0, NPE 1)" ;; *) echo "one lcore" ;; esac)"
 [ -z "$RULES" ] || echo "filters: the $(wc -l <"$FILTERS") of $RULES (sp-cb-expand -f -m 131072)"
 echo "net_pcap (infinite_rx) -> net_null, ${DURATION}s each after ${WARMUP}s warm-up, EAL ${EAL_MEM[*]}"
+if [ "$ROUNDS" -gt 1 ]; then
+	printf '%-6s %10s %10s %10s %18s\n' "round" "slicepathd" "testpmd" "l3fwd" "slicepathd/l3fwd"
+	for i in "${!SP[@]}"; do
+		printf '%-6s %10s %10s %10s %18s\n' "$((i + 1))" "${SP[$i]}" "${TP[$i]}" "${L3[$i]}" \
+			"$(ratio "${SP[$i]}" "${L3[$i]}")"
+	done
+	echo "medians of $ROUNDS rounds (ratios: of the rounds' ratios):"
+fi
+sp="$(median "${SP[@]}")" tp="$(median "${TP[@]}")" l3="$(median "${L3[@]}")"
 if [ "$COUNT" -eq 1 ]; then
 	printf '%-34s %8s\n' "program" "instructions a packet (callgrind)"
 	printf '%-34s %8s\n' "slicepathd (ipv4 code option)" "$sp"
 	printf '%-34s %8s\n' "l3fwd (LPM, dpdk-doc example)" "$l3"
-	printf '%-34s %8s\n' "l3fwd / slicepathd" "$(ratio "$l3" "$sp")"
+	printf '%-34s %8s\n' "l3fwd / slicepathd" "$(median_ratio L3 SP)"
 	echo "logs, inputs and callgrind files (callgrind_annotate FILE): $WORK"
 	[ "$sp" != - ] && [ "$l3" != - ]
 	exit
@@ -384,7 +420,7 @@ printf '%-34s %8s\n' "program" "Mpps"
 printf '%-34s %8s\n' "slicepathd (ipv4 code option)" "$sp"
 printf '%-34s %8s\n' "dpdk-testpmd --forward-mode=io" "$tp"
 printf '%-34s %8s\n' "l3fwd (LPM, dpdk-doc example)" "$l3"
-printf '%-34s %8s\n' "slicepathd / testpmd" "$(ratio "$sp" "$tp")"
-printf '%-34s %8s\n' "slicepathd / l3fwd" "$(ratio "$sp" "$l3")"
+printf '%-34s %8s\n' "slicepathd / testpmd" "$(median_ratio SP TP)"
+printf '%-34s %8s\n' "slicepathd / l3fwd" "$(median_ratio SP L3)"
 echo "logs and inputs: $WORK"
 [ "$sp" != - ] && [ "$tp" != - ] && [ "$l3" != - ]
