@@ -94,7 +94,7 @@ sp_ipv4_decrement_ttl(struct rte_ipv4_hdr *ip)
 	ip->hdr_checksum = (uint16_t)~((sum & 0xffff) + (sum >> 16));
 }
 
-/* A router's format(): every packet's TTL one less (the code option's parse() let none below 2 through). */
+/* A router's format(): every packet's TTL one less (its parse() let none below 2 through). */
 static inline void
 sp_ipv4_format(struct sp_slice *s __rte_unused, struct rte_mbuf **pkts, uint16_t n)
 {
