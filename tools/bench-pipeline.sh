@@ -399,10 +399,13 @@ echo "slicepathd on $(case "$SPLIT" in 1) echo "two lcores (LC, NPE)" ;; 2) echo
 [ -z "$RULES" ] || echo "filters: the $(wc -l <"$FILTERS") of $RULES (sp-cb-expand -f -m 131072)"
 echo "net_pcap (infinite_rx) -> net_null, ${DURATION}s each after ${WARMUP}s warm-up, EAL ${EAL_MEM[*]}"
 if [ "$ROUNDS" -gt 1 ]; then
-	printf '%-6s %10s %10s %10s %18s\n' "round" "slicepathd" "testpmd" "l3fwd" "slicepathd/l3fwd"
+	# Rates: slicepathd's share of l3fwd's; instructions: l3fwd's share of slicepathd's.
+	if [ "$COUNT" -eq 1 ]; then heading="l3fwd/slicepathd"; else heading="slicepathd/l3fwd"; fi
+	printf '%-6s %10s %10s %10s %18s\n' "round" "slicepathd" "testpmd" "l3fwd" "$heading"
 	for i in "${!SP[@]}"; do
-		printf '%-6s %10s %10s %10s %18s\n' "$((i + 1))" "${SP[$i]}" "${TP[$i]}" "${L3[$i]}" \
-			"$(ratio "${SP[$i]}" "${L3[$i]}")"
+		r="$(ratio "${SP[$i]}" "${L3[$i]}")"
+		[ "$COUNT" -eq 0 ] || r="$(ratio "${L3[$i]}" "${SP[$i]}")"
+		printf '%-6s %10s %10s %10s %18s\n' "$((i + 1))" "${SP[$i]}" "${TP[$i]}" "${L3[$i]}" "$r"
 	done
 	echo "medians of $ROUNDS rounds (ratios: of the rounds' ratios):"
 fi
