@@ -35,7 +35,8 @@
 #
 # -r ROUNDS runs the programs that many times in turn (slicepathd, testpmd, l3fwd, then
 # again), prints each round and the medians, the ratio as the median of the rounds'
-# ratios: figures from one round move by a few percent (the VMs are shared).
+# ratios: figures from one round move by a few percent (the VMs are shared). With -I
+# the callgrind files left are the last round's.
 #
 # -I counts instructions instead of time, free of the machines' noise: slicepathd and
 # l3fwd each run under valgrind's callgrind (some minutes), which counts what the
@@ -67,7 +68,7 @@ read -r -a EAL_MEM <<<"${BENCH_EAL:---no-huge -m 1024}"
 
 COUNT=0
 ROUNDS=1
-usage() { sed -n '3,51p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '3,52p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 while getopts "d:w:o:f:F:S:Q:2Nr:Ih" opt; do
 	case "$opt" in
 	d) DURATION="$OPTARG" ;;
