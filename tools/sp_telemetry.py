@@ -17,6 +17,7 @@ As a command (python3 standard library only):
     slices               per-slice counters
     slice NAME           one slice, with its drop/exception reasons
     drops                node-wide drop and exception reasons (non-zero; --all for every one)
+    residence            sampled times frames spent in the node: count, mean, percentiles (ns)
     queues SLICE         the slice's queues
     filters SLICE        the slice's filter hit counters
     endpoints            endpoints (slice, port, UDP port) and their counters
@@ -264,7 +265,8 @@ def main(argv=None):
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     ap = argparse.ArgumentParser(
         description="Show slicepathd counters (DPDK telemetry).",
-        epilog="commands: info, ports, slices, slice NAME, drops, queues SLICE, filters SLICE, "
+        epilog="commands: info, ports, slices, slice NAME, drops, residence, queues SLICE, "
+               "filters SLICE, "
                "endpoints, neighbors, summary, raw CMD")
     ap.add_argument("-p", "--prefix", default=DEFAULT_PREFIX,
                     help="the daemon's EAL --file-prefix (default: %(default)s)")
@@ -276,7 +278,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
 
     needs_arg = {"slice", "queues", "filters", "raw"}
-    simple = {"info", "ports", "slices", "drops", "endpoints", "neighbors", "summary"}
+    simple = {"info", "ports", "slices", "drops", "residence", "endpoints", "neighbors", "summary"}
     if a.command in needs_arg and not a.arg:
         ap.error(f"'{a.command}' needs an argument")
     if a.command not in needs_arg | simple:
@@ -309,6 +311,7 @@ def main(argv=None):
                 "ports": "/slicepath/ports",
                 "slices": "/slicepath/slices",
                 "drops": "/slicepath/drops",
+                "residence": "/slicepath/residence",
                 "endpoints": "/slicepath/endpoints",
                 "neighbors": "/slicepath/neighbors",
                 "slice": f"/slicepath/slice,{a.arg}",
@@ -322,7 +325,7 @@ def main(argv=None):
 
     if a.json:
         print(json.dumps(d, indent=2))
-    elif a.command == "info":
+    elif a.command in ("info", "residence"):
         show_info(d)
     elif a.command == "ports":
         show_ports(d)

@@ -53,6 +53,21 @@ print_slice(json_t *s)
 	print_reasons("reasons", json_object_get(s, "reasons"));
 }
 
+/* "residence: p50 1.2 us, p99 3.0 us, p99.9 41.0 us, max 120.5 us (5230 frames sampled)" */
+static void
+print_residence(json_t *r)
+{
+	static const char *const keys[] = {"p50", "p99", "p999", "max"};
+	static const char *const names[] = {"p50", "p99", "p99.9", "max"};
+
+	printf("residence:");
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		printf("%s %s %.1f us", i > 0 ? "," : "", names[i],
+		       (double)json_integer_value(json_object_get(r, keys[i])) / 1e3);
+	printf(" (%" JSON_INTEGER_FORMAT " frames sampled)\n",
+	       json_integer_value(json_object_get(r, "count")));
+}
+
 static void
 print_node(json_t *r)
 {
@@ -70,6 +85,7 @@ print_node(json_t *r)
 	}
 	table_print(t);
 	print_reasons("drops and exceptions", json_object_get(r, "drops"));
+	print_residence(json_object_get(r, "residence_ns"));
 	t = table_new(5, "SLICE", "RX_PKTS", "FWD_PKTS", "EXCEPTION_PKTS", "DROP_PKTS");
 	json_object_foreach(json_object_get(r, "slices"), name, o) {
 		char b[4][24];

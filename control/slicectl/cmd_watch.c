@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "common/latency.h"
 
 static volatile sig_atomic_t stop;
 
@@ -32,7 +33,11 @@ now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The mirror of cur with each integer replaced by its rate per second since prev. */
+/*
+ * The mirror of cur with each integer replaced by its rate per second since
+ * prev (dt 0: the first sample). What prev lacks was 0 then: a slice created
+ * meanwhile, a residence bucket that had no sample yet.
+ */
 static json_t *
 rates(json_t *cur, json_t *prev, double dt)
 {
@@ -40,7 +45,7 @@ rates(json_t *cur, json_t *prev, double dt)
 	json_t *v, *out;
 
 	if (json_is_integer(cur))
-		return json_real(prev == NULL || dt <= 0 ? 0.0 :
+		return json_real(dt <= 0 ? 0.0 :
 				 (double)(json_integer_value(cur) - json_integer_value(prev)) / dt);
 	if (!json_is_object(cur))
 		return NULL;
@@ -128,6 +133,64 @@ get_stats(struct cli *cli, void *arg, int *status)
 			status);
 }
 
+struct bucket_rate {
+	unsigned long long top; /* the largest value the bucket holds, ns */
+	double rate;            /* its new samples a second */
+};
+
+static int
+by_top(const void *a, const void *b)
+{
+	const struct bucket_rate *x = a, *y = b;
+
+	return (x->top > y->top) - (x->top < y->top);
+}
+
+/* The value at or below which fraction q of the samples lie (n > 0 buckets, by top). */
+static double
+quantile_us(const struct bucket_rate *b, size_t n, double total, double q)
+{
+	double seen = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		seen += b[i].rate;
+		if (seen >= q * total)
+			return (double)b[i].top / 1e3;
+	}
+	return (double)b[n - 1].top / 1e3;
+}
+
+/*
+ * The interval's residence times, from the rates of stats.get's buckets: a
+ * bucket's rate is its new samples over the interval, so the rates'
+ * percentiles are the interval's samples'.
+ */
+static void
+show_residence(json_t *dr, double dt)
+{
+	static struct bucket_rate b[SP_LAT_BUCKETS];
+	double total = 0;
+	const char *key;
+	size_t n = 0;
+	json_t *v;
+
+	json_object_foreach(json_object_get(dr, "buckets"), key, v) {
+		if (n == SP_LAT_BUCKETS || json_real_value(v) <= 0)
+			continue;
+		b[n].top = strtoull(key, NULL, 10);
+		b[n].rate = json_real_value(v);
+		total += b[n++].rate;
+	}
+	if (n == 0) {
+		printf("residence: no frames sampled\n");
+		return;
+	}
+	qsort(b, n, sizeof(b[0]), by_top);
+	printf("residence: p50 %.1f us, p99 %.1f us, max %.1f us (%.0f frames sampled)\n",
+	       quantile_us(b, n, total, 0.5), quantile_us(b, n, total, 0.99),
+	       (double)b[n - 1].top / 1e3, total * dt);
+}
+
 static void
 show_stats(struct cli *cli, json_t *r, json_t *dr, double dt, void *arg)
 {
@@ -166,6 +229,7 @@ show_stats(struct cli *cli, json_t *r, json_t *dr, double dt, void *arg)
 		       human(rate(o, "rx_pkts"), b[0], 16), human(8 * rate(o, "rx_bytes"), b[1], 16),
 		       human(rate(o, "tx_pkts"), b[2], 16), human(8 * rate(o, "tx_bytes"), b[3], 16),
 		       human(rate(o, "tx_drop_pkts"), b[4], 16));
+	show_residence(json_object_get(dr, "residence_ns"), dt);
 }
 
 int

@@ -185,6 +185,43 @@ queues(FILE *f, json_t *slices)
 				       "slice", name, "queue", id, "reason", reason, NULL);
 }
 
+/*
+ * stats.get's residence_ns buckets (keyed by the largest value each holds,
+ * 16 a power of two) summed into the powers of two from 256 ns to about a
+ * second: each le counts the samples below it.
+ */
+#define RESIDENCE_LE_MIN 8
+#define RESIDENCE_LE_MAX 30
+
+static void
+residence(FILE *f, json_t *r)
+{
+	static const char *const name = "slicepath_residence_seconds";
+	json_int_t below[RESIDENCE_LE_MAX + 1] = {0};
+	json_t *n;
+	const char *top;
+	char le[32], metric[64];
+
+	family(f, name, "histogram", "Sampled times frames spent in the node, from their rx "
+	       "burst to the port taking them (one frame every 100 us at most).");
+	json_object_foreach(json_object_get(r, "buckets"), top, n) {
+		unsigned long long t = strtoull(top, NULL, 10);
+
+		for (int k = RESIDENCE_LE_MIN; k <= RESIDENCE_LE_MAX; k++)
+			if (t < 1ULL << k)
+				below[k] += json_integer_value(n);
+	}
+	snprintf(metric, sizeof(metric), "%s_bucket", name);
+	for (int k = RESIDENCE_LE_MIN; k <= RESIDENCE_LE_MAX; k++) {
+		snprintf(le, sizeof(le), "%.9g", (double)(1ULL << k) * 1e-9);
+		sample(f, metric, below[k], "le", le, NULL);
+	}
+	sample(f, metric, num(r, "count"), "le", "+Inf", NULL);
+	fprintf(f, "%s_sum %.9f\n", name, (double)num(r, "sum") * 1e-9);
+	snprintf(metric, sizeof(metric), "%s_count", name);
+	sample(f, metric, num(r, "count"), NULL);
+}
+
 char *
 metrics_render(json_t *node, json_t *slices)
 {
@@ -199,6 +236,7 @@ metrics_render(json_t *node, json_t *slices)
 	ports(f, node);
 	family(f, "slicepath_drops_total", "counter", "The node's drops by reason, all slices.");
 	reasons(f, json_object_get(node, "drops"), NULL);
+	residence(f, json_object_get(node, "residence_ns"));
 	slice_counters(f, slices);
 	endpoints(f, slices);
 	queues(f, slices);

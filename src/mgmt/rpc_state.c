@@ -125,6 +125,34 @@ reasons(const uint64_t *r)
 	return o;
 }
 
+/*
+ * The sampled residence times (pipeline/residence.h) since start: the
+ * summary, and the buckets that hold any by their largest value, from which
+ * a reader that keeps two readings works out a window's percentiles.
+ */
+static json_t *
+residence(void)
+{
+	static struct sp_latency l; /* 8 KB; the management thread is the only caller */
+	json_t *buckets = json_object();
+	char top[24];
+
+	sp_stats_residence(&l);
+	for (unsigned int b = 0; b < SP_LAT_BUCKETS; b++) {
+		if (l.bucket[b] == 0)
+			continue;
+		snprintf(top, sizeof(top), "%" PRIu64, sp_latency_bucket_top(b));
+		json_object_set_new(buckets, top, json_integer((json_int_t)l.bucket[b]));
+	}
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "count", (json_int_t)l.count,
+			 "sum", (json_int_t)l.sum_ns, "mean",
+			 (json_int_t)(l.count > 0 ? l.sum_ns / l.count : 0), "p50",
+			 (json_int_t)sp_latency_quantile(&l, 0.5), "p99",
+			 (json_int_t)sp_latency_quantile(&l, 0.99), "p999",
+			 (json_int_t)sp_latency_quantile(&l, 0.999), "max", (json_int_t)l.max_ns,
+			 "buckets", buckets);
+}
+
 static json_t *
 slice_counters(const struct sp_slice *s)
 {
@@ -238,7 +266,8 @@ sp_rpc_stats_get(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 			json_object_set_new(slices, node->slices[i]->name,
 					    slice_counters(node->slices[i]));
 	sp_stats_reasons(r);
-	return json_pack("{s:o, s:o, s:o}", "ports", ports, "drops", reasons(r), "slices", slices);
+	return json_pack("{s:o, s:o, s:o, s:o}", "ports", ports, "drops", reasons(r), "slices",
+			 slices, "residence_ns", residence());
 }
 
 static json_t *

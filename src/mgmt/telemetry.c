@@ -119,6 +119,24 @@ cmd_drops(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 	return 0;
 }
 
+/* The summary of stats.get's residence_ns (the buckets stay there: telemetry dicts hold 256). */
+static int
+cmd_residence(const char *cmd __rte_unused, const char *params __rte_unused,
+	      struct rte_tel_data *d)
+{
+	static struct sp_latency l; /* 8 KB; commands run one at a time (reader_lock) */
+
+	sp_stats_residence(&l);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "count", l.count);
+	rte_tel_data_add_dict_u64(d, "mean_ns", l.count > 0 ? l.sum_ns / l.count : 0);
+	rte_tel_data_add_dict_u64(d, "p50_ns", sp_latency_quantile(&l, 0.5));
+	rte_tel_data_add_dict_u64(d, "p99_ns", sp_latency_quantile(&l, 0.99));
+	rte_tel_data_add_dict_u64(d, "p999_ns", sp_latency_quantile(&l, 0.999));
+	rte_tel_data_add_dict_u64(d, "max_ns", l.max_ns);
+	return 0;
+}
+
 static void
 add_slice_fields(struct rte_tel_data *d, const struct sp_slice *s, const struct sp_slice_stats *ss)
 {
@@ -363,6 +381,9 @@ static const struct {
 	{"/slicepath/ports", cmd_ports, "Per-port addresses and counters. Takes no parameters."},
 	{"/slicepath/drops", cmd_drops,
 	 "Packets that left the fast path, by reason. Takes no parameters."},
+	{"/slicepath/residence", cmd_residence,
+	 "Sampled times frames spent in the node, rx to tx: count and percentiles since start. "
+	 "Takes no parameters."},
 	{"/slicepath/slices", cmd_slices, "Per-slice counters. Takes no parameters."},
 	{"/slicepath/slice", cmd_slice, "One slice with counters by reason. Parameter: name or id."},
 	{"/slicepath/endpoints", cmd_endpoints, "Endpoints and counters. Takes no parameters."},

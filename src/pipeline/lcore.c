@@ -38,6 +38,7 @@ struct lcore_ctx {
 	struct sp_npe *npes[SP_MAX_NPES];
 	struct tx_port tx[SP_MAX_PORTS];
 	unsigned int rcu_thread;
+	uint64_t next_stamp; /* TSC at which the LC stamps its next received frame */
 };
 
 
@@ -63,21 +64,36 @@ tx_burst(struct lcore_ctx *c, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
 		tx_one(c, port, pkts[i]);
 }
 
-/* Hand the port what it holds; what it does not take yet stays, in order. */
+/*
+ * Hand the port what it holds; what it does not take yet stays, in order.
+ * The residence time of a stamped frame ends when the port takes it.
+ */
 static void
 tx_flush(struct lcore_ctx *c, uint16_t port)
 {
+	const struct sp_residence *res = &c->node->residence;
 	struct tx_port *tx = &c->tx[port];
 	struct sp_counter *counter = &c->st->port[port].tx;
-	uint64_t bytes = 0;
-	uint16_t sent;
+	uint64_t bytes = 0, stamps[TX_HOLD], now;
+	uint16_t sent, stamped[TX_HOLD], nb_stamped = 0;
 
 	if (tx->nb_held == 0)
 		return;
-	/* Lengths read before: the frames the port takes are no longer ours to read. */
-	for (uint16_t i = 0; i < tx->nb_held; i++)
+	/* Lengths and stamps read before: the frames the port takes are no longer ours to read. */
+	for (uint16_t i = 0; i < tx->nb_held; i++) {
 		bytes += rte_pktmbuf_pkt_len(tx->held[i]);
+		if (unlikely(sp_residence_stamped(res, tx->held[i]))) {
+			stamps[nb_stamped] = sp_residence_stamp_of(res, tx->held[i]);
+			stamped[nb_stamped++] = i;
+		}
+	}
 	sent = rte_eth_tx_burst(c->node->ports[port].port_id, 0, tx->held, tx->nb_held);
+	if (nb_stamped > 0) {
+		now = rte_rdtsc();
+		for (uint16_t j = 0; j < nb_stamped && stamped[j] < sent; j++)
+			sp_latency_add(&c->st->residence,
+				       (uint64_t)((double)(now - stamps[j]) * res->ns_per_tsc));
+	}
 	for (uint16_t i = sent; i < tx->nb_held; i++)
 		bytes -= rte_pktmbuf_pkt_len(tx->held[i]);
 	counter->pkts += sent;
@@ -149,19 +165,24 @@ demux(struct lcore_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 /*
  * One burst from port p, decapped, the frames for the slices appended to fwd
  * (room for a burst) and counted in *nb_fwd. Returns how many were received.
+ * With *stamp set, the first frame for a slice takes the burst's rx time
+ * and *stamp is cleared.
  */
 static uint16_t
-lc_rx_burst(struct lcore_ctx *c, uint16_t p, struct rte_mbuf **fwd, uint16_t *nb_fwd)
+lc_rx_burst(struct lcore_ctx *c, uint16_t p, struct rte_mbuf **fwd, uint16_t *nb_fwd, bool *stamp)
 {
 	struct sp_node *node = c->node;
 	struct rte_mbuf *pkts[SP_BURST];
 	struct sp_decap_out out;
 	uint16_t n = rte_eth_rx_burst(node->ports[p].port_id, 0, pkts, SP_BURST);
 	unsigned int learned;
+	uint64_t rx_tsc = 0;
 
 	*nb_fwd = 0;
 	if (n == 0)
 		return 0;
+	if (*stamp)
+		rx_tsc = rte_rdtsc();
 	/* Decap touches each frame's headers and metadata first: start
 	 * those loads for the whole burst before it waits on one. */
 	for (uint16_t i = 0; i < n; i++) {
@@ -175,6 +196,11 @@ lc_rx_burst(struct lcore_ctx *c, uint16_t p, struct rte_mbuf **fwd, uint16_t *nb
 	rte_pktmbuf_free_bulk(&out.learn[learned], out.nb_learn - learned);
 	memcpy(fwd, out.fwd, out.nb_fwd * sizeof(fwd[0]));
 	*nb_fwd = out.nb_fwd;
+	if (*stamp && out.nb_fwd > 0) {
+		sp_residence_stamp(&node->residence, fwd[0], rx_tsc);
+		c->next_stamp = rx_tsc + node->residence.interval;
+		*stamp = false;
+	}
 	return n;
 }
 
@@ -191,7 +217,7 @@ lc_rx(struct lcore_ctx *c)
 	struct rte_mbuf *round[SP_NPE_ROUND];
 	bool full[SP_MAX_PORTS] = {false};
 	uint16_t nb_round = 0, f;
-	bool more = true;
+	bool more = true, stamp = rte_rdtsc() >= c->next_stamp;
 
 	/* At most a round's worth of bursts from a port, whatever decap drops of them. */
 	for (unsigned int pass = 0; more && pass < SP_NPE_ROUND / SP_BURST; pass++) {
@@ -199,7 +225,7 @@ lc_rx(struct lcore_ctx *c)
 		for (uint16_t p = 0; p < c->node->nb_ports; p++) {
 			if ((pass > 0 && !full[p]) || nb_round + SP_BURST > SP_NPE_ROUND)
 				continue;
-			full[p] = lc_rx_burst(c, p, &round[nb_round], &f) == SP_BURST;
+			full[p] = lc_rx_burst(c, p, &round[nb_round], &f, &stamp) == SP_BURST;
 			nb_round += f;
 			more |= full[p];
 		}

@@ -314,6 +314,12 @@ sp_node_init(struct sp_node *node, const struct sp_config *cfg, char *err, size_
 	for (unsigned int i = 0; i < cfg->nb_lcores; i++)
 		if (cfg->lcores[i].lc)
 			node->lc_lcore = cfg->lcores[i].id;
+	rc = sp_residence_init(&node->residence);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot register the mbuf field of residence times: %s",
+			 rte_strerror(-rc));
+		return rc;
+	}
 	node->pool = sp_pktmbuf_pool_create("sp_pool", cfg->mbufs, (int)rte_socket_id());
 	if (node->pool == NULL) {
 		snprintf(err, errlen, "cannot allocate %u packet buffers: %s; lower \"mbufs\" or "

@@ -20,6 +20,7 @@
 #include "../main/config.h"
 #include "../port/port.h"
 #include "../qm/qm.h"
+#include "residence.h"
 #include "slice.h"
 
 /* An endpoint (SPP meta-interface): the slice's UDP port on a node port. */
@@ -74,6 +75,7 @@ struct sp_node {
 	struct rte_ring *ctrl_tx_ring; /* mgmt -> LC: frames to send (ARP requests) */
 	struct rte_ring *exc_ring;     /* NPEs -> mgmt: exceptions for the slow paths */
 	struct sp_channels *channels;  /* the slices' exception channels (mgmt/channel.h), or NULL */
+	struct sp_residence residence; /* sampling of the time frames spend in the node */
 	volatile bool quit;
 };
 

@@ -126,3 +126,12 @@ sp_stats_reasons(uint64_t out[SP_REASON_MAX])
 			out[r] += blocks[i]->reason[r];
 	}
 }
+
+void
+sp_stats_residence(struct sp_latency *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++)
+		if (blocks[i] != NULL)
+			sp_latency_merge(out, &blocks[i]->residence);
+}

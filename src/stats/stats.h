@@ -16,6 +16,7 @@
 
 #include <slicepath/codeopt.h>
 
+#include "../common/latency.h"
 #include "../main/config.h"
 
 struct sp_counter {
@@ -55,6 +56,8 @@ struct sp_lcore_stats {
 	struct sp_slice_stats slice[SP_MAX_SLICES];
 	struct sp_endpoint_stats endpoint[SP_MAX_ENDPOINTS];
 	uint64_t reason[SP_REASON_MAX]; /* node-wide, every packet that left the fast path */
+	/* Sampled frames' time from rx to the port taking them (the LC lcore's). */
+	struct sp_latency residence;
 } __rte_cache_aligned;
 
 /* Allocate a block for each enabled lcore. Call once after EAL init. */
@@ -76,6 +79,7 @@ void sp_stats_port(uint16_t port, struct sp_port_stats *out);
 void sp_stats_slice(uint16_t slice, struct sp_slice_stats *out);
 void sp_stats_endpoint(uint16_t ep, struct sp_endpoint_stats *out);
 void sp_stats_reasons(uint64_t out[SP_REASON_MAX]);
+void sp_stats_residence(struct sp_latency *out);
 /* Back to zero for the next slice or endpoint of that id, once no lcore counts for it. */
 void sp_stats_reset_slice(uint16_t slice);
 void sp_stats_reset_endpoint(uint16_t ep);

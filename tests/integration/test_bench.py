@@ -98,6 +98,14 @@ def test_latency_smoke(tmp_path):
         [("slicepathd", "0.5"), ("testpmd", "0.5"), ("l3fwd", "0.5")]
     for x in got:
         assert 0 < float(x["p50_us"]) <= float(x["p99_us"]) <= float(x["max_us"]), x
+    # slicepathd's own residence times, sampled from every stream (test_residence.py shows
+    # they are the node's).
+    ours = got[0]
+    assert int(ours["node_samples"]) > 0, ours
+    assert 0 < float(ours["node_p50_us"]) <= float(ours["node_p99_us"]) <= \
+        float(ours["node_max_us"]), ours
+    assert all(x["node_samples"] == "" for x in got[1:])
+    assert "in the node: p50" in r.stdout
     # l3fwd drops what its port does not take at once; slicepathd keeps it.
     assert got[0]["probe_lost"] == "0", got[0]
     assert is_png(d / "latency.png")

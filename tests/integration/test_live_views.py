@@ -7,6 +7,7 @@ on its screen, refreshed in place; `slicepath-plot` draws them into a PNG and a 
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -67,6 +68,23 @@ def test_stats_interval_count_json(node):
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="no tmux here")
+def test_stats_interval_text_shows_the_interval_residence(node):
+    r = slicectl(node, "stats", "--interval", "0.5", "--count", "3")
+    assert r.returncode == 0, r.stderr
+    res = [line for line in r.stdout.splitlines() if line.startswith("residence:")]
+    print(r.stdout)
+    assert len(res) == 3
+    # The first sample has no interval before it.
+    assert res[0] == "residence: no frames sampled"
+    for line in res[1:]:
+        # Frames wait behind the busy queue's megabyte at 100 Mb/s: some 86 ms.
+        m = re.fullmatch(r"residence: p50 ([\d.]+) us, p99 ([\d.]+) us, max ([\d.]+) us "
+                         r"\((\d+) frames sampled\)", line)
+        assert m, line
+        p50, p99, top, n = float(m[1]), float(m[2]), float(m[3]), int(m[4])
+        assert 40_000 < p50 <= p99 <= top < 200_000 and n > 0, line
+
+
 def test_top_in_tmux(node):
     session = f"sptop{node.prefix[-8:]}"
     subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "40",

@@ -2,7 +2,7 @@
 /*
  * slicepath-gen's pieces that need no ports: the spec file's defaults and
  * rate conversion, the frames it sends (checked header by header) and finds
- * again after the node re-encapsulated them, and the latency percentiles.
+ * again after the node re-encapsulated them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -132,31 +132,6 @@ test_i3_frame_round_trip(void **state)
 	assert_non_null(strstr(err, "\"i3_id\" must be an i3 ID: 64 hex digits"));
 }
 
-static void
-test_latency_percentiles(void **state)
-{
-	static struct gen_latency l;
-
-	(void)state;
-	assert_int_equal(gen_latency_quantile(&l, 0.5), 0);
-	/* 1 to 1000 us: the percentiles within the buckets' 6.25 %. */
-	for (uint64_t us = 1; us <= 1000; us++)
-		gen_latency_add(&l, us * 1000);
-	assert_int_equal(l.count, 1000);
-	assert_int_equal(l.max_ns, 1000000);
-	assert_true(gen_latency_quantile(&l, 0.5) >= 500000 &&
-		    gen_latency_quantile(&l, 0.5) <= 500000 * 1.0625);
-	assert_true(gen_latency_quantile(&l, 0.99) >= 990000 &&
-		    gen_latency_quantile(&l, 0.99) <= 1000000);
-	assert_int_equal(gen_latency_quantile(&l, 1), 1000000);
-	/* Small values are exact. */
-	memset(&l, 0, sizeof(l));
-	gen_latency_add(&l, 3);
-	gen_latency_add(&l, 9);
-	assert_int_equal(gen_latency_quantile(&l, 0.5), 3);
-	assert_int_equal(gen_latency_quantile(&l, 1), 9);
-}
-
 int
 main(void)
 {
@@ -164,7 +139,6 @@ main(void)
 		cmocka_unit_test(test_spec_defaults_and_rate),
 		cmocka_unit_test(test_frame_round_trip),
 		cmocka_unit_test(test_i3_frame_round_trip),
-		cmocka_unit_test(test_latency_percentiles),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

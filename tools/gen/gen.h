@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/latency.h"
+
 struct rte_mempool;
 
 #define GEN_MAX_STREAMS 256
@@ -90,16 +92,6 @@ int gen_spec_load(const char *path, struct gen_spec *spec, char *err, size_t err
 /* The same from JSON text (the fuzz and unit tests). */
 int gen_spec_parse(const char *text, struct gen_spec *spec, char *err, size_t errlen);
 
-/* Latency histogram, log-linear: 16 buckets per power of two of nanoseconds. */
-#define GEN_LAT_BUCKETS (64 * 16)
-struct gen_latency {
-	uint64_t count, sum_ns, max_ns;
-	uint64_t bucket[GEN_LAT_BUCKETS];
-};
-void gen_latency_add(struct gen_latency *l, uint64_t ns);
-/* The smallest value at or above which fraction q (0 to 1) of the samples lie, bucket precision. */
-uint64_t gen_latency_quantile(const struct gen_latency *l, double q);
-
 struct gen_counts {
 	uint64_t tx_pkts, tx_bytes; /* frames sent (bytes without FCS) */
 	uint64_t rx_pkts, rx_bytes; /* frames of this stream received */
@@ -114,7 +106,7 @@ struct gen_stream {
 	uint8_t frame[GEN_MAX_FRAME]; /* the template, checksums for flow 0 */
 	uint64_t next_seq;
 	struct gen_counts c;
-	struct gen_latency lat;
+	struct sp_latency lat;
 };
 
 /* A run: the streams and what arrived that was not theirs, per port. */

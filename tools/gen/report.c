@@ -59,9 +59,9 @@ stream_json(const struct gen_run *r, const struct gen_stream *s)
 			 wire_bps(c->rx_pkts, c->rx_bytes, active), "latency_ns", "count",
 			 (json_int_t)s->lat.count, "mean",
 			 (json_int_t)(s->lat.count > 0 ? s->lat.sum_ns / s->lat.count : 0), "p50",
-			 (json_int_t)gen_latency_quantile(&s->lat, 0.5), "p99",
-			 (json_int_t)gen_latency_quantile(&s->lat, 0.99), "p999",
-			 (json_int_t)gen_latency_quantile(&s->lat, 0.999), "max",
+			 (json_int_t)sp_latency_quantile(&s->lat, 0.5), "p99",
+			 (json_int_t)sp_latency_quantile(&s->lat, 0.99), "p999",
+			 (json_int_t)sp_latency_quantile(&s->lat, 0.999), "max",
 			 (json_int_t)s->lat.max_ns);
 }
 

@@ -93,7 +93,7 @@ count_arrival(struct gen_run *r, uint16_t port, const struct rte_mbuf *m, uint64
 	else
 		s->c.max_seq = seq + 1;
 	if (now >= tsc)
-		gen_latency_add(&s->lat, (now - tsc) * 1000000000 / r->hz);
+		sp_latency_add(&s->lat, (now - tsc) * 1000000000 / r->hz);
 }
 
 static void

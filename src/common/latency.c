@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/*
- * Latency histogram: values below 16 ns exact, above 16 buckets per power
- * of two (within 6.25 %), so percentiles cost no memory per sample.
- */
-#include "gen.h"
+#include "latency.h"
 
 #define SUB_BITS 4
 #define SUB (1u << SUB_BITS)
@@ -19,9 +15,8 @@ bucket_of(uint64_t ns)
 	return (k - SUB_BITS + 1) * SUB + (unsigned int)((ns >> (k - SUB_BITS)) & (SUB - 1));
 }
 
-/* The largest value bucket b holds. */
-static uint64_t
-bucket_top(unsigned int b)
+uint64_t
+sp_latency_bucket_top(unsigned int b)
 {
 	unsigned int k;
 
@@ -32,11 +27,11 @@ bucket_top(unsigned int b)
 }
 
 void
-gen_latency_add(struct gen_latency *l, uint64_t ns)
+sp_latency_add(struct sp_latency *l, uint64_t ns)
 {
 	unsigned int b = bucket_of(ns);
 
-	l->bucket[b < GEN_LAT_BUCKETS ? b : GEN_LAT_BUCKETS - 1]++;
+	l->bucket[b < SP_LAT_BUCKETS ? b : SP_LAT_BUCKETS - 1]++;
 	l->count++;
 	l->sum_ns += ns;
 	if (ns > l->max_ns)
@@ -44,7 +39,7 @@ gen_latency_add(struct gen_latency *l, uint64_t ns)
 }
 
 uint64_t
-gen_latency_quantile(const struct gen_latency *l, double q)
+sp_latency_quantile(const struct sp_latency *l, double q)
 {
 	uint64_t want, seen = 0;
 
@@ -53,10 +48,25 @@ gen_latency_quantile(const struct gen_latency *l, double q)
 	want = (uint64_t)(q * (double)l->count + 0.5);
 	if (want == 0)
 		want = 1;
-	for (unsigned int b = 0; b < GEN_LAT_BUCKETS; b++) {
+	for (unsigned int b = 0; b < SP_LAT_BUCKETS; b++) {
 		seen += l->bucket[b];
 		if (seen >= want)
-			return bucket_top(b) < l->max_ns ? bucket_top(b) : l->max_ns;
+			return sp_latency_bucket_top(b) < l->max_ns ? sp_latency_bucket_top(b)
+								    : l->max_ns;
 	}
 	return l->max_ns;
+}
+
+void
+sp_latency_merge(struct sp_latency *acc, const struct sp_latency *l)
+{
+	acc->sum_ns += l->sum_ns;
+	if (l->max_ns > acc->max_ns)
+		acc->max_ns = l->max_ns;
+	for (unsigned int b = 0; b < SP_LAT_BUCKETS; b++) {
+		uint64_t n = l->bucket[b];
+
+		acc->bucket[b] += n;
+		acc->count += n;
+	}
 }
