@@ -100,7 +100,7 @@ def run(workdir, quick):
                                    for k in ("p50", "p99", "p999")}),
                  ("in the node (us)", {k: (x, [r[f"node_{k}_us"] for r in ours])
                                        for k in ("p50", "p99", "p999")})],
-                xlabel="background load (% of the zero-loss rate)")
+                xlabel="background load (% of the zero-loss rate)", log=True)
     for r in rows:
         lines.append(f"  {r['dut']:10s} load {100 * r['load']:3.0f} % ({r['load_mpps']:.3f} Mpps): p50 "
                      f"{r['p50_us']:.1f} us, p99 {r['p99_us']:.1f}, p99.9 {r['p999_us']:.1f}, "
