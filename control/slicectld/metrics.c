@@ -213,7 +213,7 @@ residence(FILE *f, json_t *r)
 	}
 	snprintf(metric, sizeof(metric), "%s_bucket", name);
 	for (int k = RESIDENCE_LE_MIN; k <= RESIDENCE_LE_MAX; k++) {
-		snprintf(le, sizeof(le), "%.9g", (double)(1ULL << k) * 1e-9);
+		snprintf(le, sizeof(le), "%.12g", (double)(1ULL << k) * 1e-9);
 		sample(f, metric, below[k], "le", le, NULL);
 	}
 	sample(f, metric, num(r, "count"), "le", "+Inf", NULL);

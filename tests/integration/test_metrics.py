@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """slicectld's metrics endpoint (docs/running.md, "Metrics"): GET /metrics parses with
 Prometheus' own text parser, and every value equals what stats.get says at the same moment
-(the node idle); slicepath_up goes to 0 while slicepathd is down; other paths are 404; it
+(the node idle), the residence histogram too (and slicectl stats prints its percentiles); slicepath_up goes to 0 while slicepathd is down; other paths are 404; it
 serves on hosts without IPv4 besides loopback, and on IPv6."""
 
 import os
@@ -81,6 +81,22 @@ def test_metrics_match_stats(ctl, users):
     for reason, d in q["drops"].items():
         assert value(got, "slicepath_queue_dropped_packets_total", slice="alpha", queue="0",
                      reason=reason) == d["pkts"]
+    # Residence times: a histogram at the powers of two from 256 ns, each le counting the
+    # samples below it, of what stats.get's buckets (by their largest value) hold.
+    r = node["residence_ns"]
+    below = sorted((float(dict(k[1])["le"]), v) for k, v in got.items()
+                   if k[0] == "slicepath_residence_seconds_bucket")
+    assert [le for le, _ in below] == \
+        pytest.approx([2 ** k * 1e-9 for k in range(8, 31)] + [float("inf")], rel=1e-12)
+    for le, v in below[:-1]:
+        assert v == sum(n for top, n in r["buckets"].items() if int(top) < round(le * 1e9))
+    assert r["count"] >= 7
+    assert value(got, "slicepath_residence_seconds_bucket", le="+Inf") == r["count"] == \
+        value(got, "slicepath_residence_seconds_count")
+    assert abs(value(got, "slicepath_residence_seconds_sum") - r["sum"] / 1e9) < 1e-6
+    assert f"residence: p50 {r['p50'] / 1e3:.1f} us, p99 {r['p99'] / 1e3:.1f} us, " \
+        f"p99.9 {r['p999'] / 1e3:.1f} us, max {r['max'] / 1e3:.1f} us " \
+        f"({r['count']} frames sampled)" in ctl.ctld.slicectl("stats").stdout
 
     with pytest.raises(urllib.error.HTTPError) as e:
         urllib.request.urlopen(url.replace("/metrics", "/other"), timeout=10)
