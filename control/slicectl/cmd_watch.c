@@ -320,6 +320,7 @@ show_top(struct cli *cli, json_t *r, json_t *dr, double dt, void *arg)
 			  human(8 * rate(o, "tx_bytes"), b[3], 16),
 			  human(rate(o, "tx_drop_pkts"), b[4], 16));
 	table_print(tb);
+	show_residence(json_object_get(json_object_get(dr, "node"), "residence_ns"), dt);
 	printf("\n");
 	json_object_foreach(sl, name, o)
 		if (rank != NULL)

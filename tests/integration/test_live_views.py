@@ -101,6 +101,11 @@ def test_top_in_tmux(node):
     # IFACE RX_PPS RX_BIT/S TX_PPS TX_BIT/S TX_DROP_PPS: p1 sends the scheduler's rate.
     tx = rows["p1"][4]
     assert tx.endswith("M") and on_the_wire(float(tx[:-1]) * 1e6), rows["p1"]
+    # The frames the last refresh sampled waited behind the busy queue: tens of ms.
+    res = next(line for line in screen.splitlines() if line.startswith("residence:"))
+    m = re.fullmatch(r"residence: p50 ([\d.]+) us, p99 ([\d.]+) us, max ([\d.]+) us "
+                     r"\((\d+) frames sampled\)", res)
+    assert m and 40_000 < float(m[1]) < 200_000, res
     # SLICE RX_PPS FWD_PPS FWD_BIT/S ...: the slice forwards what p1 sends.
     busy = [line.split() for line in screen.splitlines() if line.startswith("busy")]
     fwd = busy[0][3]
