@@ -55,14 +55,18 @@ def users():
 
 
 @pytest.fixture(scope="session", autouse=True)
-def dpdk_runtime_dirs():
+def session_leftovers():
     """DPDK processes leave /var/run/dpdk/<file-prefix> behind, and on hugepages their
-    <file-prefix>map_N files too (which keep the pages taken); the session removes those of
-    its own prefixes (spnode.unique_prefix) at the end, whatever stopped them."""
+    <file-prefix>map_N files too (which keep the pages taken); a killed slicectld leaves
+    its socket in /tmp, as does a memif server. The session removes those of its own
+    prefixes (spnode.unique_prefix) at the end, whatever stopped them."""
     yield
     own = f"sp-test-{os.getpid()}-*"
     for d in Path("/var/run/dpdk").glob(own):
         shutil.rmtree(d, ignore_errors=True)
+    for f in Path("/tmp").glob(own):
+        if f.is_socket():
+            f.unlink(missing_ok=True)
     with open("/proc/mounts") as mounts:
         huge_dirs = [line.split()[1] for line in mounts if line.split()[2] == "hugetlbfs"]
     for d in huge_dirs:
