@@ -35,6 +35,7 @@ def test_frames_sent_one_at_a_time_are_each_measured(tmp_path):
         assert n.call("stats.get")["residence_ns"]["count"] == 0
         for i in range(FRAMES):
             t.send(inner_udp("192.168.1.1", seq=i))   # returns once alpha counted it
+            time.sleep(0.001)   # the next one well past the 100 us between stamps
         t.node.wait_quiet()
         r = n.call("stats.get")["residence_ns"]
         tel = n.cmd("/slicepath/residence")
