@@ -40,6 +40,9 @@ json_t *cli_call(struct cli *cli, const char *method, json_t *params, int *statu
 int cli_call_and_say(struct cli *cli, const char *method, json_t *params, const char *said);
 /* Print a result as indented JSON. */
 void cli_print_json(json_t *result);
+/* "residence: p50 0.2 us, p99 1.5 us, p99.9 30.7 us, max 266.0 us (29177 frames sampled)" */
+void cli_print_residence(double p50_ns, double p99_ns, double p999_ns, double max_ns,
+			 double count);
 /* Print a usage error for a command: EXIT_USAGE. */
 int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

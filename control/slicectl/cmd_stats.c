@@ -53,19 +53,24 @@ print_slice(json_t *s)
 	print_reasons("reasons", json_object_get(s, "reasons"));
 }
 
-/* "residence: p50 1.2 us, p99 3.0 us, p99.9 41.0 us, max 120.5 us (5230 frames sampled)" */
+void
+cli_print_residence(double p50_ns, double p99_ns, double p999_ns, double max_ns, double count)
+{
+	printf("residence: p50 %.1f us, p99 %.1f us, p99.9 %.1f us, max %.1f us (%.0f frames "
+	       "sampled)\n", p50_ns / 1e3, p99_ns / 1e3, p999_ns / 1e3, max_ns / 1e3, count);
+}
+
+static double
+value(json_t *o, const char *key)
+{
+	return (double)json_integer_value(json_object_get(o, key));
+}
+
 static void
 print_residence(json_t *r)
 {
-	static const char *const keys[] = {"p50", "p99", "p999", "max"};
-	static const char *const names[] = {"p50", "p99", "p99.9", "max"};
-
-	printf("residence:");
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		printf("%s %s %.1f us", i > 0 ? "," : "", names[i],
-		       (double)json_integer_value(json_object_get(r, keys[i])) / 1e3);
-	printf(" (%" JSON_INTEGER_FORMAT " frames sampled)\n",
-	       json_integer_value(json_object_get(r, "count")));
+	cli_print_residence(value(r, "p50"), value(r, "p99"), value(r, "p999"), value(r, "max"),
+			    value(r, "count"));
 }
 
 static void

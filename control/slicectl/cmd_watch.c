@@ -146,18 +146,18 @@ by_top(const void *a, const void *b)
 	return (x->top > y->top) - (x->top < y->top);
 }
 
-/* The value at or below which fraction q of the samples lie (n > 0 buckets, by top). */
+/* The value (ns) at or below which fraction q of the samples lie (n > 0 buckets, by top). */
 static double
-quantile_us(const struct bucket_rate *b, size_t n, double total, double q)
+quantile_ns(const struct bucket_rate *b, size_t n, double total, double q)
 {
 	double seen = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		seen += b[i].rate;
 		if (seen >= q * total)
-			return (double)b[i].top / 1e3;
+			return (double)b[i].top;
 	}
-	return (double)b[n - 1].top / 1e3;
+	return (double)b[n - 1].top;
 }
 
 /*
@@ -186,9 +186,8 @@ show_residence(json_t *dr, double dt)
 		return;
 	}
 	qsort(b, n, sizeof(b[0]), by_top);
-	printf("residence: p50 %.1f us, p99 %.1f us, max %.1f us (%.0f frames sampled)\n",
-	       quantile_us(b, n, total, 0.5), quantile_us(b, n, total, 0.99),
-	       (double)b[n - 1].top / 1e3, total * dt);
+	cli_print_residence(quantile_ns(b, n, total, 0.5), quantile_ns(b, n, total, 0.99),
+			    quantile_ns(b, n, total, 0.999), (double)b[n - 1].top, total * dt);
 }
 
 static void

@@ -58,6 +58,28 @@ sp_latency_quantile(const struct sp_latency *l, double q)
 }
 
 void
+sp_latency_summarize(const struct sp_latency *l, struct sp_latency_summary *s)
+{
+	s->count = l->count;
+	s->mean = l->count > 0 ? l->sum_ns / l->count : 0;
+	s->p50 = sp_latency_quantile(l, 0.5);
+	s->p99 = sp_latency_quantile(l, 0.99);
+	s->p999 = sp_latency_quantile(l, 0.999);
+	s->max = l->max_ns;
+}
+
+json_t *
+sp_latency_json(const struct sp_latency *l)
+{
+	struct sp_latency_summary s;
+
+	sp_latency_summarize(l, &s);
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "count", (json_int_t)s.count, "mean",
+			 (json_int_t)s.mean, "p50", (json_int_t)s.p50, "p99", (json_int_t)s.p99,
+			 "p999", (json_int_t)s.p999, "max", (json_int_t)s.max);
+}
+
+void
 sp_latency_merge(struct sp_latency *acc, const struct sp_latency *l)
 {
 	acc->sum_ns += l->sum_ns;

@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+#include <jansson.h>
+
 #define SP_LAT_BUCKETS (64 * 16)
 
 struct sp_latency {
@@ -22,6 +24,13 @@ void sp_latency_add(struct sp_latency *l, uint64_t ns);
 uint64_t sp_latency_quantile(const struct sp_latency *l, double q);
 /* The largest value bucket b holds. */
 uint64_t sp_latency_bucket_top(unsigned int b);
+struct sp_latency_summary {
+	uint64_t count, mean, p50, p99, p999, max; /* ns */
+};
+
+void sp_latency_summarize(const struct sp_latency *l, struct sp_latency_summary *s);
+/* The summary as JSON: {"count", "mean", "p50", "p99", "p999", "max"}. */
+json_t *sp_latency_json(const struct sp_latency *l);
 /*
  * Add l to acc (one lcore's to the node's). acc's count is what its buckets
  * hold, so that a histogram read while an lcore adds to it stays consistent.

@@ -134,7 +134,7 @@ static json_t *
 residence(void)
 {
 	static struct sp_latency l; /* 8 KB; the management thread is the only caller */
-	json_t *buckets = json_object();
+	json_t *buckets = json_object(), *r;
 	char top[24];
 
 	sp_stats_residence(&l);
@@ -144,13 +144,10 @@ residence(void)
 		snprintf(top, sizeof(top), "%" PRIu64, sp_latency_bucket_top(b));
 		json_object_set_new(buckets, top, json_integer((json_int_t)l.bucket[b]));
 	}
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "count", (json_int_t)l.count,
-			 "sum", (json_int_t)l.sum_ns, "mean",
-			 (json_int_t)(l.count > 0 ? l.sum_ns / l.count : 0), "p50",
-			 (json_int_t)sp_latency_quantile(&l, 0.5), "p99",
-			 (json_int_t)sp_latency_quantile(&l, 0.99), "p999",
-			 (json_int_t)sp_latency_quantile(&l, 0.999), "max", (json_int_t)l.max_ns,
-			 "buckets", buckets);
+	r = sp_latency_json(&l);
+	json_object_set_new(r, "sum", json_integer((json_int_t)l.sum_ns));
+	json_object_set_new(r, "buckets", buckets);
+	return r;
 }
 
 static json_t *

@@ -125,15 +125,17 @@ cmd_residence(const char *cmd __rte_unused, const char *params __rte_unused,
 	      struct rte_tel_data *d)
 {
 	static struct sp_latency l; /* 8 KB; commands run one at a time (reader_lock) */
+	struct sp_latency_summary s;
 
 	sp_stats_residence(&l);
+	sp_latency_summarize(&l, &s);
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "count", l.count);
-	rte_tel_data_add_dict_u64(d, "mean_ns", l.count > 0 ? l.sum_ns / l.count : 0);
-	rte_tel_data_add_dict_u64(d, "p50_ns", sp_latency_quantile(&l, 0.5));
-	rte_tel_data_add_dict_u64(d, "p99_ns", sp_latency_quantile(&l, 0.99));
-	rte_tel_data_add_dict_u64(d, "p999_ns", sp_latency_quantile(&l, 0.999));
-	rte_tel_data_add_dict_u64(d, "max_ns", l.max_ns);
+	rte_tel_data_add_dict_u64(d, "count", s.count);
+	rte_tel_data_add_dict_u64(d, "mean_ns", s.mean);
+	rte_tel_data_add_dict_u64(d, "p50_ns", s.p50);
+	rte_tel_data_add_dict_u64(d, "p99_ns", s.p99);
+	rte_tel_data_add_dict_u64(d, "p999_ns", s.p999);
+	rte_tel_data_add_dict_u64(d, "max_ns", s.max);
 	return 0;
 }
 

@@ -46,8 +46,7 @@ stream_json(const struct gen_run *r, const struct gen_stream *s)
 	const struct gen_counts *c = &s->c;
 	uint64_t lost = c->tx_pkts > c->rx_pkts ? c->tx_pkts - c->rx_pkts : 0;
 
-	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:f, s:f, s:f, s:f, s:f,"
-			 " s:{s:I, s:I, s:I, s:I, s:I, s:I}}",
+	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:f, s:f, s:f, s:f, s:f, s:o}",
 			 "name", s->spec->name, "tx_pkts", (json_int_t)c->tx_pkts, "tx_bytes",
 			 (json_int_t)c->tx_bytes, "rx_pkts", (json_int_t)c->rx_pkts, "rx_bytes",
 			 (json_int_t)c->rx_bytes, "lost", (json_int_t)lost, "loss",
@@ -56,13 +55,8 @@ stream_json(const struct gen_run *r, const struct gen_stream *s)
 			 active > 0 ? (double)c->tx_pkts / active : 0.0, "rx_pps",
 			 active > 0 ? (double)c->rx_pkts / active : 0.0, "tx_bps",
 			 wire_bps(c->tx_pkts, c->tx_bytes, active), "rx_bps",
-			 wire_bps(c->rx_pkts, c->rx_bytes, active), "latency_ns", "count",
-			 (json_int_t)s->lat.count, "mean",
-			 (json_int_t)(s->lat.count > 0 ? s->lat.sum_ns / s->lat.count : 0), "p50",
-			 (json_int_t)sp_latency_quantile(&s->lat, 0.5), "p99",
-			 (json_int_t)sp_latency_quantile(&s->lat, 0.99), "p999",
-			 (json_int_t)sp_latency_quantile(&s->lat, 0.999), "max",
-			 (json_int_t)s->lat.max_ns);
+			 wire_bps(c->rx_pkts, c->rx_bytes, active), "latency_ns",
+			 sp_latency_json(&s->lat));
 }
 
 static void
