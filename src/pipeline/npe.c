@@ -200,19 +200,21 @@ sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf *
 	       struct sp_lcore_stats *st)
 {
 	struct rte_mbuf *sorted[SP_NPE_ROUND];
-	uint16_t count[SP_MAX_SLICES], next[SP_MAX_SLICES], order[SP_NPE_ROUND];
+	uint16_t count[SP_MAX_SLICES], next[SP_MAX_SLICES], order[SP_NPE_ROUND], slice_of[SP_NPE_ROUND];
 	bool seen[SP_MAX_SLICES] = {false};
-	uint16_t nb_slices = 0, at = 0;
+	uint16_t nb_slices = 0, at = 0, sent = 0;
 
 	/*
 	 * Group by slice, a stable counting sort: slices in the order their first
 	 * packet came, each slice's packets in arrival order, so each code option
-	 * and each private table sees one batch.
+	 * and each private table sees one batch. The slices are read from the
+	 * packets once: a round's metadata is more than the L1 cache holds.
 	 */
 	RTE_ASSERT(n <= SP_NPE_ROUND);
 	for (uint16_t i = 0; i < n; i++) {
 		uint16_t slice = sp_meta(pkts[i])->slice;
 
+		slice_of[i] = slice;
 		if (!seen[slice]) {
 			seen[slice] = true;
 			order[nb_slices++] = slice;
@@ -225,7 +227,11 @@ sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf *
 		at += count[order[j]];
 	}
 	for (uint16_t i = 0; i < n; i++)
-		sorted[next[sp_meta(pkts[i])->slice]++] = pkts[i];
+		sorted[next[slice_of[i]]++] = pkts[i];
+	/*
+	 * A burst goes out as soon as the slices before have made it up, while
+	 * its packets are still in the L1 cache: a round is more than it holds.
+	 */
 	at = 0;
 	for (uint16_t j = 0; j < nb_slices; j++) {
 		struct sp_slice *s = node->slices[order[j]];
@@ -241,8 +247,9 @@ sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf *
 					  RTE_MIN((uint16_t)SP_BURST, (uint16_t)(k - off)));
 		}
 		at += k;
+		for (; at - sent >= SP_BURST; sent += SP_BURST)
+			send_burst(node, npe, &sorted[sent], SP_BURST, st);
 	}
-	for (uint16_t off = 0; off < n; off += SP_BURST)
-		send_burst(node, npe, &sorted[off], RTE_MIN((uint16_t)SP_BURST, (uint16_t)(n - off)),
-			   st);
+	if (sent < n)
+		send_burst(node, npe, &sorted[sent], n - sent, st);
 }
