@@ -589,6 +589,20 @@ cycles_since(bool timed, uint64_t start)
 	return timed ? rte_rdtsc() - start : 0;
 }
 
+/* A hit on the counter: now, or in `later` (NULL: now), its line prefetched meanwhile. */
+static __rte_always_inline void
+count_hit(uint64_t *counter, struct sp_lookup_later *later)
+{
+	if (later == NULL) {
+		(*counter)++;
+		return;
+	}
+	if (unlikely(later->n == SP_LOOKUP_LATER))
+		sp_lookup_count_later(later);
+	rte_prefetch0(counter);
+	later->counter[later->n++] = counter;
+}
+
 /*
  * Answers from the slice's flow cache where it holds them (flows.h), the
  * classifier's for the others in one batch, which then fill the cache.
@@ -596,7 +610,8 @@ cycles_since(bool timed, uint64_t start)
  */
 static __rte_always_inline uint16_t
 lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct sp_key *const *keys,
-	      struct sp_result *const *results, uint32_t *positions, uint32_t n)
+	      struct sp_result *const *results, uint32_t *positions, uint32_t n,
+	      struct sp_lookup_later *later)
 {
 	struct lk_flow *set[LK_BURST];
 	uint64_t w[LK_BURST][2];
@@ -632,7 +647,7 @@ lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct sp
 		if (e->pos == SP_LOOKUP_MISS)
 			continue;
 		*results[i] = e->res;
-		s->hits[e->pos]++;
+		count_hit(&s->hits[e->pos], later);
 		nb_hits++;
 	}
 	if (nb_miss == 0) {
@@ -658,9 +673,10 @@ lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct sp
 	return nb_hits;
 }
 
-uint16_t
-sp_lookup_bulk(struct sp_lookup *t, uint16_t slice, const struct sp_key *const *keys,
-	       struct sp_result *const *results, uint32_t *positions, uint16_t n)
+static __rte_always_inline uint16_t
+lookup_bulk_counted(struct sp_lookup *t, uint16_t slice, const struct sp_key *const *keys,
+		    struct sp_result *const *results, uint32_t *positions, uint16_t n,
+		    struct sp_lookup_later *later)
 {
 	const struct lk_slice *s = NULL;
 	const struct lk_view *v;
@@ -676,7 +692,22 @@ sp_lookup_bulk(struct sp_lookup *t, uint16_t slice, const struct sp_key *const *
 	v = __atomic_load_n(&s->view, __ATOMIC_ACQUIRE);
 	for (i = 0; i < n; i += m) {
 		m = (uint16_t)RTE_MIN(n - i, LK_BURST);
-		nb_hits += lookup_cached(s, v, &keys[i], &results[i], &positions[i], m);
+		nb_hits += lookup_cached(s, v, &keys[i], &results[i], &positions[i], m, later);
 	}
 	return nb_hits;
+}
+
+uint16_t
+sp_lookup_bulk(struct sp_lookup *t, uint16_t slice, const struct sp_key *const *keys,
+	       struct sp_result *const *results, uint32_t *positions, uint16_t n)
+{
+	return lookup_bulk_counted(t, slice, keys, results, positions, n, NULL);
+}
+
+uint16_t
+sp_lookup_bulk_later(struct sp_lookup *t, uint16_t slice, const struct sp_key *const *keys,
+		     struct sp_result *const *results, uint32_t *positions, uint16_t n,
+		     struct sp_lookup_later *later)
+{
+	return lookup_bulk_counted(t, slice, keys, results, positions, n, later);
 }

@@ -116,4 +116,32 @@ int sp_lookup_info(const struct sp_lookup *t, uint16_t slice, struct sp_lookup_i
 uint16_t sp_lookup_bulk(struct sp_lookup *t, uint16_t slice, const struct sp_key *const *keys,
 			struct sp_result *const *results, uint32_t *positions, uint16_t n);
 
+/*
+ * Hits counted later. A filter's hit counter is seldom in the cache (a
+ * slice's counters are its quota's worth of words), so the forwarding lcore
+ * collects the counters its lookups hit, prefetched, and adds to them once
+ * they have arrived: sp_lookup_bulk_later() counts the flow cache's hits in
+ * `later` instead of at once, sp_lookup_count_later() adds them. The lcore
+ * must call it before its next RCU quiescent state (a deleted slice's
+ * counters are freed after one); a full `later` is counted as it fills.
+ */
+#define SP_LOOKUP_LATER 256
+
+struct sp_lookup_later {
+	uint32_t n;
+	uint64_t *counter[SP_LOOKUP_LATER];
+};
+
+uint16_t sp_lookup_bulk_later(struct sp_lookup *t, uint16_t slice,
+			      const struct sp_key *const *keys, struct sp_result *const *results,
+			      uint32_t *positions, uint16_t n, struct sp_lookup_later *later);
+
+static inline void
+sp_lookup_count_later(struct sp_lookup_later *later)
+{
+	for (uint32_t i = 0; i < later->n; i++)
+		(*later->counter[i])++;
+	later->n = 0;
+}
+
 #endif

@@ -128,7 +128,7 @@ lookup(struct sp_npe *npe, uint16_t slice, struct rte_mbuf **pkts, uint16_t n)
 		keys[i] = &sp_meta(pkts[i])->key;
 		results[i] = &sp_meta(pkts[i])->result;
 	}
-	sp_lookup_bulk(npe->lookup, slice, keys, results, positions, n);
+	sp_lookup_bulk_later(npe->lookup, slice, keys, results, positions, n, &npe->hits_later);
 	for (uint16_t i = 0; i < n; i++) {
 		if (positions[i] == SP_LOOKUP_MISS) {
 			sp_meta_exception(pkts[i], SP_REASON_MISS);
@@ -247,9 +247,12 @@ sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf *
 					  RTE_MIN((uint16_t)SP_BURST, (uint16_t)(k - off)));
 		}
 		at += k;
-		for (; at - sent >= SP_BURST; sent += SP_BURST)
+		for (; at - sent >= SP_BURST; sent += SP_BURST) {
 			send_burst(node, npe, &sorted[sent], SP_BURST, st);
+			sp_lookup_count_later(&npe->hits_later);
+		}
 	}
 	if (sent < n)
 		send_burst(node, npe, &sorted[sent], n - sent, st);
+	sp_lookup_count_later(&npe->hits_later);
 }

@@ -323,6 +323,45 @@ test_hit_counters(void **state)
 	assert_int_equal(hits_at(t, 1, 1), 0);
 }
 
+/* Flow cache hits counted later reach the counters only through sp_lookup_count_later(). */
+static void
+test_hits_counted_later(void **state)
+{
+	struct sp_lookup *t = *state;
+	struct sp_key k[2] = {ip_key(10, 1, 0, 1), ip_key(10, 1, 0, 1)};
+	const struct sp_key *keys[2] = {&k[0], &k[1]};
+	struct sp_result res[2] = {{.endpoint = 0xdead}, {.endpoint = 0xdead}};
+	struct sp_result *results[2] = {&res[0], &res[1]};
+	struct sp_lookup_later later = {.n = 0};
+	uint32_t pos[2];
+	int i;
+
+	assert_int_equal(sp_lookup_slice_add(t, 1, 8), 0);
+	write_ok(t, 1, 3, prefix_filter(10, 1, 0, 0, 16, 3));
+	assert_int_equal(lookup1(t, 1, k[0], NULL), 3); /* now in the flow cache, counted */
+	assert_int_equal(sp_lookup_bulk_later(t, 1, keys, results, pos, 2, &later), 2);
+	assert_int_equal(pos[0], 3);
+	assert_int_equal(pos[1], 3);
+	assert_int_equal(res[0].endpoint, 3);
+	assert_int_equal(res[1].endpoint, 3);
+	assert_int_equal(later.n, 2);
+	assert_int_equal(hits_at(t, 1, 3), 1);
+	sp_lookup_count_later(&later);
+	assert_int_equal(later.n, 0);
+	assert_int_equal(hits_at(t, 1, 3), 3);
+
+	/* A full list is counted as the next hit comes. */
+	for (i = 0; i < SP_LOOKUP_LATER / 2; i++)
+		sp_lookup_bulk_later(t, 1, keys, results, pos, 2, &later);
+	assert_int_equal(later.n, SP_LOOKUP_LATER);
+	assert_int_equal(hits_at(t, 1, 3), 3);
+	sp_lookup_bulk_later(t, 1, keys, results, pos, 2, &later);
+	assert_int_equal(later.n, 2);
+	assert_int_equal(hits_at(t, 1, 3), 3 + SP_LOOKUP_LATER);
+	sp_lookup_count_later(&later);
+	assert_int_equal(hits_at(t, 1, 3), 5 + SP_LOOKUP_LATER);
+}
+
 /*
  * The slice's flow cache (flows.h): repeated keys, more keys than its entries
  * (so they share sets), a burst that repeats a key, and every change made
@@ -979,6 +1018,7 @@ main(void)
 		cmocka_unit_test(test_flow_cache_choice),
 		cmocka_unit_test_setup_teardown(test_read_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_next_lists_positions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hits_counted_later, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors_change_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_capacity_and_quota, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_random_differential, setup, teardown),
