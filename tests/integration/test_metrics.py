@@ -90,7 +90,8 @@ def test_metrics_match_stats(ctl, users):
         pytest.approx([2 ** k * 1e-9 for k in range(8, 31)] + [float("inf")], rel=1e-12)
     for le, v in below[:-1]:
         assert v == sum(n for top, n in r["buckets"].items() if int(top) < round(le * 1e9))
-    assert r["count"] >= 7
+    # The LC stamps a frame every 100 us at most: back-to-back frames share a stamp.
+    assert 1 <= r["count"] <= 7
     assert value(got, "slicepath_residence_seconds_bucket", le="+Inf") == r["count"] == \
         value(got, "slicepath_residence_seconds_count")
     assert abs(value(got, "slicepath_residence_seconds_sum") - r["sum"] / 1e9) < 1e-6
