@@ -52,7 +52,7 @@ struct sp_npe {
 	struct rte_ring *inject_ring;           /* mgmt -> NPE: packets slow paths inject */
 	struct rte_ring *tx_ring[SP_MAX_PORTS]; /* NPE -> LC, per output port */
 	struct sp_neigh_cache neigh_cache;      /* its lcore's, for the outer headers */
-	struct sp_lookup_later hits_later;      /* its lcore's: filter hits of the round */
+	struct sp_lookup_later hits_later;      /* its lcore's: filter hits not yet counted */
 };
 
 struct sp_node {

@@ -200,7 +200,8 @@ sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf *
 	       struct sp_lcore_stats *st)
 {
 	struct rte_mbuf *sorted[SP_NPE_ROUND];
-	uint16_t count[SP_MAX_SLICES], next[SP_MAX_SLICES], order[SP_NPE_ROUND], slice_of[SP_NPE_ROUND];
+	uint16_t count[SP_MAX_SLICES], next[SP_MAX_SLICES];
+	uint16_t order[SP_NPE_ROUND], slice_of[SP_NPE_ROUND];
 	bool seen[SP_MAX_SLICES] = {false};
 	uint16_t nb_slices = 0, at = 0, sent = 0;
 
