@@ -690,6 +690,9 @@ lookup_bulk_counted(struct sp_lookup *t, uint16_t slice, const struct sp_key *co
 		return 0;
 	}
 	v = __atomic_load_n(&s->view, __ATOMIC_ACQUIRE);
+	/* Mostly a slice's share of a round, a few packets: no loop to keep. */
+	if (likely(n <= LK_BURST))
+		return lookup_cached(s, v, keys, results, positions, n, later);
 	for (i = 0; i < n; i += m) {
 		m = (uint16_t)RTE_MIN(n - i, LK_BURST);
 		nb_hits += lookup_cached(s, v, &keys[i], &results[i], &positions[i], m, later);

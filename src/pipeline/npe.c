@@ -76,7 +76,10 @@ partition_verdicts(struct rte_mbuf **pkts, uint16_t n, uint16_t *routed)
 	struct rte_mbuf *r[SP_BURST], *other[SP_BURST];
 	uint16_t f = 0, nr = 0, no = 0;
 
-	for (uint16_t i = 0; i < n; i++) {
+	/* Those in place first: mostly all, and then nothing moves. */
+	while (f < n && sp_meta(pkts[f])->verdict == SP_FORWARD)
+		f++;
+	for (uint16_t i = f; i < n; i++) {
 		uint8_t v = sp_meta(pkts[i])->verdict;
 
 		if (v == SP_FORWARD)
@@ -86,7 +89,7 @@ partition_verdicts(struct rte_mbuf **pkts, uint16_t n, uint16_t *routed)
 		else
 			other[no++] = pkts[i];
 	}
-	if (f < n) { /* mostly all forward: nothing to move, no call */
+	if (f < n) {
 		memcpy(&pkts[f], r, nr * sizeof(r[0]));
 		memcpy(&pkts[f + nr], other, no * sizeof(other[0]));
 	}
@@ -242,6 +245,8 @@ sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf *
 			/* The slice went away between decap and here. */
 			for (uint16_t i = at; i < at + k; i++)
 				sp_meta_drop(sorted[i], SP_REASON_NO_ENDPOINT);
+		} else if (likely(k <= SP_BURST)) { /* with many slices, a few packets */
+			run_slice(npe, s, &sorted[at], k);
 		} else {
 			for (uint16_t off = 0; off < k; off += SP_BURST)
 				run_slice(npe, s, &sorted[at + off],
