@@ -604,14 +604,70 @@ count_hit(uint64_t *counter, struct sp_lookup_later *later)
 }
 
 /*
+ * A batch looked up: arrays of pointers to its keys and results and an
+ * array of positions (sp_lookup_bulk), or all three as fields of objects
+ * (sp_lookup_bulk_later). `fields` is a constant in each entry point, so
+ * the accessors below inline to that form's loads alone.
+ */
+struct lk_batch {
+	bool fields;
+	const struct sp_key *const *keys;
+	struct sp_result *const *results;
+	uint32_t *positions;
+	void *const *objs;
+	struct sp_lookup_fields at;
+};
+
+static __rte_always_inline const struct sp_key *
+batch_key(const struct lk_batch *b, uint32_t i)
+{
+	return b->fields ? RTE_PTR_ADD(b->objs[i], b->at.key) : b->keys[i];
+}
+
+static __rte_always_inline struct sp_result *
+batch_result(const struct lk_batch *b, uint32_t i)
+{
+	return b->fields ? RTE_PTR_ADD(b->objs[i], b->at.result) : b->results[i];
+}
+
+static __rte_always_inline uint32_t *
+batch_position(const struct lk_batch *b, uint32_t i)
+{
+	return b->fields ? RTE_PTR_ADD(b->objs[i], b->at.position) : &b->positions[i];
+}
+
+/* The classifier's answers for batch entries first .. first + n - 1, n <= LK_BURST. */
+static __rte_always_inline uint16_t
+lookup_batch(const struct lk_view *v, uint64_t *hits, const struct lk_batch *b, uint32_t first,
+	     uint32_t n)
+{
+	const struct sp_key *keys[LK_BURST];
+	struct sp_result *results[LK_BURST];
+	uint32_t positions[LK_BURST], i;
+	uint16_t nb_hits;
+
+	if (!b->fields)
+		return lookup_burst(v, hits, &b->keys[first], &b->results[first],
+				    &b->positions[first], n);
+	for (i = 0; i < n; i++) {
+		keys[i] = batch_key(b, first + i);
+		results[i] = batch_result(b, first + i);
+	}
+	nb_hits = lookup_burst(v, hits, keys, results, positions, n);
+	for (i = 0; i < n; i++)
+		*batch_position(b, first + i) = positions[i];
+	return nb_hits;
+}
+
+/*
  * Answers from the slice's flow cache where it holds them (flows.h), the
- * classifier's for the others in one batch, which then fill the cache.
+ * classifier's for the others in one batch, which then fill the cache; for
+ * batch entries first .. first + n - 1, n <= LK_BURST.
  * Inline: a slice's batch is a few packets, so a call is paid every few packets.
  */
 static __rte_always_inline uint16_t
-lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct sp_key *const *keys,
-	      struct sp_result *const *results, uint32_t *positions, uint32_t n,
-	      struct sp_lookup_later *later)
+lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct lk_batch *b,
+	      uint32_t first, uint32_t n, struct sp_lookup_later *later)
 {
 	struct lk_flow *set[LK_BURST];
 	uint64_t w[LK_BURST][2];
@@ -624,12 +680,12 @@ lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct sp
 	uint64_t start = timed ? rte_rdtsc() : 0;
 
 	if (!use) {
-		nb_hits = lookup_burst(v, s->hits, keys, results, positions, n);
+		nb_hits = lookup_batch(v, s->hits, b, first, n);
 		lk_flows_count(s->flows, n, 0, false, timed, cycles_since(timed, start));
 		return nb_hits;
 	}
 	for (i = 0; i < n; i++) {
-		lk_flow_words(keys[i], w[i]);
+		lk_flow_words(batch_key(b, first + i), w[i]);
 		h[i] = lk_flow_hash(w[i]);
 		set[i] = lk_flow_set(s->flows, h[i]);
 		rte_prefetch0(set[i]); /* the entry a flow's hits usually find */
@@ -638,15 +694,15 @@ lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct sp
 		const struct lk_flow *e = lk_flow_find(set[i], v->epoch, w[i]);
 
 		if (e == NULL) {
-			miss_keys[nb_miss] = keys[i];
-			miss_results[nb_miss] = results[i];
+			miss_keys[nb_miss] = batch_key(b, first + i);
+			miss_results[nb_miss] = batch_result(b, first + i);
 			miss[nb_miss++] = i;
 			continue;
 		}
-		positions[i] = e->pos;
+		*batch_position(b, first + i) = e->pos;
 		if (e->pos == SP_LOOKUP_MISS)
 			continue;
-		*results[i] = e->res;
+		*batch_result(b, first + i) = e->res;
 		count_hit(&s->hits[e->pos], later);
 		nb_hits++;
 	}
@@ -659,7 +715,7 @@ lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct sp
 		uint32_t k = miss[i];
 		struct lk_flow *e;
 
-		positions[k] = miss_pos[i];
+		*batch_position(b, first + k) = miss_pos[i];
 		if (lk_flow_find(set[k], v->epoch, w[k]) != NULL)
 			continue; /* the burst had the key before */
 		e = lk_flow_victim(set[k], v->epoch, h[k]);
@@ -674,28 +730,29 @@ lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct sp
 }
 
 static __rte_always_inline uint16_t
-lookup_bulk_counted(struct sp_lookup *t, uint16_t slice, const struct sp_key *const *keys,
-		    struct sp_result *const *results, uint32_t *positions, uint16_t n,
+lookup_bulk_counted(struct sp_lookup *t, uint16_t slice, const struct lk_batch *b, uint16_t n,
 		    struct sp_lookup_later *later)
 {
 	const struct lk_slice *s = NULL;
 	const struct lk_view *v;
 	uint16_t i, m, nb_hits = 0;
 
+	if (n == 0) /* lookup_cached() takes at least one */
+		return 0;
 	if (slice < t->max_slices)
 		s = __atomic_load_n(&t->slices[slice], __ATOMIC_ACQUIRE);
 	if (s == NULL) {
 		for (i = 0; i < n; i++)
-			positions[i] = SP_LOOKUP_MISS;
+			*batch_position(b, i) = SP_LOOKUP_MISS;
 		return 0;
 	}
 	v = __atomic_load_n(&s->view, __ATOMIC_ACQUIRE);
 	/* Mostly a slice's share of a round, a few packets: no loop to keep. */
 	if (likely(n <= LK_BURST))
-		return lookup_cached(s, v, keys, results, positions, n, later);
+		return lookup_cached(s, v, b, 0, n, later);
 	for (i = 0; i < n; i += m) {
 		m = (uint16_t)RTE_MIN(n - i, LK_BURST);
-		nb_hits += lookup_cached(s, v, &keys[i], &results[i], &positions[i], m, later);
+		nb_hits += lookup_cached(s, v, b, i, m, later);
 	}
 	return nb_hits;
 }
@@ -704,13 +761,17 @@ uint16_t
 sp_lookup_bulk(struct sp_lookup *t, uint16_t slice, const struct sp_key *const *keys,
 	       struct sp_result *const *results, uint32_t *positions, uint16_t n)
 {
-	return lookup_bulk_counted(t, slice, keys, results, positions, n, NULL);
+	const struct lk_batch b = {
+		.fields = false, .keys = keys, .results = results, .positions = positions};
+
+	return lookup_bulk_counted(t, slice, &b, n, NULL);
 }
 
 uint16_t
-sp_lookup_bulk_later(struct sp_lookup *t, uint16_t slice, const struct sp_key *const *keys,
-		     struct sp_result *const *results, uint32_t *positions, uint16_t n,
-		     struct sp_lookup_later *later)
+sp_lookup_bulk_later(struct sp_lookup *t, uint16_t slice, void *const *objs,
+		     const struct sp_lookup_fields *at, uint16_t n, struct sp_lookup_later *later)
 {
-	return lookup_bulk_counted(t, slice, keys, results, positions, n, later);
+	const struct lk_batch b = {.fields = true, .objs = objs, .at = *at};
+
+	return lookup_bulk_counted(t, slice, &b, n, later);
 }

@@ -132,9 +132,21 @@ struct sp_lookup_later {
 	uint64_t *counter[SP_LOOKUP_LATER];
 };
 
-uint16_t sp_lookup_bulk_later(struct sp_lookup *t, uint16_t slice,
-			      const struct sp_key *const *keys, struct sp_result *const *results,
-			      uint32_t *positions, uint16_t n, struct sp_lookup_later *later);
+/*
+ * Where the keys, results and positions of sp_lookup_bulk_later() are: fields
+ * of the n objects looked up (the NPE's packets), at these byte offsets.
+ * The NPE so hands its packets over as they are, with no arrays to fill
+ * and empty for a few packets a slice.
+ */
+struct sp_lookup_fields {
+	uint16_t key;      /* struct sp_key */
+	uint16_t result;   /* struct sp_result, written on a hit */
+	uint16_t position; /* uint32_t, written always (SP_LOOKUP_MISS on a miss) */
+};
+
+uint16_t sp_lookup_bulk_later(struct sp_lookup *t, uint16_t slice, void *const *objs,
+			      const struct sp_lookup_fields *at, uint16_t n,
+			      struct sp_lookup_later *later);
 
 static inline void
 sp_lookup_count_later(struct sp_lookup_later *later)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "pipeline.h"
@@ -118,28 +119,24 @@ take_routed(struct rte_mbuf **pkts, uint16_t n)
 	}
 }
 
+/* Where the lookup finds a packet's key and writes its result and filter: its sp_meta. */
+static const struct sp_lookup_fields meta_fields = {
+	.key = sizeof(struct rte_mbuf) + offsetof(struct sp_meta, key),
+	.result = sizeof(struct rte_mbuf) + offsetof(struct sp_meta, result),
+	.position = sizeof(struct rte_mbuf) + offsetof(struct sp_meta, filter),
+};
+
 /* SPP's TCAM lookup for one slice's packets; returns how many missed (now exceptions). */
 static uint16_t
 lookup(struct sp_npe *npe, uint16_t slice, struct rte_mbuf **pkts, uint16_t n)
 {
-	const struct sp_key *keys[SP_BURST];
-	struct sp_result *results[SP_BURST];
-	uint32_t positions[SP_BURST];
-	uint16_t misses = 0;
+	uint16_t misses = n - sp_lookup_bulk_later(npe->lookup, slice, (void *const *)pkts,
+						   &meta_fields, n, &npe->hits_later);
 
-	for (uint16_t i = 0; i < n; i++) {
-		keys[i] = &sp_meta(pkts[i])->key;
-		results[i] = &sp_meta(pkts[i])->result;
-	}
-	sp_lookup_bulk_later(npe->lookup, slice, keys, results, positions, n, &npe->hits_later);
-	for (uint16_t i = 0; i < n; i++) {
-		if (positions[i] == SP_LOOKUP_MISS) {
-			sp_meta_exception(pkts[i], SP_REASON_MISS);
-			misses++;
-		} else {
-			sp_meta(pkts[i])->filter = positions[i];
-		}
-	}
+	if (misses > 0)
+		for (uint16_t i = 0; i < n; i++)
+			if (sp_meta(pkts[i])->filter == SP_LOOKUP_MISS)
+				sp_meta_exception(pkts[i], SP_REASON_MISS);
 	return misses;
 }
 

@@ -323,27 +323,38 @@ test_hit_counters(void **state)
 	assert_int_equal(hits_at(t, 1, 1), 0);
 }
 
+/* A packet as the NPE hands it to sp_lookup_bulk_later(): key, result and filter in one object. */
+struct pkt {
+	struct sp_key key;
+	struct sp_result res;
+	uint32_t pos;
+};
+
+static const struct sp_lookup_fields pkt_fields = {
+	.key = offsetof(struct pkt, key),
+	.result = offsetof(struct pkt, res),
+	.position = offsetof(struct pkt, pos),
+};
+
 /* Flow cache hits counted later reach the counters only through sp_lookup_count_later(). */
 static void
 test_hits_counted_later(void **state)
 {
 	struct sp_lookup *t = *state;
-	struct sp_key k[2] = {ip_key(10, 1, 0, 1), ip_key(10, 1, 0, 1)};
-	const struct sp_key *keys[2] = {&k[0], &k[1]};
-	struct sp_result res[2] = {{.endpoint = 0xdead}, {.endpoint = 0xdead}};
-	struct sp_result *results[2] = {&res[0], &res[1]};
+	struct pkt p[2] = {{.key = ip_key(10, 1, 0, 1), .res = {.endpoint = 0xdead}},
+			   {.key = ip_key(10, 1, 0, 1), .res = {.endpoint = 0xdead}}};
+	void *objs[2] = {&p[0], &p[1]};
 	struct sp_lookup_later later = {.n = 0};
-	uint32_t pos[2];
 	int i;
 
 	assert_int_equal(sp_lookup_slice_add(t, 1, 8), 0);
 	write_ok(t, 1, 3, prefix_filter(10, 1, 0, 0, 16, 3));
-	assert_int_equal(lookup1(t, 1, k[0], NULL), 3); /* now in the flow cache, counted */
-	assert_int_equal(sp_lookup_bulk_later(t, 1, keys, results, pos, 2, &later), 2);
-	assert_int_equal(pos[0], 3);
-	assert_int_equal(pos[1], 3);
-	assert_int_equal(res[0].endpoint, 3);
-	assert_int_equal(res[1].endpoint, 3);
+	assert_int_equal(lookup1(t, 1, p[0].key, NULL), 3); /* now in the flow cache, counted */
+	assert_int_equal(sp_lookup_bulk_later(t, 1, objs, &pkt_fields, 2, &later), 2);
+	assert_int_equal(p[0].pos, 3);
+	assert_int_equal(p[1].pos, 3);
+	assert_int_equal(p[0].res.endpoint, 3);
+	assert_int_equal(p[1].res.endpoint, 3);
 	assert_int_equal(later.n, 2);
 	assert_int_equal(hits_at(t, 1, 3), 1);
 	sp_lookup_count_later(&later);
@@ -352,14 +363,58 @@ test_hits_counted_later(void **state)
 
 	/* A full list is counted as the next hit comes. */
 	for (i = 0; i < SP_LOOKUP_LATER / 2; i++)
-		sp_lookup_bulk_later(t, 1, keys, results, pos, 2, &later);
+		sp_lookup_bulk_later(t, 1, objs, &pkt_fields, 2, &later);
 	assert_int_equal(later.n, SP_LOOKUP_LATER);
 	assert_int_equal(hits_at(t, 1, 3), 3);
-	sp_lookup_bulk_later(t, 1, keys, results, pos, 2, &later);
+	sp_lookup_bulk_later(t, 1, objs, &pkt_fields, 2, &later);
 	assert_int_equal(later.n, 2);
 	assert_int_equal(hits_at(t, 1, 3), 3 + SP_LOOKUP_LATER);
 	sp_lookup_count_later(&later);
 	assert_int_equal(hits_at(t, 1, 3), 5 + SP_LOOKUP_LATER);
+
+	/* None to look up: nothing read, nothing counted. */
+	assert_int_equal(sp_lookup_bulk_later(t, 1, objs, &pkt_fields, 0, &later), 0);
+	assert_int_equal(sp_lookup_bulk(t, 1, NULL, NULL, NULL, 0), 0);
+	assert_int_equal(later.n, 0);
+}
+
+/*
+ * Objects looked up through every phase of the flow cache (with it, timed,
+ * and without it: the classifier's answers written into the objects too):
+ * a new key, a repeated one and one that no filter matches each time; the
+ * miss's result untouched and its position SP_LOOKUP_MISS.
+ */
+static void
+test_fields_through_the_phases(void **state)
+{
+	struct sp_lookup *t = *state;
+	const uint32_t total = LK_FLOW_PERIOD + 8 * LK_FLOW_PROBE;
+	struct sp_lookup_later later = {.n = 0};
+	struct sp_lookup_info info;
+	uint32_t i;
+
+	assert_int_equal(sp_lookup_slice_add(t, 1, 8), 0);
+	write_ok(t, 1, 3, prefix_filter(10, 0, 0, 0, 8, 7));
+	for (i = 0; i < total; i++) {
+		struct pkt p[3] = {
+			{.key = ip_key(10, (uint8_t)(i >> 16), (uint8_t)(i >> 8), (uint8_t)i)},
+			{.key = ip_key(10, 1, 0, 1)},
+			{.key = ip_key(11, 1, 0, (uint8_t)i), .res = {.endpoint = 0xdead}},
+		};
+		void *objs[3] = {&p[0], &p[1], &p[2]};
+
+		assert_int_equal(sp_lookup_bulk_later(t, 1, objs, &pkt_fields, 3, &later), 2);
+		assert_int_equal(p[0].pos, 3);
+		assert_int_equal(p[0].res.endpoint, 7);
+		assert_int_equal(p[1].pos, 3);
+		assert_int_equal(p[1].res.endpoint, 7);
+		assert_int_equal(p[2].pos, SP_LOOKUP_MISS);
+		assert_int_equal(p[2].res.endpoint, 0xdead);
+		sp_lookup_count_later(&later);
+	}
+	assert_int_equal(hits_at(t, 1, 3), 2 * total);
+	assert_int_equal(sp_lookup_info(t, 1, &info), 0);
+	assert_int_equal(info.flow_lookups, 3 * total);
 }
 
 /*
@@ -1019,6 +1074,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_read_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_next_lists_positions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hits_counted_later, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fields_through_the_phases, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors_change_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_capacity_and_quota, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_random_differential, setup, teardown),
