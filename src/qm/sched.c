@@ -62,13 +62,21 @@ prefetch_queue(const struct qm_queue *q)
 	rte_prefetch0(&q->express_bytes);
 }
 
+/* Count a refused arrival of len bytes under why. False, for take() to return. */
+static __rte_noinline bool
+refuse(struct qm_queue *q, enum sp_qm_drop why, uint32_t len)
+{
+	q->st.drop_pkts[why]++;
+	q->st.drop_bytes[why] += len;
+	return false;
+}
+
 /* Append m to its queue (or the express frames), or count why it is refused. */
 static inline bool
 take(struct sp_qm *qm, struct rte_mbuf *m)
 {
 	uint32_t id = sp_meta(m)->queue;
 	uint32_t len = rte_pktmbuf_pkt_len(m);
-	enum sp_qm_drop why;
 	struct qm_owner *o;
 	struct qm_queue *q;
 	uint16_t port;
@@ -79,20 +87,13 @@ take(struct sp_qm *qm, struct rte_mbuf *m)
 	port = __atomic_load_n(&q->port, __ATOMIC_ACQUIRE);
 	if (port == QM_UNBOUND)
 		return false;
+	if (unlikely((uint64_t)q->st.len_bytes + len > __atomic_load_n(&q->max_bytes, __ATOMIC_RELAXED)))
+		return refuse(q, SP_QM_DROP_BYTES, len);
+	if (unlikely(q->st.len_pkts >= __atomic_load_n(&q->max_pkts, __ATOMIC_RELAXED)))
+		return refuse(q, SP_QM_DROP_PKTS, len);
 	o = &qm->owners[q->owner];
-	if ((uint64_t)q->st.len_bytes + len > __atomic_load_n(&q->max_bytes, __ATOMIC_RELAXED))
-		why = SP_QM_DROP_BYTES;
-	else if (q->st.len_pkts >= __atomic_load_n(&q->max_pkts, __ATOMIC_RELAXED))
-		why = SP_QM_DROP_PKTS;
-	else if (o->used_pkts >= __atomic_load_n(&o->max_pkts, __ATOMIC_RELAXED))
-		why = SP_QM_DROP_QUOTA;
-	else
-		why = SP_QM_DROP_MAX;
-	if (why != SP_QM_DROP_MAX) {
-		q->st.drop_pkts[why]++;
-		q->st.drop_bytes[why] += len;
-		return false;
-	}
+	if (unlikely(o->used_pkts >= __atomic_load_n(&o->max_pkts, __ATOMIC_RELAXED)))
+		return refuse(q, SP_QM_DROP_QUOTA, len);
 	if (express_take(&qm->sched[port], m, len)) {
 		/* Enqueued and sent as it arrives: the queue never holds it. */
 		q->express_pkts++;
