@@ -412,10 +412,8 @@ to_slice(struct sp_decap_table *t, const struct candidate *c, uint32_t value, ui
 	}
 
 	rte_pktmbuf_adj(c->m, c->hdr_len);
-	memset(meta, 0, sizeof(*meta));
-	meta->slice = slice;
-	meta->in_ep = endpoint;
-	meta->verdict = SP_FORWARD;
+	/* All else zero, in as few stores as the compiler finds. */
+	*meta = (struct sp_meta){.slice = slice, .in_ep = endpoint, .verdict = SP_FORWARD};
 	out->fwd[out->nb_fwd++] = c->m;
 	return true;
 }

@@ -66,12 +66,17 @@ sp_neigh_cache_slot(uint64_t key)
  * encap asks for every packet.
  */
 static inline const uint8_t *
-sp_neigh_cache_find(const struct sp_neigh_cache *c, uint16_t port, uint32_t ip_be)
+sp_neigh_cache_find_key(const struct sp_neigh_cache *c, uint64_t key)
 {
-	uint64_t key = sp_neigh_cache_key(port, ip_be);
 	unsigned int slot = sp_neigh_cache_slot(key);
 
 	return c->e[slot].key == key ? (const uint8_t *)&c->e[slot].mac : NULL;
+}
+
+static inline const uint8_t *
+sp_neigh_cache_find(const struct sp_neigh_cache *c, uint16_t port, uint32_t ip_be)
+{
+	return sp_neigh_cache_find_key(c, sp_neigh_cache_key(port, ip_be));
 }
 
 /* sp_neigh_get_bulk() through the reader's cache c, which keeps what the table answered. */

@@ -103,12 +103,12 @@ sp_encap_burst(const struct sp_node *node, struct sp_neigh_cache *nc, struct rte
 {
 	const struct sp_endpoint *eps[SP_BURST], *ep;
 	struct rte_ether_addr macs[SP_BURST];
-	const uint8_t *nh_mac;
 	uint16_t ports[SP_BURST];
 	uint32_t ips[SP_BURST];
 	uint16_t idx[SP_BURST];
 	uint16_t k = 0, done = 0;
-	uint64_t hit;
+	uint64_t hit, key, last_key = 0; /* no next hop's key is 0 */
+	const uint8_t *last_mac = NULL;
 
 	sp_neigh_cache_sync(node->neigh, nc);
 	for (uint16_t i = 0; i < n; i++) {
@@ -130,9 +130,14 @@ sp_encap_burst(const struct sp_node *node, struct sp_neigh_cache *nc, struct rte
 			sp_meta_drop(pkts[i], SP_REASON_MALFORMED);
 			continue;
 		}
-		nh_mac = sp_neigh_cache_find(nc, meta->out_port, meta->result.nh_ip);
-		if (nh_mac != NULL) {
-			write_outer(pkts[i], ep, &meta->result, nh_mac);
+		/* A burst's packets mostly share few next hops: the last one's answer again. */
+		key = sp_neigh_cache_key(meta->out_port, meta->result.nh_ip);
+		if (key != last_key) {
+			last_key = key;
+			last_mac = sp_neigh_cache_find_key(nc, key);
+		}
+		if (last_mac != NULL) {
+			write_outer(pkts[i], ep, &meta->result, last_mac);
 			done++;
 			continue;
 		}

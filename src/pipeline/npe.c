@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -200,9 +199,8 @@ sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf *
 	       struct sp_lcore_stats *st)
 {
 	struct rte_mbuf *sorted[SP_NPE_ROUND];
-	uint16_t count[SP_MAX_SLICES], next[SP_MAX_SLICES];
+	uint16_t count[SP_MAX_SLICES] = {0}, next[SP_MAX_SLICES];
 	uint16_t order[SP_NPE_ROUND], slice_of[SP_NPE_ROUND];
-	bool seen[SP_MAX_SLICES] = {false};
 	uint16_t nb_slices = 0, at = 0, sent = 0;
 
 	/*
@@ -216,12 +214,8 @@ sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf *
 		uint16_t slice = sp_meta(pkts[i])->slice;
 
 		slice_of[i] = slice;
-		if (!seen[slice]) {
-			seen[slice] = true;
+		if (count[slice]++ == 0)
 			order[nb_slices++] = slice;
-			count[slice] = 0;
-		}
-		count[slice]++;
 	}
 	for (uint16_t j = 0; j < nb_slices; j++) {
 		next[order[j]] = at;

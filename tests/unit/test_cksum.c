@@ -98,6 +98,9 @@ test_all_ones(void **state)
 	for (unsigned int hlen = 20; hlen <= sizeof(h); hlen += 4)
 		assert_int_equal(sp_ipv4_hdr_sum(h, hlen), rte_raw_cksum(h, hlen));
 	assert_true(sp_ipv4_hdr_cksum_ok(h, sizeof(h)));
+	/* All zeros sums to 0, not all ones: wrong, though 0 is a multiple of 0xffff. */
+	memset(h, 0, sizeof(h));
+	assert_false(sp_ipv4_hdr_cksum_ok(h, 20));
 }
 
 /* The fold as arithmetic says: the sum modulo 0xffff, all ones for a multiple, 0 only for 0. */
