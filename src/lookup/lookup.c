@@ -589,18 +589,19 @@ cycles_since(bool timed, uint64_t start)
 	return timed ? rte_rdtsc() - start : 0;
 }
 
-/* A hit on the counter: now, or in `later` (NULL: now), its line prefetched meanwhile. */
+/*
+ * A hit on the counter: now, or in `later` (NULL: now) at *nb_later, its
+ * line prefetched meanwhile. lookup_cached() made room for a batch's hits.
+ */
 static __rte_always_inline void
-count_hit(uint64_t *counter, struct sp_lookup_later *later)
+count_hit(uint64_t *counter, struct sp_lookup_later *later, uint32_t *nb_later)
 {
 	if (later == NULL) {
 		(*counter)++;
 		return;
 	}
-	if (unlikely(later->n == SP_LOOKUP_LATER))
-		sp_lookup_count_later(later);
 	rte_prefetch0(counter);
-	later->counter[later->n++] = counter;
+	later->counter[(*nb_later)++] = counter;
 }
 
 /*
@@ -674,7 +675,7 @@ lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct lk
 	uint32_t h[LK_BURST];
 	const struct sp_key *miss_keys[LK_BURST];
 	struct sp_result *miss_results[LK_BURST];
-	uint32_t miss_pos[LK_BURST], miss[LK_BURST], nb_miss = 0, i;
+	uint32_t miss_pos[LK_BURST], miss[LK_BURST], nb_miss = 0, nb_later, i;
 	uint16_t nb_hits = 0;
 	bool timed, use = lk_flows_use(s->flows, &timed);
 	uint64_t start = timed ? rte_rdtsc() : 0;
@@ -690,6 +691,10 @@ lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct lk
 		set[i] = lk_flow_set(s->flows, h[i]);
 		rte_prefetch0(set[i]); /* the entry a flow's hits usually find */
 	}
+	RTE_BUILD_BUG_ON(LK_BURST > SP_LOOKUP_LATER);
+	if (later != NULL && later->n + n > SP_LOOKUP_LATER) /* room for every hit */
+		sp_lookup_count_later(later);
+	nb_later = later != NULL ? later->n : 0;
 	for (i = 0; i < n; i++) {
 		const struct lk_flow *e = lk_flow_find(set[i], v->epoch, w[i]);
 
@@ -703,9 +708,11 @@ lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct lk
 		if (e->pos == SP_LOOKUP_MISS)
 			continue;
 		*batch_result(b, first + i) = e->res;
-		count_hit(&s->hits[e->pos], later);
+		count_hit(&s->hits[e->pos], later, &nb_later);
 		nb_hits++;
 	}
+	if (later != NULL)
+		later->n = nb_later;
 	if (nb_miss == 0) {
 		lk_flows_count(s->flows, n, n, true, timed, cycles_since(timed, start));
 		return nb_hits;
@@ -773,7 +780,7 @@ sp_lookup_bulk_later(struct sp_lookup *t, uint16_t slice, void *const *objs,
 {
 	const struct lk_batch b = {.fields = true, .objs = objs, .at = *at};
 
-	if (later == NULL) /* the API's: never; said so, the compiler drops count_hit()'s test */
+	if (later == NULL) /* the API's: never; said so, the compiler drops the tests of it */
 		__builtin_unreachable();
 	return lookup_bulk_counted(t, slice, &b, n, later);
 }

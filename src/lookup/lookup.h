@@ -123,7 +123,8 @@ uint16_t sp_lookup_bulk(struct sp_lookup *t, uint16_t slice, const struct sp_key
  * they have arrived: sp_lookup_bulk_later() counts the flow cache's hits in
  * `later` instead of at once, sp_lookup_count_later() adds them. The lcore
  * must call it before its next RCU quiescent state (a deleted slice's
- * counters are freed after one); a full `later` is counted as it fills.
+ * counters are freed after one); a `later` without room for a batch's hits
+ * is counted before the batch.
  */
 #define SP_LOOKUP_LATER 256
 

@@ -361,7 +361,7 @@ test_hits_counted_later(void **state)
 	assert_int_equal(later.n, 0);
 	assert_int_equal(hits_at(t, 1, 3), 3);
 
-	/* A full list is counted as the next hit comes. */
+	/* A list without room for a batch is counted before it. */
 	for (i = 0; i < SP_LOOKUP_LATER / 2; i++)
 		sp_lookup_bulk_later(t, 1, objs, &pkt_fields, 2, &later);
 	assert_int_equal(later.n, SP_LOOKUP_LATER);
