@@ -76,7 +76,12 @@ partition_verdicts(struct rte_mbuf **pkts, uint16_t n, uint16_t *routed)
 	struct rte_mbuf *r[SP_BURST], *other[SP_BURST];
 	uint16_t f = 0, nr = 0, no = 0;
 
-	/* Those in place first: mostly all, and then nothing moves. */
+	/* Those in place first: mostly all, and then nothing moves. Four at a time:
+	 * SP_FORWARD is 0, so four verdicts OR-ed are 0 when all four forward. */
+	RTE_BUILD_BUG_ON(SP_FORWARD != 0);
+	while (f + 4 <= n && (sp_meta(pkts[f])->verdict | sp_meta(pkts[f + 1])->verdict |
+			      sp_meta(pkts[f + 2])->verdict | sp_meta(pkts[f + 3])->verdict) == 0)
+		f += 4;
 	while (f < n && sp_meta(pkts[f])->verdict == SP_FORWARD)
 		f++;
 	for (uint16_t i = f; i < n; i++) {

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -101,6 +102,8 @@ sp_qm_create(const struct sp_qm_params *p)
 		rte_errno = EINVAL;
 		return NULL;
 	}
+	/* An arrival's fields in the first line of a queue (qm_int.h). */
+	RTE_BUILD_BUG_ON(offsetof(struct qm_queue, share_bps) != RTE_CACHE_LINE_SIZE);
 	rc = register_next_field();
 	if (rc < 0) {
 		rte_errno = -rc;
@@ -235,7 +238,7 @@ sp_qm_queue_bind(struct sp_qm *qm, uint32_t queue, const struct sp_qm_queue_conf
 		return -EINVAL;
 	q = &qm->queues[queue];
 	bound = q->port != QM_UNBOUND;
-	if (bound && q->st.len_pkts != 0 && (q->port != c->port || q->owner != c->owner))
+	if (bound && q->len_pkts != 0 && (q->port != c->port || q->owner != c->owner))
 		return -EBUSY;
 	op = &qm->owners[c->owner].ports[c->port];
 	shares = op->shares_bps + c->share_bps;
@@ -271,7 +274,7 @@ sp_qm_queue_flush(struct sp_qm *qm, uint32_t queue)
 		return -ENOENT;
 	if (__atomic_load_n(&qm->flush_req, __ATOMIC_ACQUIRE) != QM_NONE)
 		return -EBUSY;
-	if (__atomic_load_n(&qm->queues[queue].st.len_pkts, __ATOMIC_ACQUIRE) == 0)
+	if (__atomic_load_n(&qm->queues[queue].len_pkts, __ATOMIC_ACQUIRE) == 0)
 		return 0;
 	__atomic_store_n(&qm->flush_req, queue, __ATOMIC_RELEASE);
 	return 1;
@@ -287,7 +290,7 @@ sp_qm_queue_unbind(struct sp_qm *qm, uint32_t queue)
 	q = &qm->queues[queue];
 	if (q->port == QM_UNBOUND)
 		return -ENOENT;
-	if (q->st.len_pkts != 0)
+	if (q->len_pkts != 0)
 		return -EBUSY;
 	release(qm, q);
 	/* The next owner of this queue starts from zero. */
@@ -324,6 +327,8 @@ sp_qm_queue_stats(const struct sp_qm *qm, uint32_t queue, struct sp_qm_queue_sta
 		return -EINVAL;
 	q = &qm->queues[queue];
 	*st = q->st;
+	st->len_pkts = q->len_pkts;
+	st->len_bytes = q->len_bytes;
 	st->enq_pkts += q->express_pkts;
 	st->enq_bytes += q->express_bytes;
 	st->sent_pkts += q->express_pkts;

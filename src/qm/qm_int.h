@@ -24,19 +24,26 @@
 #define QM_MIN_QUANTUM 2048u
 
 struct qm_queue {
-	/* A FIFO of mbufs linked through their qm_next dynamic field. */
-	struct rte_mbuf *head, *tail;
-	uint64_t deficit; /* wire bytes it may still send this round */
-	uint32_t next;    /* the next backlogged queue of its scheduler */
-	uint32_t max_bytes, max_pkts;
+	/*
+	 * First line: what an arrival reads and writes (take(): binding,
+	 * thresholds, length, express counts) and the round robin's links, so
+	 * that an arrival costs one line of a queue.
+	 */
 	uint16_t port; /* QM_UNBOUND when not bound */
 	uint16_t owner;
-	uint64_t share_bps;
-	struct sp_qm_queue_stats st; /* st.len_* are its current length */
+	uint32_t max_bytes, max_pkts;
+	uint32_t len_pkts, len_bytes; /* now waiting */
+	uint32_t next;    /* the next backlogged queue of its scheduler */
 	/* Express frames (sched.c), enqueued and sent at once: one count for
 	 * both, added to st's enq_* and sent_* when they are read (qm.c). */
 	uint64_t express_pkts, express_bytes;
-};
+	/* A FIFO of mbufs linked through their qm_next dynamic field. */
+	struct rte_mbuf *head, *tail;
+	uint64_t deficit; /* wire bytes it may still send this round */
+	/* Read once a visit (its quantum) and by readers. */
+	uint64_t share_bps;
+	struct sp_qm_queue_stats st; /* its len_* unused: the length is len_* above */
+} __rte_cache_aligned;
 
 /* A scheduler's rate, as its token bucket uses it, and the frames' wire overhead. */
 struct qm_rate {

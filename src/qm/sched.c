@@ -53,15 +53,6 @@ express_take(struct qm_sched *s, struct rte_mbuf *m, uint32_t len)
 	return true;
 }
 
-/* The lines of q that take() reads and writes (a queue spans up to four). */
-static inline void
-prefetch_queue(const struct qm_queue *q)
-{
-	rte_prefetch0(&q->max_bytes);
-	rte_prefetch0(&q->st.len_pkts);
-	rte_prefetch0(&q->express_bytes);
-}
-
 /* Count a refused arrival of len bytes under why. False, for take() to return. */
 static __rte_noinline bool
 refuse(struct qm_queue *q, enum sp_qm_drop why, uint32_t len)
@@ -87,9 +78,9 @@ take(struct sp_qm *qm, struct rte_mbuf *m)
 	port = __atomic_load_n(&q->port, __ATOMIC_ACQUIRE);
 	if (port == QM_UNBOUND)
 		return false;
-	if (unlikely((uint64_t)q->st.len_bytes + len > __atomic_load_n(&q->max_bytes, __ATOMIC_RELAXED)))
+	if (unlikely((uint64_t)q->len_bytes + len > __atomic_load_n(&q->max_bytes, __ATOMIC_RELAXED)))
 		return refuse(q, SP_QM_DROP_BYTES, len);
-	if (unlikely(q->st.len_pkts >= __atomic_load_n(&q->max_pkts, __ATOMIC_RELAXED)))
+	if (unlikely(q->len_pkts >= __atomic_load_n(&q->max_pkts, __ATOMIC_RELAXED)))
 		return refuse(q, SP_QM_DROP_PKTS, len);
 	o = &qm->owners[q->owner];
 	if (unlikely(o->used_pkts >= __atomic_load_n(&o->max_pkts, __ATOMIC_RELAXED)))
@@ -111,8 +102,8 @@ take(struct sp_qm *qm, struct rte_mbuf *m)
 	}
 	q->tail = m;
 	o->used_pkts++;
-	q->st.len_pkts++;
-	q->st.len_bytes += len;
+	q->len_pkts++;
+	q->len_bytes += len;
 	return true;
 }
 
@@ -127,9 +118,10 @@ sp_qm_enqueue_burst(struct sp_qm *qm, struct rte_mbuf **pkts, uint16_t n)
 	struct rte_mbuf *m;
 	uint16_t i, refused = 0;
 
-	/* The queues are hundreds of kilobytes: start the loads of the burst's first. */
+	/* The queues are hundreds of kilobytes: start the loads of the burst's first (an
+	 * arrival takes a queue's first line only, qm_int.h). */
 	for (i = 0; i < n; i++)
-		prefetch_queue(&qm->queues[RTE_MIN(sp_meta(pkts[i])->queue, qm->max_queues - 1)]);
+		rte_prefetch0(&qm->queues[RTE_MIN(sp_meta(pkts[i])->queue, qm->max_queues - 1)]);
 	for (i = 0; i < n; i++) {
 		m = pkts[i];
 		if (take(qm, m))
@@ -238,8 +230,8 @@ flush(struct sp_qm *qm)
 	}
 	q->next = QM_NONE;
 	q->deficit = 0;
-	q->st.len_bytes = 0;
-	__atomic_store_n(&q->st.len_pkts, 0, __ATOMIC_RELEASE);
+	q->len_bytes = 0;
+	__atomic_store_n(&q->len_pkts, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&qm->flush_req, QM_NONE, __ATOMIC_RELEASE);
 }
 
@@ -307,8 +299,8 @@ sp_qm_dequeue_burst(struct sp_qm *qm, uint16_t port, uint64_t now, struct rte_mb
 		qm->owners[q->owner].used_pkts--;
 		q->st.sent_pkts++;
 		q->st.sent_bytes += len;
-		q->st.len_pkts--;
-		q->st.len_bytes -= len;
+		q->len_pkts--;
+		q->len_bytes -= len;
 		pkts[n++] = m;
 		if (q->head == NULL)
 			retire(s, q);
