@@ -49,7 +49,6 @@ slice_free(struct lk_slice *s)
 	lk_changes_free(s->chg);
 	rte_free(s->truth);
 	rte_free(s->hits);
-	rte_free(s->flows);
 	rte_free(s->dirty);
 	rte_free(s);
 }
@@ -127,8 +126,6 @@ sp_lookup_slice_add(struct sp_lookup *t, uint16_t slice, uint32_t quota)
 		s->quota = quota;
 		s->hits = rte_zmalloc_socket("lk_hits", quota * sizeof(s->hits[0]),
 					     RTE_CACHE_LINE_SIZE, t->socket);
-		s->flows = rte_zmalloc_socket("lk_flows", sizeof(*s->flows), RTE_CACHE_LINE_SIZE,
-					      t->socket);
 		s->truth = rte_zmalloc_socket("lk_truth", quota * sizeof(s->truth[0]), 0,
 					      t->socket);
 		s->dirty = rte_zmalloc_socket("lk_dirty", words * sizeof(s->dirty[0]), 0,
@@ -137,7 +134,7 @@ sp_lookup_slice_add(struct sp_lookup *t, uint16_t slice, uint32_t quota)
 		if (s->chg != NULL)
 			s->view = lk_view_make(NULL, s->chg, NULL, t->socket);
 	}
-	if (s == NULL || s->hits == NULL || s->flows == NULL || s->truth == NULL ||
+	if (s == NULL || s->hits == NULL || s->truth == NULL ||
 	    s->dirty == NULL || s->view == NULL) {
 		LK_LOG(ERR, t, "no memory for slice %u's table of %u filters", slice, quota);
 		if (s != NULL)
@@ -441,9 +438,9 @@ sp_lookup_info(const struct sp_lookup *t, uint16_t slice, struct sp_lookup_info 
 		info->changes = s->view->n;
 		info->copies = s->view->nb_copies;
 		info->classifier = lk_acl_method();
-		info->flow_lookups = __atomic_load_n(&s->flows->lookups, __ATOMIC_RELAXED);
-		info->flow_hits = __atomic_load_n(&s->flows->hits, __ATOMIC_RELAXED);
-		info->flow_resting = __atomic_load_n(&s->flows->off, __ATOMIC_RELAXED);
+		info->flow_lookups = __atomic_load_n(&s->flows.lookups, __ATOMIC_RELAXED);
+		info->flow_hits = __atomic_load_n(&s->flows.hits, __ATOMIC_RELAXED);
+		info->flow_resting = __atomic_load_n(&s->flows.off, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&w->lock);
 	return rc;
@@ -667,7 +664,7 @@ lookup_batch(const struct lk_view *v, uint64_t *hits, const struct lk_batch *b, 
  * Inline: a slice's batch is a few packets, so a call is paid every few packets.
  */
 static __rte_always_inline uint16_t
-lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct lk_batch *b,
+lookup_cached(struct lk_slice *s, const struct lk_view *v, const struct lk_batch *b,
 	      uint32_t first, uint32_t n, struct sp_lookup_later *later)
 {
 	struct lk_flow *set[LK_BURST];
@@ -677,18 +674,18 @@ lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct lk
 	struct sp_result *miss_results[LK_BURST];
 	uint32_t miss_pos[LK_BURST], miss[LK_BURST], nb_miss = 0, nb_later, i;
 	uint16_t nb_hits = 0;
-	bool timed, use = lk_flows_use(s->flows, &timed);
+	bool timed, use = lk_flows_use(&s->flows, &timed);
 	uint64_t start = timed ? rte_rdtsc() : 0;
 
 	if (!use) {
 		nb_hits = lookup_batch(v, s->hits, b, first, n);
-		lk_flows_count(s->flows, n, 0, false, timed, cycles_since(timed, start));
+		lk_flows_count(&s->flows, n, 0, false, timed, cycles_since(timed, start));
 		return nb_hits;
 	}
 	for (i = 0; i < n; i++) {
 		lk_flow_words(batch_key(b, first + i), w[i]);
 		h[i] = lk_flow_hash(w[i]);
-		set[i] = lk_flow_set(s->flows, h[i]);
+		set[i] = lk_flow_set(&s->flows, h[i]);
 		rte_prefetch0(set[i]); /* the entry a flow's hits usually find */
 	}
 	RTE_BUILD_BUG_ON(LK_BURST > SP_LOOKUP_LATER);
@@ -714,7 +711,7 @@ lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct lk
 	if (later != NULL)
 		later->n = nb_later;
 	if (nb_miss == 0) {
-		lk_flows_count(s->flows, n, n, true, timed, cycles_since(timed, start));
+		lk_flows_count(&s->flows, n, n, true, timed, cycles_since(timed, start));
 		return nb_hits;
 	}
 	nb_hits += lookup_burst(v, s->hits, miss_keys, miss_results, miss_pos, nb_miss);
@@ -732,7 +729,7 @@ lookup_cached(const struct lk_slice *s, const struct lk_view *v, const struct lk
 		if (miss_pos[i] != SP_LOOKUP_MISS)
 			e->res = *miss_results[i];
 	}
-	lk_flows_count(s->flows, n, n - nb_miss, true, timed, cycles_since(timed, start));
+	lk_flows_count(&s->flows, n, n - nb_miss, true, timed, cycles_since(timed, start));
 	return nb_hits;
 }
 
@@ -740,7 +737,7 @@ static __rte_always_inline uint16_t
 lookup_bulk_counted(struct sp_lookup *t, uint16_t slice, const struct lk_batch *b, uint16_t n,
 		    struct sp_lookup_later *later)
 {
-	const struct lk_slice *s = NULL;
+	struct lk_slice *s = NULL;
 	const struct lk_view *v;
 	uint16_t i, m, nb_hits = 0;
 
