@@ -94,7 +94,7 @@ partition_verdicts(struct rte_mbuf **pkts, uint16_t n, uint16_t *routed)
 		else
 			other[no++] = pkts[i];
 	}
-	if (f < n) {
+	if (f < n) { /* only then anything to move: no calls for the common case */
 		memcpy(&pkts[f], r, nr * sizeof(r[0]));
 		memcpy(&pkts[f + nr], other, no * sizeof(other[0]));
 	}
