@@ -10,13 +10,23 @@
 #include <rte_ethdev.h>
 #include <rte_log.h>
 #include <rte_mbuf.h>
+#include <rte_mempool.h>
 
 #include <slicepath/codeopt.h>
 
 RTE_LOG_REGISTER(sp_port_logtype, slicepath.port, INFO);
 #define PORT_LOG(level, ...) rte_log(RTE_LOG_##level, sp_port_logtype, "port: " __VA_ARGS__)
 
-#define POOL_CACHE 256
+/*
+ * Each lcore's mbuf cache: the most DPDK allows (RTE_MEMPOOL_CACHE_MAX_SIZE).
+ * With 256 the pipeline benchmark ran 5 to 6 % slower (docs/testing.md),
+ * though perf saw no time in the pool's ring: likely a turn of the LC lcore,
+ * a round of up to 256 frames besides those still in its tx holds and
+ * express frames, now and then took the cache past its flush threshold
+ * (384), which empties it whole into the ring, and the refill brought back
+ * mbufs from the ring's far end, long out of the CPU's caches and TLB.
+ */
+#define POOL_CACHE RTE_MEMPOOL_CACHE_MAX_SIZE
 
 struct rte_mempool *
 sp_pktmbuf_pool_create(const char *name, uint32_t n, int socket)
