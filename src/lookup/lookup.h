@@ -137,7 +137,7 @@ struct sp_lookup_later {
  * Where the keys, results and positions of sp_lookup_bulk_later() are: fields
  * of the n objects looked up (the NPE's packets), at these byte offsets.
  * The NPE so hands its packets over as they are, with no arrays to fill
- * and empty for a few packets a slice.
+ * for a slice's few packets.
  */
 struct sp_lookup_fields {
 	uint16_t key;      /* struct sp_key */
