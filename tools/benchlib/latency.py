@@ -13,6 +13,7 @@ import json
 
 from . import gen, node, plot
 from .dut import L3fwd, Slicepathd, Testpmd
+from .search import SearchError, zero_loss
 
 SLICES = 8
 PROBE_PPS = 1000
@@ -48,21 +49,16 @@ def residence(workdir, tag):
 
 
 def zero_loss_rate(workdir, seconds, steps, log):
-    first = trial(workdir, "lat-max", 20e6, seconds, probe=False)
-    hi = sum(s["tx_pps"] for s in first.values())
-    lo, best = 0.0, 0.0
-    if sum(s["lost"] for s in first.values()) == 0:
-        return hi
-    for n in range(steps):
-        mid = (lo + hi) / 2
-        got = trial(workdir, f"lat-search-{n}", mid, seconds, probe=False)
-        lost = sum(s["lost"] for s in got.values())
-        log(f"  eight slices at {mid / 1e6:.3f} Mpps: lost {lost}")
-        if lost == 0:
-            best, lo = mid, mid
-        else:
-            hi = mid
-    return best
+    def logged(pps, n):
+        got = trial(workdir, f"lat-search-{n}", pps, seconds, probe=False)
+        sent, lost = sum(s["tx_pps"] for s in got.values()), sum(s["lost"] for s in got.values())
+        log(f"  eight slices offered {pps / 1e6:.3f} Mpps, sent {sent / 1e6:.3f}: lost {lost}")
+        return sent, lost, sent
+    rate, _ = zero_loss(logged, 20e6, steps)
+    if rate == 0:
+        raise SearchError(f"no rate through the {SLICES} slices was free of loss (where they "
+                          f"dropped: {workdir}/lat-search-*-counters.json)")
+    return rate
 
 
 def run(workdir, quick):

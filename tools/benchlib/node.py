@@ -16,11 +16,12 @@ def key_dst(prefix):
     return f"{value & mask:08x}" + "0" * 20, f"{mask:08x}" + "0" * 20
 
 
-def ipv4_slice(name, sid, in_port, out_port, udp, dst, share, threshold=65536):
+def ipv4_slice(name, sid, in_port, out_port, udp, dst, share, threshold=65536, packets=None):
     """Slice name: an endpoint on in_port and one on out_port reserving share bit/s, queue 0
-    there with that share, and one filter sending dst to the next hop."""
+    there with that share, threshold bytes deep (and packets, if given, which is also
+    the slice's buffer quota), and one filter sending dst to the next hop."""
     key, mask = key_dst(dst)
-    return {
+    s = {
         "name": name, "id": sid, "codeopt": "ipv4", "filter_quota": 16, "queue_quota": 4,
         "endpoints": [{"port": in_port, "udp_port": udp},
                       {"port": out_port, "udp_port": udp, "bandwidth": share}],
@@ -29,6 +30,9 @@ def ipv4_slice(name, sid, in_port, out_port, udp, dst, share, threshold=65536):
                      "result": {"endpoint": 1, "queue": 0,
                                 "next_hop": "%s:%d" % next_hop(out_port)}}],
     }
+    if packets is not None:
+        s["queues"][0]["threshold_packets"] = s["buffer_quota"] = packets
+    return s
 
 
 def config(slices, out_rate, link="10G", outputs=1):
