@@ -21,7 +21,8 @@ As a command (python3 standard library only):
     queues SLICE         the slice's queues
     filters SLICE        the slice's filter hit counters
     endpoints            endpoints (slice, port, UDP port) and their counters
-    neighbors            the neighbor (ARP) table
+    neighbors            the neighbor (ARP) table: static (config) or learned entries
+    arp                  ARP answers learned, and learned neighbors whose MAC changed
     summary              ports, slices, drops and every slice's queues
     raw CMD              any telemetry command, e.g. raw /ethdev/stats,0
 
@@ -250,14 +251,13 @@ def show_endpoints(d):
 
 
 def show_neighbors(d):
-    """{"<port>": ["a.b.c.d mac", ...]} (telemetry keys cannot hold dotted addresses)."""
+    """{"<port>": ["a.b.c.d mac kind", ...]} (telemetry keys cannot hold dotted addresses)."""
     rows = []
     for port, entries in sorted(d.items()):
         for e in entries if isinstance(entries, list) else []:
-            ip, _, mac = e.partition(" ")
-            rows.append([port, ip, mac.strip()])
+            rows.append([port] + (e.split() + ["", "", ""])[:3])
     rows.sort(key=lambda r: (r[0], tuple(int(x) if x.isdigit() else 0 for x in r[1].split("."))))
-    table(["port", "ipv4", "mac"], rows)
+    table(["port", "ipv4", "mac", "kind"], rows)
 
 
 def main(argv=None):
@@ -267,7 +267,7 @@ def main(argv=None):
         description="Show slicepathd counters (DPDK telemetry).",
         epilog="commands: info, ports, slices, slice NAME, drops, residence, queues SLICE, "
                "filters SLICE, "
-               "endpoints, neighbors, summary, raw CMD")
+               "endpoints, neighbors, arp, summary, raw CMD")
     ap.add_argument("-p", "--prefix", default=DEFAULT_PREFIX,
                     help="the daemon's EAL --file-prefix (default: %(default)s)")
     ap.add_argument("-s", "--socket", help="telemetry socket path (overrides --prefix)")
@@ -278,7 +278,8 @@ def main(argv=None):
     a = ap.parse_args(argv)
 
     needs_arg = {"slice", "queues", "filters", "raw"}
-    simple = {"info", "ports", "slices", "drops", "residence", "endpoints", "neighbors", "summary"}
+    simple = {"info", "ports", "slices", "drops", "residence", "endpoints", "neighbors", "arp",
+              "summary"}
     if a.command in needs_arg and not a.arg:
         ap.error(f"'{a.command}' needs an argument")
     if a.command not in needs_arg | simple:
@@ -314,6 +315,7 @@ def main(argv=None):
                 "residence": "/slicepath/residence",
                 "endpoints": "/slicepath/endpoints",
                 "neighbors": "/slicepath/neighbors",
+                "arp": "/slicepath/arp",
                 "slice": f"/slicepath/slice,{a.arg}",
                 "queues": f"/slicepath/queues,{a.arg}",
                 "filters": f"/slicepath/filters,{a.arg}",
@@ -325,7 +327,7 @@ def main(argv=None):
 
     if a.json:
         print(json.dumps(d, indent=2))
-    elif a.command in ("info", "residence"):
+    elif a.command in ("info", "residence", "arp"):
         show_info(d)
     elif a.command == "ports":
         show_ports(d)

@@ -28,7 +28,7 @@ enum sp_reason {
 	/* code option (generic) */
 	SP_REASON_MALFORMED,     /* inner header makes no sense */
 	SP_REASON_BAD_HDR_LEN,   /* inner header length field wrong */
-	SP_REASON_BAD_CHECKSUM,  /* inner header checksum wrong */
+	SP_REASON_BAD_CHECKSUM,  /* inner header checksum wrong (or an echo request's) */
 	SP_REASON_TTL_EXPIRED,   /* TTL or hop limit would reach zero */
 	SP_REASON_OPTIONS,       /* header options: slow path work */
 	SP_REASON_UNSUPPORTED,   /* valid, but not handled by the fast path */

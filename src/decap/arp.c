@@ -106,6 +106,36 @@ sp_arp_input(const struct sp_port_addr *a, uint16_t port, struct rte_mbuf *m,
 	return SP_REASON_ARP_IGNORED;
 }
 
+/*
+ * An ICMP message sums to all ones with its checksum, over every segment it
+ * spans. Summed here segment by segment: DPDK 22.11's rte_raw_cksum_mbuf()
+ * drops the carries of a part that starts at an odd offset (it byte-swaps
+ * the unfolded sum cut to 16 bits).
+ */
+static bool
+icmp_cksum_ok(const struct rte_mbuf *m, uint32_t off, uint32_t len)
+{
+	uint64_t sum = 0;
+	uint32_t done = 0;
+
+	for (const struct rte_mbuf *seg = m; seg != NULL && done < len; seg = seg->next) {
+		uint32_t n = rte_pktmbuf_data_len(seg);
+		uint16_t part;
+
+		if (off >= n) {
+			off -= n;
+			continue;
+		}
+		n = RTE_MIN(n - off, len - done);
+		part = rte_raw_cksum(rte_pktmbuf_mtod_offset(seg, const void *, off), n);
+		/* A part that starts at an odd byte has its bytes the other way round. */
+		sum += (done & 1) ? rte_bswap16(part) : part;
+		done += n;
+		off = 0;
+	}
+	return done == len && sp_cksum_fold(sum) == 0xffff;
+}
+
 /* Echo request -> echo reply in place; id, sequence and data stay as they are. */
 static void
 echo_reply(const struct sp_port_addr *a, struct rte_ether_hdr *eth, struct rte_ipv4_hdr *ip,
@@ -145,6 +175,9 @@ sp_icmp_input(const struct sp_port_addr *a, struct rte_mbuf *m, struct rte_ipv4_
 	if (icmp->icmp_type != RTE_IP_ICMP_ECHO_REQUEST || !unicast_ipv4(ip->src_addr) ||
 	    !rte_is_unicast_ether_addr(&eth->src_addr))
 		return SP_REASON_ICMP_IGNORED;
+	/* The reply's checksum is the request's, updated: a wrong one would be echoed. */
+	if (!icmp_cksum_ok(m, RTE_ETHER_HDR_LEN + hlen, rte_be_to_cpu_16(ip->total_length) - hlen))
+		return SP_REASON_BAD_CHECKSUM;
 
 	echo_reply(a, eth, ip, icmp);
 	out->reply[out->nb_reply++] = m;

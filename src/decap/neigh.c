@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Neighbor table on a lock-free rte_hash. The MAC lives in the hash's 8-byte
- * data pointer itself: nothing to allocate or free, and an update is one
- * atomic store, so a reader sees either the old or the new MAC, never half.
+ * data pointer itself, in its first 6 bytes, the entry's kind in the 7th:
+ * nothing to allocate or free, and an update is one atomic store, so a
+ * reader sees either the old or the new entry, never half.
  */
 #include <errno.h>
 #include <string.h>
@@ -37,11 +38,19 @@ neigh_key(uint16_t port, uint32_t ip_be)
 	return (struct neigh_key){.ip_be = ip_be, .port = port, .pad = 0};
 }
 
+#define KIND_BYTE RTE_ETHER_ADDR_LEN
+
 static void *
-mac_pack(const struct rte_ether_addr *mac)
+entry_pack(const struct rte_ether_addr *mac, enum sp_neigh_kind kind)
 {
+	uint8_t b[sizeof(uint64_t)] = {0};
+	uint64_t v;
+
 	RTE_BUILD_BUG_ON(sizeof(void *) < sizeof(uint64_t));
-	return (void *)(uintptr_t)sp_mac_word(mac);
+	memcpy(b, mac->addr_bytes, RTE_ETHER_ADDR_LEN);
+	b[KIND_BYTE] = (uint8_t)kind;
+	memcpy(&v, b, sizeof(v));
+	return (void *)(uintptr_t)v;
 }
 
 static void
@@ -50,6 +59,16 @@ mac_unpack(const void *data, struct rte_ether_addr *mac)
 	uint64_t v = (uintptr_t)data;
 
 	memcpy(mac->addr_bytes, &v, RTE_ETHER_ADDR_LEN);
+}
+
+static enum sp_neigh_kind
+kind_unpack(const void *data)
+{
+	uint64_t v = (uintptr_t)data;
+	uint8_t b[sizeof(uint64_t)];
+
+	memcpy(b, &v, sizeof(b));
+	return (enum sp_neigh_kind)b[KIND_BYTE];
 }
 
 struct sp_neigh *
@@ -95,7 +114,8 @@ sp_neigh_free(struct sp_neigh *n)
 }
 
 int
-sp_neigh_set(struct sp_neigh *n, uint16_t port, uint32_t ip_be, const struct rte_ether_addr *mac)
+sp_neigh_set(struct sp_neigh *n, uint16_t port, uint32_t ip_be, const struct rte_ether_addr *mac,
+	     enum sp_neigh_kind kind)
 {
 	const struct neigh_key key = neigh_key(port, ip_be);
 	int32_t ret;
@@ -104,7 +124,7 @@ sp_neigh_set(struct sp_neigh *n, uint16_t port, uint32_t ip_be, const struct rte
 	if (rte_hash_lookup(n->h, &key) < 0 && (uint32_t)rte_hash_count(n->h) >= n->entries)
 		return -ENOSPC;
 	/* Adding a present key replaces its data in place. */
-	ret = rte_hash_add_key_data(n->h, &key, mac_pack(mac));
+	ret = rte_hash_add_key_data(n->h, &key, entry_pack(mac, kind));
 	if (ret < 0)
 		return ret;
 	/* Released after the entry: a reader that sees the new generation finds it. */
@@ -121,6 +141,20 @@ sp_neigh_get(const struct sp_neigh *n, uint16_t port, uint32_t ip_be, struct rte
 	if (rte_hash_lookup_data(n->h, &key, &data) < 0)
 		return -ENOENT;
 	mac_unpack(data, mac);
+	return 0;
+}
+
+int
+sp_neigh_find(const struct sp_neigh *n, uint16_t port, uint32_t ip_be,
+	      struct rte_ether_addr *mac, enum sp_neigh_kind *kind)
+{
+	const struct neigh_key key = neigh_key(port, ip_be);
+	void *data;
+
+	if (rte_hash_lookup_data(n->h, &key, &data) < 0)
+		return -ENOENT;
+	mac_unpack(data, mac);
+	*kind = kind_unpack(data);
 	return 0;
 }
 
@@ -229,7 +263,7 @@ sp_neigh_get_cached(const struct sp_neigh *n, struct sp_neigh_cache *c, const ui
 
 int32_t
 sp_neigh_next(const struct sp_neigh *n, uint32_t *iter, uint16_t *port, uint32_t *ip_be,
-	      struct rte_ether_addr *mac)
+	      struct rte_ether_addr *mac, enum sp_neigh_kind *kind)
 {
 	const void *key;
 	void *data;
@@ -242,5 +276,6 @@ sp_neigh_next(const struct sp_neigh *n, uint32_t *iter, uint16_t *port, uint32_t
 	*port = k->port;
 	*ip_be = k->ip_be;
 	mac_unpack(data, mac);
+	*kind = kind_unpack(data);
 	return pos;
 }

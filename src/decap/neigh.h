@@ -2,7 +2,8 @@
 /*
  * Neighbor table: (port, IPv4) -> MAC of a next hop. One writer (the
  * management thread: static entries from the config, ARP replies the LC
- * lcore passed up), lock-free readers on forwarding lcores.
+ * lcore passed up), lock-free readers on forwarding lcores. Each entry says
+ * where it came from: the config's are static, which ARP never changes.
  */
 #ifndef SP_NEIGH_H
 #define SP_NEIGH_H
@@ -13,14 +14,23 @@
 
 struct sp_neigh;
 
+enum sp_neigh_kind {
+	SP_NEIGH_LEARNED, /* from an ARP reply the node asked for */
+	SP_NEIGH_STATIC,  /* from the config: never changed by ARP */
+};
+
 struct sp_neigh *sp_neigh_create(const char *name, uint32_t entries, int socket);
 void sp_neigh_free(struct sp_neigh *n);
 
 /* Writer side (one thread). Returns 0, -ENOSPC when full. */
-int sp_neigh_set(struct sp_neigh *n, uint16_t port, uint32_t ip_be, const struct rte_ether_addr *mac);
+int sp_neigh_set(struct sp_neigh *n, uint16_t port, uint32_t ip_be, const struct rte_ether_addr *mac,
+		 enum sp_neigh_kind kind);
 
 /* Reader side, lock-free. Returns 0 and the MAC, or -ENOENT. */
 int sp_neigh_get(const struct sp_neigh *n, uint16_t port, uint32_t ip_be, struct rte_ether_addr *mac);
+/* The same with the entry's kind (off the fast path). */
+int sp_neigh_find(const struct sp_neigh *n, uint16_t port, uint32_t ip_be,
+		  struct rte_ether_addr *mac, enum sp_neigh_kind *kind);
 
 /* Bulk form for a burst: hit mask bit i set when found[i] was written. */
 uint64_t sp_neigh_get_bulk(const struct sp_neigh *n, const uint16_t *ports, const uint32_t *ips_be,
@@ -86,6 +96,6 @@ uint64_t sp_neigh_get_cached(const struct sp_neigh *n, struct sp_neigh_cache *c,
 
 /* Iterate entries (off the fast path). Returns next position or -ENOENT at the end. */
 int32_t sp_neigh_next(const struct sp_neigh *n, uint32_t *iter, uint16_t *port, uint32_t *ip_be,
-		      struct rte_ether_addr *mac);
+		      struct rte_ether_addr *mac, enum sp_neigh_kind *kind);
 
 #endif

@@ -7,127 +7,57 @@
 #include <rte_cycles.h>
 
 #include "channel.h"
+#include "resolver.h"
 
 RTE_LOG_REGISTER(sp_mgmt_logtype, slicepath.mgmt, INFO);
 
-#define MAX_PENDING 256
 #define POLL_MS 2 /* ARP and exceptions need no more; requests and injections wake it at once */
 #define BURST 32
-#define NEVER_ASKED 1 /* last_tsc of a next hop not asked for yet */
 
-/* Next hops being resolved: ask once a second until answered. */
-struct pending {
-	uint16_t port;
-	uint32_t ip_be;
-	uint64_t last_tsc; /* 0: free slot */
-};
-
-struct mgmt {
-	struct sp_node *node;
-	struct pending pending[MAX_PENDING];
-	bool full_logged;
-};
-
-static struct pending *
-pending_find(struct mgmt *g, uint16_t port, uint32_t ip)
-{
-	for (unsigned int i = 0; i < MAX_PENDING; i++) {
-		struct pending *p = &g->pending[i];
-
-		if (p->last_tsc != 0 && p->port == port && p->ip_be == ip)
-			return p;
-	}
-	return NULL;
-}
-
-/* Learn only what we asked for or already know (a gratuitous update): any
- * host on the link could otherwise fill the table with unsolicited replies. */
-static bool
-wanted(struct mgmt *g, uint16_t port, uint32_t ip)
-{
-	struct rte_ether_addr known;
-
-	return pending_find(g, port, ip) != NULL ||
-	       sp_neigh_get(g->node->neigh, port, ip, &known) == 0;
-}
-
+/* ARP frames the LC lcore passed up: learned or ignored, each counted. */
 static void
-learn(struct mgmt *g)
+learn(struct sp_node *node, struct sp_resolver *r, struct sp_lcore_stats *st)
 {
 	struct rte_mbuf *pkts[BURST];
-	unsigned int n = rte_ring_dequeue_burst(g->node->learn_ring, (void **)pkts, BURST, NULL);
+	unsigned int n = rte_ring_dequeue_burst(node->learn_ring, (void **)pkts, BURST, NULL);
+	uint64_t now = rte_get_timer_cycles();
 
 	for (unsigned int i = 0; i < n; i++) {
-		uint16_t port = pkts[i]->port;
+		enum sp_arp_verdict v = SP_ARP_IGNORED;
 		struct rte_ether_addr mac;
 		uint32_t ip;
 
-		if (sp_arp_reply_sender(pkts[i], &ip, &mac) < 0 || !wanted(g, port, ip))
-			continue;
-		if (sp_neigh_set(g->node->neigh, port, ip, &mac) < 0)
-			MGMT_LOG(WARNING, "neighbor table full; cannot learn a neighbor\n");
+		if (sp_arp_reply_sender(pkts[i], &ip, &mac) == 0)
+			v = sp_resolver_input(r, pkts[i]->port, ip, &mac, now);
+		if (v == SP_ARP_IGNORED) {
+			st->reason[SP_REASON_ARP_IGNORED]++;
+		} else {
+			st->arp_learned++;
+			st->neigh_changed += v == SP_ARP_CHANGED;
+		}
 	}
 	rte_pktmbuf_free_bulk(pkts, n);
 }
 
-/* The slot of a pending next hop, or a free one for it. */
-static struct pending *
-pending_slot(struct mgmt *g, uint16_t port, uint32_t ip)
-{
-	struct pending *free_slot = pending_find(g, port, ip);
-
-	if (free_slot != NULL)
-		return free_slot;
-	for (unsigned int i = 0; i < MAX_PENDING && free_slot == NULL; i++)
-		if (g->pending[i].last_tsc == 0)
-			free_slot = &g->pending[i];
-	if (free_slot == NULL && !g->full_logged) {
-		MGMT_LOG(WARNING, "more than %d next hops unresolved at once\n", MAX_PENDING);
-		g->full_logged = true;
-	}
-	return free_slot;
-}
-
+/* Next hops the NPEs could not resolve, then the ARP requests due. */
 static void
-collect_requests(struct mgmt *g)
+resolve(struct sp_node *node, struct sp_resolver *r)
 {
+	struct sp_resolve_ask asks[BURST];
 	void *reqs[BURST];
-	unsigned int n = rte_ring_dequeue_burst(g->node->resolve_ring, reqs, BURST, NULL);
+	unsigned int n = rte_ring_dequeue_burst(node->resolve_ring, reqs, BURST, NULL);
 
 	for (unsigned int i = 0; i < n; i++) {
-		uint64_t r = (uint64_t)(uintptr_t)reqs[i];
-		uint16_t port = (uint16_t)(r >> 32);
-		uint32_t ip = (uint32_t)r;
-		struct pending *p = pending_slot(g, port, ip);
+		uint64_t req = (uint64_t)(uintptr_t)reqs[i];
 
-		if (p != NULL && p->last_tsc == 0)
-			*p = (struct pending){.port = port, .ip_be = ip, .last_tsc = NEVER_ASKED};
+		sp_resolver_want(r, (uint16_t)(req >> 32), (uint32_t)req);
 	}
-}
+	n = sp_resolver_due(r, rte_get_timer_cycles(), asks, BURST);
+	for (unsigned int i = 0; i < n; i++) {
+		struct rte_mbuf *m = sp_arp_request(node->decap, node->pool, asks[i].port,
+						    asks[i].ip_be);
 
-/* Ask for every pending next hop not asked for within the last second; forget
- * those that got resolved. */
-static void
-send_requests(struct mgmt *g)
-{
-	uint64_t now = rte_get_timer_cycles(), hz = rte_get_timer_hz();
-
-	for (unsigned int i = 0; i < MAX_PENDING; i++) {
-		struct pending *p = &g->pending[i];
-		struct rte_ether_addr mac;
-		struct rte_mbuf *m;
-
-		if (p->last_tsc == 0)
-			continue;
-		if (sp_neigh_get(g->node->neigh, p->port, p->ip_be, &mac) == 0) {
-			p->last_tsc = 0;
-			continue;
-		}
-		if (p->last_tsc != NEVER_ASKED && now - p->last_tsc < hz)
-			continue;
-		p->last_tsc = now;
-		m = sp_arp_request(g->node->decap, g->node->pool, p->port, p->ip_be);
-		if (m != NULL && rte_ring_enqueue(g->node->ctrl_tx_ring, m) < 0)
+		if (m != NULL && rte_ring_enqueue(node->ctrl_tx_ring, m) < 0)
 			rte_pktmbuf_free(m);
 	}
 }
@@ -151,12 +81,13 @@ serve_sockets(struct sp_node *node, struct sp_rpc_server *rpc)
 void
 sp_mgmt_run(struct sp_node *node, struct sp_rpc_server *rpc)
 {
-	struct mgmt g = {.node = node};
+	struct sp_lcore_stats *st = sp_stats_lcore(rte_lcore_id());
+	static struct sp_resolver r; /* 8 KB, the thread's own */
 
+	sp_resolver_init(&r, node->neigh, rte_get_timer_hz(), rte_get_timer_cycles());
 	while (!node->quit) {
-		learn(&g);
-		collect_requests(&g);
-		send_requests(&g);
+		learn(node, &r, st);
+		resolve(node, &r);
 		sp_channels_deliver(node->channels);
 		serve_sockets(node, rpc);
 	}

@@ -238,7 +238,7 @@ json_t *
 sp_rpc_stats_get(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
 	json_t *ports, *slices;
-	uint64_t r[SP_REASON_MAX];
+	uint64_t r[SP_REASON_MAX], learned, changed;
 	struct sp_slice *s;
 
 	if (json_object_get(params, "slice") != NULL) {
@@ -263,8 +263,10 @@ sp_rpc_stats_get(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 			json_object_set_new(slices, node->slices[i]->name,
 					    slice_counters(node->slices[i]));
 	sp_stats_reasons(r);
-	return json_pack("{s:o, s:o, s:o, s:o}", "ports", ports, "drops", reasons(r), "slices",
-			 slices, "residence_ns", residence());
+	sp_stats_arp(&learned, &changed);
+	return json_pack("{s:o, s:o, s:o, s:o, s:{s:I, s:I}}", "ports", ports, "drops", reasons(r),
+			 "slices", slices, "residence_ns", residence(), "arp", "learned",
+			 (json_int_t)learned, "changed", (json_int_t)changed);
 }
 
 static json_t *

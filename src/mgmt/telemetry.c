@@ -119,6 +119,19 @@ cmd_drops(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 	return 0;
 }
 
+/* ARP answers the neighbor table took and their MAC changes (ignored ones are a drop reason). */
+static int
+cmd_arp(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
+{
+	uint64_t learned, changed;
+
+	sp_stats_arp(&learned, &changed);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "learned", learned);
+	rte_tel_data_add_dict_u64(d, "changed", changed);
+	return 0;
+}
+
 /* The summary of stats.get's residence_ns (the buckets stay there: telemetry dicts hold 256). */
 static int
 cmd_residence(const char *cmd __rte_unused, const char *params __rte_unused,
@@ -339,13 +352,14 @@ cmd_queues(const char *cmd __rte_unused, const char *params, struct rte_tel_data
 	return 0;
 }
 
-/* Per port, "a.b.c.d mac" strings: telemetry keys cannot hold dotted addresses. */
+/* Per port, "a.b.c.d mac kind" strings: telemetry keys cannot hold dotted addresses. */
 static int
 cmd_neighbors(const char *cmd __rte_unused, const char *params __rte_unused,
 	      struct rte_tel_data *d)
 {
 	struct rte_tel_data *per_port[SP_MAX_PORTS];
 	struct rte_ether_addr mac;
+	enum sp_neigh_kind kind;
 	uint32_t iter = 0, ip;
 	uint16_t port;
 
@@ -358,14 +372,15 @@ cmd_neighbors(const char *cmd __rte_unused, const char *params __rte_unused,
 		}
 		rte_tel_data_start_array(per_port[p], RTE_TEL_STRING_VAL);
 	}
-	while (sp_neigh_next(tnode->neigh, &iter, &port, &ip, &mac) >= 0) {
+	while (sp_neigh_next(tnode->neigh, &iter, &port, &ip, &mac, &kind) >= 0) {
 		const uint8_t *b = (const uint8_t *)&ip;
 		char entry[64], m[RTE_ETHER_ADDR_FMT_SIZE];
 
 		if (port >= tnode->nb_ports)
 			continue;
 		rte_ether_format_addr(m, sizeof(m), &mac);
-		snprintf(entry, sizeof(entry), "%u.%u.%u.%u %s", b[0], b[1], b[2], b[3], m);
+		snprintf(entry, sizeof(entry), "%u.%u.%u.%u %s %s", b[0], b[1], b[2], b[3], m,
+			 kind == SP_NEIGH_STATIC ? "static" : "learned");
 		rte_tel_data_add_array_string(per_port[port], entry);
 	}
 	rte_tel_data_start_dict(d);
@@ -394,6 +409,8 @@ static const struct {
 	 "A slice's filter table: filters, compiled rules, changes beside. Parameter: slice."},
 	{"/slicepath/queues", cmd_queues, "A slice's queues and counters. Parameter: slice."},
 	{"/slicepath/neighbors", cmd_neighbors, "Resolved next hops. Takes no parameters."},
+	{"/slicepath/arp", cmd_arp,
+	 "ARP answers learned, and learned neighbors whose MAC changed. Takes no parameters."},
 };
 
 /* Every command runs here: online as the node's off-lcore RCU reader. */

@@ -78,7 +78,7 @@ init_addresses(struct sp_node *node, char *err, size_t errlen)
 
 		memcpy(mac.addr_bytes, cfg->neighbors[i].mac, RTE_ETHER_ADDR_LEN);
 		if (sp_neigh_set(node->neigh, cfg->neighbors[i].port, cfg->neighbors[i].ipv4,
-				 &mac) < 0) {
+				 &mac, SP_NEIGH_STATIC) < 0) {
 			snprintf(err, errlen, "neighbors[%u]: the neighbor table is full (%u entries)",
 				 i, NEIGH_ENTRIES);
 			return -ENOSPC;

@@ -128,6 +128,18 @@ sp_stats_reasons(uint64_t out[SP_REASON_MAX])
 }
 
 void
+sp_stats_arp(uint64_t *learned, uint64_t *changed)
+{
+	*learned = *changed = 0;
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
+		if (blocks[i] == NULL)
+			continue;
+		*learned += blocks[i]->arp_learned;
+		*changed += blocks[i]->neigh_changed;
+	}
+}
+
+void
 sp_stats_residence(struct sp_latency *out)
 {
 	memset(out, 0, sizeof(*out));

@@ -56,6 +56,12 @@ struct sp_lcore_stats {
 	struct sp_slice_stats slice[SP_MAX_SLICES];
 	struct sp_endpoint_stats endpoint[SP_MAX_ENDPOINTS];
 	uint64_t reason[SP_REASON_MAX]; /* node-wide, every packet that left the fast path */
+	/*
+	 * ARP answers the neighbor table took (the management thread's), and of
+	 * those, how many changed a learned neighbor's MAC.
+	 */
+	uint64_t arp_learned;
+	uint64_t neigh_changed;
 	/* Sampled frames' time from rx to the port taking them (the LC lcore's). */
 	struct sp_latency residence;
 } __rte_cache_aligned;
@@ -79,6 +85,7 @@ void sp_stats_port(uint16_t port, struct sp_port_stats *out);
 void sp_stats_slice(uint16_t slice, struct sp_slice_stats *out);
 void sp_stats_endpoint(uint16_t ep, struct sp_endpoint_stats *out);
 void sp_stats_reasons(uint64_t out[SP_REASON_MAX]);
+void sp_stats_arp(uint64_t *learned, uint64_t *changed);
 void sp_stats_residence(struct sp_latency *out);
 /* Back to zero for the next slice or endpoint of that id, once no lcore counts for it. */
 void sp_stats_reset_slice(uint16_t slice);

@@ -26,7 +26,11 @@ for t in $targets; do
 	names="$names fuzz_$t"
 done
 # shellcheck disable=SC2086 # one word per target
-meson compile -C "$build" $names >/dev/null
+if ! out=$(meson compile -C "$build" $names 2>&1); then
+	printf '%s\n' "$out" | grep -E 'error|FAILED' | head -n 20
+	echo "fuzz targets did not build:$names"
+	exit 1
+fi
 
 status=0
 for t in $targets; do

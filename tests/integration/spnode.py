@@ -250,15 +250,15 @@ def ipv4_key(dst=None, src=None, sport=None, dport=None, proto=None):
 
 # ------------------------------------------------------------------ telemetry values
 
-def neighbor_table(d):
-    """/slicepath/neighbors as {(port, "a.b.c.d"): "mac"}. The reply is, per port, a list of
-    "a.b.c.d mac" strings (DPDK 22.11 telemetry keys allow only [A-Za-z0-9_/], so addresses
-    cannot be keys)."""
+def neighbor_table(d, kinds=False):
+    """/slicepath/neighbors as {(port, "a.b.c.d"): "mac"} ("mac kind" with kinds, kind being
+    static or learned). The reply is, per port, a list of "a.b.c.d mac kind" strings (DPDK
+    22.11 telemetry keys allow only [A-Za-z0-9_/], so addresses cannot be keys)."""
     table = {}
     for port, entries in d.items():
         for e in entries:
-            ip, mac = e.split()
-            table[(port, ip)] = mac.lower()
+            ip, mac, kind = e.split()
+            table[(port, ip)] = f"{mac.lower()} {kind}" if kinds else mac.lower()
     return table
 
 

@@ -48,6 +48,22 @@ def test_ping_of_node_is_answered(std):
     assert c["drops"]["not_local"] == 1, c["drops"]
 
 
+def test_ping_with_bad_checksum_is_counted_not_answered(std):
+    """An echo request whose ICMP checksum is wrong gets no reply (it would carry the wrong
+    checksum back) and is counted under bad_checksum, beside a good one that is answered."""
+    n, p0 = std.node, std.p0
+    good = echo_request(p0, seq=1)
+    bad = bytearray(echo_request(p0, seq=2))
+    bad[-1] ^= 0x01  # the last payload byte: IPv4 header intact, ICMP sum wrong
+    n.receive(p0, [bad, good])
+
+    c = n.run()
+
+    assert_frames(n.output(p0), [echo_reply_for(good, p0)], "p0 output")
+    assert c["drops"]["bad_checksum"] == 1, c["drops"]
+    assert c["ports"]["p0"]["rx_pkts"] == 2 and c["ports"]["p0"]["tx_pkts"] == 1
+
+
 def test_unresolved_next_hop_sends_arp_request(std):
     n, a = std.node, std.alpha
     nh_ip = "10.1.0.9"

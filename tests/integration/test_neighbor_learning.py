@@ -108,3 +108,78 @@ def test_next_hop_is_resolved_by_arp_and_then_used(tmp_path):
             if end is not None:
                 end.close()
         n.stop()
+
+
+def test_forged_arp_changes_no_neighbor(tmp_path):
+    """Any host on a link can send ARP: a static (config) neighbor is never changed by it,
+    a learned one only by the answer to a request the node sent, and every ARP frame the
+    node does not take is counted (arp_ignored); a learned neighbor's MAC change is counted."""
+    tag = os.getpid() % 10000
+    static_ip, static_mac = "10.1.0.8", "02:ee:00:00:00:08"
+    forged_mac, moved_mac = "02:66:66:66:66:66", "02:cc:00:00:00:99"
+    n = Node(tmp_path, "arpsec")
+    p0 = n.port("p0", "10.0.0.1", "02:00:00:00:00:10", device=f"net_tap0,iface=sq{tag}in")
+    p1 = n.port("p1", "10.1.0.1", "02:00:00:00:01:10", device=f"net_tap1,iface=sq{tag}out")
+    n.neighbor(p1, static_ip, static_mac)
+    a = n.slice("alpha", 1)
+    a.endpoint(p0, 5001)
+    out = a.endpoint(p1, 5001)
+    a.queue(0, out)
+    a.route(0, "10.50.0.0/16", endpoint=out, queue=0, next_hop=f"{NH_IP}:{NH_PORT}")
+    a.route(1, "10.60.0.0/16", endpoint=out, queue=0, next_hop=f"{static_ip}:{NH_PORT}")
+
+    def table():
+        return neighbor_table(n.cmd("/slicepath/neighbors"), kinds=True)
+
+    def ignored():
+        return n.cmd("/slicepath/drops")["arp_ignored"]
+
+    n.start()
+    ins = outs = None
+    try:
+        ins, outs = TapEnd(f"sq{tag}in"), TapEnd(f"sq{tag}out")
+        assert table()[("p1", static_ip)] == f"{static_mac} static"
+
+        # A forged reply and a gratuitous request for the static neighbor: neither is taken.
+        outs.send(arp_reply(forged_mac, static_ip, p1.mac, p1.ipv4))
+        outs.send(arp_request(forged_mac, static_ip, static_ip))
+        wait_for(lambda: ignored() == 2, "two arp_ignored")
+        assert table()[("p1", static_ip)] == f"{static_mac} static"
+        to_static = inner_udp("10.60.1.1", seq=1)
+        ins.send(substrate(to_static, p0, 5001))
+        outs.expect(encap_out(routed_inner(to_static), p1, 5001, static_ip, NH_PORT, static_mac))
+
+        # An unsolicited reply about a host the node never asked for: not learned, counted.
+        outs.send(arp_reply(forged_mac, NH_IP, p1.mac, p1.ipv4))
+        wait_for(lambda: ignored() == 3, "the unsolicited reply counted")
+        assert ("p1", NH_IP) not in table()
+
+        # Asked for (a packet to it), answered: learned.
+        ins.send(substrate(inner_udp("10.50.1.1", seq=2), p0, 5001))
+        outs.expect(arp_request(p1.mac, p1.ipv4, NH_IP))
+        outs.send(arp_reply(NH_MAC, NH_IP, p1.mac, p1.ipv4))
+        wait_for(lambda: ("p1", NH_IP) in table(), "the learned neighbor")
+        assert table()[("p1", NH_IP)] == f"{NH_MAC} learned"
+        # A second answer to that one request is not taken.
+        outs.send(arp_reply(forged_mac, NH_IP, p1.mac, p1.ipv4))
+        # The claim that the neighbor moved makes the node ask it; until answered, nothing moves.
+        outs.expect(arp_request(p1.mac, p1.ipv4, NH_IP))
+        assert ignored() == 4
+        assert table()[("p1", NH_IP)] == f"{NH_MAC} learned"
+        assert n.cmd("/slicepath/arp") == {"learned": 1, "changed": 0}
+
+        # The answer to that request is taken, and counted as a change.
+        outs.send(arp_reply(moved_mac, NH_IP, p1.mac, p1.ipv4))
+        wait_for(lambda: table()[("p1", NH_IP)] == f"{moved_mac} learned", "the moved neighbor")
+        assert n.cmd("/slicepath/arp") == {"learned": 2, "changed": 1}
+        after = inner_udp("10.50.1.3", seq=3)
+        ins.send(substrate(after, p0, 5001))
+        outs.expect(encap_out(routed_inner(after), p1, 5001, NH_IP, NH_PORT, moved_mac))
+        stats = n.call("stats.get")
+        assert stats["arp"] == {"learned": 2, "changed": 1}
+        assert stats["drops"]["arp_ignored"] == 4
+    finally:
+        for end in (ins, outs):
+            if end is not None:
+                end.close()
+        n.stop()

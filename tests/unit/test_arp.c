@@ -358,6 +358,68 @@ test_icmp_ignored(void **state)
 	assert_int_equal(receive(f, len), SP_REASON_NOT_LOCAL);
 }
 
+/* A wrong checksum is never answered (the reply would carry it, updated) but counted. */
+static void
+test_icmp_bad_checksum(void **state)
+{
+	const char data[] = "one bit of this payload is flipped";
+	uint8_t f[128];
+	size_t len;
+
+	(void)state;
+	len = build_icmp(f, node_mac_b, peer_mac_b, IP_HOST(PEER_IP), IP_HOST(NODE_IP), 64, 8,
+			 data, sizeof(data));
+	f[50] ^= 0x01;
+	assert_int_equal(receive(f, len), SP_REASON_BAD_CHECKSUM);
+	assert_int_equal(out.nb_reply, 0);
+	assert_int_equal(st.reason[SP_REASON_BAD_CHECKSUM], 1);
+}
+
+/*
+ * The checksum is summed over every segment the message spans, the second
+ * starting at an odd byte of the message with a part whose sum carries
+ * (which DPDK 22.11's rte_raw_cksum_mbuf() gets wrong).
+ */
+static void
+test_echo_request_in_two_segments(void **state)
+{
+	char data[200];
+	uint8_t req[256], want[256];
+	size_t len, want_len;
+	struct rte_mbuf *m, *tail;
+
+	(void)state;
+	memset(data, 0x3c, sizeof(data));
+	len = build_icmp(req, node_mac_b, peer_mac_b, IP_HOST(PEER_IP), IP_HOST(NODE_IP), 64, 8,
+			 data, sizeof(data));
+	want_len = build_icmp(want, peer_mac_b, node_mac_b, IP_HOST(NODE_IP), IP_HOST(PEER_IP),
+			      64, 0, data, sizeof(data));
+	/* Headers and 9 bytes of data in the first segment (an odd split), the rest in a second. */
+	m = sp_test_pkt(req, 51, 0);
+	tail = sp_test_pkt(req + 51, len - 51, 0);
+	assert_non_null(m);
+	assert_non_null(tail);
+	assert_int_equal(rte_pktmbuf_chain(m, tail), 0);
+	memset(&st, 0, sizeof(st));
+	sp_decap_burst(table, PORT, &m, 1, &out, &st);
+	assert_int_equal(out.nb_reply, 1);
+	assert_int_equal(rte_pktmbuf_pkt_len(out.reply[0]), want_len);
+	assert_memory_equal(rte_pktmbuf_mtod(out.reply[0], const uint8_t *), want, 51);
+	assert_memory_equal(rte_pktmbuf_mtod(out.reply[0]->next, const uint8_t *), want + 51,
+			    want_len - 51);
+	rte_pktmbuf_free(out.reply[0]);
+
+	/* The same with a byte of the second segment changed: a wrong sum, dropped. */
+	req[200] ^= 0x80;
+	m = sp_test_pkt(req, 51, 0);
+	tail = sp_test_pkt(req + 51, len - 51, 0);
+	assert_int_equal(rte_pktmbuf_chain(m, tail), 0);
+	memset(&st, 0, sizeof(st));
+	sp_decap_burst(table, PORT, &m, 1, &out, &st);
+	assert_int_equal(out.nb_reply, 0);
+	assert_int_equal(st.reason[SP_REASON_BAD_CHECKSUM], 1);
+}
+
 static void
 test_icmp_truncated(void **state)
 {
@@ -410,6 +472,8 @@ main(void)
 		cmocka_unit_test(test_echo_request_padded),
 		cmocka_unit_test(test_icmp_ignored),
 		cmocka_unit_test(test_icmp_truncated),
+		cmocka_unit_test(test_icmp_bad_checksum),
+		cmocka_unit_test(test_echo_request_in_two_segments),
 		cmocka_unit_test(test_arp_request_bytes),
 	};
 

@@ -45,7 +45,7 @@ setup(void **state __rte_unused)
 	assert_non_null(node.neigh);
 	assert_non_null(node.resolve_ring);
 	memcpy(mac.addr_bytes, nh_mac, 6);
-	assert_int_equal(sp_neigh_set(node.neigh, 1, ip(10, 0, 1, 2), &mac), 0);
+	assert_int_equal(sp_neigh_set(node.neigh, 1, ip(10, 0, 1, 2), &mac, SP_NEIGH_LEARNED), 0);
 	/* Endpoint 0 on port 0 (UDP 5001), endpoint 1 on port 1 (UDP 5001). */
 	node.endpoints[0] = (struct sp_endpoint){.port = 0, .udp_port_be = rte_cpu_to_be_16(5001),
 						 .ip_be = ip(10, 0, 0, 1), .slice = 1};
@@ -142,7 +142,7 @@ test_outer_checksum_any_hop_and_length(void **state __rte_unused)
 		uint16_t extra = (uint16_t)(rand() % 1400);
 		struct rte_ipv4_hdr iph;
 
-		assert_int_equal(sp_neigh_set(node.neigh, 1, nh, &mac), 0);
+		assert_int_equal(sp_neigh_set(node.neigh, 1, nh, &mac, SP_NEIGH_LEARNED), 0);
 		assert_non_null(rte_pktmbuf_append(m, extra));
 		assert_int_equal(sp_encap_burst(&node, &neigh_cache, &m, 1), 1);
 		memcpy(&iph, rte_pktmbuf_mtod_offset(m, const uint8_t *, 14), sizeof(iph));
@@ -161,11 +161,11 @@ test_next_hop_mac_change(void **state __rte_unused)
 	uint32_t nh = ip(10, 0, 1, 3);
 	struct rte_mbuf *m;
 
-	assert_int_equal(sp_neigh_set(node.neigh, 1, nh, &mac), 0);
+	assert_int_equal(sp_neigh_set(node.neigh, 1, nh, &mac, SP_NEIGH_LEARNED), 0);
 	for (int i = 0; i < 3; i++) {
 		if (i == 2) {
 			mac.addr_bytes[5] = 0x0a;
-			assert_int_equal(sp_neigh_set(node.neigh, 1, nh, &mac), 0);
+			assert_int_equal(sp_neigh_set(node.neigh, 1, nh, &mac, SP_NEIGH_LEARNED), 0);
 		}
 		m = forwarded(1, 0, nh, 1);
 		assert_int_equal(sp_encap_burst(&node, &neigh_cache, &m, 1), 1);

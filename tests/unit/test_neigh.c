@@ -48,18 +48,18 @@ test_set_get_update(void **state)
 	assert_non_null(n);
 	assert_int_equal(sp_neigh_get(n, 0, ip(1), &mac), -ENOENT);
 
-	assert_int_equal(sp_neigh_set(n, 0, ip(1), &mac_a), 0);
+	assert_int_equal(sp_neigh_set(n, 0, ip(1), &mac_a, SP_NEIGH_LEARNED), 0);
 	assert_int_equal(sp_neigh_get(n, 0, ip(1), &mac), 0);
 	assert_mac_equal(&mac, &mac_a);
 
 	/* Same address on another port is another neighbor. */
 	assert_int_equal(sp_neigh_get(n, 1, ip(1), &mac), -ENOENT);
-	assert_int_equal(sp_neigh_set(n, 1, ip(1), &mac_b), 0);
+	assert_int_equal(sp_neigh_set(n, 1, ip(1), &mac_b, SP_NEIGH_LEARNED), 0);
 	assert_int_equal(sp_neigh_get(n, 1, ip(1), &mac), 0);
 	assert_mac_equal(&mac, &mac_b);
 
 	/* Update in place. */
-	assert_int_equal(sp_neigh_set(n, 0, ip(1), &mac_b), 0);
+	assert_int_equal(sp_neigh_set(n, 0, ip(1), &mac_b, SP_NEIGH_LEARNED), 0);
 	assert_int_equal(sp_neigh_get(n, 0, ip(1), &mac), 0);
 	assert_mac_equal(&mac, &mac_b);
 	sp_neigh_free(n);
@@ -76,9 +76,9 @@ test_bulk(void **state)
 
 	(void)state;
 	assert_non_null(n);
-	assert_int_equal(sp_neigh_set(n, 0, ip(1), &mac_a), 0);
-	assert_int_equal(sp_neigh_set(n, 2, ip(3), &mac_b), 0);
-	assert_int_equal(sp_neigh_set(n, 1, ip(2), &mac_b), 0); /* port 1, not port 0 */
+	assert_int_equal(sp_neigh_set(n, 0, ip(1), &mac_a, SP_NEIGH_LEARNED), 0);
+	assert_int_equal(sp_neigh_set(n, 2, ip(3), &mac_b, SP_NEIGH_LEARNED), 0);
+	assert_int_equal(sp_neigh_set(n, 1, ip(2), &mac_b, SP_NEIGH_LEARNED), 0); /* port 1, not port 0 */
 
 	assert_int_equal(sp_neigh_get_bulk(n, ports, ips, 3, found), 0x5);
 	assert_mac_equal(&found[0], &mac_a);
@@ -102,7 +102,7 @@ test_bulk_64(void **state)
 	for (i = 0; i < 64; i++) {
 		ips[i] = ip((uint8_t)i);
 		if (i % 2 == 0)
-			assert_int_equal(sp_neigh_set(n, 0, ips[i], &mac_a), 0);
+			assert_int_equal(sp_neigh_set(n, 0, ips[i], &mac_a, SP_NEIGH_LEARNED), 0);
 	}
 	assert_true(sp_neigh_get_bulk(n, ports, ips, 64, found) == 0x5555555555555555ULL);
 	sp_neigh_free(n);
@@ -130,9 +130,9 @@ test_bulk_repeated_keys(void **state)
 		mac[i].addr_bytes[5] = (uint8_t)(0x10 + i);
 		/* Addresses 0..7 on port 1; address 3 also on port 2, with another MAC; 6 and 7 unknown. */
 		if (i < 6)
-			assert_int_equal(sp_neigh_set(n, 1, ip((uint8_t)i), &mac[i]), 0);
+			assert_int_equal(sp_neigh_set(n, 1, ip((uint8_t)i), &mac[i], SP_NEIGH_LEARNED), 0);
 	}
-	assert_int_equal(sp_neigh_set(n, 2, ip(3), &mac_b), 0);
+	assert_int_equal(sp_neigh_set(n, 2, ip(3), &mac_b, SP_NEIGH_LEARNED), 0);
 	for (i = 0; i < 64; i++) {
 		/* runs of 3, then all eight in turn, then port 2 now and then */
 		uint8_t a = i < 24 ? (uint8_t)(i / 3 % 8) : (uint8_t)(i % 8);
@@ -203,7 +203,7 @@ test_cached(void **state)
 		mac.addr_bytes[4] = (uint8_t)(h >> 8);
 		mac.addr_bytes[5] = (uint8_t)h;
 		if (h % 7 != 0) /* every seventh unknown */
-			assert_int_equal(sp_neigh_set(n, h % 3, ip((uint8_t)(h / 3)), &mac), 0);
+			assert_int_equal(sp_neigh_set(n, h % 3, ip((uint8_t)(h / 3)), &mac, SP_NEIGH_LEARNED), 0);
 	}
 	expect_cached_as_table(n, &c);
 	expect_cached_as_table(n, &c); /* now mostly from the cache */
@@ -211,8 +211,8 @@ test_cached(void **state)
 	 * unknown hop that becomes known: both seen at once. */
 	last_port = (CACHED_HOPS - 1) % 3;
 	last_ip = ip((CACHED_HOPS - 1) / 3);
-	assert_int_equal(sp_neigh_set(n, last_port, last_ip, &mac_b), 0);
-	assert_int_equal(sp_neigh_set(n, 0, ip(0), &mac_b), 0);
+	assert_int_equal(sp_neigh_set(n, last_port, last_ip, &mac_b, SP_NEIGH_LEARNED), 0);
+	assert_int_equal(sp_neigh_set(n, 0, ip(0), &mac_b, SP_NEIGH_LEARNED), 0);
 	assert_int_equal(sp_neigh_get_cached(n, &c, &last_port, &last_ip, 1, &mac), 1);
 	assert_mac_equal(&mac, &mac_b);
 	expect_cached_as_table(n, &c);
@@ -224,28 +224,60 @@ test_iterate(void **state)
 {
 	struct sp_neigh *n = sp_neigh_create("neigh_iter", 64, SOCKET_ID_ANY);
 	struct rte_ether_addr mac;
+	enum sp_neigh_kind kind;
 	unsigned int seen = 0, count = 0;
 	uint32_t iter = 0, ip_be;
 	uint16_t port;
 
 	(void)state;
 	assert_non_null(n);
-	assert_int_equal(sp_neigh_next(n, &iter, &port, &ip_be, &mac), -ENOENT);
-	assert_int_equal(sp_neigh_set(n, 3, ip(1), &mac_a), 0);
-	assert_int_equal(sp_neigh_set(n, 4, ip(2), &mac_b), 0);
-	assert_int_equal(sp_neigh_set(n, 5, ip(3), &mac_a), 0);
+	assert_int_equal(sp_neigh_next(n, &iter, &port, &ip_be, &mac, &kind), -ENOENT);
+	assert_int_equal(sp_neigh_set(n, 3, ip(1), &mac_a, SP_NEIGH_LEARNED), 0);
+	assert_int_equal(sp_neigh_set(n, 4, ip(2), &mac_b, SP_NEIGH_STATIC), 0);
+	assert_int_equal(sp_neigh_set(n, 5, ip(3), &mac_a, SP_NEIGH_LEARNED), 0);
 
 	iter = 0;
-	while (sp_neigh_next(n, &iter, &port, &ip_be, &mac) >= 0) {
+	while (sp_neigh_next(n, &iter, &port, &ip_be, &mac, &kind) >= 0) {
 		uint8_t last = rte_be_to_cpu_32(ip_be) & 0xff;
 
 		count++;
 		seen |= 1u << last;
 		assert_int_equal(port, last + 2);
 		assert_mac_equal(&mac, last == 2 ? &mac_b : &mac_a);
+		assert_int_equal(kind, last == 2 ? SP_NEIGH_STATIC : SP_NEIGH_LEARNED);
 	}
 	assert_int_equal(count, 3);
 	assert_int_equal(seen, 0xe);
+	sp_neigh_free(n);
+}
+
+/* The kind rides beside the MAC: readers of the MAC never see it, sp_neigh_find() does. */
+static void
+test_kind(void **state)
+{
+	struct sp_neigh *n = sp_neigh_create("neigh_kind", 16, SOCKET_ID_ANY);
+	struct sp_neigh_cache cache = {0};
+	const uint16_t ports[2] = {0, 0};
+	const uint32_t ips[2] = {ip(1), ip(2)};
+	struct rte_ether_addr mac, found[2];
+	enum sp_neigh_kind kind;
+
+	(void)state;
+	assert_non_null(n);
+	assert_int_equal(sp_neigh_set(n, 0, ip(1), &mac_a, SP_NEIGH_STATIC), 0);
+	assert_int_equal(sp_neigh_set(n, 0, ip(2), &mac_b, SP_NEIGH_LEARNED), 0);
+	assert_int_equal(sp_neigh_find(n, 0, ip(1), &mac, &kind), 0);
+	assert_mac_equal(&mac, &mac_a);
+	assert_int_equal(kind, SP_NEIGH_STATIC);
+	assert_int_equal(sp_neigh_find(n, 0, ip(2), &mac, &kind), 0);
+	assert_int_equal(kind, SP_NEIGH_LEARNED);
+	assert_int_equal(sp_neigh_find(n, 1, ip(2), &mac, &kind), -ENOENT);
+	assert_int_equal(sp_neigh_get_bulk(n, ports, ips, 2, found), 3);
+	assert_mac_equal(&found[0], &mac_a);
+	assert_mac_equal(&found[1], &mac_b);
+	assert_int_equal(sp_neigh_get_cached(n, &cache, ports, ips, 2, found), 3);
+	assert_memory_equal(sp_neigh_cache_find(&cache, 0, ip(1)), mac_a.addr_bytes, 6);
+	assert_int_equal(cache.e[sp_neigh_cache_slot(sp_neigh_cache_key(0, ip(1)))].mac >> 48, 0);
 	sp_neigh_free(n);
 }
 
@@ -259,11 +291,11 @@ test_full(void **state)
 	(void)state;
 	assert_non_null(n);
 	for (i = 0; i < 16; i++)
-		assert_int_equal(sp_neigh_set(n, 0, ip(i), &mac_a), 0);
-	assert_int_equal(sp_neigh_set(n, 0, ip(16), &mac_a), -ENOSPC);
+		assert_int_equal(sp_neigh_set(n, 0, ip(i), &mac_a, SP_NEIGH_LEARNED), 0);
+	assert_int_equal(sp_neigh_set(n, 0, ip(16), &mac_a, SP_NEIGH_LEARNED), -ENOSPC);
 	assert_int_equal(sp_neigh_get(n, 0, ip(16), &mac), -ENOENT);
 	/* Updating a present entry still works when full. */
-	assert_int_equal(sp_neigh_set(n, 0, ip(3), &mac_b), 0);
+	assert_int_equal(sp_neigh_set(n, 0, ip(3), &mac_b, SP_NEIGH_LEARNED), 0);
 	assert_int_equal(sp_neigh_get(n, 0, ip(3), &mac), 0);
 	assert_mac_equal(&mac, &mac_b);
 	sp_neigh_free(n);
@@ -286,6 +318,7 @@ main(void)
 		cmocka_unit_test(test_bulk_64),
 		cmocka_unit_test(test_bulk_repeated_keys),        cmocka_unit_test(test_cached),
 		cmocka_unit_test(test_iterate),
+		cmocka_unit_test(test_kind),
 		cmocka_unit_test(test_full),           cmocka_unit_test(test_create_invalid),
 	};
 
