@@ -18,6 +18,8 @@
 
 struct sp_ctl {
 	int fd;            /* -1 after a failure of the socket: the connection is done */
+	struct sockaddr_un addr; /* to connect again when slicectld closed an idle one */
+	unsigned int timeout_ms;
 	json_int_t next_id;
 	char *in;          /* bytes read, not yet taken */
 	size_t in_len, in_cap;
@@ -47,34 +49,48 @@ broken(struct sp_ctl *c, int err, const char *what)
 	return sp_ctl_fail(c, err, 0, "%s: %s", what, strerror(err));
 }
 
+/* A new socket to c->addr with c's timeout, in c->fd; -errno. */
+static int
+dial(struct sp_ctl *c)
+{
+	int err;
+
+	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c->fd >= 0 && connect(c->fd, (struct sockaddr *)&c->addr, sizeof(c->addr)) == 0 &&
+	    sp_ctl_set_timeout(c, c->timeout_ms) == 0)
+		return 0;
+	err = errno;
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	return -err;
+}
+
 struct sp_ctl *
 sp_ctl_open(const char *path)
 {
-	struct sockaddr_un a = {.sun_family = AF_UNIX};
 	struct sp_ctl *c;
-	int err;
+	int rc;
 
 	if (path == NULL)
 		path = getenv(SP_CTL_SOCKET_ENV);
 	if (path == NULL || path[0] == '\0')
 		path = SP_CTL_DEFAULT_SOCKET;
-	if (strlen(path) >= sizeof(a.sun_path)) {
+	if (strlen(path) >= sizeof(c->addr.sun_path)) {
 		errno = ENAMETOOLONG;
 		return NULL;
 	}
-	memcpy(a.sun_path, path, strlen(path) + 1);
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return NULL;
+	c->addr.sun_family = AF_UNIX;
+	memcpy(c->addr.sun_path, path, strlen(path) + 1);
+	c->timeout_ms = DEFAULT_TIMEOUT_MS;
 	c->next_id = 1;
-	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
-	    sp_ctl_set_timeout(c, DEFAULT_TIMEOUT_MS) < 0) {
-		err = errno;
-		if (c->fd >= 0)
-			close(c->fd);
+	rc = dial(c);
+	if (rc < 0) {
 		free(c);
-		errno = err;
+		errno = -rc;
 		return NULL;
 	}
 	return c;
@@ -98,6 +114,7 @@ sp_ctl_set_timeout(struct sp_ctl *c, unsigned int ms)
 
 	if (c->fd < 0)
 		return -ENOTCONN;
+	c->timeout_ms = ms;
 	if (setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
 	    setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
 		return -errno;
@@ -122,6 +139,10 @@ sp_ctl_fd(const struct sp_ctl *c)
 	return c->fd;
 }
 
+/*
+ * Send the whole request. A peer that closed (EPIPE, ECONNRESET) leaves the
+ * socket open: what it said before it closed is still to be read.
+ */
 static int
 send_all(struct sp_ctl *c, const char *buf, size_t len)
 {
@@ -130,6 +151,8 @@ send_all(struct sp_ctl *c, const char *buf, size_t len)
 
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && (errno == EPIPE || errno == ECONNRESET))
+			return -errno;
 		if (n < 0)
 			return broken(c, errno == EAGAIN ? ETIMEDOUT : errno, "cannot send the request");
 		buf += n;
@@ -224,13 +247,50 @@ answer(struct sp_ctl *c, json_int_t id, const char *line, size_t len, json_t **r
 	return rc;
 }
 
+/* Whether line is slicectld's word that it closes this idle connection (SP_RPC_CLOSING). */
+static bool
+closing_notice(const char *line, size_t len)
+{
+	json_t *r = json_loadb(line, len, 0, NULL);
+	json_t *err = json_object_get(r, "error");
+	bool closing = json_is_null(json_object_get(r, "id")) &&
+		       json_integer_value(json_object_get(err, "code")) == SP_RPC_CLOSING;
+
+	json_decref(r);
+	return closing;
+}
+
+/*
+ * Send the request line (text, len bytes with its newline) and read the
+ * answer's line, even if the server closed before it took the request: what
+ * it said then is the answer. 1 when that was slicectld closing the
+ * connection as idle (then the connection is gone and nothing was done).
+ */
+static int
+exchange(struct sp_ctl *c, const char *text, size_t len, char **line, size_t *line_len)
+{
+	int sent = send_all(c, text, len), rc;
+
+	if (c->fd < 0)
+		return sent;
+	rc = read_line(c, line, line_len);
+	if (rc == 0 && closing_notice(*line, *line_len)) {
+		close(c->fd);
+		c->fd = -1;
+		c->in_len = 0;
+		return 1;
+	}
+	/* Else a line the server sent before it closed (a refusal: no room) is its answer. */
+	return rc;
+}
+
 int
 sp_ctl_call_json(struct sp_ctl *c, const char *method, json_t *params, json_t **result)
 {
 	json_int_t id = c->next_id++;
 	json_t *req;
 	char *text, *line = NULL;
-	size_t len = 0;
+	size_t len = 0, line_len = 0;
 	int rc;
 
 	if (result != NULL)
@@ -248,15 +308,21 @@ sp_ctl_call_json(struct sp_ctl *c, const char *method, json_t *params, json_t **
 		return sp_ctl_fail(c, ENOMEM, 0, "out of memory for the request");
 	len = strlen(text);
 	text[len] = '\n'; /* json_dumps' terminating NUL becomes the line's end */
-	rc = send_all(c, text, len + 1);
+	rc = exchange(c, text, len + 1, &line, &line_len);
+	/* Closed as idle, the request untaken: once more on a new connection. */
+	if (rc == 1) {
+		rc = dial(c);
+		rc = rc < 0 ? broken(c, -rc, "cannot connect again after slicectld closed the idle "
+				     "connection") : exchange(c, text, len + 1, &line, &line_len);
+		if (rc == 1)
+			rc = broken(c, ECONNRESET, "slicectld closed the new connection at once");
+	}
 	free(text);
-	if (rc == 0)
-		rc = read_line(c, &line, &len);
 	if (rc < 0)
 		return rc;
-	rc = answer(c, id, line, len, result);
+	rc = answer(c, id, line, line_len, result);
 	if (c->fd >= 0)
-		take_line(c, len);
+		take_line(c, line_len);
 	return rc;
 }
 

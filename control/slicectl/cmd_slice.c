@@ -46,15 +46,15 @@ static int
 slice_create(struct cli *cli, int argc, char **argv)
 {
 	static const char *const keys[] = {"codeopt", "owner", "npe", "filters", "queues",
-					   "buffers", "memory", "bandwidth", NULL};
-	const char *v[8];
+					   "buffers", "memory", "bandwidth", "inbound", NULL};
+	const char *v[9];
 	json_t *p, *r;
 	int rc;
 
 	if (argc < 1)
 		return cli_usage("usage: slicectl slice create NAME codeopt CODEOPT [owner USER] "
 				 "[npe N] [filters N] [queues N] [buffers N] [memory BYTES] "
-				 "[bandwidth RATE]");
+				 "[bandwidth RATE] [inbound RATE]");
 	rc = cli_pairs(argc - 1, argv + 1, keys, v);
 	if (rc != 0)
 		return rc;
@@ -70,6 +70,7 @@ slice_create(struct cli *cli, int argc, char **argv)
 	rc = rc != 0 ? rc : cli_put_uint(p, "buffer_quota", v[5], SP_MAX_BUFFER_QUOTA);
 	rc = rc != 0 ? rc : cli_put_uint(p, "memory", v[6], SP_MAX_MEMORY);
 	rc = rc != 0 ? rc : cli_put_rate(p, "bandwidth", v[7]);
+	rc = rc != 0 ? rc : cli_put_rate(p, "inbound", v[8]);
 	if (rc != 0) {
 		json_decref(p);
 		return rc;
@@ -130,17 +131,18 @@ slice_list(struct cli *cli, int argc, char **argv)
 		json_decref(r);
 		return 0;
 	}
-	t = table_new(12, "SLICE", "ID", "OWNER", "CODEOPT", "NPE", "FILTERS", "QUEUES", "BUFFERS",
-		      "MEMORY", "BANDWIDTH", "RESERVED", "STATE");
+	t = table_new(14, "SLICE", "ID", "OWNER", "CODEOPT", "NPE", "FILTERS", "QUEUES", "BUFFERS",
+		      "MEMORY", "BANDWIDTH", "RESERVED", "INBOUND", "IN_RESERVED", "STATE");
 	json_array_foreach(r, i, o) {
-		char b[10][24];
+		char b[11][24];
 
 		table_row(t, json_string_value(json_object_get(o, "name")), num(o, "id", b[0], 24),
 			  owner(o, b[1], 24), json_string_value(json_object_get(o, "codeopt")),
 			  num(o, "npe", b[2], 24), num(o, "filter_quota", b[3], 24),
 			  num(o, "queue_quota", b[4], 24), num(o, "buffer_quota", b[5], 24),
 			  num(o, "memory", b[6], 24), rate(o, "bandwidth", b[7], 24),
-			  rate(o, "reserved", b[8], 24), slice_state(o));
+			  rate(o, "reserved", b[8], 24), rate(o, "inbound", b[9], 24),
+			  rate(o, "inbound_reserved", b[10], 24), slice_state(o));
 	}
 	table_print(t);
 	json_decref(r);
@@ -153,7 +155,8 @@ cmd_slice(struct cli *cli, int argc, char **argv)
 	static const struct cli_command cmds[] = {
 		{"list", slice_list, ""},
 		{"create", slice_create, "NAME codeopt CODEOPT [owner USER] [npe N] [filters N] "
-					 "[queues N] [buffers N] [memory BYTES] [bandwidth RATE]"},
+					 "[queues N] [buffers N] [memory BYTES] [bandwidth RATE] "
+					 "[inbound RATE]"},
 		{"delete", slice_delete, "SLICE"},
 		{NULL, NULL, NULL},
 	};

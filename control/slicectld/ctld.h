@@ -26,6 +26,14 @@
 #define CTLD_PATH_LEN 108 /* a sockaddr_un path */
 #define CTLD_MAX_SCHEDS 256
 
+/* What the public socket serves at once (server.c). */
+struct server_limits {
+	unsigned int max_clients;    /* connections at once, all callers */
+	unsigned int per_user;       /* of them, one uid that is not an operator's */
+	unsigned int operator_slots; /* of max_clients, those only operators may take */
+	unsigned int idle_s;         /* seconds without a request before a connection goes; 0: never */
+};
+
 struct ctld_config {
 	char socket[CTLD_PATH_LEN];  /* the public socket */
 	char backend[CTLD_PATH_LEN]; /* slicepathd's management socket */
@@ -34,7 +42,7 @@ struct ctld_config {
 	uint64_t memory_budget;      /* slice memory all slices may hold, bytes */
 	uint64_t buffer_budget;      /* packet buffers for the slices' queues; 0: from slicepathd */
 	bool sync_full;              /* fsync each acknowledged change (else at checkpoints) */
-	unsigned int max_clients;
+	struct server_limits clients;
 	char metrics[64];            /* "ADDRESS:PORT" of the metrics endpoint, or "off" */
 };
 
@@ -73,7 +81,8 @@ struct ctld_slice {
 	uint32_t filter_quota;
 	uint16_t queue_quota;
 	uint32_t buffer_quota;
-	uint64_t bandwidth; /* its endpoints' reservations together, at most */
+	uint64_t bandwidth; /* its endpoints' outbound reservations together, at most */
+	uint64_t inbound;   /* their inbound reservations together, at most */
 	struct ctld_endpoint ep[SP_MAX_SLICE_ENDPOINTS];
 	struct ctld_queue q[SP_MAX_SLICE_QUEUES];
 	/* Not stored: why slicepathd does not have it as stored ("" when it does). */
@@ -105,8 +114,8 @@ struct ctld {
 
 /* A managed slice by name, or NULL. */
 struct ctld_slice *model_find(struct model *m, const char *name);
-/* What its endpoints reserve together. */
-uint64_t model_reserved(const struct ctld_slice *s);
+/* What its endpoints reserve together, outbound or inbound. */
+uint64_t model_reserved(const struct ctld_slice *s, bool inbound);
 
 /*
  * Handle one request line of caller (dispatch.c): the response line

@@ -10,32 +10,35 @@
 
 enum who_may { ANYONE, OPERATOR };
 
+/* Each method, who may call it and the parameters it takes (docs/api.md): any other is refused. */
 static const struct {
 	const char *name;
 	ctld_method fn;
 	enum who_may may; /* ANYONE: methods on a slice check ownership themselves */
+	const char *params;
 } methods[] = {
-	{"whoami", m_whoami, ANYONE},
-	{"iface.list", m_iface_list, ANYONE},
-	{"slice.create", m_slice_create, OPERATOR},
-	{"slice.delete", m_slice_delete, OPERATOR},
-	{"slice.list", m_slice_list, ANYONE},
-	{"exception.channel", m_exception_channel, ANYONE},
-	{"endpoint.reserve", m_endpoint_reserve, ANYONE},
-	{"endpoint.release", m_endpoint_release, ANYONE},
-	{"queue.bind", m_queue_bind, ANYONE},
-	{"queue.set", m_queue_set, ANYONE},
-	{"queue.unbind", m_queue_unbind, ANYONE},
-	{"filter.insert", m_filter_insert, ANYONE},
-	{"filter.delete", m_filter_delete, ANYONE},
-	{"filter.list", m_filter_list, ANYONE},
-	{"mem.read", m_mem_read, ANYONE},
-	{"mem.write", m_mem_write, ANYONE},
-	{"codeopt.load", m_codeopt_load, ANYONE},
-	{"stats.get", m_stats_get, ANYONE},
-	{"state.dump", m_state_dump, OPERATOR},
-	{"metrics.text", m_metrics_text, OPERATOR},
-	{"sched.set", m_sched_set, OPERATOR},
+	{"whoami", m_whoami, ANYONE, ""},
+	{"iface.list", m_iface_list, ANYONE, ""},
+	{"slice.create", m_slice_create, OPERATOR, "name codeopt owner npe memory filter_quota "
+	 "queue_quota buffer_quota bandwidth inbound"},
+	{"slice.delete", m_slice_delete, OPERATOR, "slice"},
+	{"slice.list", m_slice_list, ANYONE, ""},
+	{"exception.channel", m_exception_channel, ANYONE, "slice"},
+	{"endpoint.reserve", m_endpoint_reserve, ANYONE, "slice port udp_port bandwidth inbound"},
+	{"endpoint.release", m_endpoint_release, ANYONE, "slice endpoint"},
+	{"queue.bind", m_queue_bind, ANYONE, "slice queue endpoint threshold threshold_packets share"},
+	{"queue.set", m_queue_set, ANYONE, "slice queue threshold threshold_packets share"},
+	{"queue.unbind", m_queue_unbind, ANYONE, "slice queue"},
+	{"filter.insert", m_filter_insert, ANYONE, "slice position key mask result filters"},
+	{"filter.delete", m_filter_delete, ANYONE, "slice position"},
+	{"filter.list", m_filter_list, ANYONE, "slice"},
+	{"mem.read", m_mem_read, ANYONE, "slice offset length"},
+	{"mem.write", m_mem_write, ANYONE, "slice offset data"},
+	{"codeopt.load", m_codeopt_load, ANYONE, "slice data"},
+	{"stats.get", m_stats_get, ANYONE, "slice"},
+	{"state.dump", m_state_dump, OPERATOR, ""},
+	{"metrics.text", m_metrics_text, OPERATOR, ""},
+	{"sched.set", m_sched_set, OPERATOR, "npe port rate overhead"},
 };
 
 #define NB_METHODS (sizeof(methods) / sizeof(methods[0]))
@@ -59,6 +62,8 @@ dispatch(void *ctx, const char *method, json_t *params, struct sp_rpc_error *e)
 			return sp_rpc_fail(e, SP_RPC_DENIED, "%s is for the node's operators (root "
 					   "or the %s group); uid %u is neither", method,
 					   r->ctld->cfg.operator_group, (unsigned int)r->who->uid);
+		if (sp_rpc_known_keys(params, method, methods[i].params, e) < 0)
+			return NULL;
 		return methods[i].fn(r->ctld, r->who, params, e);
 	}
 	return sp_rpc_no_method(e, method, names, NB_METHODS);
@@ -82,13 +87,13 @@ model_find(struct model *m, const char *name)
 }
 
 uint64_t
-model_reserved(const struct ctld_slice *s)
+model_reserved(const struct ctld_slice *s, bool inbound)
 {
 	uint64_t sum = 0;
 
 	for (unsigned int i = 0; i < SP_MAX_SLICE_ENDPOINTS; i++)
 		if (s->ep[i].used)
-			sum += s->ep[i].bandwidth;
+			sum += inbound ? s->ep[i].inbound : s->ep[i].bandwidth;
 	return sum;
 }
 
@@ -96,21 +101,16 @@ model_reserved(const struct ctld_slice *s)
 static bool
 find_managed(struct ctld *c, json_t *params, struct ctld_slice **s, struct sp_rpc_error *e)
 {
-	json_t *j = json_object_get(params, "slice");
+	const char *name;
+	int64_t id;
 
 	*s = NULL;
-	if (json_is_string(j)) {
-		*s = model_find(&c->model, json_string_value(j));
-	} else if (json_is_integer(j)) {
-		json_int_t id = json_integer_value(j);
-
-		if (id > 0 && id < SP_MAX_SLICES && c->model.slices[id].used)
-			*s = &c->model.slices[id];
-	} else {
-		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"slice\" must be a slice's name or id, got %s",
-			    j == NULL ? "nothing" : sp_rpc_type_name(j));
+	if (sp_rpc_slice_ref(params, &name, &id, e) < 0)
 		return false;
-	}
+	if (name != NULL)
+		*s = model_find(&c->model, name);
+	else if (id > 0 && id < SP_MAX_SLICES && c->model.slices[id].used)
+		*s = &c->model.slices[id];
 	return true;
 }
 

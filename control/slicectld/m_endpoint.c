@@ -27,17 +27,32 @@ free_index(const struct ctld_slice *s)
 	return i;
 }
 
+/* Whether the slice's quota (slice.create's "bandwidth" or "inbound") has room for asked. */
+static bool
+within_quota(const struct ctld_slice *s, bool inbound, uint64_t asked, struct sp_rpc_error *e)
+{
+	uint64_t quota = inbound ? s->inbound : s->bandwidth, held = model_reserved(s, inbound);
+
+	if (held + asked <= quota)
+		return true;
+	sp_rpc_fail(e, SP_RPC_QUOTA, "slice %s may reserve %" PRIu64 " bit/s %s in all (its "
+		    "\"%s\" quota) and its endpoints hold %" PRIu64 ", so at most %" PRIu64 " is "
+		    "left; %" PRIu64 " asked", s->name, quota, inbound ? "inbound" : "outbound",
+		    inbound ? "inbound" : "bandwidth", held, quota - held, asked);
+	return false;
+}
+
 /*
  * {"slice", "port", ["udp_port", "bandwidth", "inbound"]} -> {"endpoint", "udp_port"}:
- * the outbound bandwidth within the slice's quota; slicepathd checks what
- * the interface has left, both ways.
+ * both bandwidths within the slice's quotas; slicepathd checks what the
+ * interface has left, both ways.
  */
 json_t *
 m_endpoint_reserve(struct ctld *c, const struct caller *who, json_t *params,
 		   struct sp_rpc_error *e)
 {
 	struct ctld_slice *s = ctld_slice_to_change(c, who, params, e);
-	uint64_t bw = SP_DEFAULT_BANDWIDTH, in = 0, reserved;
+	uint64_t bw = SP_DEFAULT_BANDWIDTH, in = 0;
 	struct ctld_endpoint ep = {.used = true};
 	const char *port;
 	uint16_t idx;
@@ -48,12 +63,8 @@ m_endpoint_reserve(struct ctld *c, const struct caller *who, json_t *params,
 	    sp_rpc_optional_uint(params, "bandwidth", 0, SP_MAX_RATE, &bw, e) < 0 ||
 	    sp_rpc_optional_uint(params, "inbound", 0, SP_MAX_RATE, &in, e) < 0)
 		return NULL;
-	reserved = model_reserved(s);
-	if (reserved + bw > s->bandwidth)
-		return sp_rpc_fail(e, SP_RPC_QUOTA, "slice %s may reserve %" PRIu64 " bit/s in all "
-				   "and its endpoints hold %" PRIu64 ", so at most %" PRIu64 " is "
-				   "left; %" PRIu64 " asked", s->name, s->bandwidth, reserved,
-				   s->bandwidth - reserved, bw);
+	if (!within_quota(s, false, bw, e) || !within_quota(s, true, in, e))
+		return NULL;
 	idx = free_index(s);
 	if (idx == SP_MAX_SLICE_ENDPOINTS)
 		return sp_rpc_fail(e, SP_RPC_QUOTA, "slice %s has %d endpoints, as many as a slice "

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/text.h"
 #include "methods.h"
 
 /* "owner": a uid, or a user's name; absent: the caller. */
@@ -48,8 +49,8 @@ parse_slice(const struct caller *who, json_t *params, struct ctld_slice *s, uint
 {
 	uint64_t memory = SP_DEFAULT_MEMORY, filters = SP_DEFAULT_FILTER_QUOTA;
 	uint64_t queues = SP_DEFAULT_QUEUE_QUOTA, buffers = SP_DEFAULT_BUFFER_QUOTA;
-	uint64_t bandwidth = SP_DEFAULT_SLICE_BANDWIDTH;
-	const char *name, *codeopt;
+	uint64_t bandwidth = SP_DEFAULT_SLICE_BANDWIDTH, inbound = SP_DEFAULT_SLICE_BANDWIDTH;
+	const char *name, *codeopt, *why;
 
 	if (sp_rpc_string(params, "name", &name, e) < 0 ||
 	    sp_rpc_string(params, "codeopt", &codeopt, e) < 0 ||
@@ -59,11 +60,17 @@ parse_slice(const struct caller *who, json_t *params, struct ctld_slice *s, uint
 	    sp_rpc_optional_uint(params, "queue_quota", 1, SP_MAX_SLICE_QUEUES, &queues, e) < 0 ||
 	    sp_rpc_optional_uint(params, "buffer_quota", 1, SP_MAX_BUFFER_QUOTA, &buffers, e) < 0 ||
 	    sp_rpc_optional_uint(params, "bandwidth", 0, SP_MAX_RATE, &bandwidth, e) < 0 ||
+	    sp_rpc_optional_uint(params, "inbound", 0, SP_MAX_RATE, &inbound, e) < 0 ||
 	    !parse_owner(who, params, &s->owner, e))
 		return false;
-	if (strlen(name) >= SP_NAME_LEN || strlen(codeopt) >= SP_NAME_LEN) {
-		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"name\" and \"codeopt\" have at most %d "
-			    "characters", SP_NAME_LEN - 1);
+	why = sp_slice_name_problem(name);
+	if (why != NULL) {
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"name\" %s, got \"%.40s\"", why, name);
+		return false;
+	}
+	if (strlen(codeopt) >= SP_NAME_LEN) {
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"codeopt\" has at most %d characters",
+			    SP_NAME_LEN - 1);
 		return false;
 	}
 	snprintf(s->name, sizeof(s->name), "%s", name);
@@ -73,6 +80,7 @@ parse_slice(const struct caller *who, json_t *params, struct ctld_slice *s, uint
 	s->queue_quota = (uint16_t)queues;
 	s->buffer_quota = (uint32_t)buffers;
 	s->bandwidth = bandwidth;
+	s->inbound = inbound;
 	return true;
 }
 
@@ -209,7 +217,8 @@ admit(struct ctld *c, struct ctld_slice *s, uint64_t npe, struct sp_rpc_error *e
 
 /*
  * {"name", "codeopt", ["owner" (uid or user name; the caller), "npe", "memory",
- * "filter_quota", "queue_quota", "buffer_quota", "bandwidth"]} -> {"id", "npe", "channel"}
+ * "filter_quota", "queue_quota", "buffer_quota", "bandwidth", "inbound"]} ->
+ * {"id", "npe", "channel"}
  */
 json_t *
 m_slice_create(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
@@ -278,7 +287,9 @@ add_stored(json_t *o, const struct ctld_slice *s)
 {
 	json_object_set_new(o, "owner", json_integer(s->owner));
 	json_object_set_new(o, "bandwidth", json_integer((json_int_t)s->bandwidth));
-	json_object_set_new(o, "reserved", json_integer((json_int_t)model_reserved(s)));
+	json_object_set_new(o, "reserved", json_integer((json_int_t)model_reserved(s, false)));
+	json_object_set_new(o, "inbound", json_integer((json_int_t)s->inbound));
+	json_object_set_new(o, "inbound_reserved", json_integer((json_int_t)model_reserved(s, true)));
 	json_object_set_new(o, "in_force", json_boolean(s->trouble[0] == '\0'));
 	if (s->trouble[0] != '\0')
 		json_object_set_new(o, "trouble", json_string(s->trouble));

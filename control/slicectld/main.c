@@ -4,6 +4,7 @@
  *
  *   slicectld [-s SOCKET] [-b SLICEPATHD_SOCKET] [-d DATABASE] [-g GROUP]
  *             [--memory BYTES] [--buffers N] [--sync full|normal] [--max-clients N]
+ *             [--max-clients-per-user N] [--operator-slots N] [--idle-timeout SECONDS]
  *
  * Exit status: 0 after SIGTERM or SIGINT, 1 for bad arguments, 2 when the
  * database or the socket cannot be opened.
@@ -12,6 +13,7 @@
 #include <getopt.h>
 #include <grp.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,6 +38,10 @@ enum { EXIT_USAGE = 1, EXIT_RUNTIME = 2 };
 #define DEFAULT_GROUP "slicepath"
 #define DEFAULT_MEMORY_BUDGET (256u << 20)
 #define DEFAULT_MAX_CLIENTS 4096
+#define DEFAULT_PER_USER 64
+#define DEFAULT_OPERATOR_SLOTS 64
+#define DEFAULT_IDLE_S 300
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define DEFAULT_METRICS "127.0.0.1:9464" /* Prometheus' port registry has slicepath none */
 #define FDS_BESIDE_CLIENTS 64 /* the database, the listener, slicepathd, logs */
 
@@ -68,13 +74,23 @@ usage(FILE *f)
 		   "                             normal: it survives a crash of slicectld, not "
 		   "of the machine\n"
 		   "      --max-clients N        connections served at once (default %d)\n"
+		   "      --max-clients-per-user N\n"
+		   "                             of them, one user's who is not an operator "
+		   "(default %d)\n"
+		   "      --operator-slots N     of them, those only operators may take (default "
+		   "%d,\n"
+		   "                             at most a quarter of --max-clients)\n"
+		   "      --idle-timeout SECONDS close a connection with no request for that long "
+		   "(default %d;\n"
+		   "                             0: never)\n"
 		   "      --metrics ADDR:PORT    serve Prometheus metrics at http://ADDR:PORT/metrics "
 		   "(default\n"
 		   "                             %s; port 0 picks one; off: none)\n"
 		   "  -h, --help                 this text\n"
 		   "  -V, --version              print the version\n",
 		SP_CTL_DEFAULT_SOCKET, DEFAULT_BACKEND, DEFAULT_DATABASE, DEFAULT_GROUP,
-		DEFAULT_MAX_CLIENTS, DEFAULT_METRICS);
+		DEFAULT_MAX_CLIENTS, DEFAULT_PER_USER, DEFAULT_OPERATOR_SLOTS, DEFAULT_IDLE_S,
+		DEFAULT_METRICS);
 }
 
 /* "256M", "1G", "4096": sizes in bytes with the rate parser's suffixes (powers of ten). */
@@ -97,6 +113,22 @@ copy_path(const char *opt, const char *s, char *dst, size_t len)
 		return -1;
 	}
 	memcpy(dst, s, strlen(s) + 1);
+	return 0;
+}
+
+/* A count option from min to max. */
+static int
+parse_limit(const char *opt, const char *s, uint64_t min, uint64_t max, unsigned int *v)
+{
+	uint64_t got;
+
+	if (parse_count(opt, s, &got) < 0)
+		return -1;
+	if (got < min || got > max) {
+		fprintf(stderr, "slicectld: %s: %" PRIu64 " to %" PRIu64 "\n", opt, min, max);
+		return -1;
+	}
+	*v = (unsigned int)got;
 	return 0;
 }
 
@@ -127,12 +159,14 @@ parse_args(int argc, char **argv, struct ctld_config *cfg)
 		{"buffers", required_argument, NULL, 'u'},
 		{"sync", required_argument, NULL, 'y'},
 		{"max-clients", required_argument, NULL, 'c'},
+		{"max-clients-per-user", required_argument, NULL, 'U'},
+		{"operator-slots", required_argument, NULL, 'O'},
+		{"idle-timeout", required_argument, NULL, 'I'},
 		{"metrics", required_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
-	uint64_t v;
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "s:b:d:g:hV", opts, NULL)) != -1) {
@@ -159,12 +193,19 @@ parse_args(int argc, char **argv, struct ctld_config *cfg)
 			cfg->sync_full = strcmp(optarg, "full") == 0;
 			break;
 		case 'c':
-			rc = parse_count("--max-clients", optarg, &v);
-			if (rc == 0 && (v == 0 || v > 1000000)) {
-				fprintf(stderr, "slicectld: --max-clients: 1 to 1000000\n");
-				rc = -1;
-			}
-			cfg->max_clients = (unsigned int)v;
+			rc = parse_limit("--max-clients", optarg, 1, 1000000,
+					 &cfg->clients.max_clients);
+			break;
+		case 'U':
+			rc = parse_limit("--max-clients-per-user", optarg, 1, 1000000,
+					 &cfg->clients.per_user);
+			break;
+		case 'O':
+			rc = parse_limit("--operator-slots", optarg, 0, 1000000,
+					 &cfg->clients.operator_slots);
+			break;
+		case 'I':
+			rc = parse_limit("--idle-timeout", optarg, 0, 86400 * 365, &cfg->clients.idle_s);
 			break;
 		case 'M':
 			rc = metrics_checked(optarg, sizeof(cfg->metrics));
@@ -183,6 +224,16 @@ parse_args(int argc, char **argv, struct ctld_config *cfg)
 		usage(stderr);
 		return -1;
 	}
+	/* Not given: a quarter of the slots at most. */
+	if (cfg->clients.operator_slots == UINT_MAX)
+		cfg->clients.operator_slots = MIN(DEFAULT_OPERATOR_SLOTS,
+						  cfg->clients.max_clients / 4);
+	if (cfg->clients.operator_slots >= cfg->clients.max_clients) {
+		fprintf(stderr, "slicectld: --operator-slots %u leaves no connection of the %u "
+				"(--max-clients) to other users\n", cfg->clients.operator_slots,
+			cfg->clients.max_clients);
+		return -1;
+	}
 	return 0;
 }
 
@@ -191,7 +242,8 @@ static void
 raise_file_limit(struct ctld_config *cfg)
 {
 	struct rlimit r;
-	rlim_t want = (rlim_t)cfg->max_clients + FDS_BESIDE_CLIENTS;
+	struct server_limits *l = &cfg->clients;
+	rlim_t want = (rlim_t)l->max_clients + FDS_BESIDE_CLIENTS;
 
 	if (getrlimit(RLIMIT_NOFILE, &r) < 0)
 		return;
@@ -200,10 +252,14 @@ raise_file_limit(struct ctld_config *cfg)
 		setrlimit(RLIMIT_NOFILE, &r);
 	}
 	if (r.rlim_cur < want) {
-		cfg->max_clients = r.rlim_cur > FDS_BESIDE_CLIENTS * 2
-					   ? (unsigned int)(r.rlim_cur - FDS_BESIDE_CLIENTS) : 16;
-		ctld_log("the open files limit is %llu: serving at most %u connections",
-			 (unsigned long long)r.rlim_cur, cfg->max_clients);
+		l->max_clients = r.rlim_cur > FDS_BESIDE_CLIENTS * 2
+					 ? (unsigned int)(r.rlim_cur - FDS_BESIDE_CLIENTS) : 16;
+		/* Fewer slots in all: the operators keep their share of them. */
+		l->operator_slots = l->operator_slots * l->max_clients / (unsigned int)(want -
+				    FDS_BESIDE_CLIENTS);
+		ctld_log("the open files limit is %llu: serving at most %u connections, %u of them "
+			 "for operators only", (unsigned long long)r.rlim_cur, l->max_clients,
+			 l->operator_slots);
 	}
 }
 
@@ -234,7 +290,7 @@ serve(struct ctld *c)
 	}
 	if (g == NULL)
 		ctld_log("no group %s: only root is an operator", c->cfg.operator_group);
-	srv = server_open(base, c->cfg.socket, c->cfg.max_clients, g != NULL,
+	srv = server_open(base, c->cfg.socket, &c->cfg.clients, g != NULL,
 			  g != NULL ? g->gr_gid : 0, err, sizeof(err));
 	if (srv == NULL) {
 		ctld_log("%s", err);
@@ -293,7 +349,12 @@ main(int argc, char **argv)
 			.operator_group = DEFAULT_GROUP,
 			.memory_budget = DEFAULT_MEMORY_BUDGET,
 			.sync_full = true,
-			.max_clients = DEFAULT_MAX_CLIENTS,
+			.clients = {
+				.max_clients = DEFAULT_MAX_CLIENTS,
+				.per_user = DEFAULT_PER_USER,
+				.operator_slots = UINT_MAX, /* DEFAULT_OPERATOR_SLOTS or fewer */
+				.idle_s = DEFAULT_IDLE_S,
+			},
 			.metrics = DEFAULT_METRICS,
 		},
 	};

@@ -34,7 +34,8 @@ struct server {
 	struct evconnlistener *listener;
 	struct event *done_ev;
 	struct worker *worker;
-	unsigned int nb_clients, max_clients;
+	struct server_limits limits;
+	unsigned int nb_clients;
 	bool has_gid;
 	gid_t operator_gid;
 	char path[CTLD_PATH_LEN];
@@ -127,11 +128,6 @@ take_lines(struct client *c)
 		j->len = (size_t)nl.pos;
 		if (j->len > 0 && j->line[j->len - 1] == '\r')
 			j->len--;
-		if (j->len == 0) {
-			free(j->line);
-			free(j);
-			continue;
-		}
 		j->client = c;
 		j->who = c->who;
 		c->busy = true;
@@ -162,13 +158,38 @@ on_written(struct bufferevent *bev, void *arg)
 	close_if_done(arg);
 }
 
+/*
+ * No byte from the client for idle_s: unless a request of it is at the
+ * worker or its answers are still going out, it is told why and closed
+ * once that line is written. A client reads the line where it waits for its
+ * next answer, so it knows the request it sent meanwhile was not taken
+ * (libslicectl then connects again and sends it again).
+ */
+static void
+idle(struct client *c)
+{
+	char why[160];
+
+	if (c->busy || evbuffer_get_length(bufferevent_get_output(c->bev)) > 0) {
+		bufferevent_enable(c->bev, EV_READ); /* the timeout stopped reading */
+		return;
+	}
+	snprintf(why, sizeof(why), "slicectld closes connections with no request for %u s "
+		 "(--idle-timeout); connect again", c->srv->limits.idle_s);
+	send_error(c, SP_RPC_CLOSING, why);
+	c->eof = true;
+	close_if_done(c);
+}
+
 static void
 on_event(struct bufferevent *bev, short what, void *arg)
 {
 	struct client *c = arg;
 
 	(void)bev;
-	if (what & BEV_EVENT_ERROR) {
+	if ((what & BEV_EVENT_TIMEOUT) && (what & BEV_EVENT_READING)) {
+		idle(c);
+	} else if (what & BEV_EVENT_ERROR) {
 		client_gone(c);
 	} else if (what & BEV_EVENT_EOF) {
 		/* Half closed: what it sent is still answered (echo ... | socat works). */
@@ -198,6 +219,45 @@ identify(const struct server *srv, int fd, struct caller *who)
 	return true;
 }
 
+/* Connections uid holds now. */
+static unsigned int
+held_by(const struct server *srv, uid_t uid)
+{
+	const struct client *c;
+	unsigned int n = 0;
+
+	LIST_FOREACH(c, &srv->clients, link)
+		n += c->bev != NULL && c->who.uid == uid;
+	return n;
+}
+
+/*
+ * Why who may not have another connection, or NULL: all slots taken, the
+ * last operator_slots for operators only, per_user for any other uid.
+ */
+static const char *
+no_room_for(const struct server *srv, const struct caller *who, char *buf, size_t len)
+{
+	const struct server_limits *l = &srv->limits;
+
+	if (srv->nb_clients >= l->max_clients)
+		return "slicectld serves as many connections as it takes; retry later";
+	if (who->operator)
+		return NULL;
+	if (srv->nb_clients + l->operator_slots >= l->max_clients) {
+		snprintf(buf, len, "slicectld serves %u connections and keeps the last %u for its "
+			 "operators; retry later", srv->nb_clients, l->operator_slots);
+		return buf;
+	}
+	if (held_by(srv, who->uid) >= l->per_user) {
+		snprintf(buf, len, "uid %u holds %u connections to slicectld, as many as one user may "
+			 "(--max-clients-per-user); close one first", (unsigned int)who->uid,
+			 l->per_user);
+		return buf;
+	}
+	return NULL;
+}
+
 /* One error line to a connection that is not taken, then close it. */
 static void
 refuse(int fd, int code, const char *message)
@@ -219,20 +279,24 @@ static void
 on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int salen, void *arg)
 {
 	struct server *srv = arg;
+	struct timeval idle_tv = {.tv_sec = srv->limits.idle_s};
+	const char *full;
 	struct client *c;
+	char why[200];
 
 	(void)l;
 	(void)sa;
 	(void)salen;
-	if (srv->nb_clients >= srv->max_clients) {
-		refuse(fd, SP_RPC_NO_ROOM, "slicectld serves as many connections as it takes; "
-		       "retry later");
-		return;
-	}
 	c = calloc(1, sizeof(*c));
 	if (c == NULL || !identify(srv, fd, &c->who)) {
 		free(c);
 		refuse(fd, SP_RPC_DENIED, "slicectld cannot tell who you are (SO_PEERCRED)");
+		return;
+	}
+	full = no_room_for(srv, &c->who, why, sizeof(why));
+	if (full != NULL) {
+		free(c);
+		refuse(fd, SP_RPC_NO_ROOM, full);
 		return;
 	}
 	c->srv = srv;
@@ -247,6 +311,7 @@ on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int
 	bufferevent_setcb(c->bev, on_read, on_written, on_event, c);
 	/* Reading stops once a line too long to take is buffered: it is then skipped. */
 	bufferevent_setwatermark(c->bev, EV_READ, 0, SP_RPC_MAX_LINE + 65536);
+	bufferevent_set_timeouts(c->bev, srv->limits.idle_s > 0 ? &idle_tv : NULL, NULL);
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
 }
 
@@ -300,8 +365,8 @@ server_jobs_done(void *arg)
 }
 
 struct server *
-server_open(struct event_base *base, const char *path, unsigned int max_clients, bool has_gid,
-	    gid_t operator_gid, char *err, size_t errlen)
+server_open(struct event_base *base, const char *path, const struct server_limits *limits,
+	    bool has_gid, gid_t operator_gid, char *err, size_t errlen)
 {
 	struct server *srv = calloc(1, sizeof(*srv));
 	int fd;
@@ -317,7 +382,7 @@ server_open(struct event_base *base, const char *path, unsigned int max_clients,
 		return NULL;
 	}
 	srv->base = base;
-	srv->max_clients = max_clients;
+	srv->limits = *limits;
 	srv->has_gid = has_gid;
 	srv->operator_gid = operator_gid;
 	snprintf(srv->path, sizeof(srv->path), "%s", path);

@@ -5,7 +5,10 @@
  * SO_PEERGROUPS. Lines go to the worker one request per client at a time,
  * so a client's answers come in order; a client that sends half a line and
  * waits, sends more than SP_RPC_MAX_LINE, or does not read its answers
- * holds only its own buffers.
+ * holds only its own buffers. Connections are a shared resource too: a user
+ * who is not an operator holds at most per_user of them and never the last
+ * operator_slots, and a connection with no request for idle_s seconds is
+ * told so (SP_RPC_CLOSING) and closed.
  */
 #ifndef CTLD_SERVER_H
 #define CTLD_SERVER_H
@@ -24,8 +27,9 @@ struct server;
  * Listen on path. Members of operator_gid (has_gid) are operators like
  * root. NULL with the reason in err.
  */
-struct server *server_open(struct event_base *base, const char *path, unsigned int max_clients,
-			   bool has_gid, gid_t operator_gid, char *err, size_t errlen);
+struct server *server_open(struct event_base *base, const char *path,
+			   const struct server_limits *limits, bool has_gid, gid_t operator_gid,
+			   char *err, size_t errlen);
 /* Hand requests to w (before the loop runs). */
 void server_set_worker(struct server *srv, struct worker *w);
 /* For the worker thread: finished jobs are waiting (worker_start's callback). */

@@ -2,6 +2,7 @@
 #include "store.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,7 @@
 
 #include "common/unixsock.h"
 
-#define SCHEMA_VERSION 1
+#define SCHEMA_VERSION 2
 #define BUSY_TIMEOUT_MS 5000
 
 static const char SCHEMA[] =
@@ -18,7 +19,7 @@ static const char SCHEMA[] =
 	"CREATE TABLE IF NOT EXISTS slices(id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL,"
 	" owner INTEGER NOT NULL, codeopt TEXT NOT NULL, npe INTEGER NOT NULL,"
 	" memory INTEGER NOT NULL, filter_quota INTEGER NOT NULL, queue_quota INTEGER NOT NULL,"
-	" buffer_quota INTEGER NOT NULL, bandwidth INTEGER NOT NULL);"
+	" buffer_quota INTEGER NOT NULL, bandwidth INTEGER NOT NULL, inbound INTEGER NOT NULL);"
 	"CREATE TABLE IF NOT EXISTS endpoints(slice INTEGER REFERENCES slices(id) ON DELETE CASCADE,"
 	" idx INTEGER, port TEXT NOT NULL, udp_port INTEGER NOT NULL, bandwidth INTEGER NOT NULL,"
 	" inbound INTEGER NOT NULL, PRIMARY KEY(slice, idx));"
@@ -54,11 +55,12 @@ static const char *const SQL[Q_MAX] = {
 	[Q_COMMIT] = "COMMIT",
 	[Q_ROLLBACK] = "ROLLBACK",
 	/* An upsert: REPLACE would delete the row first, and with it (cascading) all it holds. */
-	[Q_PUT_SLICE] = "INSERT INTO slices VALUES(?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET"
-			" name = excluded.name, owner = excluded.owner, codeopt = excluded.codeopt,"
-			" npe = excluded.npe, memory = excluded.memory,"
+	[Q_PUT_SLICE] = "INSERT INTO slices VALUES(?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE"
+			" SET name = excluded.name, owner = excluded.owner,"
+			" codeopt = excluded.codeopt, npe = excluded.npe, memory = excluded.memory,"
 			" filter_quota = excluded.filter_quota, queue_quota = excluded.queue_quota,"
-			" buffer_quota = excluded.buffer_quota, bandwidth = excluded.bandwidth",
+			" buffer_quota = excluded.buffer_quota, bandwidth = excluded.bandwidth,"
+			" inbound = excluded.inbound",
 	[Q_DEL_SLICE] = "DELETE FROM slices WHERE id = ?",
 	[Q_PUT_ENDPOINT] = "INSERT OR REPLACE INTO endpoints VALUES(?,?,?,?,?,?)",
 	[Q_DEL_ENDPOINT] = "DELETE FROM endpoints WHERE slice = ? AND idx = ?",
@@ -79,7 +81,7 @@ static const char *const SQL[Q_MAX] = {
 	[Q_PUT_CODEOPT_DATA] = "INSERT OR REPLACE INTO codeopt_data VALUES(?,?)",
 	[Q_GET_CODEOPT_DATA] = "SELECT data FROM codeopt_data WHERE slice = ?",
 	[Q_LOAD_SLICES] = "SELECT id, name, owner, codeopt, npe, memory, filter_quota, queue_quota,"
-			  " buffer_quota, bandwidth FROM slices",
+			  " buffer_quota, bandwidth, inbound FROM slices",
 	[Q_LOAD_ENDPOINTS] = "SELECT slice, idx, port, udp_port, bandwidth, inbound FROM endpoints",
 	[Q_LOAD_QUEUES] = "SELECT slice, qid, endpoint, threshold, threshold_packets, share"
 			  " FROM queues",
@@ -145,12 +147,34 @@ exec(struct store *st, const char *sql)
 	return sqlite3_exec(st->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : fail(st, sql);
 }
 
+/*
+ * Version 1 had no inbound quota: a slice gets the default, or what its
+ * endpoints hold inbound if that is more, so nothing stored breaks it.
+ */
+static int
+migrate_1_to_2(struct store *st)
+{
+	char sql[512];
+
+	snprintf(sql, sizeof(sql), "BEGIN IMMEDIATE;"
+		 "ALTER TABLE slices ADD COLUMN inbound INTEGER NOT NULL DEFAULT %" PRIu64 ";"
+		 "UPDATE slices SET inbound = MAX(inbound, (SELECT COALESCE(SUM(inbound), 0)"
+		 " FROM endpoints WHERE endpoints.slice = slices.id));"
+		 "UPDATE meta SET value = 2 WHERE key = 'schema';"
+		 "COMMIT;", SP_DEFAULT_SLICE_BANDWIDTH);
+	if (exec(st, sql) == 0)
+		return 0;
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL); /* st->error keeps why */
+	return -1;
+}
+
 /* The schema, made or checked. */
 static int
 set_up(struct store *st, bool sync_full)
 {
 	sqlite3_stmt *s;
 	int version = 0;
+	char sql[80];
 
 	if (exec(st, "PRAGMA journal_mode=WAL") < 0 ||
 	    exec(st, sync_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL") < 0 ||
@@ -162,8 +186,12 @@ set_up(struct store *st, bool sync_full)
 	if (sqlite3_step(s) == SQLITE_ROW)
 		version = sqlite3_column_int(s, 0);
 	sqlite3_finalize(s);
-	if (version == 0)
-		return exec(st, "INSERT INTO meta VALUES('schema', 1)");
+	if (version == 0) {
+		snprintf(sql, sizeof(sql), "INSERT INTO meta VALUES('schema', %d)", SCHEMA_VERSION);
+		return exec(st, sql);
+	}
+	if (version == 1)
+		return migrate_1_to_2(st);
 	if (version != SCHEMA_VERSION) {
 		snprintf(st->error, sizeof(st->error), "the database has schema version %d; this "
 			 "slicectld reads version %d", version, SCHEMA_VERSION);
@@ -290,6 +318,7 @@ load_slices(struct store *st, struct model *m)
 		sl->queue_quota = (uint16_t)sqlite3_column_int64(s, 7);
 		sl->buffer_quota = (uint32_t)sqlite3_column_int64(s, 8);
 		sl->bandwidth = (uint64_t)sqlite3_column_int64(s, 9);
+		sl->inbound = (uint64_t)sqlite3_column_int64(s, 10);
 	}
 	return s == NULL || rc != SQLITE_DONE ? fail(st, "loading the slices") : 0;
 }
@@ -365,7 +394,7 @@ store_put_slice(struct store *st, const struct ctld_slice *s)
 {
 	sqlite3_stmt *q = QUERY(st, Q_PUT_SLICE, s->id, 0, s->owner, 0, s->npe, s->memory,
 				s->filter_quota, s->queue_quota, s->buffer_quota,
-				(int64_t)s->bandwidth);
+				(int64_t)s->bandwidth, (int64_t)s->inbound);
 
 	if (q == NULL)
 		return -1;

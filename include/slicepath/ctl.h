@@ -8,7 +8,10 @@
  * and let it inject packets (docs/slowpath.md).
  *
  * Calls block until answered (or the timeout, 120 s by default). A
- * connection is not thread-safe: use one per thread. Functions return 0
+ * connection is not thread-safe: use one per thread. slicectld closes a
+ * connection left without a request for a while (--idle-timeout, telling
+ * it so): the next call connects again by itself and is sent once more,
+ * since slicectld took nothing from the old one. Functions return 0
  * (or a count) on success and a negative errno on failure; then
  * sp_ctl_error() is the server's message, which says what was wrong and
  * what is left, and sp_ctl_error_code() its code (slicepath/proto.h):

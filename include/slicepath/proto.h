@@ -26,6 +26,7 @@
 #define SP_RPC_DENIED 1006       /* the caller may not do this */
 #define SP_RPC_EXISTS 1007       /* the name, id or UDP port is taken */
 #define SP_RPC_UNAVAILABLE 1008  /* slicectld: slicepathd cannot be reached; nothing changed */
+#define SP_RPC_CLOSING 1009      /* slicectld closes an idle connection (id null): reconnect */
 
 /*
  * Limits and defaults of the API (and of slicepathd's config): names, a

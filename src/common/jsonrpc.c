@@ -57,6 +57,69 @@ sp_rpc_type_name(const json_t *v)
 	}
 }
 
+/* Whether word is one of the space-separated names of list. */
+static bool
+listed(const char *list, const char *word)
+{
+	size_t len = strlen(word);
+
+	for (const char *p = list; *p != '\0'; p += strcspn(p, " "), p += *p == ' ')
+		if (strncmp(p, word, len) == 0 && (p[len] == ' ' || p[len] == '\0'))
+			return true;
+	return false;
+}
+
+int
+sp_rpc_known_keys(json_t *obj, const char *what, const char *allowed, struct sp_rpc_error *e)
+{
+	char list[256];
+	const char *key;
+	size_t n = 0;
+	json_t *v;
+
+	json_object_foreach(obj, key, v) {
+		if (listed(allowed, key))
+			continue;
+		/* "a b c" as "a, b, c" */
+		for (const char *p = allowed; *p != '\0' && n + 3 < sizeof(list); p++) {
+			if (*p == ' ')
+				list[n++] = ',';
+			list[n++] = *p;
+		}
+		list[n] = '\0';
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"%s\" is not a parameter of %s, which takes "
+			    "%s", key, what, list[0] != '\0' ? list : "none");
+		return -1;
+	}
+	return 0;
+}
+
+int
+sp_rpc_slice_ref(json_t *params, const char **name, int64_t *id, struct sp_rpc_error *e)
+{
+	json_t *j = json_object_get(params, "slice");
+
+	*name = NULL;
+	*id = 0;
+	if (json_is_integer(j)) {
+		*id = json_integer_value(j);
+		return 0;
+	}
+	if (!json_is_string(j)) {
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"slice\" must be a slice's name or id, got %s",
+			    j == NULL ? "nothing" : sp_rpc_type_name(j));
+		return -1;
+	}
+	*name = json_string_value(j);
+	if ((*name)[0] != '\0' && strspn(*name, "0123456789") == strlen(*name)) {
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"slice\": \"%.20s\" is a string of digits, "
+			    "which no slice's name is; give a slice id as a number (\"slice\": %.20s)",
+			    *name, *name);
+		return -1;
+	}
+	return 0;
+}
+
 int
 sp_rpc_uint(json_t *obj, const char *key, uint64_t max, uint64_t *v, struct sp_rpc_error *e)
 {
@@ -176,6 +239,81 @@ check_request(json_t *req, json_t **params, struct sp_rpc_error *e)
 	return NULL;
 }
 
+/* Nothing but JSON's whitespace: skipped, as an empty line is. */
+static bool
+blank(const char *line, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (line[i] != ' ' && line[i] != '\t' && line[i] != '\r' && line[i] != '\n')
+			return false;
+	return true;
+}
+
+/* Beyond any parameter's range: 2^63, where json_int_t ends. */
+#define INT_END 9223372036854775808.0
+
+static bool
+beyond_int(double v)
+{
+	return v >= INT_END || v < -INT_END;
+}
+
+/* The path (in path, "filters[2].position") of the first number in v beyond json_int_t. */
+static bool
+find_big(json_t *v, char *path, size_t cap)
+{
+	size_t at = strlen(path);
+	const char *key;
+	json_t *item;
+	size_t i;
+
+	if (json_is_real(v))
+		return beyond_int(json_real_value(v));
+	json_object_foreach(v, key, item) {
+		snprintf(path + at, cap - at, "%s%s", at > 0 ? "." : "", key);
+		if (find_big(item, path, cap))
+			return true;
+	}
+	json_array_foreach(v, i, item) {
+		snprintf(path + at, cap - at, "[%zu]", i);
+		if (find_big(item, path, cap))
+			return true;
+	}
+	path[at] = '\0';
+	return false;
+}
+
+/*
+ * A request with a whole number beyond 64 bits is valid JSON that jansson
+ * cannot hold: read again with every number as a real to say which
+ * parameter, and to answer the request's id.
+ */
+static char *
+too_big(const char *line, size_t len, const json_error_t *first)
+{
+	struct sp_rpc_error e = {.code = SP_RPC_INVALID_PARAMS};
+	json_t *req = json_loadb(line, len, JSON_DECODE_INT_AS_REAL, NULL), *id = NULL;
+	json_t *rid = json_object_get(req, "id");
+	char path[256] = "";
+	char *text;
+
+	if (json_is_string(rid))
+		id = json_incref(rid);
+	else if (json_is_real(rid) && !beyond_int(json_real_value(rid)) &&
+		 json_real_value(rid) == (double)(json_int_t)json_real_value(rid))
+		id = json_integer((json_int_t)json_real_value(rid));
+	if (find_big(json_object_get(req, "params"), path, sizeof(path)))
+		sp_rpc_fail(&e, SP_RPC_INVALID_PARAMS, "\"%s\" is beyond the 64-bit integers "
+			    "slicepath takes", path);
+	else
+		sp_rpc_fail(&e, SP_RPC_INVALID_PARAMS, "a number at column %d is beyond the 64-bit "
+			    "integers slicepath takes (%s)", first->column, first->text);
+	text = sp_rpc_respond(id, NULL, &e);
+	json_decref(id);
+	json_decref(req);
+	return text;
+}
+
 char *
 sp_rpc_handle_line(const char *line, size_t len, sp_rpc_dispatch dispatch, void *ctx)
 {
@@ -185,7 +323,11 @@ sp_rpc_handle_line(const char *line, size_t len, sp_rpc_dispatch dispatch, void 
 	json_error_t je;
 	char *text;
 
+	if (blank(line, len))
+		return NULL;
 	req = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
+	if (req == NULL && json_error_code(&je) == json_error_numeric_overflow)
+		return too_big(line, len, &je);
 	if (req == NULL) {
 		sp_rpc_fail(&e, SP_RPC_PARSE_ERROR, "not JSON: %s at column %d", je.text, je.column);
 		return sp_rpc_respond(NULL, NULL, &e);

@@ -56,6 +56,19 @@ int sp_rpc_optional_uint(json_t *obj, const char *key, uint64_t min, uint64_t ma
 			 struct sp_rpc_error *e);
 /* An optional boolean: *v is left as it is when absent. */
 int sp_rpc_optional_bool(json_t *obj, const char *key, bool *v, struct sp_rpc_error *e);
+/*
+ * Refuse a key of obj that allowed (names separated by spaces, "" for none)
+ * does not list: 0, or -1 with e filled naming it and what what takes.
+ * what names the object: a method ("slice.create") or a part ("filters[3]").
+ */
+int sp_rpc_known_keys(json_t *obj, const char *what, const char *allowed,
+		      struct sp_rpc_error *e);
+/*
+ * "slice": a slice's name (*name set, *id 0) or id (*id set, *name NULL).
+ * A name is never all digits (sp_slice_name_problem()), so a string of
+ * digits is refused with a hint to give the id as a number.
+ */
+int sp_rpc_slice_ref(json_t *params, const char **name, int64_t *id, struct sp_rpc_error *e);
 /* "an object", "a string", ... for messages about what a client sent. */
 const char *sp_rpc_type_name(const json_t *v);
 

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include <slicepath/proto.h>
+
 #include "text.h"
 
 static int
@@ -191,3 +193,18 @@ sp_unusable_ipv4(uint32_t ip_be)
 	return NULL;
 }
 
+
+const char *
+sp_slice_name_problem(const char *name)
+{
+	size_t len = strlen(name);
+
+	_Static_assert(SP_NAME_LEN == 32, "the message below says 31");
+	if (len == 0 || len >= SP_NAME_LEN)
+		return "must have 1 to 31 characters";
+	if (strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != len)
+		return "may hold only letters, digits or '_'";
+	if (strspn(name, "0123456789") == len)
+		return "must not be all digits (those stand for a slice id)";
+	return NULL;
+}

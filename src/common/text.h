@@ -24,5 +24,11 @@ void sp_format_hex(char *out, const uint8_t *b, size_t n);
 int sp_parse_next_hop(const char *s, uint32_t *ip_be, uint16_t *port_be);
 /* Why a node or next-hop address cannot be used ("is a multicast address"), or NULL. */
 const char *sp_unusable_ipv4(uint32_t ip_be);
+/*
+ * Why name cannot be a slice's, or NULL: 1 to SP_NAME_LEN - 1 letters,
+ * digits or '_' (names key telemetry dictionaries), not all digits (a
+ * string of digits stands for a slice id in slicectl and the API).
+ */
+const char *sp_slice_name_problem(const char *name);
 
 #endif

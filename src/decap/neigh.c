@@ -133,18 +133,6 @@ sp_neigh_set(struct sp_neigh *n, uint16_t port, uint32_t ip_be, const struct rte
 }
 
 int
-sp_neigh_get(const struct sp_neigh *n, uint16_t port, uint32_t ip_be, struct rte_ether_addr *mac)
-{
-	const struct neigh_key key = neigh_key(port, ip_be);
-	void *data;
-
-	if (rte_hash_lookup_data(n->h, &key, &data) < 0)
-		return -ENOENT;
-	mac_unpack(data, mac);
-	return 0;
-}
-
-int
 sp_neigh_find(const struct sp_neigh *n, uint16_t port, uint32_t ip_be,
 	      struct rte_ether_addr *mac, enum sp_neigh_kind *kind)
 {

@@ -26,9 +26,7 @@ void sp_neigh_free(struct sp_neigh *n);
 int sp_neigh_set(struct sp_neigh *n, uint16_t port, uint32_t ip_be, const struct rte_ether_addr *mac,
 		 enum sp_neigh_kind kind);
 
-/* Reader side, lock-free. Returns 0 and the MAC, or -ENOENT. */
-int sp_neigh_get(const struct sp_neigh *n, uint16_t port, uint32_t ip_be, struct rte_ether_addr *mac);
-/* The same with the entry's kind (off the fast path). */
+/* Reader side, lock-free. Returns 0 with the MAC and the entry's kind, or -ENOENT. */
 int sp_neigh_find(const struct sp_neigh *n, uint16_t port, uint32_t ip_be,
 		  struct rte_ether_addr *mac, enum sp_neigh_kind *kind);
 

@@ -360,6 +360,9 @@ parse_slice_head(struct parser *p, json_t *o, const char *path, uint16_t si,
 
 	TRY(cfg_check_object(p, o, path, SLICE_KEYS));
 	TRY(cfg_get_name(p, o, path, "name", s->name));
+	if (sp_slice_name_problem(s->name) != NULL)
+		return cfg_fail(p, path, "name", "\"%s\" %s", s->name,
+				sp_slice_name_problem(s->name));
 	TRY(cfg_get_uint(p, o, path, &SLICE_ID, &v));
 	s->id = (uint16_t)v;
 	for (uint16_t k = 0; k < si; k++) {

@@ -2,32 +2,36 @@
 /* slicepathd's method table and the readers of its node-specific parameters. */
 #include "rpc.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 #include <rte_common.h>
 
+/* Each method with the parameters it takes (docs/api.md): any other is refused. */
 static const struct {
 	const char *name;
 	sp_rpc_method fn;
+	const char *params;
 } methods[] = {
-	{"slice.create", sp_rpc_slice_create},
-	{"slice.delete", sp_rpc_slice_delete},
-	{"slice.list", sp_rpc_slice_list},
-	{"endpoint.reserve", sp_rpc_endpoint_reserve},
-	{"endpoint.release", sp_rpc_endpoint_release},
-	{"filter.insert", sp_rpc_filter_insert},
-	{"filter.delete", sp_rpc_filter_delete},
-	{"filter.list", sp_rpc_filter_list},
-	{"sched.set", sp_rpc_sched_set},
-	{"queue.bind", sp_rpc_queue_bind},
-	{"queue.unbind", sp_rpc_queue_unbind},
-	{"queue.set", sp_rpc_queue_set},
-	{"mem.read", sp_rpc_mem_read},
-	{"mem.write", sp_rpc_mem_write},
-	{"codeopt.load", sp_rpc_codeopt_load},
-	{"stats.get", sp_rpc_stats_get},
-	{"state.dump", sp_rpc_state_dump},
-	{"node.info", sp_rpc_node_info},
+	{"slice.create", sp_rpc_slice_create, "name codeopt id npe memory filter_quota queue_quota "
+	 "buffer_quota owner managed"},
+	{"slice.delete", sp_rpc_slice_delete, "slice"},
+	{"slice.list", sp_rpc_slice_list, ""},
+	{"endpoint.reserve", sp_rpc_endpoint_reserve, "slice port udp_port bandwidth inbound index"},
+	{"endpoint.release", sp_rpc_endpoint_release, "slice endpoint"},
+	{"filter.insert", sp_rpc_filter_insert, "slice position key mask result filters"},
+	{"filter.delete", sp_rpc_filter_delete, "slice position"},
+	{"filter.list", sp_rpc_filter_list, "slice"},
+	{"sched.set", sp_rpc_sched_set, "npe port rate overhead"},
+	{"queue.bind", sp_rpc_queue_bind, "slice queue endpoint threshold threshold_packets share"},
+	{"queue.unbind", sp_rpc_queue_unbind, "slice queue"},
+	{"queue.set", sp_rpc_queue_set, "slice queue threshold threshold_packets share"},
+	{"mem.read", sp_rpc_mem_read, "slice offset length"},
+	{"mem.write", sp_rpc_mem_write, "slice offset data"},
+	{"codeopt.load", sp_rpc_codeopt_load, "slice data"},
+	{"stats.get", sp_rpc_stats_get, "slice"},
+	{"state.dump", sp_rpc_state_dump, ""},
+	{"node.info", sp_rpc_node_info, ""},
 };
 
 int
@@ -49,50 +53,40 @@ int
 sp_rpc_slice(const struct sp_node *node, json_t *params, struct sp_slice **s,
 	     struct sp_rpc_error *e)
 {
-	json_t *j = json_object_get(params, "slice");
+	const char *name;
+	int64_t id;
 
 	*s = NULL;
-	if (json_is_integer(j)) {
-		json_int_t id = json_integer_value(j);
-
+	if (sp_rpc_slice_ref(params, &name, &id, e) < 0)
+		return -1;
+	if (name == NULL) {
 		if (id > 0 && id < SP_MAX_SLICES)
 			*s = node->slices[id];
 		if (*s == NULL)
-			sp_rpc_fail(e, SP_RPC_NOT_FOUND, "no slice has id %" JSON_INTEGER_FORMAT, id);
-	} else if (json_is_string(j)) {
-		for (unsigned int i = 0; i < SP_MAX_SLICES && *s == NULL; i++)
-			if (node->slices[i] != NULL &&
-			    strcmp(node->slices[i]->name, json_string_value(j)) == 0)
-				*s = node->slices[i];
-		if (*s == NULL)
-			sp_rpc_fail(e, SP_RPC_NOT_FOUND, "no slice is named \"%s\"",
-				    json_string_value(j));
-	} else {
-		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"slice\" must be a slice's name or id, got %s",
-			    j == NULL ? "nothing" : sp_rpc_type_name(j));
+			sp_rpc_fail(e, SP_RPC_NOT_FOUND, "no slice has id %" PRId64, id);
+		return *s == NULL ? -1 : 0;
 	}
+	for (unsigned int i = 0; i < SP_MAX_SLICES && *s == NULL; i++)
+		if (node->slices[i] != NULL && strcmp(node->slices[i]->name, name) == 0)
+			*s = node->slices[i];
+	if (*s == NULL)
+		sp_rpc_fail(e, SP_RPC_NOT_FOUND, "no slice is named \"%s\"", name);
 	return *s == NULL ? -1 : 0;
-}
-
-static sp_rpc_method
-find(const char *name)
-{
-	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
-		if (strcmp(methods[i].name, name) == 0)
-			return methods[i].fn;
-	return NULL;
 }
 
 static json_t *
 dispatch(void *ctx, const char *method, json_t *params, struct sp_rpc_error *e)
 {
 	static const char *names[RTE_DIM(methods)];
-	sp_rpc_method fn = find(method);
 
-	if (fn != NULL)
-		return fn(ctx, params, e);
-	for (size_t i = 0; i < RTE_DIM(methods); i++)
+	for (size_t i = 0; i < RTE_DIM(methods); i++) {
 		names[i] = methods[i].name;
+		if (strcmp(methods[i].name, method) != 0)
+			continue;
+		if (sp_rpc_known_keys(params, method, methods[i].params, e) < 0)
+			return NULL;
+		return methods[i].fn(ctx, params, e);
+	}
 	return sp_rpc_no_method(e, method, names, RTE_DIM(methods));
 }
 

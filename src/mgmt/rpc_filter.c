@@ -11,9 +11,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_common.h>
+
 #include "rpc.h"
 
 #define MAX_BATCH 131072 /* filters in one filter.insert: a whole NPE's table */
+#define FILTER_KEYS "position key mask result"
+#define RESULT_KEYS "endpoint queue next_hop data"
+
+/* sp_rpc_known_keys() on part of a filter: where is "filters[3]." or "" (the parameters). */
+static int
+known_keys(json_t *o, const char *where, const char *part, const char *keys,
+	   struct sp_rpc_error *e)
+{
+	char what[48];
+
+	snprintf(what, sizeof(what), "%s%s", where, part);
+	if (what[strlen(what) - 1] == '.')
+		what[strlen(what) - 1] = '\0';
+	return sp_rpc_known_keys(o, what, keys, e);
+}
 
 static void
 hex(char *out, const uint8_t *b, size_t n)
@@ -102,6 +119,8 @@ parse_result(json_t *o, struct sp_result *r, const char *where, struct sp_rpc_er
 			    "queue and next_hop", where);
 		return -1;
 	}
+	if (known_keys(o, where, "result", RESULT_KEYS, e) < 0)
+		return -1;
 	if (sp_rpc_uint(o, "endpoint", UINT16_MAX, &ep, e) < 0 ||
 	    sp_rpc_uint(o, "queue", UINT16_MAX, &q, e) < 0 || sp_rpc_string(o, "next_hop", &nh, e) < 0)
 		return -1;
@@ -139,6 +158,9 @@ parse_filter(const struct sp_node *node, const struct sp_slice *s, json_t *o, co
 		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%s must be a filter object", where);
 		return -1;
 	}
+	/* The single filter's keys sit beside "slice" in the parameters, checked there. */
+	if (where[0] != '\0' && known_keys(o, where, "", FILTER_KEYS, e) < 0)
+		return -1;
 	if (sp_rpc_uint(o, "position", UINT32_MAX, &p, e) < 0 ||
 	    sp_rpc_string(o, "key", &key, e) < 0 || sp_rpc_string(o, "mask", &mask, e) < 0)
 		return -1;
@@ -172,6 +194,50 @@ table_error(const struct sp_slice *s, int rc, struct sp_rpc_error *e)
 			   strerror(-rc));
 }
 
+/* One filter's keys or "filters": [...], never both (which would one mean?). */
+static int
+one_form(json_t *params, struct sp_rpc_error *e)
+{
+	static const char *const single[] = {"position", "key", "mask", "result"};
+
+	if (json_object_get(params, "filters") == NULL)
+		return 0;
+	for (size_t i = 0; i < RTE_DIM(single); i++)
+		if (json_object_get(params, single[i]) != NULL) {
+			sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"%s\" beside \"filters\": give one "
+				    "filter (position, key, mask, result) or \"filters\": [...], not "
+				    "both", single[i]);
+			return -1;
+		}
+	return 0;
+}
+
+/* A position twice in one batch: which filter would it hold? Refused, naming both. */
+static int
+twice(const struct sp_slice *s, const uint32_t *pos, size_t n, struct sp_rpc_error *e)
+{
+	/* Positions are below the slice's filter quota (parse_filter() checked). */
+	uint32_t *first = malloc(s->filter_quota * sizeof(*first));
+	int rc = 0;
+
+	if (first == NULL) {
+		sp_rpc_fail(e, SP_RPC_INTERNAL_ERROR, "out of memory");
+		return -1;
+	}
+	memset(first, 0xff, s->filter_quota * sizeof(*first));
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (first[pos[i]] != UINT32_MAX) {
+			sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "filters[%zu].position %u is also "
+				    "filters[%u]'s; a batch writes each position once", i, pos[i],
+				    first[pos[i]]);
+			rc = -1;
+		}
+		first[pos[i]] = (uint32_t)i;
+	}
+	free(first);
+	return rc;
+}
+
 /*
  * {"slice", "position", "key", "mask", "result"}: one filter; or
  * {"slice", "filters": [...]}: many, checked first and written together
@@ -185,9 +251,10 @@ sp_rpc_filter_insert(struct sp_node *node, json_t *params, struct sp_rpc_error *
 	uint32_t *pos = NULL;
 	struct sp_slice *s;
 	size_t n, i;
+	bool ok;
 	int rc;
 
-	if (sp_rpc_slice(node, params, &s, e) < 0)
+	if (sp_rpc_slice(node, params, &s, e) < 0 || one_form(params, e) < 0)
 		return NULL;
 	if (list == NULL) {
 		struct sp_filter one;
@@ -216,11 +283,11 @@ sp_rpc_filter_insert(struct sp_node *node, json_t *params, struct sp_rpc_error *
 		if (parse_filter(node, s, o, where, &pos[i], &f[i], e) < 0)
 			break;
 	}
-	rc = i < n ? 0 : sp_lookup_write_bulk(node->npes[s->npe].lookup, s->id, pos, f,
-					      (uint32_t)n);
+	ok = i == n && twice(s, pos, n, e) == 0;
+	rc = ok ? sp_lookup_write_bulk(node->npes[s->npe].lookup, s->id, pos, f, (uint32_t)n) : 0;
 	free(pos);
 	free(f);
-	if (i < n)
+	if (!ok)
 		return NULL;
 	return rc < 0 ? table_error(s, rc, e) : json_pack("{s:I}", "written", (json_int_t)n);
 }

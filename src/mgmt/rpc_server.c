@@ -114,7 +114,7 @@ handle_lines(struct sp_node *node, struct client *c)
 
 		if (c->skipping)
 			c->skipping = false; /* the end of the line answered as too large */
-		else if (len > 0 && !(len == 1 && c->in[start] == '\r'))
+		else
 			answer = sp_rpc_handle(node, c->in + start, len);
 		start += len + 1;
 		lines++;

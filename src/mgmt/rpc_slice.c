@@ -30,19 +30,15 @@ sp_rpc_node_error(int rc, const char *why, struct sp_rpc_error *e)
 	return sp_rpc_fail(e, code, "%s", why);
 }
 
-/* A slice name: 1 to 31 letters, digits or '_' (it keys telemetry dictionaries). */
 static int
 check_name(const char *name, struct sp_rpc_error *e)
 {
-	size_t len = strlen(name);
+	const char *why = sp_slice_name_problem(name);
 
-	if (len == 0 || len >= SP_NAME_LEN || strspn(name, "abcdefghijklmnopqrstuvwxyz"
-						       "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != len) {
-		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"name\" must be 1 to %d letters, digits or "
-			    "'_', got \"%s\"", SP_NAME_LEN - 1, name);
-		return -1;
-	}
-	return 0;
+	if (why == NULL)
+		return 0;
+	sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"name\" %s, got \"%.40s\"", why, name);
+	return -1;
 }
 
 static uint16_t

@@ -13,6 +13,21 @@
 
 #define MAX_MEM_IO 65536 /* bytes in one mem.read or mem.write */
 
+/* "slice" and "offset" of mem.read and mem.write: a slice that has memory at all. */
+static int
+mem_slice(struct sp_node *node, json_t *params, struct sp_slice **s, uint64_t *off,
+	  struct sp_rpc_error *e)
+{
+	if (sp_rpc_slice(node, params, s, e) < 0)
+		return -1;
+	if ((*s)->mem_size == 0) {
+		sp_rpc_fail(e, SP_RPC_QUOTA, "slice %s has no memory: it was created with memory 0 "
+			    "(slice.create's \"memory\")", (*s)->name);
+		return -1;
+	}
+	return sp_rpc_uint(params, "offset", UINT32_MAX, off, e);
+}
+
 /* {"slice", "offset", "length"} -> {"data": hex} */
 json_t *
 sp_rpc_mem_read(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
@@ -22,8 +37,7 @@ sp_rpc_mem_read(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 	json_t *r;
 	char *hex;
 
-	if (sp_rpc_slice(node, params, &s, e) < 0 ||
-	    sp_rpc_uint(params, "offset", UINT32_MAX, &off, e) < 0 ||
+	if (mem_slice(node, params, &s, &off, e) < 0 ||
 	    sp_rpc_uint(params, "length", MAX_MEM_IO, &len, e) < 0)
 		return NULL;
 	if (off + len > s->mem_size)
@@ -50,9 +64,7 @@ sp_rpc_mem_write(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 	uint64_t off;
 	size_t n;
 
-	if (sp_rpc_slice(node, params, &s, e) < 0 ||
-	    sp_rpc_uint(params, "offset", UINT32_MAX, &off, e) < 0 ||
-	    sp_rpc_string(params, "data", &hex, e) < 0)
+	if (mem_slice(node, params, &s, &off, e) < 0 || sp_rpc_string(params, "data", &hex, e) < 0)
 		return NULL;
 	bytes = malloc(MAX_MEM_IO);
 	if (bytes == NULL)

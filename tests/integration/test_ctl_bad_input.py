@@ -55,7 +55,8 @@ def test_malformed_requests_get_clear_errors(ctl):
              NOT_FOUND, 'no slice is named "gamma"'),
             (b'{"jsonrpc":"2.0","id":1,"method":"endpoint.reserve","params":{"slice":"alpha",'
              b'"port":"p0","bandwidth":1000000000}}', 1002,
-             "may reserve 100000000 bit/s in all and its endpoints hold 0"),
+             "may reserve 100000000 bit/s outbound in all (its \"bandwidth\" quota) and its "
+             "endpoints hold 0"),
         ]
         for line, code, text in cases:
             err = raw(r, line)["error"]
@@ -65,6 +66,87 @@ def test_malformed_requests_get_clear_errors(ctl):
         # A notification is carried out and not answered; the next request is.
         r.send_line(b'{"jsonrpc":"2.0","method":"whoami"}')
         assert raw(r, b'{"jsonrpc":"2.0","id":"x","method":"whoami"}')["id"] == "x"
+    assert strip_counters(ctl.ctld.call("state.dump")) == before
+    ctl.stop()
+
+
+def rpc_line(method, params, rid=1):
+    return json.dumps({"jsonrpc": "2.0", "id": rid, "method": method,
+                       "params": params}).encode()
+
+
+def a_filter(pos, **more):
+    f = {"position": pos, "key": "0a000000" + "00" * 10, "mask": "ff" * 4 + "00" * 10,
+         "result": {"endpoint": 0, "queue": 0, "next_hop": "10.1.0.2:7001"}}
+    f.update(more)
+    return f
+
+
+def test_strict_requests_get_one_answer(ctl):
+    """Each request that could be read two ways is refused with -32602 naming the
+    parameter: unknown parameters (at any depth), one filter beside a batch, a position twice
+    in a batch, an index the server picks, a slice name of digits; integers beyond 64 bits
+    likewise, not -32700; blank lines are skipped like empty ones; a slice without memory
+    says so. Nothing is changed by any of them."""
+    ctl.start()
+    sc = ctl.ctld.slicectl
+    sc("slice", "create", "alpha", "codeopt", "ipv4", "buffers", 1000)
+    sc("endpoint", "reserve", "alpha", "port", "p1")
+    sc("queue", "bind", "alpha", 0, "endpoint", 0)
+    sc("slice", "create", "nomem", "codeopt", "ipv4", "buffers", 1000, "memory", 0)
+    before = strip_counters(ctl.ctld.call("state.dump"))
+    huge = 123456789012345678901234567890
+    with Rpc(ctl.ctld.socket) as r:
+        cases = [
+            (rpc_line("slice.create", {"name": "b", "codeopt": "ipv4", "frobnicate": 1}),
+             '"frobnicate" is not a parameter of slice.create, which takes name, codeopt, '),
+            (rpc_line("whoami", {"verbose": True}),
+             '"verbose" is not a parameter of whoami, which takes none'),
+            (rpc_line("endpoint.reserve", {"slice": "alpha", "port": "p0", "index": 3}),
+             '"index" is not a parameter of endpoint.reserve'),
+            (rpc_line("filter.insert", {"slice": "alpha", "filters": [a_filter(1)],
+                                        "position": 2}),
+             '"position" beside "filters": give one filter'),
+            (rpc_line("filter.insert", {"slice": "alpha", "filters": [a_filter(3), a_filter(4),
+                                                                     a_filter(3)]}),
+             "filters[2].position 3 is also filters[0]'s"),
+            (rpc_line("filter.insert", {"slice": "alpha", "filters": [a_filter(1, prio=9)]}),
+             '"prio" is not a parameter of filters[0], which takes position, key, mask, result'),
+            (rpc_line("filter.insert", dict(a_filter(1, result={
+                "endpoint": 0, "queue": 0, "next_hop": "10.1.0.2:7001", "weight": 2}),
+                slice="alpha")),
+             '"weight" is not a parameter of result, which takes endpoint, queue, next_hop, data'),
+            (rpc_line("filter.list", {"slice": "4"}),
+             '"slice": "4" is a string of digits, which no slice\'s name is; give a slice id '
+             'as a number ("slice": 4)'),
+            (rpc_line("slice.create", {"name": "4", "codeopt": "ipv4"}),
+             '"name" must not be all digits'),
+            (rpc_line("mem.read", {"slice": "nomem", "offset": 0, "length": 1}),
+             "slice nomem has no memory: it was created with memory 0"),
+            (rpc_line("mem.write", {"slice": "nomem", "offset": 0, "data": "00"}),
+             "slice nomem has no memory"),
+        ]
+        for line, text in cases:
+            reply = raw(r, line)
+            print(line[:70], "->", reply)
+            assert reply["id"] == 1
+            assert reply["error"]["code"] == INVALID_PARAMS or "no memory" in text, reply
+            assert text in reply["error"]["message"], (text, reply)
+        # Valid JSON, beyond 64 bits: -32602 naming the parameter, to the request's id.
+        for line, where in [
+                (b'{"jsonrpc":"2.0","id":5,"method":"mem.read","params":{"slice":"alpha",'
+                 b'"offset":%d,"length":1}}' % huge, '"offset"'),
+                (b'{"jsonrpc":"2.0","id":"q","method":"filter.insert","params":{"slice":"alpha",'
+                 b'"filters":[{"position":-%d}]}}' % huge, '"filters[0].position"')]:
+            reply = raw(r, line)
+            assert reply["error"]["code"] == INVALID_PARAMS, reply
+            assert f"{where} is beyond the 64-bit integers" in reply["error"]["message"]
+            assert reply["id"] == (5 if where == '"offset"' else "q")
+        # Blank lines, empty or of spaces and tabs, are skipped alike: the next reply is the
+        # next request's.
+        for blank in (b"", b"   ", b" \t \r"):
+            r.send_line(blank)
+        assert raw(r, b'{"jsonrpc":"2.0","id":"after","method":"whoami"}')["id"] == "after"
     assert strip_counters(ctl.ctld.call("state.dump")) == before
     ctl.stop()
 

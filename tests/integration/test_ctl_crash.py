@@ -21,7 +21,7 @@ def acknowledge_changes(ctl):
     sc = ctl.ctld.slicectl
     changes = [
         ("slice", "create", "alpha", "codeopt", "ipv4", "filters", 64, "queues", 4,
-         "memory", 8192, "buffers", 2000),
+         "memory", 8192, "buffers", 2000, "inbound", "500M"),
         ("endpoint", "reserve", "alpha", "port", "p0", "udp", 5001, "inbound", "300M"),
         ("endpoint", "reserve", "alpha", "port", "p1", "udp", 5001, "bandwidth", "20M"),
         ("queue", "bind", "alpha", 0, "endpoint", 1, "share", "5M"),

@@ -19,7 +19,7 @@ def test_slice_lifecycle_through_slicectl(ctl, users):
     want = []
 
     out = sc("slice", "create", "alpha", "codeopt", "ipv4", "owner", owner, "filters", 64,
-             "queues", 4, "bandwidth", "50M")
+             "queues", 4, "bandwidth", "50M", "inbound", "300M")
     assert "slice alpha created: id 1, NPE 0" in out.stdout
     assert "endpoint 0: UDP port 5001 on p0" in sc("endpoint", "reserve", "alpha", "port", "p0",
                                                    "udp", PORT, "inbound", "200M",
@@ -34,6 +34,9 @@ def test_slice_lifecycle_through_slicectl(ctl, users):
     assert (ifaces["p0"]["inbound_reserved"], ifaces["p0"]["inbound_available"]) == \
         (200_000_000, 10_000_000_000 - 200_000_000)
     assert ifaces["p1"]["inbound_reserved"] == 0
+    quotas = ctl.ctld.json("slice", "list", user=owner)[0]
+    assert [quotas[k] for k in ("bandwidth", "reserved", "inbound", "inbound_reserved")] == \
+        [50_000_000, 30_000_000, 300_000_000, 200_000_000]
     assert [(e["index"], e["inbound"]) for e in ctl.ctld.json("endpoint", "list", "alpha",
                                                               user=owner)] == \
         [(0, 200_000_000), (1, 0)]

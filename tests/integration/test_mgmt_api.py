@@ -136,6 +136,12 @@ def test_bad_requests_get_clear_errors_and_change_nothing(tap):
                  slice="alpha", offset=4094, data="010203")
     expect_error(n, INVALID_PARAMS, "hex digits", "mem.write", slice="alpha", offset=0,
                  data="xyz")
+    expect_error(n, INVALID_PARAMS, '"share" is not a parameter of queue.unbind, which takes '
+                 'slice, queue', "queue.unbind", slice="alpha", queue=0, share=1)
+    expect_error(n, INVALID_PARAMS, '"slice" is not a parameter of node.info, which takes none',
+                 "node.info", slice="alpha")
+    expect_error(n, INVALID_PARAMS, '"slice": "1" is a string of digits', "filter.list",
+                 slice="1")
     assert n.call("state.dump") == before
 
     # The envelope, sent raw.

@@ -152,6 +152,7 @@ add_slice(struct model *m, uint16_t id, const char *name)
 	s->queue_quota = (uint16_t)(64 - id % 7);
 	s->buffer_quota = 3000000000u + id;
 	s->bandwidth = UINT64_C(12345678901234) + id;
+	s->inbound = UINT64_C(9876543210987) + id;
 	return s;
 }
 
@@ -220,6 +221,7 @@ assert_model_equal(const struct model *want, const struct model *got)
 			assert_int_equal(g->queue_quota, w->queue_quota);
 			assert_int_equal(g->buffer_quota, w->buffer_quota);
 			assert_int_equal(g->bandwidth, w->bandwidth);
+			assert_int_equal(g->inbound, w->inbound);
 			assert_string_equal(g->trouble, ""); /* not stored */
 		}
 		for (unsigned int i = 0; i < SP_MAX_SLICE_ENDPOINTS; i++) {
@@ -407,7 +409,7 @@ test_open_and_load(void **state)
 	assert_model_equal(w, f->got);
 	assert_false(f->got->slices[3].ep[1].used);
 	assert_true(f->got->slices[3].ep[2].used);
-	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 1);
+	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 2);
 	store_close(st);
 }
 
@@ -844,14 +846,42 @@ test_schema_version(void **state)
 	assert_int_equal(store_open(&st, f->path, false, err, sizeof(err)), -1);
 	assert_null(st);
 	assert_non_null(strstr(err, "version 7"));
-	assert_non_null(strstr(err, "version 1"));
+	assert_non_null(strstr(err, "version 2"));
 	assert_non_null(strstr(err, f->path));
 
-	/* Back to version 1: it opens, with the slice still there. */
-	sql_exec(f, "UPDATE meta SET value = 1 WHERE key = 'schema'");
+	/* Back to version 2: it opens, with the slice still there. */
+	sql_exec(f, "UPDATE meta SET value = 2 WHERE key = 'schema'");
 	st = open_store(f);
 	load(st, f->got);
 	assert_model_equal(f->want, f->got);
+	store_close(st);
+}
+
+/*
+ * A version 1 database (no inbound quota) is brought to version 2: each slice
+ * gets the default inbound quota, or what its endpoints hold if more.
+ */
+static void
+test_migrate_from_1(void **state)
+{
+	struct fixture *f = *state;
+	struct store *st = open_store(f);
+	struct ctld_slice *big = add_slice(f->want, 1, "big"), *none = add_slice(f->want, 2, "none");
+
+	add_endpoint(big, 0, "eth0", 5000, UINT64_C(400000000));
+	add_endpoint(big, 1, "eth1", 5001, 7);
+	put_model(st, f->want);
+	store_close(st);
+	sql_exec(f, "ALTER TABLE slices DROP COLUMN inbound; "
+		    "UPDATE meta SET value = 1 WHERE key = 'schema'");
+
+	st = open_store(f);
+	load(st, f->got);
+	big->inbound = big->ep[0].inbound + big->ep[1].inbound;
+	none->inbound = SP_DEFAULT_SLICE_BANDWIDTH;
+	assert_true(big->inbound > SP_DEFAULT_SLICE_BANDWIDTH);
+	assert_model_equal(f->want, f->got);
+	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 2);
 	store_close(st);
 }
 
@@ -891,6 +921,7 @@ main(void)
 		T(test_mem_pages),
 		T(test_each_mem_page_stops),
 		T(test_schema_version),
+		T(test_migrate_from_1),
 		T(test_open_bad_dir),
 	};
 
