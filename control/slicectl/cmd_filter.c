@@ -344,7 +344,7 @@ filter_load(struct cli *cli, int argc, char **argv)
 		return cli_usage("usage: slicectl filter load SLICE FILE|- [batch N]");
 	rc = cli_pairs(argc - 2, argv + 2, keys, v);
 	if (rc == 0 && v[0] != NULL)
-		rc = cli_uint("batch", v[0], 131072, &batch);
+		rc = cli_uint("batch", v[0], SP_MAX_FILTER_BATCH, &batch);
 	if (rc != 0 || (all = read_filters(argv[1])) == NULL)
 		return rc != 0 ? rc : EXIT_USAGE;
 	n = json_array_size(all);

@@ -113,7 +113,7 @@ struct sp_ctl_filter {
 	struct sp_result result; /* nh_ip and nh_port in network byte order */
 	uint64_t hits;
 };
-/* Write n filters: n > 1 is one batch, written all or none (at most 131072, and under 16 MiB). */
+/* Write n filters: n > 1 is one batch, written all or none (at most SP_MAX_FILTER_BATCH, and under 16 MiB). */
 int sp_ctl_filter_write(struct sp_ctl *c, const char *slice, const struct sp_ctl_filter *f,
 			size_t n);
 int sp_ctl_filter_delete(struct sp_ctl *c, const char *slice, uint32_t position);

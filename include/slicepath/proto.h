@@ -62,6 +62,8 @@
  * compiles a table of 128K filters only twice (docs/api.md).
  */
 #define SP_FILTER_BATCH 65536
+/* Filters one filter.insert may write at most: a whole NPE's table by default. */
+#define SP_MAX_FILTER_BATCH 131072
 
 /*
  * The exception channel (docs/slowpath.md): each slice has a Unix

@@ -3,7 +3,7 @@
  * Substrate decap (SPP Line Card, receive side). Each frame of a burst is
  * checked layer by layer (Ethernet, IPv4, UDP), unless a few compares find
  * it the common datagram (common_datagram()); what is addressed to the node
- * itself (ARP, ICMP echo) goes to arp.c, UDP datagrams to a node address are
+ * itself (ARP, ICMP echo) goes to arp_echo.c, UDP datagrams to a node address are
  * matched against the endpoint table and held to their endpoint's inbound
  * rate, and everything else is counted by reason and freed in one go.
  */
@@ -24,7 +24,7 @@
 
 #include "../common/mac.h"
 #include "../common/tbucket.h"
-#include "arp.h"
+#include "arp_echo.h"
 #include "decap.h"
 
 RTE_LOG_REGISTER(sp_decap_logtype, slicepath.decap, INFO);
@@ -90,7 +90,7 @@ struct candidate {
 /* What the checks made of one frame. */
 enum step {
 	STEP_DROP,   /* for the reason returned alongside */
-	STEP_DONE,   /* answered or passed up by arp.c */
+	STEP_DONE,   /* answered or passed up by arp_echo.c */
 	STEP_LOOKUP, /* a datagram for the endpoint lookup */
 };
 

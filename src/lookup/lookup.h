@@ -29,8 +29,10 @@
 
 #include <slicepath/codeopt.h>
 
+#include "../common/limits.h"
+
 #define SP_LOOKUP_MISS UINT32_MAX
-#define SP_LOOKUP_DEFAULT_CAPACITY 131072
+#define SP_LOOKUP_DEFAULT_CAPACITY SP_DEFAULT_NPE_FILTERS
 
 struct sp_lookup;
 

@@ -25,11 +25,11 @@
 #include <rte_pdump.h>
 
 #include "common/notify.h"
-#include "main/config.h"
+#include "config/config.h"
 #include "mgmt/channel.h"
 #include "mgmt/mgmt.h"
-#include "pipeline/node.h"
-#include "pipeline/pipeline.h"
+#include "node/node.h"
+#include "lc/lcore.h"
 #include "stats/stats.h"
 
 enum { EXIT_CONFIG = 1, EXIT_RUNTIME = 2 };

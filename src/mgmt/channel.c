@@ -146,6 +146,12 @@ sp_channel_open(struct sp_channels *ch, struct sp_slice *s, char *err, size_t er
 }
 
 const char *
+sp_channels_dir(const struct sp_channels *ch)
+{
+	return ch == NULL ? "" : ch->dir;
+}
+
+const char *
 sp_channel_path(const struct sp_channels *ch, const struct sp_slice *s)
 {
 	return ch == NULL ? "" : ch->chan[s->id].path;

@@ -14,7 +14,7 @@
 #include <poll.h>
 #include <stddef.h>
 
-#include "../pipeline/node.h"
+#include "../node/node.h"
 
 struct sp_channels;
 
@@ -28,6 +28,8 @@ void sp_channels_free(struct sp_channels *ch);
 int sp_channel_open(struct sp_channels *ch, struct sp_slice *s, char *err, size_t errlen);
 /* Close s's channel (its slow path gets end of file) and remove the socket file. */
 void sp_channel_close(struct sp_channels *ch, struct sp_slice *s);
+/* The channels' directory ("" when channels are off: ch NULL). */
+const char *sp_channels_dir(const struct sp_channels *ch);
 /* The socket path of s's channel ("" when channels are off). */
 const char *sp_channel_path(const struct sp_channels *ch, const struct sp_slice *s);
 

@@ -11,7 +11,7 @@
 
 #include <rte_log.h>
 
-#include "../pipeline/node.h"
+#include "../node/node.h"
 #include "rpc_server.h"
 
 /* The management thread's log type (slicepath.mgmt), shared by its files. */

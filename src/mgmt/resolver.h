@@ -17,7 +17,7 @@
 
 #include <rte_ether.h>
 
-#include "../decap/neigh.h"
+#include "../encap/neigh.h"
 
 #define SP_RESOLVE_MAX 256        /* next hops being asked about at once */
 #define SP_RESOLVE_RETRY_MS 1000  /* between two requests for one next hop */

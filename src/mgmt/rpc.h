@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 #include "../common/jsonrpc.h"
-#include "../pipeline/node.h"
+#include "../node/node.h"
 
 /*
  * A method: the result (a new reference) or NULL with e filled. params is

@@ -13,9 +13,9 @@
 
 #include <rte_common.h>
 
+#include "../common/text.h"
 #include "rpc.h"
 
-#define MAX_BATCH 131072 /* filters in one filter.insert: a whole NPE's table */
 #define FILTER_KEYS "position key mask result"
 #define RESULT_KEYS "endpoint queue next_hop data"
 
@@ -266,9 +266,9 @@ sp_rpc_filter_insert(struct sp_node *node, json_t *params, struct sp_rpc_error *
 		return rc < 0 ? table_error(s, rc, e) : json_pack("{s:i}", "written", 1);
 	}
 	n = json_array_size(list);
-	if (!json_is_array(list) || n == 0 || n > MAX_BATCH)
+	if (!json_is_array(list) || n == 0 || n > SP_MAX_FILTER_BATCH)
 		return sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"filters\" must be an array of 1 to %d "
-				   "filter objects", MAX_BATCH);
+				   "filter objects", SP_MAX_FILTER_BATCH);
 	pos = malloc(n * sizeof(*pos));
 	f = malloc(n * sizeof(*f));
 	if (pos == NULL || f == NULL) {

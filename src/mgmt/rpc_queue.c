@@ -16,7 +16,7 @@ queue_params(json_t *params, uint64_t *bytes, uint64_t *pkts, uint64_t *share,
 	if (sp_rpc_optional_uint(params, "threshold", SP_MIN_THRESHOLD, UINT32_MAX, bytes, e) < 0 ||
 	    sp_rpc_optional_uint(params, "threshold_packets", 1, SP_MAX_THRESHOLD_PKTS, pkts,
 				 e) < 0 ||
-	    sp_rpc_optional_uint(params, "share", 1, SP_QM_MAX_RATE, share, e) < 0)
+	    sp_rpc_optional_uint(params, "share", 1, SP_MAX_RATE, share, e) < 0)
 		return -1;
 	return 0;
 }
@@ -37,7 +37,7 @@ sp_rpc_sched_set(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 
 	if (sp_rpc_uint(params, "npe", UINT16_MAX, &npe, e) < 0 ||
 	    sp_rpc_port(node, params, &port, e) < 0 ||
-	    sp_rpc_uint(params, "rate", SP_QM_MAX_RATE, &rate, e) < 0)
+	    sp_rpc_uint(params, "rate", SP_MAX_RATE, &rate, e) < 0)
 		return NULL;
 	if (npe >= node->nb_npes)
 		return sp_rpc_fail(e, SP_RPC_NOT_FOUND, "no NPE %" PRIu64 ": the node has %u", npe,

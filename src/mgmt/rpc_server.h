@@ -6,7 +6,7 @@
 #include <poll.h>
 #include <stddef.h>
 
-#include "../pipeline/node.h"
+#include "../node/node.h"
 
 struct sp_rpc_server;
 

@@ -11,6 +11,7 @@
 #include <rte_byteorder.h>
 
 #include "channel.h"
+#include "../common/text.h"
 #include "rpc.h"
 
 json_t *
@@ -169,8 +170,8 @@ sp_rpc_endpoint_reserve(struct sp_node *node, json_t *params, struct sp_rpc_erro
 
 	if (sp_rpc_slice(node, params, &s, e) < 0 || sp_rpc_port(node, params, &req.port, e) < 0 ||
 	    sp_rpc_optional_uint(params, "udp_port", 0, UINT16_MAX, &udp, e) < 0 ||
-	    sp_rpc_optional_uint(params, "bandwidth", 0, SP_QM_MAX_RATE, &bw, e) < 0 ||
-	    sp_rpc_optional_uint(params, "inbound", 0, SP_QM_MAX_RATE, &in, e) < 0 ||
+	    sp_rpc_optional_uint(params, "bandwidth", 0, SP_MAX_RATE, &bw, e) < 0 ||
+	    sp_rpc_optional_uint(params, "inbound", 0, SP_MAX_RATE, &in, e) < 0 ||
 	    sp_rpc_optional_uint(params, "index", 0, SP_MAX_SLICE_ENDPOINTS - 1, &want, e) < 0)
 		return NULL;
 	req.udp_port = (uint16_t)udp;

@@ -9,6 +9,8 @@
 #include <rte_ether.h>
 
 #include "../stats/stats.h"
+#include "channel.h"
+#include "../common/text.h"
 #include "rpc.h"
 
 #define MAX_MEM_IO 65536 /* bytes in one mem.read or mem.write */
@@ -138,7 +140,7 @@ reasons(const uint64_t *r)
 }
 
 /*
- * The sampled residence times (pipeline/residence.h) since start: the
+ * The sampled residence times (lc/residence.h) since start: the
  * summary, and the buckets that hold any by their largest value, from which
  * a reader that keeps two readings works out a window's percentiles.
  */
@@ -335,7 +337,6 @@ sp_rpc_state_dump(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 static json_t *
 port_info(const struct sp_node *node, uint16_t p)
 {
-	const struct sp_cfg_port *c = &node->cfg->ports[p];
 	const struct sp_port *port = &node->ports[p];
 	char ip[INET_ADDRSTRLEN], mac[RTE_ETHER_ADDR_FMT_SIZE];
 	struct in_addr a = {.s_addr = port->ip_be};
@@ -345,7 +346,8 @@ port_info(const struct sp_node *node, uint16_t p)
 	return json_pack("{s:s, s:i, s:s, s:s, s:I, s:I, s:i, s:i, s:i}", "name", port->name,
 			 "index", p, "ipv4", ip, "mac", mac, "rate", (json_int_t)port->rate_bps,
 			 "inbound_reserved", (json_int_t)sp_node_inbound_reserved(node, p),
-			 "overhead", c->overhead, "rx_desc", c->rx_desc, "tx_desc", c->tx_desc);
+			 "overhead", port->overhead, "rx_desc", port->rx_desc, "tx_desc",
+			 port->tx_desc);
 }
 
 /*
@@ -368,14 +370,14 @@ sp_rpc_node_info(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 
 		json_array_append_new(npes, json_pack("{s:i, s:i, s:I, s:I, s:I, s:I}", "id", n,
 						      "lcore", npe->lcore, "filters",
-						      (json_int_t)node->cfg->npes[n].filters,
-						      "queues", (json_int_t)node->cfg->npes[n].queues,
+						      (json_int_t)npe->filter_capacity,
+						      "queues", (json_int_t)npe->queue_capacity,
 						      "filter_quotas", (json_int_t)npe->filter_quotas,
 						      "queue_quotas", (json_int_t)npe->queue_quotas));
 	}
 	return json_pack("{s:s, s:o, s:o, s:o, s:I, s:s, s:i}", "version", SP_VERSION, "ports",
 			 ports, "npes", npes, "schedulers", schedulers(node), "mbufs",
-			 (json_int_t)node->cfg->mbufs, "channel_dir",
-			 node->channels != NULL ? node->cfg->channel_dir : "", "max_slices",
+			 (json_int_t)node->nb_mbufs, "channel_dir",
+			 sp_channels_dir(node->channels), "max_slices",
 			 SP_MAX_SLICES - 1);
 }

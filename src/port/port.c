@@ -14,6 +14,8 @@
 
 #include <slicepath/codeopt.h>
 
+#include "../config/config.h"
+
 RTE_LOG_REGISTER(sp_port_logtype, slicepath.port, INFO);
 #define PORT_LOG(level, ...) rte_log(RTE_LOG_##level, sp_port_logtype, "port: " __VA_ARGS__)
 
@@ -144,6 +146,9 @@ sp_port_open(const struct sp_cfg_port *cfg, struct rte_mempool *pool, struct sp_
 	out->port_id = pid;
 	out->ip_be = cfg->ipv4;
 	out->rate_bps = cfg->rate_bps;
+	out->overhead = cfg->overhead;
+	out->rx_desc = cfg->rx_desc;
+	out->tx_desc = cfg->tx_desc;
 	if (cfg->has_mac)
 		memcpy(out->mac.addr_bytes, cfg->mac, RTE_ETHER_ADDR_LEN);
 	else

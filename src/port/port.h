@@ -13,7 +13,9 @@
 #include <rte_ether.h>
 #include <rte_mempool.h>
 
-#include "../main/config.h"
+#include "../common/limits.h"
+
+struct sp_cfg_port;
 
 /* Packet buffers with room for struct sp_meta in each mbuf's private area. */
 struct rte_mempool *sp_pktmbuf_pool_create(const char *name, uint32_t n, int socket);
@@ -24,6 +26,8 @@ struct sp_port {
 	uint32_t ip_be;
 	struct rte_ether_addr mac;
 	uint64_t rate_bps;
+	uint16_t overhead; /* bytes a frame adds on the wire beyond its data */
+	uint16_t rx_desc, tx_desc;
 };
 
 /*

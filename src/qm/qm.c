@@ -154,7 +154,7 @@ sp_qm_port_config(struct sp_qm *qm, uint16_t port, uint64_t rate_bps, uint16_t o
 	struct qm_rate r;
 	struct qm_sched *s;
 
-	if (qm == NULL || port >= qm->nb_ports || rate_bps == 0 || rate_bps > SP_QM_MAX_RATE)
+	if (qm == NULL || port >= qm->nb_ports || rate_bps == 0 || rate_bps > SP_MAX_RATE)
 		return -EINVAL;
 	s = &qm->sched[port];
 	if (s->reserved_bps > rate_bps)

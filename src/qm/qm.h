@@ -62,15 +62,12 @@ struct sp_qm_queue_conf {
 	uint32_t max_pkts;    /* likewise, in packets */
 };
 
-/* The highest rate a scheduler takes: 10 Tb/s. */
-#define SP_QM_MAX_RATE SP_MAX_RATE
-
 /* NULL with rte_errno set on failure. */
 struct sp_qm *sp_qm_create(const struct sp_qm_params *p);
 void sp_qm_free(struct sp_qm *qm);
 
 /*
- * A port's scheduler: rate in bits/s (1 to SP_QM_MAX_RATE) and the bytes each frame adds
+ * A port's scheduler: rate in bits/s (1 to SP_MAX_RATE) and the bytes each frame adds
  * on the wire. -EINVAL bad port or rate; -ENOSPC the owners' reservations
  * there exceed the new rate. While the lcore dequeues, the change holds from
  * its next dequeue of the port (published through a seqlock).

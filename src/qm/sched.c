@@ -161,7 +161,7 @@ refill(struct qm_sched *s, uint64_t now)
 
 /*
  * A queue's quantum: the minimum one times its share over the smallest
- * share (shares are at most SP_QM_MAX_RATE: no overflow).
+ * share (shares are at most SP_MAX_RATE: no overflow).
  */
 static inline uint64_t
 quantum(const struct qm_queue *q, const struct qm_sched *s)

@@ -17,7 +17,7 @@
 #include <slicepath/codeopt.h>
 
 #include "../common/latency.h"
-#include "../main/config.h"
+#include "../common/limits.h"
 
 struct sp_counter {
 	uint64_t pkts;

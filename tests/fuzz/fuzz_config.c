@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "main/config.h"
+#include "config/config.h"
 
 /* Largest errno value; anything below -MAX_ERRNO is not an errno. */
 #define MAX_ERRNO 4095

@@ -28,7 +28,7 @@
 #include "../../codeopts/i3/i3_ring.h"
 #include "../../codeopts/i3/i3_wire.h"
 #include "fuzz_pkt.h"
-#include "pipeline/slice.h"
+#include "npe/slice.h"
 
 #define FROM_SLOW_PATH 0x01
 #define SLICE_ID 9

@@ -24,7 +24,7 @@
 #include <rte_ip.h>
 
 #include "fuzz_pkt.h"
-#include "pipeline/slice.h"
+#include "npe/slice.h"
 
 #define FIX_CKSUM 0x01
 #define IPV4_HDR_LEN 20

@@ -13,7 +13,6 @@
 #define LINK_BPS 10000000000ull
 
 static struct sp_node node;
-static struct sp_config cfg;
 
 static void
 make_node(void)
@@ -30,18 +29,14 @@ make_node(void)
 	struct sp_slice *s;
 	uint16_t ep = SP_ENDPOINT_ANY;
 
-	cfg.nb_npes = 1;
-	cfg.npes[0].filters = 4096;
-	cfg.npes[0].queues = 64;
-	cfg.nb_ports = 2;
-	node.cfg = &cfg;
 	node.nb_npes = 1;
+	node.npes[0].filter_capacity = 4096;
+	node.npes[0].queue_capacity = 64;
 	node.nb_ports = 2;
 	for (uint16_t p = 0; p < 2; p++) {
-		snprintf(cfg.ports[p].name, sizeof(cfg.ports[p].name), "p%u", p);
 		snprintf(node.ports[p].name, sizeof(node.ports[p].name), "p%u", p);
-		cfg.ports[p].rate_bps = node.ports[p].rate_bps = LINK_BPS;
-		cfg.npes[0].rate_bps[p] = LINK_BPS;
+		node.ports[p].rate_bps = LINK_BPS;
+		node.ports[p].overhead = 24;
 	}
 	node.decap = sp_decap_create("fuzz_node", SP_MAX_ENDPOINTS, SOCKET_ID_ANY);
 	node.npes[0].lookup = sp_lookup_create(&lp);
@@ -75,7 +70,7 @@ scan_for_leaks(const struct rte_memseg_list *msl, const struct rte_memseg *ms, s
 struct sp_node *
 sp_fuzz_node(void)
 {
-	if (node.cfg != NULL)
+	if (node.nb_npes != 0)
 		return &node;
 	sp_fuzz_eal_init();
 	/*

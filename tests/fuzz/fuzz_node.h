@@ -6,7 +6,7 @@
 #ifndef SP_FUZZ_NODE_H
 #define SP_FUZZ_NODE_H
 
-#include "pipeline/node.h"
+#include "node/node.h"
 
 /* The one slice of the node's config, unmanaged. */
 #define SP_FUZZ_SLICE 1

@@ -22,7 +22,7 @@
 #include <slicepath/codeopt.h>
 
 #include "eal_fixture.h"
-#include "pipeline/slice.h"
+#include "npe/slice.h"
 
 #define MAX_PKT 256
 #define MEM 4096

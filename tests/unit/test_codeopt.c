@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "eal_fixture.h"
-#include "pipeline/slice.h"
+#include "npe/slice.h"
 
 static int init_calls, fini_calls, init_rc;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the slicepathd config parser (src/main/config.c): one table
+ * Unit tests of the slicepathd config parser (src/config/config.c): one table
  * row per error path (return code, field path first, key words), then the
  * values of valid configs, the text helpers and the example configs.
  * No EAL: the parser must work without DPDK running.
@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "main/config.h"
+#include "config/config.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -24,7 +24,7 @@
 
 #include "../../codeopts/dpi/patterns.h"
 #include "eal_fixture.h"
-#include "pipeline/slice.h"
+#include "npe/slice.h"
 
 #define MAX_PKT 1600
 

@@ -13,7 +13,7 @@
 #include <rte_ip.h>
 
 #include "eal_fixture.h"
-#include "pipeline/pipeline.h"
+#include "encap/encap.h"
 
 static struct sp_node node;
 static struct sp_neigh_cache neigh_cache;

@@ -23,7 +23,7 @@
 #include "../../codeopts/i3/i3_ring.h"
 #include "../../codeopts/i3/i3_wire.h"
 #include "eal_fixture.h"
-#include "pipeline/slice.h"
+#include "npe/slice.h"
 
 #define MEM_SIZE (SP_I3_TRIGGERS_OFFSET + 16 * sizeof(struct sp_i3_trigger_rec))
 #define MAX_PKT 1024

@@ -15,7 +15,7 @@
 #include <slicepath/codeopt.h>
 
 #include "eal_fixture.h"
-#include "pipeline/slice.h"
+#include "npe/slice.h"
 
 static const struct sp_codeopt *co;
 static struct sp_slice slice = {.id = 1};

@@ -12,7 +12,7 @@
 #include <rte_byteorder.h>
 #include <rte_ip.h>
 
-#include "decap/neigh.h"
+#include "encap/neigh.h"
 #include "eal_fixture.h"
 
 static const struct rte_ether_addr mac_a = {{0x02, 0x00, 0x00, 0x00, 0x00, 0x0a}};

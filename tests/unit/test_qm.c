@@ -797,7 +797,7 @@ test_bind_rebind_and_errors(void **state)
 	assert_int_equal(sp_qm_owner_reserve(qm, 1, 0, 4 * GBPS), 0);
 	assert_int_equal(sp_qm_port_config(qm, 0, 10 * GBPS - 1, OVERHEAD), -ENOSPC);
 	assert_int_equal(sp_qm_port_config(qm, 0, 0, OVERHEAD), -EINVAL);
-	assert_int_equal(sp_qm_port_config(qm, 0, SP_QM_MAX_RATE + 1, OVERHEAD), -EINVAL);
+	assert_int_equal(sp_qm_port_config(qm, 0, SP_MAX_RATE + 1, OVERHEAD), -EINVAL);
 	assert_int_equal(sp_qm_port_config(qm, NB_PORTS, GBPS, OVERHEAD), -EINVAL);
 	assert_int_equal(sp_qm_owner_reserve(qm, MAX_OWNERS, 0, 1), -EINVAL);
 	assert_int_equal(sp_qm_owner_reserve(qm, 0, NB_PORTS, 1), -EINVAL);

@@ -42,8 +42,8 @@ measure(struct rte_mempool *mp, uint32_t n, uint32_t per_queue, double seconds)
 	struct rte_mbuf *pkts[BURST];
 	uint64_t moved = 0, start, end, stop;
 
-	if (qm == NULL || sp_qm_port_config(qm, 0, SP_QM_MAX_RATE, 24) < 0 ||
-	    sp_qm_owner_reserve(qm, 0, 0, SP_QM_MAX_RATE) < 0 ||
+	if (qm == NULL || sp_qm_port_config(qm, 0, SP_MAX_RATE, 24) < 0 ||
+	    sp_qm_owner_reserve(qm, 0, 0, SP_MAX_RATE) < 0 ||
 	    sp_qm_owner_quota(qm, 0, UINT32_MAX) < 0) {
 		fprintf(stderr, "sp-bench-qm: cannot set up a queue manager of %u queues\n", n);
 		exit(1);

@@ -382,9 +382,9 @@ cfg_get_sched_rate(struct parser *p, json_t *obj, const char *path, const char *
 	char a[32], b[32];
 
 	TRY(cfg_get_rate(p, obj, path, key, def, bps));
-	if (*bps > MAX_RATE)
+	if (*bps > SP_MAX_RATE)
 		return cfg_fail(p, path, key, "%s is above the %s a scheduler takes; write a lower "
-			        "rate", cfg_rate_text(*bps, a), cfg_rate_text(MAX_RATE, b));
+			        "rate", cfg_rate_text(*bps, a), cfg_rate_text(SP_MAX_RATE, b));
 	return 0;
 }
 

@@ -14,7 +14,7 @@
 
 #include <slicepath/cksum.h>
 
-#include "arp.h"
+#include "arp_echo.h"
 
 /* TTL of the echo replies we originate (the usual host default). */
 #define ECHO_REPLY_TTL 64

@@ -46,7 +46,6 @@ struct uint_spec {
 #define REQ(k, lo, hi) { .key = k, .min = lo, .max = hi, .required = true }
 
 /* 10T: the highest rate a scheduler takes (src/qm/qm.h). */
-#define MAX_RATE UINT64_C(10000000000000)
 
 /* Append to the string in buf (truncating: paths and lists only feed messages). */
 void cfg_append(char *buf, size_t len, const char *fmt, ...)
@@ -112,7 +111,7 @@ int cfg_get_rate(struct parser *p, json_t *obj, const char *path, const char *ke
 /* A rate as written in a config: with the largest suffix that keeps it whole. */
 const char *cfg_rate_text(uint64_t bps, char buf[32]);
 
-/* cfg_get_rate, within what the queue manager takes (MAX_RATE). */
+/* cfg_get_rate, within what the queue manager takes (SP_MAX_RATE). */
 int cfg_get_sched_rate(struct parser *p, json_t *obj, const char *path, const char *key,
 		       uint64_t def, uint64_t *bps);
 

@@ -13,7 +13,7 @@
 
 #include <slicepath/codeopt.h>
 
-#include "../main/config.h"
+#include "../common/limits.h"
 
 #define SP_QUEUE_UNBOUND UINT32_MAX
 #define SP_ENDPOINT_NONE UINT16_MAX /* a released endpoint's index, until reused */

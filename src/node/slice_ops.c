@@ -17,7 +17,8 @@
 
 #include "../stats/stats.h"
 #include "node.h"
-#include "pipeline.h"
+#include "../encap/encap.h"
+#include "../npe/npe.h"
 
 #define FLUSH_WAIT_US 100
 #define FLUSH_TIMEOUT_US 2000000 /* an NPE lcore that does not dequeue for 2 s is stuck */
@@ -259,9 +260,9 @@ sp_node_endpoint_del(struct sp_node *node, struct sp_slice *s, uint16_t idx, cha
 
 /* A physical queue of the NPE that nothing is bound to, or the capacity. */
 static uint32_t
-free_queue(const struct sp_node *node, const struct sp_npe *npe)
+free_queue(const struct sp_npe *npe)
 {
-	uint32_t cap = node->cfg->npes[npe->id].queues;
+	uint32_t cap = npe->queue_capacity;
 
 	if (npe->nb_queues < cap)
 		return npe->nb_queues;
@@ -284,7 +285,7 @@ sp_node_queue_bind(struct sp_node *node, struct sp_slice *s, uint16_t qid, uint1
 		.max_pkts = max_pkts,
 	};
 	bool bound = qid < s->queue_quota && s->qmap[qid] != SP_QUEUE_UNBOUND;
-	uint32_t phys = bound ? s->qmap[qid] : free_queue(node, npe);
+	uint32_t phys = bound ? s->qmap[qid] : free_queue(npe);
 	struct sp_qm_room r = {0};
 	int rc;
 
@@ -302,9 +303,9 @@ sp_node_queue_bind(struct sp_node *node, struct sp_slice *s, uint16_t qid, uint1
 			 node->ports[s->qport[qid]].name, endpoint, node->ports[qc.port].name);
 		return -EBUSY;
 	}
-	if (!bound && phys >= node->cfg->npes[s->npe].queues) {
+	if (!bound && phys >= node->npes[s->npe].queue_capacity) {
 		snprintf(err, errlen, "NPE %u has no queue left (npes[%u].queues is %u)", s->npe,
-			 s->npe, node->cfg->npes[s->npe].queues);
+			 s->npe, node->npes[s->npe].queue_capacity);
 		return -ENOSPC;
 	}
 	rc = sp_qm_queue_bind(npe->qm, phys, &qc);
@@ -369,7 +370,7 @@ roomiest_npe(const struct sp_node *node)
 	uint16_t pick = 0;
 
 	for (uint16_t e = 0; e < node->nb_npes; e++) {
-		uint64_t left = node->cfg->npes[e].filters - node->npes[e].filter_quotas;
+		uint64_t left = node->npes[e].filter_capacity - node->npes[e].filter_quotas;
 
 		if (left > best) {
 			best = left;
@@ -405,17 +406,17 @@ sp_node_slice_add(struct sp_node *node, const struct sp_slice_spec *spec, struct
 		return -EINVAL;
 	}
 	n = &node->npes[npe];
-	if (n->queue_quotas + spec->queue_quota > node->cfg->npes[npe].queues) {
+	if (n->queue_quotas + spec->queue_quota > node->npes[npe].queue_capacity) {
 		snprintf(err, errlen, "NPE %u has %" PRIu64 " of its %u queues left, %u asked", npe,
-			 node->cfg->npes[npe].queues - n->queue_quotas, node->cfg->npes[npe].queues,
+			 node->npes[npe].queue_capacity - n->queue_quotas, node->npes[npe].queue_capacity,
 			 spec->queue_quota);
 		return -ENOSPC;
 	}
 	rc = sp_lookup_slice_add(n->lookup, spec->id, spec->filter_quota);
 	if (rc < 0) {
 		snprintf(err, errlen, "NPE %u has %" PRIu64 " of its %u filter positions left, %u "
-			 "asked", npe, node->cfg->npes[npe].filters - n->filter_quotas,
-			 node->cfg->npes[npe].filters, spec->filter_quota);
+			 "asked", npe, node->npes[npe].filter_capacity - n->filter_quotas,
+			 node->npes[npe].filter_capacity, spec->filter_quota);
 		return rc;
 	}
 	s = sp_slice_create(spec->id, spec->name, spec->codeopt, npe, spec->mem_bytes, err, errlen);

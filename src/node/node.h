@@ -15,13 +15,12 @@
 #include <rte_rcu_qsbr.h>
 
 #include "../decap/decap.h"
-#include "../decap/neigh.h"
+#include "../encap/neigh.h"
 #include "../lookup/lookup.h"
-#include "../main/config.h"
 #include "../port/port.h"
 #include "../qm/qm.h"
-#include "residence.h"
-#include "slice.h"
+#include "../lc/residence.h"
+#include "../npe/slice.h"
 
 /* An endpoint (SPP meta-interface): the slice's UDP port on a node port. */
 struct sp_endpoint {
@@ -45,6 +44,8 @@ struct sp_npe {
 	bool on_lc;              /* runs on the LC lcore: no rings, direct calls */
 	struct sp_lookup *lookup;
 	struct sp_qm *qm;
+	uint32_t filter_capacity; /* its table's positions, all slices together */
+	uint32_t queue_capacity;  /* its queue manager's physical queues */
 	uint32_t nb_queues;      /* physical queues handed out so far (some may be free again) */
 	uint64_t filter_quotas;  /* the slices' filter_quota, summed */
 	uint64_t queue_quotas;   /* the slices' queue_quota, summed */
@@ -56,14 +57,16 @@ struct sp_npe {
 };
 
 struct sp_node {
-	const struct sp_config *cfg;
 	struct rte_mempool *pool;
+	uint32_t nb_mbufs;
 	uint16_t nb_ports;
 	struct sp_port ports[SP_MAX_PORTS];
 	struct sp_decap_table *decap;
 	struct sp_neigh *neigh;
 	struct rte_rcu_qsbr *qsbr; /* a thread per worker lcore, then rcu_reader */
 	unsigned int rcu_reader;   /* thread id for readers off the lcores (telemetry) */
+	unsigned int nb_lcores;
+	unsigned int lcores[SP_MAX_WORKERS]; /* the forwarding lcores; index: RCU thread id */
 	unsigned int lc_lcore;
 	uint16_t nb_npes;
 	struct sp_npe npes[SP_MAX_NPES];
@@ -80,7 +83,10 @@ struct sp_node {
 	volatile bool quit;
 };
 
-/* Build the node from a validated config (EAL running). On error returns a
+struct sp_config;
+
+/* Build the node from a validated config (EAL running), the one reader of
+ * the config: what runs afterwards reads the node. On error returns a
  * negative errno, writes a message into err, and leaves nothing allocated.
  * -ENODEV means a port could not be opened. */
 int sp_node_init(struct sp_node *node, const struct sp_config *cfg, char *err, size_t errlen);

@@ -2,7 +2,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "pipeline.h"
+#include "npe.h"
+#include "../encap/encap.h"
 
 /*
  * Exceptions of slices whose slow path is connected go to the management

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Private to src/decap: the node's own address on a port, and the answers to
- * ARP and ICMP echo that decap.c hands over to arp.c. Each *_input function
+ * ARP and ICMP echo that decap.c hands over to arp_echo.c. Each *_input function
  * either turns the mbuf into the reply or passes it up (appending it to out)
  * and returns SP_REASON_NONE, or returns why the frame is to be dropped and
  * leaves freeing it to the caller.
  */
-#ifndef SP_DECAP_ARP_H
-#define SP_DECAP_ARP_H
+#ifndef SP_DECAP_ARP_ECHO_H
+#define SP_DECAP_ARP_ECHO_H
 
 #include <stdint.h>
 

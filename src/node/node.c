@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "node.h"
 
+#include "../config/config.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -22,8 +24,8 @@
 unsigned int
 sp_node_rcu_thread(const struct sp_node *node, unsigned int lcore)
 {
-	for (unsigned int i = 0; i < node->cfg->nb_lcores; i++)
-		if (node->cfg->lcores[i].id == lcore)
+	for (unsigned int i = 0; i < node->nb_lcores; i++)
+		if (node->lcores[i] == lcore)
 			return i;
 	return 0;
 }
@@ -45,11 +47,10 @@ ring(const char *name, unsigned int size, unsigned int flags)
 }
 
 static int
-open_ports(struct sp_node *node, char *err, size_t errlen)
+open_ports(struct sp_node *node, const struct sp_config *cfg, char *err, size_t errlen)
 {
-	for (uint16_t i = 0; i < node->cfg->nb_ports; i++) {
-		int rc = sp_port_open(&node->cfg->ports[i], node->pool, &node->ports[i], err,
-				      errlen);
+	for (uint16_t i = 0; i < cfg->nb_ports; i++) {
+		int rc = sp_port_open(&cfg->ports[i], node->pool, &node->ports[i], err, errlen);
 
 		if (rc < 0)
 			return rc;
@@ -59,9 +60,8 @@ open_ports(struct sp_node *node, char *err, size_t errlen)
 }
 
 static int
-init_addresses(struct sp_node *node, char *err, size_t errlen)
+init_addresses(struct sp_node *node, const struct sp_config *cfg, char *err, size_t errlen)
 {
-	const struct sp_config *cfg = node->cfg;
 	int socket = (int)rte_socket_id();
 
 	node->decap = sp_decap_create("sp_endpoints", SP_MAX_ENDPOINTS, socket);
@@ -90,7 +90,7 @@ init_addresses(struct sp_node *node, char *err, size_t errlen)
 static int
 init_rcu(struct sp_node *node)
 {
-	uint32_t threads = node->cfg->nb_lcores + 1;
+	uint32_t threads = node->nb_lcores + 1;
 	size_t sz = rte_rcu_qsbr_get_memsize(threads);
 
 	node->qsbr = rte_zmalloc("sp_qsbr", sz, RTE_CACHE_LINE_SIZE);
@@ -99,7 +99,7 @@ init_rcu(struct sp_node *node)
 	rte_rcu_qsbr_init(node->qsbr, threads);
 	for (uint32_t t = 0; t < threads; t++)
 		rte_rcu_qsbr_thread_register(node->qsbr, t);
-	node->rcu_reader = node->cfg->nb_lcores;
+	node->rcu_reader = node->nb_lcores;
 	return 0;
 }
 
@@ -115,9 +115,9 @@ init_rings(struct sp_node *node)
 }
 
 static int
-init_npe(struct sp_node *node, uint16_t id)
+init_npe(struct sp_node *node, const struct sp_config *config, uint16_t id)
 {
-	const struct sp_cfg_npe *cfg = &node->cfg->npes[id];
+	const struct sp_cfg_npe *cfg = &config->npes[id];
 	struct sp_npe *npe = &node->npes[id];
 	char name[32];
 	struct sp_lookup_params lp = {
@@ -136,7 +136,9 @@ init_npe(struct sp_node *node, uint16_t id)
 	};
 
 	npe->id = id;
-	npe->lcore = npe_lcore(node->cfg, id);
+	npe->filter_capacity = cfg->filters;
+	npe->queue_capacity = cfg->queues;
+	npe->lcore = npe_lcore(config, id);
 	npe->on_lc = npe->lcore == node->lc_lcore;
 	snprintf(name, sizeof(name), "sp_npe%u", id);
 	npe->lookup = sp_lookup_create(&lp);
@@ -144,7 +146,7 @@ init_npe(struct sp_node *node, uint16_t id)
 	if (npe->lookup == NULL || npe->qm == NULL)
 		return -ENOMEM;
 	for (uint16_t p = 0; p < node->nb_ports; p++)
-		if (sp_qm_port_config(npe->qm, p, cfg->rate_bps[p], node->cfg->ports[p].overhead) < 0)
+		if (sp_qm_port_config(npe->qm, p, cfg->rate_bps[p], node->ports[p].overhead) < 0)
 			return -EINVAL;
 	snprintf(name, sizeof(name), "sp_inject_npe%u", id);
 	npe->inject_ring = ring(name, INJECT_RING_SIZE, RING_F_SP_ENQ | RING_F_SC_DEQ);
@@ -310,10 +312,13 @@ sp_node_init(struct sp_node *node, const struct sp_config *cfg, char *err, size_
 	int rc;
 
 	memset(node, 0, sizeof(*node));
-	node->cfg = cfg;
-	for (unsigned int i = 0; i < cfg->nb_lcores; i++)
+	node->nb_mbufs = cfg->mbufs;
+	node->nb_lcores = cfg->nb_lcores;
+	for (unsigned int i = 0; i < cfg->nb_lcores; i++) {
+		node->lcores[i] = cfg->lcores[i].id;
 		if (cfg->lcores[i].lc)
 			node->lc_lcore = cfg->lcores[i].id;
+	}
 	rc = sp_residence_init(&node->residence);
 	if (rc < 0) {
 		snprintf(err, errlen, "cannot register the mbuf field of residence times: %s",
@@ -327,16 +332,16 @@ sp_node_init(struct sp_node *node, const struct sp_config *cfg, char *err, size_
 			 cfg->mbufs, rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
-	rc = open_ports(node, err, errlen);
+	rc = open_ports(node, cfg, err, errlen);
 	if (rc == 0 && (init_rcu(node) < 0 || init_rings(node) < 0)) {
 		snprintf(err, errlen, "out of memory for RCU and rings");
 		rc = -ENOMEM;
 	}
 	if (rc == 0)
-		rc = init_addresses(node, err, errlen);
+		rc = init_addresses(node, cfg, err, errlen);
 	for (uint16_t e = 0; rc == 0 && e < cfg->nb_npes; e++) {
 		node->nb_npes++; /* so that sp_node_fini() frees a half-built one */
-		rc = init_npe(node, e);
+		rc = init_npe(node, cfg, e);
 		if (rc < 0)
 			snprintf(err, errlen, "npes[%u]: cannot create its filter table (%u filters) "
 				 "and queue manager (%u queues): out of memory", e,

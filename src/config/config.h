@@ -16,19 +16,14 @@
 #include <slicepath/codeopt.h>
 #include <slicepath/proto.h>
 
+#include "../common/limits.h"
 #include "../common/text.h"
 
-#define SP_MAX_PORTS 16
-#define SP_MAX_NPES 16
-#define SP_MAX_WORKERS 32
-#define SP_MAX_ENDPOINTS 1024
-#define SP_MAX_NEIGHBORS 1024
 #define SP_MAX_CODEOPT_LIBS 16
 #define SP_MAX_EAL_ARGS 64
 #define SP_DEVARGS_LEN 512
 #define SP_PATH_LEN 256
 #define SP_CONFIG_ERR_LEN 512
-#define SP_SOCKET_PATH_LEN 108 /* sockaddr_un.sun_path */
 
 #define SP_DEFAULT_MGMT_SOCKET "/run/slicepath/slicepathd.sock"
 #define SP_DEFAULT_CHANNEL_DIR "/run/slicepath/slices"

@@ -8,7 +8,7 @@
 
 #include <slicepath/cksum.h>
 
-#include "pipeline.h"
+#include "encap.h"
 
 #define OUTER_TTL 64
 

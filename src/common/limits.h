@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The node's sizes, each written once: what the config may ask for and
+ * what the daemon's tables hold. Those a client of the API sees too are in
+ * include/slicepath/proto.h (slices, a slice's endpoints and queues, rates,
+ * a filter batch). No DPDK: the config parser and tools include it.
+ */
+#ifndef SP_LIMITS_H
+#define SP_LIMITS_H
+
+#include <slicepath/proto.h>
+
+#define SP_MAX_PORTS 16
+#define SP_MAX_NPES 16
+#define SP_MAX_WORKERS 32     /* forwarding lcores */
+#define SP_MAX_ENDPOINTS 1024 /* the node's, all slices together */
+#define SP_MAX_NEIGHBORS 1024 /* static neighbors in the config */
+#define SP_SOCKET_PATH_LEN 108 /* sockaddr_un.sun_path */
+/* An NPE's filter table, unless the config says otherwise: SPP's TCAM. */
+#define SP_DEFAULT_NPE_FILTERS SP_MAX_FILTER_BATCH
+
+#endif

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Header format, the framework's half (SPP's header format block, after the
+ * code option's): the outer Ethernet/IPv4/UDP header from each packet's
+ * lookup result, the next hop's MAC from the neighbor table (neigh.h).
+ */
+#ifndef SP_ENCAP_H
+#define SP_ENCAP_H
+
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "../node/node.h"
+
+/* Write the outer Ethernet/IPv4/UDP header from each packet's lookup result;
+ * map slice-relative endpoint and queue to node ones, each packet by its own
+ * slice. n <= SP_BURST. Next hops are found through the calling lcore's
+ * neighbor cache nc. Marks drops, never frees. Returns how many packets are
+ * SP_FORWARD after it. */
+uint16_t sp_encap_burst(const struct sp_node *node, struct sp_neigh_cache *nc,
+			struct rte_mbuf **pkts, uint16_t n);
+
+/* Fill the endpoint's outer header template from its port (MAC), address and UDP port,
+ * before its first packet. */
+void sp_encap_prepare(const struct sp_node *node, struct sp_endpoint *ep);
+
+#endif

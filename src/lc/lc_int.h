@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Private to src/lc: a forwarding lcore's context, shared by its receive
+ * side (rx.c: rx, decap, demux to the NPEs), its transmit side (tx.c: the
+ * ports' holds) and its loop (lcore.c). The hold's per-packet steps are
+ * inline: the queue manager and the rings fill it in place.
+ */
+#ifndef SP_LC_INT_H
+#define SP_LC_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "../node/node.h"
+#include "../npe/npe.h"
+#include "../stats/stats.h"
+
+/*
+ * Frames for a port wait here until it takes them, sent first at each
+ * turn: a port that is slow to take (a memif peer that reads late) holds
+ * back the queue manager, whose queues then absorb the burst under their
+ * thresholds, instead of losing frames it already scheduled.
+ */
+#define TX_HOLD 64
+
+struct tx_port {
+	struct rte_mbuf *held[TX_HOLD];
+	uint16_t nb_held;
+};
+
+struct lcore_ctx {
+	struct sp_node *node;
+	struct sp_lcore_stats *st;
+	bool lc;
+	uint16_t nb_npes;
+	struct sp_npe *npes[SP_MAX_NPES];
+	struct tx_port tx[SP_MAX_PORTS];
+	unsigned int rcu_thread;
+	uint64_t next_stamp; /* TSC at which the LC stamps its next received frame */
+};
+
+
+/*
+ * Frames a port's output takes per turn of the loop, from the queue manager
+ * or the NPE's ring: twice what a round may bring in. With exactly a
+ * round's worth, input that never pauses (a full round every turn) would
+ * keep any backlog at its size for good, every frame then taking the
+ * queues' round robin instead of skipping it (docs/qm.md); with twice,
+ * a backlog the port can take drains within a few turns.
+ */
+#define OUTPUT_TURN (2 * SP_NPE_ROUND)
+
+/* Receive a round from the ports and hand it to the NPEs (rx.c). */
+void lc_rx(struct lcore_ctx *c);
+/* Everything the LC lcore transmits besides its own NPEs' output, then every hold (tx.c). */
+void lc_tx(struct lcore_ctx *c);
+/* Hand the port what its hold has; what it does not take yet stays, in order (tx.c). */
+void lc_tx_flush(struct lcore_ctx *c, uint16_t port);
+
+/* Hold m for the port; with no room (frames besides the queue manager's), drop it as tx_full. */
+static inline void
+tx_one(struct lcore_ctx *c, uint16_t port, struct rte_mbuf *m)
+{
+	struct tx_port *tx = &c->tx[port];
+
+	if (tx->nb_held < TX_HOLD) {
+		tx->held[tx->nb_held++] = m;
+		return;
+	}
+	sp_counter_add(&c->st->port[port].tx_drop, m);
+	c->st->reason[SP_REASON_TX_FULL]++;
+	rte_pktmbuf_free(m);
+}
+
+static inline void
+tx_burst(struct lcore_ctx *c, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++)
+		tx_one(c, port, pkts[i]);
+}
+
+/*
+ * How many more frames the port's hold takes (handed to the port first if
+ * full), at *at: the queue manager and the rings fill it in place, and
+ * hold_filled() counts what they put there.
+ */
+static inline uint16_t
+hold_room(struct lcore_ctx *c, uint16_t port, struct rte_mbuf ***at)
+{
+	struct tx_port *tx = &c->tx[port];
+
+	if (tx->nb_held == TX_HOLD)
+		lc_tx_flush(c, port);
+	*at = &tx->held[tx->nb_held];
+	return (uint16_t)(TX_HOLD - tx->nb_held);
+}
+
+static inline void
+hold_filled(struct lcore_ctx *c, uint16_t port, uint16_t n)
+{
+	c->tx[port].nb_held += n;
+}
+
+#endif

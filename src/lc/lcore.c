@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The forwarding lcore loop. An lcore may hold the LC role (all ports: rx,
+ * decap, demux, tx) and any number of NPEs. NPEs on the LC lcore are called
+ * directly (run to completion); the others are fed and drained through
+ * their rings.
+ */
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_log.h>
+
+#include "lc_int.h"
+#include "lcore.h"
+
+RTE_LOG_REGISTER(sp_lc_logtype, slicepath.lc, INFO);
+#define LC_LOG(level, ...) rte_log(RTE_LOG_##level, sp_lc_logtype, "lc: " __VA_ARGS__)
+
+/*
+ * Queue manager output of an NPE, into the tx holds (on the LC lcore) or
+ * the NPE's tx rings: up to OUTPUT_TURN a port, never more than the hold
+ * or ring takes.
+ */
+static void
+npe_output(struct lcore_ctx *c, struct sp_npe *npe)
+{
+	struct rte_mbuf *pkts[SP_BURST], **out = pkts;
+	uint64_t now = rte_rdtsc();
+
+	for (uint16_t p = 0; p < c->node->nb_ports; p++) {
+		for (unsigned int done = 0; done < OUTPUT_TURN;) {
+			uint16_t max, n;
+
+			if (npe->on_lc)
+				max = hold_room(c, p, &out);
+			else
+				max = (uint16_t)RTE_MIN((unsigned int)SP_BURST,
+							rte_ring_free_count(npe->tx_ring[p]));
+			n = max == 0 ? 0 : sp_qm_dequeue_burst(npe->qm, p, now, out, max);
+			if (n == 0)
+				break;
+			if (npe->on_lc)
+				hold_filled(c, p, n);
+			else
+				rte_ring_enqueue_burst(npe->tx_ring[p], (void **)pkts, n, NULL);
+			done += n;
+			if (n < max)
+				break;
+		}
+	}
+}
+
+/* Packets for the NPE from a ring: the LC lcore's, or the slow paths' injected ones. */
+static void
+npe_rx(struct lcore_ctx *c, struct sp_npe *npe, struct rte_ring *r)
+{
+	struct rte_mbuf *pkts[SP_NPE_ROUND];
+	unsigned int n = rte_ring_dequeue_burst(r, (void **)pkts, SP_NPE_ROUND, NULL);
+
+	if (n > 0)
+		sp_npe_process(c->node, npe, pkts, (uint16_t)n, c->st);
+}
+
+static void
+ctx_init(struct lcore_ctx *c, struct sp_node *node, unsigned int lcore)
+{
+	memset(c, 0, sizeof(*c));
+	c->node = node;
+	c->st = sp_stats_lcore(lcore);
+	c->lc = lcore == node->lc_lcore;
+	c->rcu_thread = sp_node_rcu_thread(node, lcore);
+	for (uint16_t e = 0; e < node->nb_npes; e++)
+		if (node->npes[e].lcore == lcore)
+			c->npes[c->nb_npes++] = &node->npes[e];
+}
+
+/* Frames still held when the lcores stop go back to the pool. */
+static void
+ctx_fini(struct lcore_ctx *c)
+{
+	for (uint16_t p = 0; p < c->node->nb_ports; p++)
+		rte_pktmbuf_free_bulk(c->tx[p].held, c->tx[p].nb_held);
+}
+
+int
+sp_lcore_main(void *arg)
+{
+	struct sp_node *node = arg;
+	unsigned int lcore = rte_lcore_id();
+	struct lcore_ctx c;
+
+	ctx_init(&c, node, lcore);
+	LC_LOG(INFO, "lcore %u: %s%u NPE(s)\n", lcore, c.lc ? "LC + " : "", c.nb_npes);
+	rte_rcu_qsbr_thread_online(node->qsbr, c.rcu_thread);
+	while (!node->quit) {
+		if (c.lc)
+			lc_rx(&c);
+		for (uint16_t i = 0; i < c.nb_npes; i++) {
+			if (!c.npes[i]->on_lc)
+				npe_rx(&c, c.npes[i], c.npes[i]->rx_ring);
+			npe_rx(&c, c.npes[i], c.npes[i]->inject_ring);
+			npe_output(&c, c.npes[i]);
+		}
+		if (c.lc)
+			lc_tx(&c);
+		rte_rcu_qsbr_quiescent(node->qsbr, c.rcu_thread);
+	}
+	rte_rcu_qsbr_thread_offline(node->qsbr, c.rcu_thread);
+	ctx_fini(&c);
+	return 0;
+}

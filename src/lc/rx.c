@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The LC's receive side: a round of bursts from the ports, decapped, handed to the NPEs. */
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_prefetch.h>
+
+#include "lc_int.h"
+
+/* SPP's switch from Line Card to NPE: by the slice's NPE. */
+static void
+demux(struct lcore_ctx *c, struct rte_mbuf **pkts, uint16_t n)
+{
+	const struct sp_node *node = c->node;
+	struct rte_mbuf *per_npe[SP_MAX_NPES][SP_NPE_ROUND];
+	uint16_t cnt[SP_MAX_NPES] = {0};
+
+	/* One NPE on this lcore: every frame is its (a deleted slice's too, as below). */
+	if (node->nb_npes == 1 && node->npes[0].on_lc) {
+		sp_npe_process(node, &c->node->npes[0], pkts, n, c->st);
+		return;
+	}
+	for (uint16_t i = 0; i < n; i++) {
+		const struct sp_slice *s = node->slices[sp_meta(pkts[i])->slice];
+		/* A slice deleted meanwhile: its NPE drops it, counted. */
+		uint16_t npe = s != NULL ? s->npe : 0;
+
+		per_npe[npe][cnt[npe]++] = pkts[i];
+	}
+	for (uint16_t e = 0; e < node->nb_npes; e++) {
+		struct sp_npe *npe = &c->node->npes[e];
+		uint16_t sent;
+
+		if (cnt[e] == 0)
+			continue;
+		if (npe->on_lc) {
+			sp_npe_process(node, npe, per_npe[e], cnt[e], c->st);
+			continue;
+		}
+		sent = (uint16_t)rte_ring_enqueue_burst(npe->rx_ring, (void **)per_npe[e], cnt[e],
+							NULL);
+		for (uint16_t i = sent; i < cnt[e]; i++)
+			sp_meta_drop(per_npe[e][i], SP_REASON_RING_FULL);
+		sp_retire_burst(node, &per_npe[e][sent], cnt[e] - sent, c->st);
+	}
+}
+
+/*
+ * One burst from port p, decapped, the frames for the slices appended to fwd
+ * (room for a burst) and counted in *nb_fwd. Returns how many were received.
+ * With *stamp set, the first frame for a slice takes the burst's rx time
+ * and *stamp is cleared.
+ */
+static uint16_t
+lc_rx_burst(struct lcore_ctx *c, uint16_t p, struct rte_mbuf **fwd, uint16_t *nb_fwd, bool *stamp)
+{
+	struct sp_node *node = c->node;
+	struct rte_mbuf *pkts[SP_BURST];
+	struct sp_decap_out out;
+	uint16_t n = rte_eth_rx_burst(node->ports[p].port_id, 0, pkts, SP_BURST);
+	unsigned int learned;
+	uint64_t rx_tsc = 0;
+
+	*nb_fwd = 0;
+	if (n == 0)
+		return 0;
+	if (*stamp)
+		rx_tsc = rte_rdtsc();
+	/* Decap touches each frame's headers and metadata first: start
+	 * those loads for the whole burst before it waits on one. */
+	for (uint16_t i = 0; i < n; i++) {
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+		rte_prefetch0(rte_mbuf_to_priv(pkts[i]));
+	}
+	sp_decap_burst(node->decap, p, pkts, n, &out, c->st);
+	tx_burst(c, p, out.reply, out.nb_reply);
+	learned = rte_ring_enqueue_burst(node->learn_ring, (void **)out.learn, out.nb_learn, NULL);
+	/* The management thread is behind; a later reply teaches the same. */
+	rte_pktmbuf_free_bulk(&out.learn[learned], out.nb_learn - learned);
+	memcpy(fwd, out.fwd, out.nb_fwd * sizeof(fwd[0]));
+	*nb_fwd = out.nb_fwd;
+	if (*stamp && out.nb_fwd > 0) {
+		sp_residence_stamp(&node->residence, fwd[0], rx_tsc);
+		c->next_stamp = rx_tsc + node->residence.interval;
+		*stamp = false;
+	}
+	return n;
+}
+
+/*
+ * Receive a round: a burst from every port, then more, port by port in turn,
+ * from those whose last burst came full, up to SP_NPE_ROUND frames for the
+ * slices in all and SP_NPE_ROUND / SP_BURST bursts a port;
+ * then one hand-over to the NPEs. Under load the NPEs get batches several
+ * bursts deep; idle, a round is a burst a port and nothing waits.
+ */
+void
+lc_rx(struct lcore_ctx *c)
+{
+	struct rte_mbuf *round[SP_NPE_ROUND];
+	bool full[SP_MAX_PORTS] = {false};
+	uint16_t nb_round = 0, f;
+	bool more = true, stamp = rte_rdtsc() >= c->next_stamp;
+
+	/* At most a round's worth of bursts from a port, whatever decap drops of them. */
+	for (unsigned int pass = 0; more && pass < SP_NPE_ROUND / SP_BURST; pass++) {
+		more = false;
+		for (uint16_t p = 0; p < c->node->nb_ports; p++) {
+			if ((pass > 0 && !full[p]) || nb_round + SP_BURST > SP_NPE_ROUND)
+				continue;
+			full[p] = lc_rx_burst(c, p, &round[nb_round], &f, &stamp) == SP_BURST;
+			nb_round += f;
+			more |= full[p];
+		}
+	}
+	if (nb_round > 0)
+		demux(c, round, nb_round);
+}

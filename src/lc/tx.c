@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The LC's transmit side: each port's hold handed to the port, frames from other lcores' NPEs
+ * and the management thread put in the holds. */
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+
+#include "lc_int.h"
+
+/*
+ * Hand the port what it holds; what it does not take yet stays, in order.
+ * The residence time of a stamped frame ends when the port takes it.
+ */
+void
+lc_tx_flush(struct lcore_ctx *c, uint16_t port)
+{
+	const struct sp_residence *res = &c->node->residence;
+	struct tx_port *tx = &c->tx[port];
+	struct sp_counter *counter = &c->st->port[port].tx;
+	uint64_t bytes = 0, stamps[TX_HOLD], now;
+	uint16_t sent, stamped[TX_HOLD], nb_stamped = 0;
+
+	if (tx->nb_held == 0)
+		return;
+	/* Lengths and stamps read before: the frames the port takes are no longer ours to read. */
+	for (uint16_t i = 0; i < tx->nb_held; i++) {
+		bytes += rte_pktmbuf_pkt_len(tx->held[i]);
+		if (unlikely(sp_residence_stamped(res, tx->held[i]))) {
+			stamps[nb_stamped] = sp_residence_stamp_of(res, tx->held[i]);
+			stamped[nb_stamped++] = i;
+		}
+	}
+	sent = rte_eth_tx_burst(c->node->ports[port].port_id, 0, tx->held, tx->nb_held);
+	if (nb_stamped > 0) {
+		now = rte_rdtsc();
+		for (uint16_t j = 0; j < nb_stamped && stamped[j] < sent; j++)
+			sp_latency_add(&c->st->residence,
+				       (uint64_t)((double)(now - stamps[j]) * res->ns_per_tsc));
+	}
+	for (uint16_t i = sent; i < tx->nb_held; i++)
+		bytes -= rte_pktmbuf_pkt_len(tx->held[i]);
+	counter->pkts += sent;
+	counter->bytes += bytes;
+	tx->nb_held -= sent;
+	memmove(tx->held, tx->held + sent, tx->nb_held * sizeof(tx->held[0]));
+}
+
+/* Everything the LC lcore transmits besides its own NPEs' output. */
+void
+lc_tx(struct lcore_ctx *c)
+{
+	struct sp_node *node = c->node;
+	struct rte_mbuf *pkts[SP_BURST], **at;
+	unsigned int n;
+
+	for (uint16_t e = 0; e < node->nb_npes; e++) {
+		if (node->npes[e].on_lc)
+			continue;
+		for (uint16_t p = 0; p < node->nb_ports; p++) {
+			/* What the hold cannot take waits in the ring, then in the NPE's queues. */
+			for (unsigned int done = 0; done < OUTPUT_TURN; done += n) {
+				uint16_t room = hold_room(c, p, &at);
+
+				n = rte_ring_dequeue_burst(node->npes[e].tx_ring[p], (void **)at, room,
+							   NULL);
+				if (n == 0)
+					break;
+				hold_filled(c, p, (uint16_t)n);
+			}
+		}
+	}
+	n = rte_ring_dequeue_burst(node->ctrl_tx_ring, (void **)pkts, SP_BURST, NULL);
+	for (unsigned int i = 0; i < n; i++)
+		tx_one(c, pkts[i]->port, pkts[i]);
+	for (uint16_t p = 0; p < node->nb_ports; p++)
+		lc_tx_flush(c, p);
+}
