@@ -288,13 +288,10 @@ sp_ctl_slice_stats(struct sp_ctl *c, const char *slice, struct sp_ctl_slice_stat
 	s = json_object_get(r, "slice");
 	reasons = json_object_get(s, "reasons");
 	memset(out, 0, sizeof(*out));
-	out->rx = counter(s, "rx");
-	out->fwd = counter(s, "fwd");
-	out->exception = counter(s, "exception");
-	out->drop = counter(s, "drop");
-	out->to_slow_path = counter(s, "to_slow_path");
-	out->injected = counter(s, "injected");
-	out->inject_dropped = u64(s, "inject_dropped");
+#define READ_COUNTER(name, what) out->name = counter(s, #name);
+#define READ_COUNT(name, what) out->name = u64(s, #name);
+	SP_SLICE_COUNTERS(READ_COUNTER)
+	SP_SLICE_COUNTS(READ_COUNT)
 	for (unsigned int i = 1; i < SP_REASON_MAX; i++)
 		out->reason[i] = u64(reasons, sp_reason_name(i));
 	json_decref(r);

@@ -35,8 +35,7 @@ print_reasons(const char *title, json_t *reasons)
 static void
 print_slice(json_t *s)
 {
-	static const char *const counters[] = {"rx", "fwd", "exception", "drop", "to_slow_path",
-					       "injected"};
+	static const char *const counters[] = {SP_SLICE_COUNTERS(SP_COUNTER_NAME)};
 	struct table *t = table_new(3, "COUNTER", "PKTS", "BYTES");
 
 	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
@@ -48,8 +47,9 @@ print_slice(json_t *s)
 		table_row(t, counters[i], pkts, num(s, key, bytes, sizeof(bytes)));
 	}
 	table_print(t);
-	printf("inject_dropped: %" JSON_INTEGER_FORMAT "\n",
-	       json_integer_value(json_object_get(s, "inject_dropped")));
+#define PRINT_COUNT(name, what)                                                                    \
+	printf(#name ": %" JSON_INTEGER_FORMAT "\n", json_integer_value(json_object_get(s, #name)));
+	SP_SLICE_COUNTS(PRINT_COUNT)
 	print_reasons("reasons", json_object_get(s, "reasons"));
 }
 

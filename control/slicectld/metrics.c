@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <slicepath/counters.h>
+
 #include "metrics.h"
 
 static void
@@ -61,10 +63,12 @@ sample(FILE *f, const char *name, json_int_t value, ...)
 	fprintf(f, "%s %" JSON_INTEGER_FORMAT "\n", first ? "" : "}", value);
 }
 
+#define DIM(a) (sizeof(a) / sizeof((a)[0]))
+
 static void
 ports(FILE *f, json_t *node)
 {
-	static const char *const dirs[] = {"rx", "tx", "tx_drop"};
+	static const char *const dirs[] = {SP_PORT_COUNTERS(SP_COUNTER_NAME)};
 	json_t *ports = json_object_get(node, "ports"), *p;
 	const char *name;
 	char key[32];
@@ -76,7 +80,7 @@ ports(FILE *f, json_t *node)
 		family(f, metric, "counter", unit == 0 ? "Packets a port received (rx), sent (tx) "
 		       "or could not send (tx_drop)." : "Bytes likewise, without FCS.");
 		json_object_foreach(ports, name, p)
-			for (size_t d = 0; d < 3; d++) {
+			for (size_t d = 0; d < DIM(dirs); d++) {
 				snprintf(key, sizeof(key), "%s_%s", dirs[d], unit == 0 ? "pkts" : "bytes");
 				sample(f, metric, num(p, key), "port", name, "direction", dirs[d], NULL);
 			}
@@ -98,8 +102,7 @@ reasons(FILE *f, json_t *by_reason, const char *slice)
 			       slice, "reason", reason, NULL);
 }
 
-static const char *const STAGES[] = {"rx", "fwd", "exception", "drop", "to_slow_path",
-				     "injected"};
+static const char *const STAGES[] = {SP_SLICE_COUNTERS(SP_COUNTER_NAME)};
 
 static void
 slice_counters(FILE *f, json_t *slices)
@@ -116,7 +119,7 @@ slice_counters(FILE *f, json_t *slices)
 		       "forwarded, handed up as exceptions, dropped, taken by its slow path, "
 		       "injected by it." : "Bytes likewise.");
 		json_object_foreach(slices, name, s)
-			for (size_t i = 0; i < sizeof(STAGES) / sizeof(STAGES[0]); i++) {
+			for (size_t i = 0; i < DIM(STAGES); i++) {
 				snprintf(key, sizeof(key), "%s_%s", STAGES[i], unit == 0 ? "pkts" : "bytes");
 				sample(f, metric, num(json_object_get(s, "slice"), key), "slice", name,
 				       "stage", STAGES[i], NULL);
@@ -131,7 +134,7 @@ slice_counters(FILE *f, json_t *slices)
 static void
 endpoints(FILE *f, json_t *slices)
 {
-	static const char *const dirs[] = {"rx", "tx"};
+	static const char *const dirs[] = {SP_ENDPOINT_COUNTERS(SP_COUNTER_NAME)};
 	const char *name;
 	json_t *s, *ep;
 	size_t i;
@@ -141,7 +144,7 @@ endpoints(FILE *f, json_t *slices)
 	       "Packets a slice's endpoint received (rx) or sent (tx).");
 	json_object_foreach(slices, name, s)
 		json_array_foreach(json_object_get(s, "endpoints"), i, ep)
-			for (size_t d = 0; d < 2; d++) {
+			for (size_t d = 0; d < DIM(dirs); d++) {
 				snprintf(key, sizeof(key), "%s_pkts", dirs[d]);
 				snprintf(idx, sizeof(idx), "%" JSON_INTEGER_FORMAT, num(ep, "index"));
 				snprintf(udp, sizeof(udp), "%" JSON_INTEGER_FORMAT, num(ep, "udp_port"));

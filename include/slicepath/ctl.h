@@ -36,6 +36,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <slicepath/counters.h>
 #include <slicepath/key.h>
 #include <slicepath/proto.h>
 #include <slicepath/reason.h>
@@ -133,9 +134,12 @@ struct sp_ctl_counter {
 	uint64_t pkts;
 	uint64_t bytes;
 };
+/* The fields of slicepath/counters.h's lists: rx, fwd, ..., inject_dropped. */
+#define SP_CTL_COUNTER(name, what) struct sp_ctl_counter name;
+#define SP_CTL_COUNT(name, what) uint64_t name;
 struct sp_ctl_slice_stats {
-	struct sp_ctl_counter rx, fwd, exception, drop, to_slow_path, injected;
-	uint64_t inject_dropped;
+	SP_SLICE_COUNTERS(SP_CTL_COUNTER)
+	SP_SLICE_COUNTS(SP_CTL_COUNT)
 	uint64_t reason[SP_REASON_MAX]; /* by enum sp_reason */
 };
 int sp_ctl_slice_stats(struct sp_ctl *c, const char *slice, struct sp_ctl_slice_stats *out);

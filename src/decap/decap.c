@@ -26,11 +26,9 @@
 #include "../common/tbucket.h"
 #include "arp_echo.h"
 #include "decap.h"
+#include "../common/log.h"
 
-RTE_LOG_REGISTER(sp_decap_logtype, slicepath.decap, INFO);
-
-#define DECAP_LOG(level, fmt, ...)                                                                 \
-	rte_log(RTE_LOG_##level, sp_decap_logtype, "decap: " fmt "\n", ##__VA_ARGS__)
+SP_LOG_TYPE("decap")
 
 /*
  * The endpoint table: a port's endpoints in an array by UDP port, since a
@@ -105,7 +103,7 @@ sp_decap_create(const char *name, uint32_t max_endpoints, int socket)
 	}
 	t = rte_zmalloc_socket("sp_decap", sizeof(*t), RTE_CACHE_LINE_SIZE, socket);
 	if (t == NULL) {
-		DECAP_LOG(ERR, "no memory for endpoint table %s", name);
+		SP_LOG(ERR, "no memory for endpoint table %s", name);
 		rte_errno = ENOMEM;
 		return NULL;
 	}
@@ -169,7 +167,7 @@ port_entries(struct sp_decap_table *t, uint16_t port)
 	eps = rte_zmalloc_socket("sp_decap_eps", EP_UDP_PORTS * sizeof(eps[0]), RTE_CACHE_LINE_SIZE,
 				 t->socket);
 	if (eps == NULL) {
-		DECAP_LOG(ERR, "no memory for port %u's endpoint table", port);
+		SP_LOG(ERR, "no memory for port %u's endpoint table", port);
 		return NULL;
 	}
 	/* Zeroed before lookups can see it. */
@@ -197,7 +195,7 @@ sp_decap_add_endpoint(struct sp_decap_table *t, uint16_t port, uint32_t ip_be,
 		return -ENOMEM;
 	__atomic_store_n(&eps[udp], ep_entry(ip_be, slice, endpoint), __ATOMIC_RELEASE);
 	t->nb_endpoints++;
-	DECAP_LOG(DEBUG, "port %u udp %u: slice %u endpoint %u", port, udp, slice, endpoint);
+	SP_LOG(DEBUG, "port %u udp %u: slice %u endpoint %u", port, udp, slice, endpoint);
 	return 0;
 }
 
@@ -214,7 +212,7 @@ sp_decap_del_endpoint(struct sp_decap_table *t, uint16_t port, uint32_t ip_be,
 	/* A lookup that read the entry just before hands its frame over as before the call. */
 	__atomic_store_n(&t->eps[port][udp], 0, __ATOMIC_RELEASE);
 	t->nb_endpoints--;
-	DECAP_LOG(DEBUG, "port %u udp %u: released", port, udp);
+	SP_LOG(DEBUG, "port %u udp %u: released", port, udp);
 	return 0;
 }
 

@@ -12,9 +12,9 @@
 
 #include "lc_int.h"
 #include "lcore.h"
+#include "../common/log.h"
 
-RTE_LOG_REGISTER(sp_lc_logtype, slicepath.lc, INFO);
-#define LC_LOG(level, ...) rte_log(RTE_LOG_##level, sp_lc_logtype, "lc: " __VA_ARGS__)
+SP_LOG_TYPE("lc")
 
 /*
  * Queue manager output of an NPE, into the tx holds (on the LC lcore) or
@@ -90,7 +90,7 @@ sp_lcore_main(void *arg)
 	struct lcore_ctx c;
 
 	ctx_init(&c, node, lcore);
-	LC_LOG(INFO, "lcore %u: %s%u NPE(s)\n", lcore, c.lc ? "LC + " : "", c.nb_npes);
+	SP_LOG(INFO, "lcore %u: %s%u NPE(s)", lcore, c.lc ? "LC + " : "", c.nb_npes);
 	rte_rcu_qsbr_thread_online(node->qsbr, c.rcu_thread);
 	while (!node->quit) {
 		if (c.lc)

@@ -14,6 +14,9 @@
 #include <rte_malloc.h>
 
 #include "table.h"
+#include "../common/log.h"
+
+SP_LOG_TYPE("lookup")
 
 /* Writes that pause this long get compiled in; a slice writing on keeps its changes. */
 #define QUIET_NS (50 * 1000 * 1000ull)
@@ -145,8 +148,8 @@ compile(struct sp_lookup *t, struct lk_slice *s)
 	s->compile_rc = rc;
 	if (rc != 0) {
 		if (rc != -EAGAIN)
-			LK_LOG(ERR, t, "cannot compile %u filters: %s", b != NULL ? b->n : 0,
-			       strerror(-rc));
+			SP_LOG(ERR, "%s: cannot compile %u filters: %s", t->name,
+			       b != NULL ? b->n : 0, strerror(-rc));
 		lk_changes_free(c);
 		lk_base_free(b);
 		pthread_cond_broadcast(&t->published);
@@ -159,8 +162,8 @@ compile(struct sp_lookup *t, struct lk_slice *s)
 	s->view_seq = s->seq;
 	s->base_seq = snap_seq;
 	s->pending = false;
-	LK_LOG(DEBUG, t, "compiled %u filters into %u rules in %.3f s, %u changes beside", b->n,
-	       b->acl.nb_groups, (double)(lk_now_ns() - start) / 1e9, c->n);
+	SP_LOG(DEBUG, "%s: compiled %u filters into %u rules in %.3f s, %u changes beside", t->name,
+	       b->n, b->acl.nb_groups, (double)(lk_now_ns() - start) / 1e9, c->n);
 	pthread_cond_broadcast(&t->published);
 	pthread_mutex_unlock(&t->lock);
 	lk_view_retire(t, old, true);

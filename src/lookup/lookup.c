@@ -19,8 +19,9 @@
 #include <rte_malloc.h>
 #include <rte_prefetch.h>
 #include <rte_string_fns.h>
+#include "../common/log.h"
 
-RTE_LOG_REGISTER(sp_lookup_logtype, slicepath.lookup, INFO);
+SP_LOG_TYPE("lookup")
 
 void
 lk_wait_readers(const struct sp_lookup *t)
@@ -78,12 +79,12 @@ sp_lookup_create(const struct sp_lookup_params *p)
 	pthread_mutex_init(&t->lock, NULL);
 	rc = lk_compiler_start(t);
 	if (rc != 0) {
-		LK_LOG(ERR, t, "cannot start the compiler thread: %s", strerror(-rc));
+		SP_LOG(ERR, "%s: cannot start the compiler thread: %s", t->name, strerror(-rc));
 		rte_free(t);
 		rte_errno = -rc;
 		return NULL;
 	}
-	LK_LOG(DEBUG, t, "created: %u filters, %u slices", t->capacity, t->max_slices);
+	SP_LOG(DEBUG, "%s: created: %u filters, %u slices", t->name, t->capacity, t->max_slices);
 	return t;
 }
 
@@ -136,7 +137,8 @@ sp_lookup_slice_add(struct sp_lookup *t, uint16_t slice, uint32_t quota)
 	}
 	if (s == NULL || s->hits == NULL || s->truth == NULL ||
 	    s->dirty == NULL || s->view == NULL) {
-		LK_LOG(ERR, t, "no memory for slice %u's table of %u filters", slice, quota);
+		SP_LOG(ERR, "%s: no memory for slice %u's table of %u filters", t->name, slice,
+		       quota);
 		if (s != NULL)
 			slice_free(s);
 		rc = -ENOMEM;
@@ -144,7 +146,7 @@ sp_lookup_slice_add(struct sp_lookup *t, uint16_t slice, uint32_t quota)
 	}
 	t->used += quota;
 	__atomic_store_n(&t->slices[slice], s, __ATOMIC_RELEASE);
-	LK_LOG(DEBUG, t, "slice %u: %u filters, %u of %u used", slice, quota, t->used,
+	SP_LOG(DEBUG, "%s: slice %u: %u filters, %u of %u used", t->name, slice, quota, t->used,
 	       t->capacity);
 out:
 	pthread_mutex_unlock(&t->lock);
@@ -171,7 +173,7 @@ sp_lookup_slice_del(struct sp_lookup *t, uint16_t slice)
 	pthread_mutex_unlock(&t->lock);
 	lk_wait_readers(t);
 	slice_free(s);
-	LK_LOG(DEBUG, t, "slice %u removed", slice);
+	SP_LOG(DEBUG, "%s: slice %u removed", t->name, slice);
 	return 0;
 }
 

@@ -13,11 +13,6 @@
 #include "flows.h"
 #include "lookup.h"
 
-extern int sp_lookup_logtype;
-#define LK_LOG(level, t, fmt, ...)                                                                 \
-	rte_log(RTE_LOG_##level, sp_lookup_logtype, "lookup %s: " fmt "\n", (t)->name,             \
-		##__VA_ARGS__)
-
 struct lk_slice {
 	struct lk_view *view; /* the lookups': RCU-protected */
 	uint64_t *hits;       /* by position, written by the lookup lcore only */

@@ -19,6 +19,9 @@
 #include "../common/unixsock.h"
 #include "../stats/stats.h"
 #include "mgmt.h"
+#include "../common/log.h"
+
+SP_LOG_TYPE("mgmt")
 
 #define DELIVER_BURST 64
 #define MAX_DELIVER_PER_TURN 1024 /* then the management thread does its other work */
@@ -73,7 +76,7 @@ disconnect(struct sp_channels *ch, struct sp_slice *s)
 	if (c->conn_fd >= 0) {
 		close(c->conn_fd);
 		c->conn_fd = -1;
-		MGMT_LOG(INFO, "slice %s: its slow path left the exception channel\n", s->name);
+		SP_LOG(INFO, "slice %s: its slow path left the exception channel", s->name);
 	}
 }
 
@@ -195,19 +198,19 @@ accept_slow_path(struct sp_channels *ch, struct sp_slice *s)
 
 	while ((fd = accept4(c->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
 		if (!may_connect(fd, s, &cred)) {
-			MGMT_LOG(WARNING, "slice %s: refused uid %u on its exception channel: not "
-				 "its owner\n", s->name, cred.uid);
+			SP_LOG(WARNING, "slice %s: refused uid %u on its exception channel: not "
+			       "its owner", s->name, cred.uid);
 			close(fd);
 		} else if (c->conn_fd >= 0) {
-			MGMT_LOG(WARNING, "slice %s: refused a second slow path (pid %d): one is "
-				 "connected already\n", s->name, cred.pid);
+			SP_LOG(WARNING, "slice %s: refused a second slow path (pid %d): one is "
+			       "connected already", s->name, cred.pid);
 			close(fd);
 		} else {
 			c->conn_fd = fd;
 			c->refusal_logged = false;
 			__atomic_store_n(&s->slow_path_up, true, __ATOMIC_RELEASE);
-			MGMT_LOG(INFO, "slice %s: slow path (pid %d, uid %u) connected\n", s->name,
-				 cred.pid, cred.uid);
+			SP_LOG(INFO, "slice %s: slow path (pid %d, uid %u) connected", s->name,
+			       cred.pid, cred.uid);
 		}
 	}
 }
@@ -265,9 +268,9 @@ inject(struct sp_channels *ch, struct sp_slice *s, ssize_t len, struct sp_lcore_
 	}
 	st->slice[s->id].inject_dropped++;
 	if (!c->refusal_logged) {
-		MGMT_LOG(WARNING, "slice %s: dropped a packet its slow path injected: %s (%zd "
-			 "bytes; counted as inject_dropped, logged once per connection)\n",
-			 s->name, why, len);
+		SP_LOG(WARNING, "slice %s: dropped a packet its slow path injected: %s (%zd "
+		       "bytes; counted as inject_dropped, logged once per connection)", s->name,
+		       why, len);
 		c->refusal_logged = true;
 	}
 }

@@ -9,8 +9,6 @@
 #include "channel.h"
 #include "resolver.h"
 
-RTE_LOG_REGISTER(sp_mgmt_logtype, slicepath.mgmt, INFO);
-
 #define POLL_MS 2 /* ARP and exceptions need no more; requests and injections wake it at once */
 #define BURST 32
 

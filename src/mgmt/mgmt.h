@@ -14,10 +14,6 @@
 #include "../node/node.h"
 #include "rpc_server.h"
 
-/* The management thread's log type (slicepath.mgmt), shared by its files. */
-extern int sp_mgmt_logtype;
-#define MGMT_LOG(level, ...) rte_log(RTE_LOG_##level, sp_mgmt_logtype, "mgmt: " __VA_ARGS__)
-
 /* Run until node->quit is set, serving the management socket too. */
 void sp_mgmt_run(struct sp_node *node, struct sp_rpc_server *rpc);
 

@@ -4,6 +4,9 @@
 #include <string.h>
 
 #include "mgmt.h"
+#include "../common/log.h"
+
+SP_LOG_TYPE("mgmt")
 
 void
 sp_resolver_init(struct sp_resolver *r, struct sp_neigh *neigh, uint64_t hz, uint64_t now)
@@ -35,8 +38,7 @@ sp_resolver_want(struct sp_resolver *r, uint16_t port, uint32_t ip_be)
 	if (i == SP_RESOLVE_MAX) {
 		/* Asked again later: the fast path asks at every packet it cannot send. */
 		if (!r->full_logged)
-			MGMT_LOG(WARNING, "more than %d next hops unresolved at once\n",
-				 SP_RESOLVE_MAX);
+			SP_LOG(WARNING, "more than %d next hops unresolved at once", SP_RESOLVE_MAX);
 		r->full_logged = true;
 		return;
 	}
@@ -67,7 +69,7 @@ sp_resolver_input(struct sp_resolver *r, uint16_t port, uint32_t ip_be,
 		return SP_ARP_IGNORED;
 	}
 	if (sp_neigh_set(r->neigh, port, ip_be, mac, SP_NEIGH_LEARNED) < 0) {
-		MGMT_LOG(WARNING, "neighbor table full; cannot learn a neighbor\n");
+		SP_LOG(WARNING, "neighbor table full; cannot learn a neighbor");
 		return SP_ARP_IGNORED;
 	}
 	/* One request, one answer: later ones (forged or not) wait for the next request. */

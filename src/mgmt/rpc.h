@@ -38,6 +38,8 @@ json_t *sp_rpc_node_error(int rc, const char *why, struct sp_rpc_error *e);
 
 /* A slice as slice.list shows it (rpc_slice.c). */
 json_t *sp_rpc_slice_json(const struct sp_node *node, const struct sp_slice *s);
+/* Endpoint index i of a slice, node->endpoints[slot]: what it reserves (rpc_state.c). */
+json_t *sp_rpc_endpoint_json(const struct sp_node *node, uint16_t i, uint16_t slot);
 /* An NPE's scheduler on a port, and a slice's bound queue (NULL if not), as state.dump
  * shows them (rpc_queue.c). */
 json_t *sp_rpc_sched_json(const struct sp_node *node, uint16_t npe, uint16_t port);

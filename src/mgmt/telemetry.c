@@ -20,15 +20,11 @@ static const struct sp_node *tnode;
 /* DPDK runs a telemetry thread per client; they share one RCU reader id. */
 static pthread_mutex_t reader_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* A reading into a telemetry dictionary (sp_stats_fn). */
 static void
-add_counter(struct rte_tel_data *d, const char *prefix, const struct sp_counter *c)
+tel_field(void *d, const char *name, uint64_t value)
 {
-	char name[64];
-
-	snprintf(name, sizeof(name), "%s_pkts", prefix);
-	rte_tel_data_add_dict_u64(d, name, c->pkts);
-	snprintf(name, sizeof(name), "%s_bytes", prefix);
-	rte_tel_data_add_dict_u64(d, name, c->bytes);
+	rte_tel_data_add_dict_u64(d, name, value);
 }
 
 static void
@@ -89,19 +85,15 @@ cmd_ports(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 	for (uint16_t p = 0; p < tnode->nb_ports; p++) {
 		const struct sp_port *port = &tnode->ports[p];
 		struct rte_tel_data *c = rte_tel_data_alloc();
-		struct sp_port_stats ps;
 
 		if (c == NULL)
 			return -ENOMEM;
-		sp_stats_port(p, &ps);
 		rte_tel_data_start_dict(c);
 		rte_tel_data_add_dict_u64(c, "port_id", port->port_id);
 		add_ipv4(c, "ipv4", port->ip_be);
 		add_mac(c, "mac", &port->mac);
 		rte_tel_data_add_dict_u64(c, "rate_bps", port->rate_bps);
-		add_counter(c, "rx", &ps.rx);
-		add_counter(c, "tx", &ps.tx);
-		add_counter(c, "tx_drop", &ps.tx_drop);
+		sp_stats_port_read(p, tel_field, c);
 		rte_tel_data_add_dict_container(d, port->name, c, 0);
 	}
 	return 0;
@@ -153,18 +145,12 @@ cmd_residence(const char *cmd __rte_unused, const char *params __rte_unused,
 }
 
 static void
-add_slice_fields(struct rte_tel_data *d, const struct sp_slice *s, const struct sp_slice_stats *ss)
+add_slice_fields(struct rte_tel_data *d, const struct sp_slice *s)
 {
 	rte_tel_data_add_dict_u64(d, "id", s->id);
 	rte_tel_data_add_dict_string(d, "codeopt", s->co->name);
 	rte_tel_data_add_dict_u64(d, "npe", s->npe);
-	add_counter(d, "rx", &ss->rx);
-	add_counter(d, "fwd", &ss->fwd);
-	add_counter(d, "exception", &ss->exception);
-	add_counter(d, "drop", &ss->drop);
-	add_counter(d, "to_slow_path", &ss->to_slow_path);
-	add_counter(d, "injected", &ss->injected);
-	rte_tel_data_add_dict_u64(d, "inject_dropped", ss->inject_dropped);
+	sp_stats_slice_read(s->id, tel_field, d);
 }
 
 static int
@@ -174,16 +160,14 @@ cmd_slices(const char *cmd __rte_unused, const char *params __rte_unused, struct
 	for (unsigned int i = 0; i < SP_MAX_SLICES; i++) {
 		const struct sp_slice *s = tnode->slices[i];
 		struct rte_tel_data *c;
-		struct sp_slice_stats ss;
 
 		if (s == NULL)
 			continue;
 		c = rte_tel_data_alloc();
 		if (c == NULL)
 			return -ENOMEM;
-		sp_stats_slice(s->id, &ss);
 		rte_tel_data_start_dict(c);
-		add_slice_fields(c, s, &ss);
+		add_slice_fields(c, s);
 		rte_tel_data_add_dict_container(d, s->name, c, 0);
 	}
 	return 0;
@@ -194,20 +178,20 @@ cmd_slice(const char *cmd __rte_unused, const char *params, struct rte_tel_data 
 {
 	const struct sp_slice *s = find_slice(params);
 	struct rte_tel_data *reasons;
-	struct sp_slice_stats ss;
+	uint64_t by_reason[SP_REASON_MAX];
 
 	if (s == NULL)
 		return -EINVAL;
 	reasons = rte_tel_data_alloc();
 	if (reasons == NULL)
 		return -ENOMEM;
-	sp_stats_slice(s->id, &ss);
+	sp_stats_slice_reasons(s->id, by_reason);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "name", s->name);
-	add_slice_fields(d, s, &ss);
+	add_slice_fields(d, s);
 	rte_tel_data_start_dict(reasons);
 	for (unsigned int r = SP_REASON_NONE + 1; r < SP_REASON_MAX; r++)
-		rte_tel_data_add_dict_u64(reasons, sp_reason_name(r), ss.reason[r]);
+		rte_tel_data_add_dict_u64(reasons, sp_reason_name(r), by_reason[r]);
 	rte_tel_data_add_dict_container(d, "reasons", reasons, 0);
 	return 0;
 }
@@ -222,7 +206,6 @@ cmd_endpoints(const char *cmd __rte_unused, const char *params __rte_unused,
 		/* A free slot (slice 0), or one whose slice is being deleted. */
 		const struct sp_slice *s = __atomic_load_n(&tnode->slices[ep->slice], __ATOMIC_ACQUIRE);
 		struct rte_tel_data *c;
-		struct sp_endpoint_stats es;
 		char name[8];
 
 		if (s == NULL)
@@ -230,7 +213,6 @@ cmd_endpoints(const char *cmd __rte_unused, const char *params __rte_unused,
 		c = rte_tel_data_alloc();
 		if (c == NULL)
 			return -ENOMEM;
-		sp_stats_endpoint(e, &es);
 		rte_tel_data_start_dict(c);
 		rte_tel_data_add_dict_string(c, "slice", s->name);
 		rte_tel_data_add_dict_string(c, "port", tnode->ports[ep->port].name);
@@ -238,8 +220,7 @@ cmd_endpoints(const char *cmd __rte_unused, const char *params __rte_unused,
 		rte_tel_data_add_dict_u64(c, "udp_port", rte_be_to_cpu_16(ep->udp_port_be));
 		rte_tel_data_add_dict_u64(c, "bandwidth", ep->bandwidth_bps);
 		rte_tel_data_add_dict_u64(c, "inbound", ep->inbound_bps);
-		add_counter(c, "rx", &es.rx);
-		add_counter(c, "tx", &es.tx);
+		sp_stats_endpoint_read(e, tel_field, c);
 		snprintf(name, sizeof(name), "%u", e);
 		rte_tel_data_add_dict_container(d, name, c, 0);
 	}

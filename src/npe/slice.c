@@ -7,9 +7,9 @@
 
 #include <rte_log.h>
 #include <rte_malloc.h>
+#include "../common/log.h"
 
-RTE_LOG_REGISTER(sp_slice_logtype, slicepath.slice, INFO);
-#define SLICE_LOG(level, ...) rte_log(RTE_LOG_##level, sp_slice_logtype, "slice: " __VA_ARGS__)
+SP_LOG_TYPE("codeopt")
 
 #define MAX_CODEOPTS 32
 
@@ -38,24 +38,23 @@ sp_codeopt_register(const struct sp_codeopt *co)
 	if (co == NULL || co->name == NULL || co->name[0] == '\0' ||
 	    strlen(co->name) >= SP_NAME_LEN || co->parse == NULL || co->format == NULL ||
 	    (co->load == NULL) != (co->release == NULL)) {
-		SLICE_LOG(ERR, "code option refused: it needs a name shorter than %d bytes, "
-			       "parse and format, and load and release both or neither\n",
-			  SP_NAME_LEN);
+		SP_LOG(ERR, "code option refused: it needs a name shorter than %d bytes, "
+		       "parse and format, and load and release both or neither", SP_NAME_LEN);
 		return refuse(-EINVAL);
 	}
 	if (co->abi_version != SP_CODEOPT_ABI) {
-		SLICE_LOG(ERR, "code option %s refused: built for ABI %u, this daemon runs ABI %u; "
-			       "rebuild it against this slicepath's codeopt.h\n",
-			  co->name, co->abi_version, SP_CODEOPT_ABI);
+		SP_LOG(ERR, "code option %s refused: built for ABI %u, this daemon runs ABI %u; "
+		       "rebuild it against this slicepath's codeopt.h", co->name, co->abi_version,
+		       SP_CODEOPT_ABI);
 		return refuse(-ENOTSUP);
 	}
 	if (sp_codeopt_find(co->name) != NULL) {
-		SLICE_LOG(ERR, "code option %s refused: the name is taken\n", co->name);
+		SP_LOG(ERR, "code option %s refused: the name is taken", co->name);
 		return refuse(-EEXIST);
 	}
 	if (nb_codeopts == MAX_CODEOPTS) {
-		SLICE_LOG(ERR, "code option %s refused: at most %d code options\n", co->name,
-			  MAX_CODEOPTS);
+		SP_LOG(ERR, "code option %s refused: at most %d code options", co->name,
+		       MAX_CODEOPTS);
 		return refuse(-ENOSPC);
 	}
 	codeopts[nb_codeopts++] = co;

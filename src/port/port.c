@@ -15,9 +15,9 @@
 #include <slicepath/codeopt.h>
 
 #include "../config/config.h"
+#include "../common/log.h"
 
-RTE_LOG_REGISTER(sp_port_logtype, slicepath.port, INFO);
-#define PORT_LOG(level, ...) rte_log(RTE_LOG_##level, sp_port_logtype, "port: " __VA_ARGS__)
+SP_LOG_TYPE("port")
 
 /*
  * Each lcore's mbuf cache: the most DPDK allows (RTE_MEMPOOL_CACHE_MAX_SIZE).
@@ -98,8 +98,8 @@ configure(const struct sp_cfg_port *cfg, struct rte_mempool *pool, uint16_t pid,
 		 * uses the configured one in every frame it writes anyway. */
 		rc = rte_eth_dev_default_mac_addr_set(pid, &mac);
 		if (rc < 0 && rc != -ENOTSUP)
-			PORT_LOG(WARNING, "%s: cannot set MAC on the device (%s); using it in frames "
-					  "only\n", cfg->name, rte_strerror(-rc));
+			SP_LOG(WARNING, "%s: cannot set MAC on the device (%s); using it in frames "
+			       "only", cfg->name, rte_strerror(-rc));
 	}
 	/* Frames to other MACs are counted as other_mac drops in decap. */
 	rte_eth_promiscuous_enable(pid);
@@ -153,7 +153,7 @@ sp_port_open(const struct sp_cfg_port *cfg, struct rte_mempool *pool, struct sp_
 		memcpy(out->mac.addr_bytes, cfg->mac, RTE_ETHER_ADDR_LEN);
 	else
 		rte_eth_macaddr_get(pid, &out->mac);
-	PORT_LOG(INFO, "%s: device %s is DPDK port %u\n", cfg->name, cfg->device, pid);
+	SP_LOG(INFO, "%s: device %s is DPDK port %u", cfg->name, cfg->device, pid);
 	return 0;
 }
 

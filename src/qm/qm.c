@@ -18,11 +18,9 @@
 #include <rte_string_fns.h>
 
 #include "qm_int.h"
+#include "../common/log.h"
 
-RTE_LOG_REGISTER(sp_qm_logtype, slicepath.qm, INFO);
-
-#define LOG(level, qm, fmt, ...)                                                                   \
-	rte_log(RTE_LOG_##level, sp_qm_logtype, "qm %s: " fmt "\n", (qm)->name, ##__VA_ARGS__)
+SP_LOG_TYPE("qm")
 
 int qm_next_offset = -1;
 
@@ -139,8 +137,8 @@ sp_qm_create(const struct sp_qm_params *p)
 		qm->sched[i].next.overhead = SP_ETHER_OVERHEAD;
 		qm->sched[i].rate.overhead = SP_ETHER_OVERHEAD;
 	}
-	LOG(DEBUG, qm, "created: %u ports, %u queues, %u owners", qm->nb_ports, qm->max_queues,
-	    qm->max_owners);
+	SP_LOG(DEBUG, "%s: created: %u ports, %u queues, %u owners", qm->name, qm->nb_ports,
+	       qm->max_queues, qm->max_owners);
 	return qm;
 nomem:
 	sp_qm_free(qm);

@@ -48,50 +48,69 @@ counter_sum(struct sp_counter *acc, const struct sp_counter *c)
 	acc->bytes += c->bytes;
 }
 
+#define SUM_COUNTER(name, what) counter_sum(&out.name, &in->name);
+#define SUM_COUNT(name, what) out.name += in->name;
+#define EMIT_COUNTER(name, what)                                                                   \
+	fn(ctx, #name "_pkts", out.name.pkts);                                                     \
+	fn(ctx, #name "_bytes", out.name.bytes);
+#define EMIT_COUNT(name, what) fn(ctx, #name, out.name);
+
 void
-sp_stats_port(uint16_t port, struct sp_port_stats *out)
+sp_stats_port_read(uint16_t port, sp_stats_fn fn, void *ctx)
 {
-	memset(out, 0, sizeof(*out));
+	struct sp_port_stats out = {0};
+
 	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
-		if (blocks[i] == NULL)
-			continue;
-		counter_sum(&out->rx, &blocks[i]->port[port].rx);
-		counter_sum(&out->tx, &blocks[i]->port[port].tx);
-		counter_sum(&out->tx_drop, &blocks[i]->port[port].tx_drop);
+		const struct sp_port_stats *in = blocks[i] != NULL ? &blocks[i]->port[port] : NULL;
+
+		if (in != NULL) {
+			SP_PORT_COUNTERS(SUM_COUNTER)
+		}
 	}
+	SP_PORT_COUNTERS(EMIT_COUNTER)
 }
 
 void
-sp_stats_slice(uint16_t slice, struct sp_slice_stats *out)
+sp_stats_slice_read(uint16_t slice, sp_stats_fn fn, void *ctx)
 {
-	memset(out, 0, sizeof(*out));
-	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
-		const struct sp_slice_stats *s;
+	struct sp_slice_stats out = {0};
 
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
+		const struct sp_slice_stats *in = blocks[i] != NULL ? &blocks[i]->slice[slice] : NULL;
+
+		if (in != NULL) {
+			SP_SLICE_COUNTERS(SUM_COUNTER)
+			SP_SLICE_COUNTS(SUM_COUNT)
+		}
+	}
+	SP_SLICE_COUNTERS(EMIT_COUNTER)
+	SP_SLICE_COUNTS(EMIT_COUNT)
+}
+
+void
+sp_stats_endpoint_read(uint16_t ep, sp_stats_fn fn, void *ctx)
+{
+	struct sp_endpoint_stats out = {0};
+
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
+		const struct sp_endpoint_stats *in = blocks[i] != NULL ? &blocks[i]->endpoint[ep] : NULL;
+
+		if (in != NULL) {
+			SP_ENDPOINT_COUNTERS(SUM_COUNTER)
+		}
+	}
+	SP_ENDPOINT_COUNTERS(EMIT_COUNTER)
+}
+
+void
+sp_stats_slice_reasons(uint16_t slice, uint64_t out[SP_REASON_MAX])
+{
+	memset(out, 0, sizeof(uint64_t) * SP_REASON_MAX);
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
 		if (blocks[i] == NULL)
 			continue;
-		s = &blocks[i]->slice[slice];
-		counter_sum(&out->rx, &s->rx);
-		counter_sum(&out->fwd, &s->fwd);
-		counter_sum(&out->exception, &s->exception);
-		counter_sum(&out->drop, &s->drop);
-		counter_sum(&out->to_slow_path, &s->to_slow_path);
-		counter_sum(&out->injected, &s->injected);
-		out->inject_dropped += s->inject_dropped;
 		for (unsigned int r = 0; r < SP_REASON_MAX; r++)
-			out->reason[r] += s->reason[r];
-	}
-}
-
-void
-sp_stats_endpoint(uint16_t ep, struct sp_endpoint_stats *out)
-{
-	memset(out, 0, sizeof(*out));
-	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
-		if (blocks[i] == NULL)
-			continue;
-		counter_sum(&out->rx, &blocks[i]->endpoint[ep].rx);
-		counter_sum(&out->tx, &blocks[i]->endpoint[ep].tx);
+			out[r] += blocks[i]->slice[slice].reason[r];
 	}
 }
 

@@ -15,6 +15,7 @@
 #include <rte_mbuf.h>
 
 #include <slicepath/codeopt.h>
+#include <slicepath/counters.h>
 
 #include "../common/latency.h"
 #include "../common/limits.h"
@@ -24,31 +25,22 @@ struct sp_counter {
 	uint64_t bytes;
 };
 
+/* The blocks' fields, from the lists of slicepath/counters.h. */
+#define SP_STATS_COUNTER(name, what) struct sp_counter name;
+#define SP_STATS_COUNT(name, what) uint64_t name;
+
 struct sp_port_stats {
-	struct sp_counter rx;      /* frames received */
-	struct sp_counter tx;      /* frames the port took */
-	struct sp_counter tx_drop; /* frames the port refused (SP_REASON_TX_FULL) */
+	SP_PORT_COUNTERS(SP_STATS_COUNTER)
 };
 
 struct sp_slice_stats {
-	struct sp_counter rx;        /* arrived on one of the slice's endpoints */
-	struct sp_counter fwd;       /* queued for output */
-	struct sp_counter exception; /* handed to the slow path (reasons say why) */
-	struct sp_counter drop;      /* dropped, any reason */
-	/*
-	 * Exceptions the slice's channel took; the others are counted again
-	 * under no_slow_path, slow_path_full or ring_full.
-	 */
-	struct sp_counter to_slow_path;
-	/* Packets the slow path injected: then counted as fwd, exception or drop. */
-	struct sp_counter injected;
-	uint64_t inject_dropped; /* injections refused (bad header or endpoint, no buffer) */
+	SP_SLICE_COUNTERS(SP_STATS_COUNTER)
+	SP_SLICE_COUNTS(SP_STATS_COUNT)
 	uint64_t reason[SP_REASON_MAX];
 };
 
 struct sp_endpoint_stats {
-	struct sp_counter rx; /* arrived on this endpoint */
-	struct sp_counter tx; /* queued for output from this endpoint */
+	SP_ENDPOINT_COUNTERS(SP_STATS_COUNTER)
 };
 
 struct sp_lcore_stats {
@@ -80,10 +72,17 @@ sp_counter_add(struct sp_counter *c, const struct rte_mbuf *m)
 	c->bytes += rte_pktmbuf_pkt_len(m);
 }
 
-/* Sums over all lcores. */
-void sp_stats_port(uint16_t port, struct sp_port_stats *out);
-void sp_stats_slice(uint16_t slice, struct sp_slice_stats *out);
-void sp_stats_endpoint(uint16_t ep, struct sp_endpoint_stats *out);
+/*
+ * Readings, summed over all lcores, as named values in the lists' order
+ * ("rx_pkts", "rx_bytes", ..., "inject_dropped"): what stats.get and
+ * telemetry both show, each putting them in its own form.
+ */
+typedef void (*sp_stats_fn)(void *ctx, const char *name, uint64_t value);
+void sp_stats_port_read(uint16_t port, sp_stats_fn fn, void *ctx);
+void sp_stats_slice_read(uint16_t slice, sp_stats_fn fn, void *ctx);
+void sp_stats_endpoint_read(uint16_t ep, sp_stats_fn fn, void *ctx);
+/* By reason: a slice's, and the node's (every packet that left the fast path). */
+void sp_stats_slice_reasons(uint16_t slice, uint64_t out[SP_REASON_MAX]);
 void sp_stats_reasons(uint64_t out[SP_REASON_MAX]);
 void sp_stats_arp(uint64_t *learned, uint64_t *changed);
 void sp_stats_residence(struct sp_latency *out);

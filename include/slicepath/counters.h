@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The node's counters, each listed once. The daemon's per-lcore blocks,
+ * stats.get, telemetry, the Prometheus metrics, slicectl and libslicectl
+ * all expand these lists, so a counter added here is counted, read and
+ * shown everywhere. X(name, what): a packets-and-bytes pair, read as
+ * name_pkts and name_bytes; the plain counts are read as name.
+ * Drops and exceptions by reason are slicepath/reason.h's list.
+ * No DPDK here: slow paths and clients include it too.
+ */
+#ifndef SLICEPATH_COUNTERS_H
+#define SLICEPATH_COUNTERS_H
+
+/* A list's names as an array's elements: {SP_SLICE_COUNTERS(SP_COUNTER_NAME)}. */
+#define SP_COUNTER_NAME(name, what) #name,
+
+/* A port's frames. */
+#define SP_PORT_COUNTERS(X)                                                                        \
+	X(rx, "frames received")                                                                   \
+	X(tx, "frames the port took")                                                              \
+	X(tx_drop, "frames the port refused (tx_full)")
+
+/* A slice's packets by stage. */
+#define SP_SLICE_COUNTERS(X)                                                                       \
+	X(rx, "arrived on one of its endpoints (whole frames, policed or not)")                    \
+	X(fwd, "queued for output")                                                                \
+	X(exception, "handed to the slow path (reasons say why)")                                  \
+	X(drop, "dropped, any reason")                                                             \
+	X(to_slow_path, "exceptions its channel took; the others counted again by reason")        \
+	X(injected, "packets its slow path injected, then counted as fwd, exception or drop")
+
+/* A slice's plain counts. */
+#define SP_SLICE_COUNTS(X)                                                                         \
+	X(inject_dropped, "injections refused (bad header or endpoint, no buffer)")
+
+/* An endpoint's packets. */
+#define SP_ENDPOINT_COUNTERS(X)                                                                    \
+	X(rx, "arrived on it")                                                                     \
+	X(tx, "queued for output from it")
+
+#endif
