@@ -15,7 +15,7 @@ sp_ctl_channel_open(struct sp_ctl *c, const char *slice)
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
 	const char *path;
 	json_t *r;
-	int fd, rc = sp_ctl_call_json(c, "exception.channel", json_pack("{s:s}", "slice", slice),
+	int fd, rc = sp_ctl_call_json(c, SP_M_EXCEPTION_CHANNEL, json_pack("{s:s}", "slice", slice),
 				      &r);
 
 	if (rc < 0)

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The typed calls: interfaces, endpoints, queues, filters, memory, counters (docs/api.md). */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/filter_json.h"
 #include "common/text.h"
 #include "ctl_int.h"
 
@@ -28,7 +28,7 @@ sp_ctl_iface_list(struct sp_ctl *c, struct sp_ctl_iface *out, unsigned int max)
 {
 	json_t *list, *o;
 	size_t i;
-	int rc = sp_ctl_call_json(c, "iface.list", NULL, &list);
+	int rc = sp_ctl_call_json(c, SP_M_IFACE_LIST, NULL, &list);
 
 	if (rc < 0)
 		return rc;
@@ -66,7 +66,7 @@ sp_ctl_endpoint_reserve(struct sp_ctl *c, const char *slice, const char *port, u
 		json_object_set_new(p, "bandwidth", json_integer((json_int_t)bandwidth));
 	if (inbound > 0)
 		json_object_set_new(p, "inbound", json_integer((json_int_t)inbound));
-	rc = sp_ctl_call_json(c, "endpoint.reserve", p, &r);
+	rc = sp_ctl_call_json(c, SP_M_ENDPOINT_RESERVE, p, &r);
 	if (rc < 0)
 		return rc;
 	out->index = (uint16_t)u64(r, "endpoint");
@@ -78,7 +78,7 @@ sp_ctl_endpoint_reserve(struct sp_ctl *c, const char *slice, const char *port, u
 int
 sp_ctl_endpoint_release(struct sp_ctl *c, const char *slice, uint16_t index)
 {
-	return call(c, "endpoint.release", json_pack("{s:s, s:i}", "slice", slice, "endpoint", index));
+	return call(c, SP_M_ENDPOINT_RELEASE, json_pack("{s:s, s:i}", "slice", slice, "endpoint", index));
 }
 
 /* The queue's parameters that are not 0 (0: the default, or unchanged). */
@@ -102,36 +102,25 @@ sp_ctl_queue_bind(struct sp_ctl *c, const char *slice, const struct sp_ctl_queue
 	json_t *p = queue_params(slice, q);
 
 	json_object_set_new(p, "endpoint", json_integer(q->endpoint));
-	return call(c, "queue.bind", p);
+	return call(c, SP_M_QUEUE_BIND, p);
 }
 
 int
 sp_ctl_queue_set(struct sp_ctl *c, const char *slice, const struct sp_ctl_queue *q)
 {
-	return call(c, "queue.set", queue_params(slice, q));
+	return call(c, SP_M_QUEUE_SET, queue_params(slice, q));
 }
 
 int
 sp_ctl_queue_unbind(struct sp_ctl *c, const char *slice, uint16_t id)
 {
-	return call(c, "queue.unbind", json_pack("{s:s, s:i}", "slice", slice, "queue", id));
+	return call(c, SP_M_QUEUE_UNBIND, json_pack("{s:s, s:i}", "slice", slice, "queue", id));
 }
 
 json_t *
 sp_ctl_filter_to_json(const struct sp_ctl_filter *f)
 {
-	char key[2 * SP_KEY_BYTES + 1], mask[2 * SP_KEY_BYTES + 1];
-	char data[2 * SP_RESULT_DATA_BYTES + 1], nh[INET_ADDRSTRLEN + 8];
-	struct in_addr a = {.s_addr = f->result.nh_ip};
-
-	sp_format_hex(key, f->key.b, SP_KEY_BYTES);
-	sp_format_hex(mask, f->mask.b, SP_KEY_BYTES);
-	sp_format_hex(data, f->result.data, SP_RESULT_DATA_BYTES);
-	inet_ntop(AF_INET, &a, nh, sizeof(nh));
-	snprintf(nh + strlen(nh), 8, ":%u", ntohs(f->result.nh_port));
-	return json_pack("{s:I, s:s, s:s, s:{s:i, s:i, s:s, s:s}}", "position",
-			 (json_int_t)f->position, "key", key, "mask", mask, "result", "endpoint",
-			 f->result.endpoint, "queue", f->result.queue, "next_hop", nh, "data", data);
+	return sp_filter_json(f->position, &f->key, &f->mask, &f->result);
 }
 
 int
@@ -142,39 +131,30 @@ sp_ctl_filter_write(struct sp_ctl *c, const char *slice, const struct sp_ctl_fil
 	if (n == 1) {
 		p = sp_ctl_filter_to_json(f);
 		json_object_set_new(p, "slice", json_string(slice));
-		return call(c, "filter.insert", p);
+		return call(c, SP_M_FILTER_INSERT, p);
 	}
 	list = json_array();
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(list, sp_ctl_filter_to_json(&f[i]));
-	return call(c, "filter.insert", json_pack("{s:s, s:o}", "slice", slice, "filters", list));
+	return call(c, SP_M_FILTER_INSERT, json_pack("{s:s, s:o}", "slice", slice, "filters", list));
 }
 
 int
 sp_ctl_filter_delete(struct sp_ctl *c, const char *slice, uint32_t position)
 {
-	return call(c, "filter.delete", json_pack("{s:s, s:I}", "slice", slice, "position",
+	return call(c, SP_M_FILTER_DELETE, json_pack("{s:s, s:I}", "slice", slice, "position",
 						  (json_int_t)position));
 }
 
 bool
 sp_ctl_filter_from_json(json_t *o, struct sp_ctl_filter *f)
 {
-	json_t *r = json_object_get(o, "result");
-	const char *data = json_string_value(json_object_get(r, "data"));
-	size_t n;
+	struct sp_rpc_error e;
 
 	memset(f, 0, sizeof(*f));
-	f->position = (uint32_t)u64(o, "position");
 	f->hits = u64(o, "hits");
-	f->result.endpoint = (uint16_t)u64(r, "endpoint");
-	f->result.queue = (uint16_t)u64(r, "queue");
-	return sp_parse_hex_key(json_string_value(json_object_get(o, "key")), &f->key) == 0 &&
-	       sp_parse_hex_key(json_string_value(json_object_get(o, "mask")), &f->mask) == 0 &&
-	       sp_parse_next_hop(json_string_value(json_object_get(r, "next_hop")),
-				 &f->result.nh_ip, &f->result.nh_port) == 0 &&
-	       (data == NULL ||
-		sp_parse_hex_bytes(data, f->result.data, SP_RESULT_DATA_BYTES, &n) == 0);
+	return sp_filter_from_json(o, "", false, &f->position, &f->key, &f->mask, &f->result,
+				   &e) == 0;
 }
 
 int
@@ -182,7 +162,7 @@ sp_ctl_filter_list(struct sp_ctl *c, const char *slice, struct sp_ctl_filter **o
 {
 	json_t *list, *o;
 	size_t i, n;
-	int rc = sp_ctl_call_json(c, "filter.list", json_pack("{s:s}", "slice", slice), &list);
+	int rc = sp_ctl_call_json(c, SP_M_FILTER_LIST, json_pack("{s:s}", "slice", slice), &list);
 
 	*out = NULL;
 	if (rc < 0)
@@ -215,7 +195,7 @@ sp_ctl_mem_read(struct sp_ctl *c, const char *slice, uint32_t offset, void *buf,
 	if (len > SP_MAX_MEM_IO)
 		return sp_ctl_fail(c, EINVAL, SP_RPC_INVALID_PARAMS, "at most %u bytes a call",
 				   SP_MAX_MEM_IO);
-	rc = sp_ctl_call_json(c, "mem.read", json_pack("{s:s, s:I, s:I}", "slice", slice, "offset",
+	rc = sp_ctl_call_json(c, SP_M_MEM_READ, json_pack("{s:s, s:I, s:I}", "slice", slice, "offset",
 						       (json_int_t)offset, "length",
 						       (json_int_t)len), &r);
 	if (rc < 0)
@@ -253,14 +233,14 @@ int
 sp_ctl_mem_write(struct sp_ctl *c, const char *slice, uint32_t offset, const void *buf,
 		 size_t len)
 {
-	return call_with_data(c, "mem.write", json_pack("{s:s, s:I}", "slice", slice, "offset",
+	return call_with_data(c, SP_M_MEM_WRITE, json_pack("{s:s, s:I}", "slice", slice, "offset",
 							(json_int_t)offset), buf, len, SP_MAX_MEM_IO);
 }
 
 int
 sp_ctl_codeopt_load(struct sp_ctl *c, const char *slice, const void *data, size_t len)
 {
-	return call_with_data(c, "codeopt.load", json_pack("{s:s}", "slice", slice), data, len,
+	return call_with_data(c, SP_M_CODEOPT_LOAD, json_pack("{s:s}", "slice", slice), data, len,
 			      SP_MAX_CODEOPT_DATA);
 }
 
@@ -281,7 +261,7 @@ int
 sp_ctl_slice_stats(struct sp_ctl *c, const char *slice, struct sp_ctl_slice_stats *out)
 {
 	json_t *r, *s, *reasons;
-	int rc = sp_ctl_call_json(c, "stats.get", json_pack("{s:s}", "slice", slice), &r);
+	int rc = sp_ctl_call_json(c, SP_M_STATS_GET, json_pack("{s:s}", "slice", slice), &r);
 
 	if (rc < 0)
 		return rc;

@@ -96,13 +96,6 @@ put_port(struct sp_key *key, struct sp_key *mask, unsigned int off, struct sp_pr
 	memcpy(&mask->b[off], &m, 2);
 }
 
-static void
-hex(char *out, const uint8_t *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		snprintf(out + 2 * i, 3, "%02x", b[i]);
-}
-
 enum { K_POS, K_KEY, K_MASK, K_DST, K_SRC, K_SPORT, K_DPORT, K_PROTO, K_ENDPOINT, K_QUEUE,
        K_NEXTHOP, K_DATA, K_MAX };
 
@@ -153,8 +146,8 @@ build_filters(const char **v, json_t *list, uint64_t *first)
 				put_port(&key, &mask, SP_IPV4_KEY_SPORT, sp[i]);
 			if (v[K_DPORT] != NULL)
 				put_port(&key, &mask, SP_IPV4_KEY_DPORT, dp[j]);
-			hex(k, key.b, SP_KEY_BYTES);
-			hex(m, mask.b, SP_KEY_BYTES);
+			sp_format_hex(k, key.b, SP_KEY_BYTES);
+			sp_format_hex(m, mask.b, SP_KEY_BYTES);
 			json_array_append_new(list, json_pack("{s:I, s:s, s:s, s:O}", "position",
 							      (json_int_t)(pos + json_array_size(list)),
 							      "key", k, "mask", m, "result", result));
@@ -202,7 +195,7 @@ filter_add(struct cli *cli, int argc, char **argv)
 			 n);
 	}
 	json_object_set_new(p, "slice", cli_slice(argv[0]));
-	return cli_call_and_say(cli, "filter.insert", p, said);
+	return cli_call_and_say(cli, SP_M_FILTER_INSERT, p, said);
 }
 
 static int
@@ -219,7 +212,7 @@ filter_del(struct cli *cli, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	snprintf(said, sizeof(said), "filter at position %s of slice %s deleted", argv[2], argv[0]);
-	return cli_call_and_say(cli, "filter.delete", p, said);
+	return cli_call_and_say(cli, SP_M_FILTER_DELETE, p, said);
 }
 
 static int
@@ -232,7 +225,7 @@ filter_list(struct cli *cli, int argc, char **argv)
 
 	if (argc != 1)
 		return cli_usage("usage: slicectl filter list SLICE");
-	r = cli_call(cli, "filter.list", json_pack("{s:o}", "slice", cli_slice(argv[0])), &status);
+	r = cli_call(cli, SP_M_FILTER_LIST, json_pack("{s:o}", "slice", cli_slice(argv[0])), &status);
 	if (r == NULL)
 		return status;
 	if (cli->json) {
@@ -356,7 +349,7 @@ filter_load(struct cli *cli, int argc, char **argv)
 
 		for (size_t i = 0; i < take; i++)
 			json_array_append(part, json_array_get(all, done + i));
-		r = cli_call(cli, "filter.insert", json_pack("{s:o, s:o}", "slice",
+		r = cli_call(cli, SP_M_FILTER_INSERT, json_pack("{s:o, s:o}", "slice",
 							     cli_slice(argv[0]), "filters", part), &rc);
 		if (r == NULL) {
 			fprintf(stderr, "slicectl: filters %zu to %zu of %s were not written; the %zu "

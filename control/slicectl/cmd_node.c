@@ -23,7 +23,7 @@ static int
 whoami(struct cli *cli)
 {
 	int status;
-	json_t *r = cli_call(cli, "whoami", NULL, &status), *s;
+	json_t *r = cli_call(cli, SP_M_WHOAMI, NULL, &status), *s;
 	size_t i;
 
 	if (r == NULL)
@@ -47,7 +47,7 @@ static int
 iface(struct cli *cli)
 {
 	int status;
-	json_t *r = cli_call(cli, "iface.list", NULL, &status), *o;
+	json_t *r = cli_call(cli, SP_M_IFACE_LIST, NULL, &status), *o;
 	struct table *t;
 	size_t i;
 
@@ -97,7 +97,7 @@ sched(struct cli *cli, int argc, char **argv)
 		json_decref(p);
 		return rc;
 	}
-	return cli_call_and_say(cli, "sched.set", p, "scheduler set");
+	return cli_call_and_say(cli, SP_M_SCHED_SET, p, "scheduler set");
 }
 
 /* A method with the result printed as JSON (state, channel, call). */
@@ -122,7 +122,7 @@ channel(struct cli *cli, int argc, char **argv)
 
 	if (argc != 1)
 		return cli_usage("usage: slicectl channel SLICE");
-	r = cli_call(cli, "exception.channel", json_pack("{s:o}", "slice", cli_slice(argv[0])),
+	r = cli_call(cli, SP_M_EXCEPTION_CHANNEL, json_pack("{s:o}", "slice", cli_slice(argv[0])),
 		     &status);
 	if (r == NULL)
 		return status;
@@ -157,7 +157,7 @@ call(struct cli *cli, int argc, char **argv)
 int
 cmd_node(struct cli *cli, const char *object, int argc, char **argv)
 {
-	if (strcmp(object, "whoami") == 0 && argc == 0)
+	if (strcmp(object, SP_M_WHOAMI) == 0 && argc == 0)
 		return whoami(cli);
 	if (strcmp(object, "iface") == 0 && (argc == 0 || (argc == 1 &&
 							   strcmp(argv[0], "list") == 0)))
@@ -165,7 +165,7 @@ cmd_node(struct cli *cli, const char *object, int argc, char **argv)
 	if (strcmp(object, "sched") == 0)
 		return sched(cli, argc, argv);
 	if (strcmp(object, "state") == 0 && argc == 0)
-		return print_result(cli, "state.dump", NULL);
+		return print_result(cli, SP_M_STATE_DUMP, NULL);
 	if (strcmp(object, "channel") == 0)
 		return channel(cli, argc, argv);
 	if (strcmp(object, "call") == 0)

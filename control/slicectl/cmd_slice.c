@@ -75,7 +75,7 @@ slice_create(struct cli *cli, int argc, char **argv)
 		json_decref(p);
 		return rc;
 	}
-	r = cli_call(cli, "slice.create", p, &rc);
+	r = cli_call(cli, SP_M_SLICE_CREATE, p, &rc);
 	if (r == NULL)
 		return rc;
 	if (cli->json)
@@ -98,7 +98,7 @@ slice_delete(struct cli *cli, int argc, char **argv)
 	if (argc != 1)
 		return cli_usage("usage: slicectl slice delete SLICE");
 	snprintf(said, sizeof(said), "slice %s deleted", argv[0]);
-	return cli_call_and_say(cli, "slice.delete", json_pack("{s:o}", "slice",
+	return cli_call_and_say(cli, SP_M_SLICE_DELETE, json_pack("{s:o}", "slice",
 							       cli_slice(argv[0])), said);
 }
 
@@ -123,7 +123,7 @@ slice_list(struct cli *cli, int argc, char **argv)
 	(void)argv;
 	if (argc != 0)
 		return cli_usage("usage: slicectl slice list");
-	r = cli_call(cli, "slice.list", NULL, &status);
+	r = cli_call(cli, SP_M_SLICE_LIST, NULL, &status);
 	if (r == NULL)
 		return status;
 	if (cli->json) {
@@ -192,7 +192,7 @@ endpoint_reserve(struct cli *cli, int argc, char **argv)
 		json_decref(p);
 		return rc;
 	}
-	r = cli_call(cli, "endpoint.reserve", p, &status);
+	r = cli_call(cli, SP_M_ENDPOINT_RESERVE, p, &status);
 	if (r == NULL)
 		return status;
 	if (cli->json)
@@ -228,7 +228,7 @@ on_item(struct cli *cli, int argc, char **argv, const char *object, const char *
 static int
 endpoint_release(struct cli *cli, int argc, char **argv)
 {
-	return on_item(cli, argc, argv, "endpoint", "release", "endpoint.release", "released");
+	return on_item(cli, argc, argv, "endpoint", "release", SP_M_ENDPOINT_RELEASE, "released");
 }
 
 /* The slice's stats.get answer, for the endpoint and queue lists. */
@@ -239,7 +239,7 @@ slice_stats(struct cli *cli, int argc, char **argv, const char *usage, int *stat
 		*status = cli_usage("usage: slicectl %s SLICE", usage);
 		return NULL;
 	}
-	return cli_call(cli, "stats.get", json_pack("{s:o}", "slice", cli_slice(argv[0])), status);
+	return cli_call(cli, SP_M_STATS_GET, json_pack("{s:o}", "slice", cli_slice(argv[0])), status);
 }
 
 static int
@@ -321,7 +321,7 @@ queue_change(struct cli *cli, int argc, char **argv, bool bind)
 		json_decref(p);
 		return rc;
 	}
-	r = cli_call(cli, bind ? "queue.bind" : "queue.set", p, &status);
+	r = cli_call(cli, bind ? SP_M_QUEUE_BIND : SP_M_QUEUE_SET, p, &status);
 	if (r == NULL)
 		return status;
 	if (cli->json) {
@@ -356,7 +356,7 @@ queue_set(struct cli *cli, int argc, char **argv)
 static int
 queue_unbind(struct cli *cli, int argc, char **argv)
 {
-	return on_item(cli, argc, argv, "queue", "unbind", "queue.unbind", "unbound");
+	return on_item(cli, argc, argv, "queue", "unbind", SP_M_QUEUE_UNBIND, "unbound");
 }
 
 /* Every drop of a queue, whatever the reason. */

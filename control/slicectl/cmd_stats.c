@@ -150,7 +150,7 @@ cmd_stats(struct cli *cli, int argc, char **argv)
 		return cmd_stats_watch(cli, argc == 1 ? argv[0] : NULL, interval, count);
 	if (argc == 1)
 		p = json_pack("{s:o}", "slice", cli_slice(argv[0]));
-	r = cli_call(cli, "stats.get", p, &status);
+	r = cli_call(cli, SP_M_STATS_GET, p, &status);
 	if (r == NULL)
 		return status;
 	if (cli->json)
@@ -198,7 +198,7 @@ cmd_mem(struct cli *cli, int argc, char **argv)
 	}
 	if (!reading)
 		json_object_set_new(p, "data", json_string(argv[3]));
-	r = cli_call(cli, reading ? "mem.read" : "mem.write", p, &status);
+	r = cli_call(cli, reading ? SP_M_MEM_READ : SP_M_MEM_WRITE, p, &status);
 	if (r == NULL)
 		return status;
 	if (cli->json)
@@ -245,7 +245,7 @@ cmd_codeopt(struct cli *cli, int argc, char **argv)
 		fprintf(stderr, "slicectl: out of memory\n");
 		return EXIT_USAGE;
 	}
-	rc = cli_call_and_say(cli, "codeopt.load",
+	rc = cli_call_and_say(cli, SP_M_CODEOPT_LOAD,
 			      json_pack("{s:o, s:s}", "slice", cli_slice(argv[1]), "data", text),
 			      "loaded");
 	free(text);

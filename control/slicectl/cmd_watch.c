@@ -129,7 +129,7 @@ get_stats(struct cli *cli, void *arg, int *status)
 {
 	const char *slice = arg;
 
-	return cli_call(cli, "stats.get", slice != NULL ? json_pack("{s:s}", "slice", slice) : NULL,
+	return cli_call(cli, SP_M_STATS_GET, slice != NULL ? json_pack("{s:s}", "slice", slice) : NULL,
 			status);
 }
 
@@ -261,7 +261,7 @@ static json_t *
 get_all(struct cli *cli, void *arg, int *status)
 {
 	const struct top *t = arg;
-	json_t *node = cli_call(cli, "stats.get", NULL, status), *all, *s;
+	json_t *node = cli_call(cli, SP_M_STATS_GET, NULL, status), *all, *s;
 	const char *name;
 
 	if (node == NULL)
@@ -272,7 +272,7 @@ get_all(struct cli *cli, void *arg, int *status)
 
 		if (!wanted(t, name))
 			continue;
-		one = cli_call(cli, "stats.get", json_pack("{s:s}", "slice", name), status);
+		one = cli_call(cli, SP_M_STATS_GET, json_pack("{s:s}", "slice", name), status);
 		if (one != NULL)
 			json_object_set_new(json_object_get(all, "slices"), name, one);
 	}

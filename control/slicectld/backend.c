@@ -71,7 +71,7 @@ backend_connect(struct backend *b)
 		return false;
 	}
 	sp_ctl_set_timeout(b->ctl, CALL_TIMEOUT_MS);
-	if (sp_ctl_call_json(b->ctl, "node.info", NULL, &b->info) < 0) {
+	if (sp_ctl_call_json(b->ctl, SP_M_NODE_INFO, NULL, &b->info) < 0) {
 		snprintf(why, sizeof(why), "slicepathd did not answer node.info: %s",
 			 sp_ctl_error(b->ctl));
 		disconnect(b, why);

@@ -22,7 +22,7 @@ m_codeopt_load(struct ctld *c, const struct caller *who, json_t *params, struct 
 
 	if (s == NULL || !txn_begin(c, e))
 		return NULL;
-	r = backend_call(c->backend, "codeopt.load", ctld_params_for(params, json_string(s->name)),
+	r = backend_call(c->backend, SP_M_CODEOPT_LOAD, ctld_params_for(params, json_string(s->name)),
 			 e);
 	if (r == NULL) {
 		txn_abort(c);

@@ -75,7 +75,7 @@ m_endpoint_reserve(struct ctld *c, const struct caller *who, json_t *params,
 	json_object_set_new(p, "bandwidth", json_integer((json_int_t)bw));
 	json_object_set_new(p, "inbound", json_integer((json_int_t)in));
 	json_object_set_new(p, "index", json_integer(idx));
-	r = backend_call(c->backend, "endpoint.reserve", p, e);
+	r = backend_call(c->backend, SP_M_ENDPOINT_RESERVE, p, e);
 	if (r == NULL) {
 		txn_abort(c);
 		return NULL;
@@ -144,7 +144,7 @@ m_endpoint_release(struct ctld *c, const struct caller *who, json_t *params,
 		return sp_rpc_fail(e, SP_RPC_NOT_FOUND, "slice %s has no endpoint %u", s->name, idx);
 	if (!unnamed(c, s, false, idx, e) || !txn_begin(c, e))
 		return NULL;
-	r = backend_call(c->backend, "endpoint.release", ctld_params_for(params,
+	r = backend_call(c->backend, SP_M_ENDPOINT_RELEASE, ctld_params_for(params,
 			 json_string(s->name)), e);
 	if (r == NULL) {
 		txn_abort(c);
@@ -195,14 +195,14 @@ queue_change(struct ctld *c, const struct caller *who, json_t *params, const cha
 json_t *
 m_queue_bind(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
-	return queue_change(c, who, params, "queue.bind", e);
+	return queue_change(c, who, params, SP_M_QUEUE_BIND, e);
 }
 
 /* {"slice", "queue", ["threshold", "threshold_packets", "share"]} */
 json_t *
 m_queue_set(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
-	return queue_change(c, who, params, "queue.set", e);
+	return queue_change(c, who, params, SP_M_QUEUE_SET, e);
 }
 
 /* {"slice", "queue"}: refused while filters name it; what it holds is dropped. */
@@ -221,7 +221,7 @@ m_queue_unbind(struct ctld *c, const struct caller *who, json_t *params, struct 
 				   qid);
 	if (!unnamed(c, s, true, qid, e) || !txn_begin(c, e))
 		return NULL;
-	r = backend_call(c->backend, "queue.unbind", ctld_params_for(params, json_string(s->name)),
+	r = backend_call(c->backend, SP_M_QUEUE_UNBIND, ctld_params_for(params, json_string(s->name)),
 			 e);
 	if (r == NULL) {
 		txn_abort(c);

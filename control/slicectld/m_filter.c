@@ -34,7 +34,7 @@ m_filter_insert(struct ctld *c, const struct caller *who, json_t *params, struct
 
 	if (s == NULL || !txn_begin(c, e))
 		return NULL;
-	r = backend_call(c->backend, "filter.insert", ctld_params_for(params, json_string(s->name)),
+	r = backend_call(c->backend, SP_M_FILTER_INSERT, ctld_params_for(params, json_string(s->name)),
 			 e);
 	if (r == NULL) {
 		txn_abort(c);
@@ -64,7 +64,7 @@ m_filter_delete(struct ctld *c, const struct caller *who, json_t *params, struct
 	if (s == NULL || sp_rpc_uint(params, "position", UINT32_MAX, &pos, e) < 0 ||
 	    !txn_begin(c, e))
 		return NULL;
-	r = backend_call(c->backend, "filter.delete", ctld_params_for(params, json_string(s->name)),
+	r = backend_call(c->backend, SP_M_FILTER_DELETE, ctld_params_for(params, json_string(s->name)),
 			 e);
 	if (r == NULL) {
 		txn_abort(c);
@@ -93,14 +93,14 @@ read_slice(struct ctld *c, const struct caller *who, json_t *params, const char 
 json_t *
 m_filter_list(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
-	return read_slice(c, who, params, "filter.list", e);
+	return read_slice(c, who, params, SP_M_FILTER_LIST, e);
 }
 
 /* {"slice", "offset", "length"} -> {"data": hex} */
 json_t *
 m_mem_read(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
-	return read_slice(c, who, params, "mem.read", e);
+	return read_slice(c, who, params, SP_M_MEM_READ, e);
 }
 
 /* {"slice", "offset", "data": hex}: written to the fast path and stored, page by page. */
@@ -116,7 +116,7 @@ m_mem_write(struct ctld *c, const struct caller *who, json_t *params, struct sp_
 
 	if (s == NULL || !txn_begin(c, e))
 		return NULL;
-	r = backend_call(c->backend, "mem.write", ctld_params_for(params, json_string(s->name)), e);
+	r = backend_call(c->backend, SP_M_MEM_WRITE, ctld_params_for(params, json_string(s->name)), e);
 	if (r == NULL) {
 		txn_abort(c);
 		return NULL;

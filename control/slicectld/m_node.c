@@ -41,7 +41,7 @@ reserved_on(json_t *info, const char *port)
 json_t *
 m_iface_list(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
-	json_t *info = backend_call(c->backend, "node.info", NULL, e), *list, *port;
+	json_t *info = backend_call(c->backend, SP_M_NODE_INFO, NULL, e), *list, *port;
 	size_t i;
 
 	(void)who;
@@ -98,7 +98,7 @@ m_sched_set(struct ctld *c, const struct caller *who, json_t *params, struct sp_
 	(void)who;
 	if (!txn_begin(c, e))
 		return NULL;
-	r = backend_call(c->backend, "sched.set", json_deep_copy(params), e);
+	r = backend_call(c->backend, SP_M_SCHED_SET, json_deep_copy(params), e);
 	if (r == NULL) {
 		txn_abort(c);
 		return NULL;
@@ -122,7 +122,7 @@ json_t *
 m_state_dump(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
 	(void)who;
-	return backend_call(c->backend, "state.dump", json_deep_copy(params), e);
+	return backend_call(c->backend, SP_M_STATE_DUMP, json_deep_copy(params), e);
 }
 
 /* {"slice"} -> the slice's counters (its owner, operators); {} -> the node's (operators). */
@@ -135,9 +135,9 @@ m_stats_get(struct ctld *c, const struct caller *who, json_t *params, struct sp_
 		if (!who->operator)
 			return sp_rpc_fail(e, SP_RPC_DENIED, "the node's counters are for its "
 					   "operators; give \"slice\" for one of yours");
-		return backend_call(c->backend, "stats.get", NULL, e);
+		return backend_call(c->backend, SP_M_STATS_GET, NULL, e);
 	}
 	slice = ctld_slice_to_read(c, who, params, e);
-	return slice == NULL ? NULL : backend_call(c->backend, "stats.get",
+	return slice == NULL ? NULL : backend_call(c->backend, SP_M_STATS_GET,
 						   json_pack("{s:o}", "slice", slice), e);
 }

@@ -31,7 +31,7 @@ parse_owner(const struct caller *who, json_t *params, uint32_t *owner, struct sp
 	}
 	if (!json_is_string(j)) {
 		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"owner\" must be a uid or a user's name, got "
-			    "%s", sp_rpc_type_name(j));
+			    "%s", sp_json_type_name(j));
 		return false;
 	}
 	if (getpwnam_r(json_string_value(j), &pw, buf, sizeof(buf), &found) != 0 || found == NULL) {
@@ -198,8 +198,8 @@ free_id(struct ctld *c, json_t *slices)
 static bool
 admit(struct ctld *c, struct ctld_slice *s, uint64_t npe, struct sp_rpc_error *e)
 {
-	json_t *info = backend_call(c->backend, "node.info", NULL, e);
-	json_t *slices = info != NULL ? backend_call(c->backend, "slice.list", NULL, e) : NULL;
+	json_t *info = backend_call(c->backend, SP_M_NODE_INFO, NULL, e);
+	json_t *slices = info != NULL ? backend_call(c->backend, SP_M_SLICE_LIST, NULL, e) : NULL;
 	bool ok = slices != NULL && admit_memory(c, s, e) && admit_buffers(c, info, slices, s, e) &&
 		  place(info, s, npe, e);
 
@@ -234,7 +234,7 @@ m_slice_create(struct ctld *c, const struct caller *who, json_t *params, struct 
 		return sp_rpc_fail(e, SP_RPC_EXISTS, "a slice is already named %s", s.name);
 	if (!admit(c, &s, npe, e) || !txn_begin(c, e))
 		return NULL;
-	r = backend_call(c->backend, "slice.create",
+	r = backend_call(c->backend, SP_M_SLICE_CREATE,
 			 json_pack("{s:s, s:s, s:i, s:i, s:I, s:I, s:i, s:I, s:I, s:b}", "name",
 				   s.name, "codeopt", s.codeopt, "id", s.id, "npe", s.npe,
 				   "memory", (json_int_t)s.memory, "filter_quota",
@@ -266,7 +266,7 @@ m_slice_delete(struct ctld *c, const struct caller *who, json_t *params, struct 
 
 	if (s == NULL || !txn_begin(c, e))
 		return NULL;
-	r = backend_call(c->backend, "slice.delete", json_pack("{s:s}", "slice", s->name), e);
+	r = backend_call(c->backend, SP_M_SLICE_DELETE, json_pack("{s:s}", "slice", s->name), e);
 	/* A slice slicepathd lost (it could not be restored) is deleted all the same. */
 	if (r == NULL && e->code != SP_RPC_NOT_FOUND) {
 		txn_abort(c);
@@ -304,7 +304,7 @@ add_stored(json_t *o, const struct ctld_slice *s)
 json_t *
 m_slice_list(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
-	json_t *live = backend_call(c->backend, "slice.list", NULL, e), *list = json_array(), *o;
+	json_t *live = backend_call(c->backend, SP_M_SLICE_LIST, NULL, e), *list = json_array(), *o;
 	bool listed[SP_MAX_SLICES] = {false};
 	size_t i;
 
@@ -351,7 +351,7 @@ m_exception_channel(struct ctld *c, const struct caller *who, json_t *params,
 		    struct sp_rpc_error *e)
 {
 	struct ctld_slice *s = ctld_slice_to_change(c, who, params, e);
-	json_t *info = s != NULL ? backend_call(c->backend, "node.info", NULL, e) : NULL;
+	json_t *info = s != NULL ? backend_call(c->backend, SP_M_NODE_INFO, NULL, e) : NULL;
 	const char *dir = json_string_value(json_object_get(info, "channel_dir"));
 	char path[CTLD_PATH_LEN + SP_NAME_LEN + 8];
 

@@ -259,12 +259,12 @@ m_metrics_text(struct ctld *c, const struct caller *who, json_t *params, struct 
 
 	(void)who;
 	(void)params;
-	node = backend_call(c->backend, "stats.get", NULL, e);
+	node = backend_call(c->backend, SP_M_STATS_GET, NULL, e);
 	if (node == NULL)
 		return NULL;
 	slices = json_object();
 	json_object_foreach(json_object_get(node, "slices"), name, s) {
-		json_t *one = backend_call(c->backend, "stats.get", json_pack("{s:s}", "slice", name),
+		json_t *one = backend_call(c->backend, SP_M_STATS_GET, json_pack("{s:s}", "slice", name),
 					   e);
 
 		/* A slice deleted meanwhile is left out. */

@@ -63,7 +63,7 @@ live_sched(json_t *scheds, const struct ctld_sched *s)
 void
 reconcile_schedulers(struct ctld *c)
 {
-	json_t *info = call(c, "node.info", NULL, NULL, 0);
+	json_t *info = call(c, SP_M_NODE_INFO, NULL, NULL, 0);
 	json_t *scheds = json_object_get(info, "schedulers");
 
 	/* Rates going down first: the NPEs' rates on a port must fit its link all along. */
@@ -77,7 +77,7 @@ reconcile_schedulers(struct ctld *c)
 					     u64(live, "overhead") == s->overhead) ||
 			    (s->rate < u64(live, "rate")) != (pass == 0))
 				continue;
-			if (done(c, "sched.set", json_pack("{s:i, s:s, s:I, s:i}", "npe", s->npe,
+			if (done(c, SP_M_SCHED_SET, json_pack("{s:i, s:s, s:I, s:i}", "npe", s->npe,
 							   "port", s->port, "rate",
 							   (json_int_t)s->rate, "overhead",
 							   s->overhead), why, sizeof(why)))
@@ -121,7 +121,7 @@ flush_batch(struct filter_sync *y)
 
 	if (n == 0)
 		return 0;
-	if (!done(y->c, "filter.insert", json_pack("{s:s, s:O}", "slice", y->s->name, "filters",
+	if (!done(y->c, SP_M_FILTER_INSERT, json_pack("{s:s, s:O}", "slice", y->s->name, "filters",
 						   y->batch), y->why, sizeof(y->why)))
 		return -1;
 	y->written += (unsigned int)n;
@@ -136,7 +136,7 @@ delete_live_before(struct filter_sync *y, uint64_t position)
 	json_t *o;
 
 	while ((o = json_array_get(y->live, y->next)) != NULL && u64(o, "position") < position) {
-		if (!done(y->c, "filter.delete", json_pack("{s:s, s:O}", "slice", y->s->name,
+		if (!done(y->c, SP_M_FILTER_DELETE, json_pack("{s:s, s:O}", "slice", y->s->name,
 							   "position", json_object_get(o, "position")),
 			  y->why, sizeof(y->why)))
 			return -1;
@@ -266,7 +266,7 @@ replay_page(void *arg, uint32_t offset, const uint8_t *page, size_t len)
 	if (len > m->s->memory - offset)
 		len = m->s->memory - offset;
 	sp_format_hex(hex, page, len < STORE_PAGE ? len : STORE_PAGE);
-	return done(m->c, "mem.write", json_pack("{s:s, s:I, s:s}", "slice", m->s->name, "offset",
+	return done(m->c, SP_M_MEM_WRITE, json_pack("{s:s, s:I, s:s}", "slice", m->s->name, "offset",
 						 (json_int_t)offset, "data", hex), m->why, m->len)
 		       ? 0 : -1;
 }
@@ -290,7 +290,7 @@ replay_codeopt_data(struct ctld *c, const struct ctld_slice *s, char *why, size_
 	ok = text != NULL;
 	if (ok) {
 		sp_format_hex(text, data, n);
-		ok = done(c, "codeopt.load", json_pack("{s:s, s:s}", "slice", s->name, "data", text),
+		ok = done(c, SP_M_CODEOPT_LOAD, json_pack("{s:s, s:s}", "slice", s->name, "data", text),
 			  why, len);
 	}
 	free(text);
@@ -304,7 +304,7 @@ restore(struct ctld *c, const struct ctld_slice *s, char *why, size_t len)
 {
 	struct mem_replay m = {.c = c, .s = s, .why = why, .len = len};
 	unsigned int filters = 0;
-	bool ok = done(c, "slice.create",
+	bool ok = done(c, SP_M_SLICE_CREATE,
 		       json_pack("{s:s, s:s, s:i, s:i, s:I, s:I, s:i, s:I, s:I, s:b}", "name",
 				 s->name, "codeopt", s->codeopt, "id", s->id, "npe", s->npe,
 				 "memory", (json_int_t)s->memory, "filter_quota",
@@ -316,7 +316,7 @@ restore(struct ctld *c, const struct ctld_slice *s, char *why, size_t len)
 		return false;
 	for (unsigned int i = 0; ok && i < SP_MAX_SLICE_ENDPOINTS; i++)
 		ok = !s->ep[i].used ||
-		     done(c, "endpoint.reserve", json_pack("{s:s, s:s, s:i, s:I, s:I, s:i}",
+		     done(c, SP_M_ENDPOINT_RESERVE, json_pack("{s:s, s:s, s:i, s:I, s:I, s:i}",
 							   "slice", s->name, "port", s->ep[i].port,
 							   "udp_port", s->ep[i].udp_port,
 							   "bandwidth", (json_int_t)s->ep[i].bandwidth,
@@ -324,7 +324,7 @@ restore(struct ctld *c, const struct ctld_slice *s, char *why, size_t len)
 							   "index", i), why, len);
 	for (unsigned int q = 0; ok && q < SP_MAX_SLICE_QUEUES; q++)
 		ok = !s->q[q].bound ||
-		     done(c, "queue.bind", json_pack("{s:s, s:i, s:i, s:I, s:I, s:I}", "slice",
+		     done(c, SP_M_QUEUE_BIND, json_pack("{s:s, s:i, s:i, s:I, s:I, s:I}", "slice",
 						     s->name, "queue", q, "endpoint",
 						     s->q[q].endpoint, "threshold",
 						     (json_int_t)s->q[q].threshold,
@@ -334,7 +334,7 @@ restore(struct ctld *c, const struct ctld_slice *s, char *why, size_t len)
 	ok = ok && store_each_mem_page(c->store, s->id, replay_page, &m) == 0 &&
 	     replay_codeopt_data(c, s, why, len) && sync_filters(c, s, NULL, why, len, &filters);
 	if (!ok) {
-		done(c, "slice.delete", json_pack("{s:s}", "slice", s->name), NULL, 0);
+		done(c, SP_M_SLICE_DELETE, json_pack("{s:s}", "slice", s->name), NULL, 0);
 		return false;
 	}
 	ctld_log("slice %s (id %u) restored with its %u filter(s)", s->name, s->id, filters);
@@ -375,7 +375,7 @@ reconcile_one(struct ctld *c, struct ctld_slice *s, json_t *live_slices)
 		if (live != NULL) {
 			ctld_log("slice %s differs from the database in slicepathd: re-creating it",
 				 s->name);
-			done(c, "slice.delete", json_pack("{s:s}", "slice", s->name), NULL, 0);
+			done(c, SP_M_SLICE_DELETE, json_pack("{s:s}", "slice", s->name), NULL, 0);
 		}
 		ok = restore(c, s, s->trouble, sizeof(s->trouble));
 	}
@@ -398,14 +398,14 @@ drop_unstored(struct ctld *c, json_t *live_slices, uint16_t id)
 			continue;
 		ctld_log("slice %s is in slicepathd but not in the database (a change not "
 			 "acknowledged): deleting it", name);
-		done(c, "slice.delete", json_pack("{s:s}", "slice", name), NULL, 0);
+		done(c, SP_M_SLICE_DELETE, json_pack("{s:s}", "slice", name), NULL, 0);
 	}
 }
 
 static void
 reconcile(struct ctld *c, uint16_t id)
 {
-	json_t *dump = call(c, "state.dump", NULL, NULL, 0);
+	json_t *dump = call(c, SP_M_STATE_DUMP, NULL, NULL, 0);
 	json_t *live_slices = json_object_get(dump, "slices");
 
 	if (dump == NULL)

@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+#include <slicepath/methods.h>
+
 /* JSON-RPC 2.0's own. */
 #define SP_RPC_PARSE_ERROR -32700      /* not JSON */
 #define SP_RPC_INVALID_REQUEST -32600  /* JSON, but not a request object */

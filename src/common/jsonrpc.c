@@ -42,21 +42,6 @@ sp_rpc_no_method(struct sp_rpc_error *e, const char *method, const char *const *
 			   method, list);
 }
 
-const char *
-sp_rpc_type_name(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT: return "an object";
-	case JSON_ARRAY: return "an array";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER: return "an integer";
-	case JSON_REAL: return "a real number";
-	case JSON_TRUE:
-	case JSON_FALSE: return "a boolean";
-	default: return "null";
-	}
-}
-
 /* Whether word is one of the space-separated names of list. */
 static bool
 listed(const char *list, const char *word)
@@ -107,7 +92,7 @@ sp_rpc_slice_ref(json_t *params, const char **name, int64_t *id, struct sp_rpc_e
 	}
 	if (!json_is_string(j)) {
 		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"slice\" must be a slice's name or id, got %s",
-			    j == NULL ? "nothing" : sp_rpc_type_name(j));
+			    j == NULL ? "nothing" : sp_json_type_name(j));
 		return -1;
 	}
 	*name = json_string_value(j);
@@ -124,19 +109,20 @@ int
 sp_rpc_uint(json_t *obj, const char *key, uint64_t max, uint64_t *v, struct sp_rpc_error *e)
 {
 	json_t *j = json_object_get(obj, key);
+	char text[32];
+	uint64_t u;
 
 	if (j == NULL) {
 		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"%s\" is missing", key);
 		return -1;
 	}
-	if (!json_is_integer(j) || json_integer_value(j) < 0 ||
-	    (uint64_t)json_integer_value(j) > max) {
+	if (!json_is_number(j) || !sp_json_whole(j, &u, text) || u > max) {
 		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"%s\" must be a whole number from 0 to %" PRIu64
 			    ", got %s", key, max,
-			    json_is_integer(j) ? "one out of range" : sp_rpc_type_name(j));
+			    json_is_number(j) ? text : sp_json_type_name(j));
 		return -1;
 	}
-	*v = (uint64_t)json_integer_value(j);
+	*v = u;
 	return 0;
 }
 
@@ -147,7 +133,7 @@ sp_rpc_string(json_t *obj, const char *key, const char **v, struct sp_rpc_error 
 
 	if (j == NULL || !json_is_string(j)) {
 		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"%s\" must be a string, got %s", key,
-			    j == NULL ? "nothing" : sp_rpc_type_name(j));
+			    j == NULL ? "nothing" : sp_json_type_name(j));
 		return -1;
 	}
 	*v = json_string_value(j);
@@ -181,7 +167,7 @@ sp_rpc_optional_bool(json_t *obj, const char *key, bool *v, struct sp_rpc_error 
 		return 0;
 	if (!json_is_boolean(j)) {
 		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"%s\" must be true or false, got %s", key,
-			    sp_rpc_type_name(j));
+			    sp_json_type_name(j));
 		return -1;
 	}
 	*v = json_is_true(j);
@@ -233,7 +219,7 @@ check_request(json_t *req, json_t **params, struct sp_rpc_error *e)
 		sp_rpc_fail(e, SP_RPC_INVALID_REQUEST, "\"id\" must be a string, an integer or null");
 	else if (*params != NULL && !json_is_object(*params))
 		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"params\" must be an object of named "
-			    "parameters, got %s", sp_rpc_type_name(*params));
+			    "parameters, got %s", sp_json_type_name(*params));
 	else
 		return json_string_value(method);
 	return NULL;
@@ -334,7 +320,7 @@ sp_rpc_handle_line(const char *line, size_t len, sp_rpc_dispatch dispatch, void 
 	}
 	if (!json_is_object(req)) {
 		sp_rpc_fail(&e, SP_RPC_INVALID_REQUEST, "a request is one JSON object per line (no "
-			    "batches), got %s", sp_rpc_type_name(req));
+			    "batches), got %s", sp_json_type_name(req));
 		json_decref(req);
 		return sp_rpc_respond(NULL, NULL, &e);
 	}

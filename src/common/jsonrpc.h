@@ -15,6 +15,8 @@
 
 #include <jansson.h>
 
+#include "json.h"
+
 #include <slicepath/proto.h>
 
 struct sp_rpc_error {
@@ -69,7 +71,5 @@ int sp_rpc_known_keys(json_t *obj, const char *what, const char *allowed,
  * digits is refused with a hint to give the id as a number.
  */
 int sp_rpc_slice_ref(json_t *params, const char **name, int64_t *id, struct sp_rpc_error *e);
-/* "an object", "a string", ... for messages about what a client sent. */
-const char *sp_rpc_type_name(const json_t *v);
 
 #endif

@@ -213,7 +213,7 @@ parse_npe_rates(struct parser *p, json_t *o, const char *npath, struct sp_cfg_np
 		return 0;
 	if (!json_is_object(rates))
 		return cfg_fail(p, npath, "rates", "expected an object of rates by port name, like "
-			        "{\"p0\": \"800M\"}, got %s", cfg_type_name(rates));
+			        "{\"p0\": \"800M\"}, got %s", sp_json_type_name(rates));
 	cfg_field_path(path, npath, "rates");
 	json_object_foreach(rates, name, v) {
 		int port = cfg_find_port(p->cfg, name);
@@ -320,7 +320,7 @@ parse_lcore(struct parser *p, json_t *o, const char *path, uint16_t i, uint16_t 
 				        "lcore its own id", lc->id, k);
 	lcv = json_object_get(o, "lc");
 	if (lcv != NULL && !json_is_boolean(lcv))
-		return cfg_fail(p, path, "lc", "expected true or false, got %s", cfg_type_name(lcv));
+		return cfg_fail(p, path, "lc", "expected true or false, got %s", sp_json_type_name(lcv));
 	lc->lc = json_is_true(lcv);
 	TRY(cfg_get_array(p, o, path, "npes", false, 0, SP_MAX_NPES, &arr));
 	json_array_foreach(arr, j, v) {

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,29 +97,6 @@ cfg_out_of_memory(struct parser *p, const char *path)
 	return -ENOMEM;
 }
 
-const char *
-cfg_type_name(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:
-		return "an object";
-	case JSON_ARRAY:
-		return "an array";
-	case JSON_STRING:
-		return "a string";
-	case JSON_INTEGER:
-		return "an integer";
-	case JSON_REAL:
-		return "a real number";
-	case JSON_TRUE:
-	case JSON_FALSE:
-		return "a boolean";
-	case JSON_NULL:
-		break;
-	}
-	return "null";
-}
-
 /* ------------------------------------------------------------------ */
 /* Typed field readers: each knows its path and writes its message     */
 /* ------------------------------------------------------------------ */
@@ -130,7 +106,7 @@ int
 cfg_check_object(struct parser *p, json_t *v, const char *path, const char *const *valid)
 {
 	if (!json_is_object(v))
-		return cfg_fail(p, path, NULL, "expected an object {...}, got %s", cfg_type_name(v));
+		return cfg_fail(p, path, NULL, "expected an object {...}, got %s", sp_json_type_name(v));
 	for (void *it = json_object_iter(v); it != NULL; it = json_object_iter_next(v, it)) {
 		const char *key = json_object_iter_key(it);
 		char list[256] = "";
@@ -154,28 +130,6 @@ cfg_missing(struct parser *p, const char *path, const char *key)
 
 
 
-/* A JSON number as a whole number >= 0 (1e6 is a real in JSON: accept it);
- * text gets the number as written, for messages. */
-static bool
-whole_number(json_t *v, uint64_t *u, char text[32])
-{
-	if (json_is_integer(v)) {
-		json_int_t i = json_integer_value(v);
-
-		snprintf(text, 32, "%" JSON_INTEGER_FORMAT, i);
-		*u = i >= 0 ? (uint64_t)i : 0;
-		return i >= 0;
-	}
-	double d = json_real_value(v);
-
-	snprintf(text, 32, "%g", d);
-	*u = 0;
-	if (d < 0 || d >= 0x1p64 || d != floor(d))
-		return false;
-	*u = (uint64_t)d;
-	return true;
-}
-
 int
 cfg_uint_value(struct parser *p, json_t *v, const char *path, const char *key,
 	   const struct uint_spec *s, uint64_t *out)
@@ -184,8 +138,8 @@ cfg_uint_value(struct parser *p, json_t *v, const char *path, const char *key,
 	uint64_t u;
 
 	if (!json_is_number(v))
-		return cfg_fail(p, path, key, "expected a whole number, got %s", cfg_type_name(v));
-	if (!whole_number(v, &u, text) || u < s->min || u > s->max)
+		return cfg_fail(p, path, key, "expected a whole number, got %s", sp_json_type_name(v));
+	if (!sp_json_whole(v, &u, text) || u < s->min || u > s->max)
 		return cfg_fail(p, path, key, "%s is out of range; use a whole number from %" PRIu64
 			        " to %" PRIu64, text, s->min, s->max);
 	if (s->pow2 && (u & (u - 1)) != 0)
@@ -218,7 +172,7 @@ cfg_string_value(struct parser *p, json_t *v, const char *path, const char *key,
 	size_t len;
 
 	if (!json_is_string(v))
-		return cfg_fail(p, path, key, "expected a string, got %s", cfg_type_name(v));
+		return cfg_fail(p, path, key, "expected a string, got %s", sp_json_type_name(v));
 	len = json_string_length(v);
 	if (len == 0)
 		return cfg_fail(p, path, key, "is empty; write a value");
@@ -283,7 +237,7 @@ cfg_get_array(struct parser *p, json_t *obj, const char *path, const char *key, 
 	if (v == NULL)
 		return required ? cfg_missing(p, path, key) : 0;
 	if (!json_is_array(v))
-		return cfg_fail(p, path, key, "expected an array [...], got %s", cfg_type_name(v));
+		return cfg_fail(p, path, key, "expected an array [...], got %s", sp_json_type_name(v));
 	n = json_array_size(v);
 	if (n < min)
 		return cfg_fail(p, path, key, "is empty; give at least %zu entr%s%s", min,
@@ -342,14 +296,14 @@ cfg_get_rate(struct parser *p, json_t *obj, const char *path, const char *key, u
 	*bps = def;
 	if (v == NULL)
 		return 0;
-	if (json_is_number(v) && (!whole_number(v, bps, text) || *bps == 0))
+	if (json_is_number(v) && (!sp_json_whole(v, bps, text) || *bps == 0))
 		return cfg_fail(p, path, key, "%s is not a rate; write a whole number of bits/s above "
 			        "0, or a string like \"10G\" or \"1.5M\"", text);
 	if (json_is_number(v))
 		return 0;
 	if (!json_is_string(v))
 		return cfg_fail(p, path, key, "expected a rate such as \"10G\" or a number of bits/s, "
-			        "got %s", cfg_type_name(v));
+			        "got %s", sp_json_type_name(v));
 	if (sp_parse_rate(json_string_value(v), bps) < 0)
 		return cfg_fail(p, path, key, "\"%s\" is not a rate; write a whole number of bits/s "
 			        "above 0, optionally with a suffix k, M, G or T, like \"10G\" or "

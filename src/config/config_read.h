@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "../common/json.h"
 #include "config.h"
 
 /* Longest JSON path we print, e.g. "slices[254].filters[1048575].result.next_hop". */
@@ -67,8 +68,6 @@ int cfg_fail(struct parser *p, const char *parent, const char *key, const char *
 /* -ENOMEM, saying which field could not be stored. */
 int cfg_out_of_memory(struct parser *p, const char *path);
 
-/* "an object", "a string", ... for "expected X, got Y". */
-const char *cfg_type_name(const json_t *v);
 
 /* v must be an object whose keys are all in valid (NULL-terminated). */
 int cfg_check_object(struct parser *p, json_t *v, const char *path, const char *const *valid);

@@ -13,25 +13,25 @@ static const struct {
 	sp_rpc_method fn;
 	const char *params;
 } methods[] = {
-	{"slice.create", sp_rpc_slice_create, "name codeopt id npe memory filter_quota queue_quota "
+	{SP_M_SLICE_CREATE, sp_rpc_slice_create, "name codeopt id npe memory filter_quota queue_quota "
 	 "buffer_quota owner managed"},
-	{"slice.delete", sp_rpc_slice_delete, "slice"},
-	{"slice.list", sp_rpc_slice_list, ""},
-	{"endpoint.reserve", sp_rpc_endpoint_reserve, "slice port udp_port bandwidth inbound index"},
-	{"endpoint.release", sp_rpc_endpoint_release, "slice endpoint"},
-	{"filter.insert", sp_rpc_filter_insert, "slice position key mask result filters"},
-	{"filter.delete", sp_rpc_filter_delete, "slice position"},
-	{"filter.list", sp_rpc_filter_list, "slice"},
-	{"sched.set", sp_rpc_sched_set, "npe port rate overhead"},
-	{"queue.bind", sp_rpc_queue_bind, "slice queue endpoint threshold threshold_packets share"},
-	{"queue.unbind", sp_rpc_queue_unbind, "slice queue"},
-	{"queue.set", sp_rpc_queue_set, "slice queue threshold threshold_packets share"},
-	{"mem.read", sp_rpc_mem_read, "slice offset length"},
-	{"mem.write", sp_rpc_mem_write, "slice offset data"},
-	{"codeopt.load", sp_rpc_codeopt_load, "slice data"},
-	{"stats.get", sp_rpc_stats_get, "slice"},
-	{"state.dump", sp_rpc_state_dump, ""},
-	{"node.info", sp_rpc_node_info, ""},
+	{SP_M_SLICE_DELETE, sp_rpc_slice_delete, "slice"},
+	{SP_M_SLICE_LIST, sp_rpc_slice_list, ""},
+	{SP_M_ENDPOINT_RESERVE, sp_rpc_endpoint_reserve, "slice port udp_port bandwidth inbound index"},
+	{SP_M_ENDPOINT_RELEASE, sp_rpc_endpoint_release, "slice endpoint"},
+	{SP_M_FILTER_INSERT, sp_rpc_filter_insert, "slice position key mask result filters"},
+	{SP_M_FILTER_DELETE, sp_rpc_filter_delete, "slice position"},
+	{SP_M_FILTER_LIST, sp_rpc_filter_list, "slice"},
+	{SP_M_SCHED_SET, sp_rpc_sched_set, "npe port rate overhead"},
+	{SP_M_QUEUE_BIND, sp_rpc_queue_bind, "slice queue endpoint threshold threshold_packets share"},
+	{SP_M_QUEUE_UNBIND, sp_rpc_queue_unbind, "slice queue"},
+	{SP_M_QUEUE_SET, sp_rpc_queue_set, "slice queue threshold threshold_packets share"},
+	{SP_M_MEM_READ, sp_rpc_mem_read, "slice offset length"},
+	{SP_M_MEM_WRITE, sp_rpc_mem_write, "slice offset data"},
+	{SP_M_CODEOPT_LOAD, sp_rpc_codeopt_load, "slice data"},
+	{SP_M_STATS_GET, sp_rpc_stats_get, "slice"},
+	{SP_M_STATE_DUMP, sp_rpc_state_dump, ""},
+	{SP_M_NODE_INFO, sp_rpc_node_info, ""},
 };
 
 int

@@ -4,7 +4,6 @@
  * config's format (docs/config.md, docs/api.md), written to its NPE's
  * lookup table while traffic flows (the table publishes with RCU).
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,55 +12,17 @@
 
 #include <rte_common.h>
 
-#include "../common/text.h"
+#include "../common/filter_json.h"
 #include "rpc.h"
-
-#define FILTER_KEYS "position key mask result"
-#define RESULT_KEYS "endpoint queue next_hop data"
-
-/* sp_rpc_known_keys() on part of a filter: where is "filters[3]." or "" (the parameters). */
-static int
-known_keys(json_t *o, const char *where, const char *part, const char *keys,
-	   struct sp_rpc_error *e)
-{
-	char what[48];
-
-	snprintf(what, sizeof(what), "%s%s", where, part);
-	if (what[strlen(what) - 1] == '.')
-		what[strlen(what) - 1] = '\0';
-	return sp_rpc_known_keys(o, what, keys, e);
-}
-
-static void
-hex(char *out, const uint8_t *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		snprintf(out + 2 * i, 3, "%02x", b[i]);
-}
-
-static json_t *
-result_json(const struct sp_result *r)
-{
-	char nh[INET_ADDRSTRLEN + 8], data[2 * SP_RESULT_DATA_BYTES + 1];
-	struct in_addr a = {.s_addr = r->nh_ip};
-
-	inet_ntop(AF_INET, &a, nh, sizeof(nh));
-	snprintf(nh + strlen(nh), 8, ":%u", ntohs(r->nh_port));
-	hex(data, r->data, SP_RESULT_DATA_BYTES);
-	return json_pack("{s:i, s:i, s:s, s:s}", "endpoint", r->endpoint, "queue", r->queue,
-			 "next_hop", nh, "data", data);
-}
 
 /* A filter as filter.list and state.dump show it. */
 static json_t *
 filter_json(uint32_t pos, const struct sp_filter *f, uint64_t hits)
 {
-	char key[2 * SP_KEY_BYTES + 1], mask[2 * SP_KEY_BYTES + 1];
+	json_t *o = sp_filter_json(pos, &f->key, &f->mask, &f->result);
 
-	hex(key, f->key.b, SP_KEY_BYTES);
-	hex(mask, f->mask.b, SP_KEY_BYTES);
-	return json_pack("{s:I, s:s, s:s, s:o, s:I}", "position", (json_int_t)pos, "key", key,
-			 "mask", mask, "result", result_json(&f->result), "hits", (json_int_t)hits);
+	json_object_set_new(o, "hits", json_integer((json_int_t)hits));
+	return o;
 }
 
 json_t *
@@ -105,80 +66,20 @@ check_target(const struct sp_node *node, const struct sp_slice *s, const struct 
 	return 0;
 }
 
-static int
-parse_result(json_t *o, struct sp_result *r, const char *where, struct sp_rpc_error *e)
-{
-	json_t *data = json_object_get(o, "data");
-	const char *nh, *why;
-	uint64_t ep, q;
-	size_t n;
-
-	memset(r, 0, sizeof(*r));
-	if (!json_is_object(o)) {
-		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%s\"result\" must be an object with endpoint, "
-			    "queue and next_hop", where);
-		return -1;
-	}
-	if (known_keys(o, where, "result", RESULT_KEYS, e) < 0)
-		return -1;
-	if (sp_rpc_uint(o, "endpoint", UINT16_MAX, &ep, e) < 0 ||
-	    sp_rpc_uint(o, "queue", UINT16_MAX, &q, e) < 0 || sp_rpc_string(o, "next_hop", &nh, e) < 0)
-		return -1;
-	r->endpoint = (uint16_t)ep;
-	r->queue = (uint16_t)q;
-	if (sp_parse_next_hop(nh, &r->nh_ip, &r->nh_port) < 0) {
-		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%sresult.next_hop \"%s\" is not a.b.c.d:port "
-			    "with a UDP port from 1 to 65535", where, nh);
-		return -1;
-	}
-	why = sp_unusable_ipv4(r->nh_ip);
-	if (why != NULL) {
-		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%sresult.next_hop: %s %s", where, nh, why);
-		return -1;
-	}
-	if (data != NULL && (!json_is_string(data) ||
-			     sp_parse_hex_bytes(json_string_value(data), r->data,
-						SP_RESULT_DATA_BYTES, &n) < 0)) {
-		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%sresult.data must be at most %d hex digits",
-			    where, 2 * SP_RESULT_DATA_BYTES);
-		return -1;
-	}
-	return 0;
-}
-
 /* One filter object: position, key, mask, result. where prefixes messages ("filters[3]."). */
 static int
 parse_filter(const struct sp_node *node, const struct sp_slice *s, json_t *o, const char *where,
 	     uint32_t *pos, struct sp_filter *f, struct sp_rpc_error *e)
 {
-	const char *key, *mask;
-	uint64_t p;
-
-	if (!json_is_object(o)) {
-		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%s must be a filter object", where);
-		return -1;
-	}
-	/* The single filter's keys sit beside "slice" in the parameters, checked there. */
-	if (where[0] != '\0' && known_keys(o, where, "", FILTER_KEYS, e) < 0)
-		return -1;
-	if (sp_rpc_uint(o, "position", UINT32_MAX, &p, e) < 0 ||
-	    sp_rpc_string(o, "key", &key, e) < 0 || sp_rpc_string(o, "mask", &mask, e) < 0)
-		return -1;
-	if (sp_parse_hex_key(key, &f->key) < 0 || sp_parse_hex_key(mask, &f->mask) < 0) {
-		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%skey and mask must be exactly %d hex digits "
-			    "(112 bits)", where, 2 * SP_KEY_BYTES);
-		return -1;
-	}
-	if (parse_result(json_object_get(o, "result"), &f->result, where, e) < 0 ||
+	if (sp_filter_from_json(o, where, true, pos, &f->key, &f->mask, &f->result, e) < 0 ||
 	    check_target(node, s, &f->result, where, e) < 0)
 		return -1;
-	if (p >= s->filter_quota) {
-		sp_rpc_fail(e, SP_RPC_QUOTA, "%sposition %" PRIu64 " is beyond slice %s's filter quota "
-			    "of %u (positions 0 to %u)", where, p, s->name, s->filter_quota,
+	if (*pos >= s->filter_quota) {
+		sp_rpc_fail(e, SP_RPC_QUOTA, "%sposition %u is beyond slice %s's filter quota of %u "
+			    "(positions 0 to %u)", where, *pos, s->name, s->filter_quota,
 			    s->filter_quota - 1);
 		return -1;
 	}
-	*pos = (uint32_t)p;
 	return 0;
 }
 

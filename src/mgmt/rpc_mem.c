@@ -43,9 +43,7 @@ sp_rpc_mem_read(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 	hex = malloc(2 * len + 1);
 	if (hex == NULL)
 		return sp_rpc_fail(e, SP_RPC_INTERNAL_ERROR, "out of memory");
-	hex[0] = '\0';
-	for (uint64_t i = 0; i < len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", s->mem[off + i]);
+	sp_format_hex(hex, s->mem + off, len);
 	r = json_pack("{s:s}", "data", hex);
 	free(hex);
 	return r;

@@ -2,6 +2,8 @@
 #include "stats.h"
 
 #include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_malloc.h>
@@ -48,58 +50,77 @@ counter_sum(struct sp_counter *acc, const struct sp_counter *c)
 	acc->bytes += c->bytes;
 }
 
-#define SUM_COUNTER(name, what) counter_sum(&out.name, &in->name);
-#define SUM_COUNT(name, what) out.name += in->name;
-#define EMIT_COUNTER(name, what)                                                                   \
-	fn(ctx, #name "_pkts", out.name.pkts);                                                     \
-	fn(ctx, #name "_bytes", out.name.bytes);
-#define EMIT_COUNT(name, what) fn(ctx, #name, out.name);
+static const char *const PORT_COUNTERS[] = {SP_PORT_COUNTERS(SP_COUNTER_NAME)};
+static const char *const SLICE_COUNTERS[] = {SP_SLICE_COUNTERS(SP_COUNTER_NAME)};
+static const char *const ENDPOINT_COUNTERS[] = {SP_ENDPOINT_COUNTERS(SP_COUNTER_NAME)};
+
+/* read_counters() takes each block's counters as an array: they are, the lists' first. */
+#define COUNT_SIZE(name, what) + sizeof(uint64_t)
+_Static_assert(sizeof(struct sp_port_stats) == sizeof(PORT_COUNTERS) / sizeof(char *) *
+	       sizeof(struct sp_counter), "port counters in a row");
+_Static_assert(sizeof(struct sp_endpoint_stats) == sizeof(ENDPOINT_COUNTERS) / sizeof(char *) *
+	       sizeof(struct sp_counter), "endpoint counters in a row");
+_Static_assert(offsetof(struct sp_slice_stats, reason) == sizeof(SLICE_COUNTERS) /
+	       sizeof(char *) * sizeof(struct sp_counter) SP_SLICE_COUNTS(COUNT_SIZE),
+	       "slice counters in a row, then its counts");
+
+/*
+ * The n counters at offset off of every lcore's block (struct sp_counter
+ * in a row: a list of slicepath/counters.h), summed and given to fn by name.
+ */
+static void
+read_counters(size_t off, const char *const *names, unsigned int n, sp_stats_fn fn, void *ctx)
+{
+	struct sp_counter sum[RTE_DIM(SLICE_COUNTERS)] = {0};
+	char key[64];
+
+	RTE_ASSERT(n <= RTE_DIM(sum));
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
+		const struct sp_counter *c;
+
+		if (blocks[i] == NULL)
+			continue;
+		c = (const struct sp_counter *)((const uint8_t *)blocks[i] + off);
+		for (unsigned int k = 0; k < n; k++)
+			counter_sum(&sum[k], &c[k]);
+	}
+	for (unsigned int k = 0; k < n; k++) {
+		snprintf(key, sizeof(key), "%s_pkts", names[k]);
+		fn(ctx, key, sum[k].pkts);
+		snprintf(key, sizeof(key), "%s_bytes", names[k]);
+		fn(ctx, key, sum[k].bytes);
+	}
+}
 
 void
 sp_stats_port_read(uint16_t port, sp_stats_fn fn, void *ctx)
 {
-	struct sp_port_stats out = {0};
-
-	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
-		const struct sp_port_stats *in = blocks[i] != NULL ? &blocks[i]->port[port] : NULL;
-
-		if (in != NULL) {
-			SP_PORT_COUNTERS(SUM_COUNTER)
-		}
-	}
-	SP_PORT_COUNTERS(EMIT_COUNTER)
+	read_counters(offsetof(struct sp_lcore_stats, port) + port * sizeof(struct sp_port_stats),
+		      PORT_COUNTERS, RTE_DIM(PORT_COUNTERS), fn, ctx);
 }
 
 void
 sp_stats_slice_read(uint16_t slice, sp_stats_fn fn, void *ctx)
 {
-	struct sp_slice_stats out = {0};
+	struct sp_slice_stats counts = {0};
 
+	read_counters(offsetof(struct sp_lcore_stats, slice) + slice * sizeof(struct sp_slice_stats),
+		      SLICE_COUNTERS, RTE_DIM(SLICE_COUNTERS), fn, ctx);
 	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
-		const struct sp_slice_stats *in = blocks[i] != NULL ? &blocks[i]->slice[slice] : NULL;
-
-		if (in != NULL) {
-			SP_SLICE_COUNTERS(SUM_COUNTER)
-			SP_SLICE_COUNTS(SUM_COUNT)
-		}
+		if (blocks[i] == NULL)
+			continue;
+#define SUM_COUNT(name, what) counts.name += blocks[i]->slice[slice].name;
+		SP_SLICE_COUNTS(SUM_COUNT)
 	}
-	SP_SLICE_COUNTERS(EMIT_COUNTER)
-	SP_SLICE_COUNTS(EMIT_COUNT)
+#define READ_COUNT(name, what) fn(ctx, #name, counts.name);
+	SP_SLICE_COUNTS(READ_COUNT)
 }
 
 void
 sp_stats_endpoint_read(uint16_t ep, sp_stats_fn fn, void *ctx)
 {
-	struct sp_endpoint_stats out = {0};
-
-	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
-		const struct sp_endpoint_stats *in = blocks[i] != NULL ? &blocks[i]->endpoint[ep] : NULL;
-
-		if (in != NULL) {
-			SP_ENDPOINT_COUNTERS(SUM_COUNTER)
-		}
-	}
-	SP_ENDPOINT_COUNTERS(EMIT_COUNTER)
+	read_counters(offsetof(struct sp_lcore_stats, endpoint) + ep * sizeof(struct sp_endpoint_stats),
+		      ENDPOINT_COUNTERS, RTE_DIM(ENDPOINT_COUNTERS), fn, ctx);
 }
 
 void

@@ -115,7 +115,7 @@ call_after_close(struct server *s, char **result, char *err, size_t errlen)
 	c = sp_ctl_open(s->path);
 	assert_non_null(c);
 	usleep(100000); /* the server acts on the connection meanwhile */
-	rc = sp_ctl_call(c, "whoami", NULL, result);
+	rc = sp_ctl_call(c, SP_M_WHOAMI, NULL, result);
 	snprintf(err, errlen, "%s (code %d)", sp_ctl_error(c), sp_ctl_error_code(c));
 	sp_ctl_close(c);
 	server_stop(s, t);
