@@ -3,15 +3,20 @@
 option of codeopts/raw/ keys on the first 14 bytes of the slice's packet and
 leaves the packet as it is, beside an ipv4 slice on the same node."""
 
+import shutil
+import subprocess
+from pathlib import Path
+
 from conftest import needs_root
 from spnode import DAEMON, assert_frames, encap_out, inner_udp
 
 pytestmark = needs_root
 
 RAW_LIB = DAEMON.parent / "codeopts" / "raw" / "sp_codeopt_raw.so"
+RAW_SOURCE = Path(__file__).resolve().parents[2] / "codeopts" / "raw" / "raw.c"
 
 
-def raw_slice(std):
+def raw_slice(std, lib=RAW_LIB):
     """Slice "gamma" (raw) on p0:5003 -> p1:5003; packets starting with b"GO" go to NH1."""
     s = std.node.slice("gamma", 3, codeopt="raw")
     s.endpoint(std.p0, 5003)
@@ -22,12 +27,11 @@ def raw_slice(std):
     s.filters.append({"position": 0, "key": key.hex(), "mask": mask.hex(),
                       "result": {"endpoint": out, "queue": 0,
                                  "next_hop": f"{std.NH1[0]}:{std.NH1[1]}"}})
-    std.node.extra_config["codeopt_libs"] = [str(RAW_LIB)]
+    std.node.extra_config["codeopt_libs"] = [str(lib)]
     return s
 
 
-def test_loaded_code_option_forwards_untouched_packets(std):
-    gamma = raw_slice(std)
+def forwards_untouched_packets(std, gamma):
     n = std.node
     go = [b"GO" + bytes([i]) * 20 for i in range(3)]        # match: forwarded as they are
     stop = [b"STOP" + bytes(10), b"G"]                       # miss (and a 1-byte packet)
@@ -45,6 +49,41 @@ def test_loaded_code_option_forwards_untouched_packets(std):
     assert (sl["rx_pkts"], sl["fwd_pkts"], sl["exception_pkts"]) == (5, 3, 2), sl
     assert c["slice"]["gamma"]["reasons"]["miss"] == 2
     assert c["filters"]["gamma"] == {"0": 3}
+
+
+def test_loaded_code_option_forwards_untouched_packets(std):
+    forwards_untouched_packets(std, raw_slice(std))
+
+
+def test_code_option_built_out_of_the_tree(std, tmp_path):
+    """codeopts/raw built outside the tree against the installed headers with pkg-config
+    alone (slicepath-codeopt.pc), loaded and forwarding; slicepathd exports codeopt.h's
+    functions and nothing else."""
+    dest = tmp_path / "dest"
+    subprocess.run(["meson", "install", "-C", str(DAEMON.parent), "--destdir", str(dest),
+                    "--no-rebuild", "--quiet"], check=True, capture_output=True)
+    pc = next(dest.rglob("slicepath-codeopt.pc"))
+    prefix = dest / "usr" / "local"
+    # What a package does: the files where the .pc says (here under the destdir).
+    pc.write_text(pc.read_text().replace("prefix=/usr/local", f"prefix={prefix}"))
+    src = tmp_path / "elsewhere" / "raw.c"
+    src.parent.mkdir()
+    shutil.copy(RAW_SOURCE, src)
+    env = {"PKG_CONFIG_PATH": str(pc.parent), "PATH": "/usr/bin:/bin"}
+    cflags = subprocess.run(["pkg-config", "--cflags", "slicepath-codeopt"], env=env,
+                            check=True, capture_output=True, text=True).stdout.split()
+    assert f"-I{prefix}/include" in cflags
+    lib = src.with_suffix(".so")
+    cc = subprocess.run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", *cflags,
+                         "-o", str(lib), str(src)], capture_output=True, text=True)
+    assert cc.returncode == 0, cc.stderr
+    forwards_untouched_packets(std, raw_slice(std, lib))
+    exported = subprocess.run(["nm", "-D", "--defined-only", str(DAEMON)], check=True,
+                              capture_output=True, text=True).stdout.split("\n")
+    # Besides the C library's objects it copies in (optarg@GLIBC_2.2.5...).
+    ours = sorted(line.split()[-1] for line in exported if line.strip() and "@" not in line)
+    assert ours == ["sp_codeopt_register", "sp_slice_id", "sp_slice_mem", "sp_slice_mem_size",
+                    "sp_slice_priv", "sp_slice_set_priv"], ours
 
 
 def test_check_config_loads_the_object(std):

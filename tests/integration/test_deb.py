@@ -27,8 +27,10 @@ WANT = {
                   "./usr/share/man/man1/i3-slowpath.1.gz", "./usr/share/man/man1/slicepath-gen.1.gz",
                   "./usr/share/man/man1/slicepath-plot.1.gz", "./usr/share/doc/slicepath/running.md"],
     "slicepath-dev": ["./usr/include/slicepath/codeopt.h", "./usr/include/slicepath/bpf.h",
-                      "./usr/include/slicepath/ctl.h",
-                      "./usr/lib/x86_64-linux-gnu/pkgconfig/libslicectl.pc"],
+                      "./usr/include/slicepath/ctl.h", "./usr/include/slicepath/methods.h",
+                      "./usr/include/slicepath/counters.h",
+                      "./usr/lib/x86_64-linux-gnu/pkgconfig/libslicectl.pc",
+                      "./usr/lib/x86_64-linux-gnu/pkgconfig/slicepath-codeopt.pc"],
 }
 
 
