@@ -153,7 +153,7 @@ sp_node_endpoint_add(struct sp_node *node, struct sp_slice *s, const struct sp_e
 {
 	struct sp_qm *qm = node->npes[s->npe].qm;
 	uint16_t slot = free_endpoint_slot(node), idx = *index, port = req->port;
-	uint16_t udp_port = req->udp_port;
+	uint16_t udp_port = req->udp_port, nb_before = s->nb_endpoints;
 	struct sp_endpoint *ep = &node->endpoints[slot];
 	struct sp_qm_room r;
 	int rc;
@@ -212,6 +212,7 @@ sp_node_endpoint_add(struct sp_node *node, struct sp_slice *s, const struct sp_e
 		snprintf(err, errlen, "UDP port %u on %s is taken (%s)", udp_port,
 			 node->ports[port].name, strerror(-rc));
 		__atomic_store_n(&s->endpoints[idx], SP_ENDPOINT_NONE, __ATOMIC_RELEASE);
+		s->nb_endpoints = nb_before; /* as if never asked */
 		/* A result naming the index may have reached the endpoint meanwhile. */
 		wait_lcores(node);
 		sp_qm_owner_reserve(qm, s->id, port, r.owner_bps);

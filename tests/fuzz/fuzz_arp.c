@@ -25,22 +25,13 @@
 #include <rte_byteorder.h>
 #include <rte_ip.h>
 
-#include "fuzz_pkt.h"
 #include "mgmt/resolver.h"
+#include "sp_test.h"
 
 #define HZ 1000 /* a tick is a millisecond */
 #define PORTS 4
 #define ADDRS 8
 #define MAX_DUE 5 /* fewer than can be due: the rest must wait, not be lost */
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "==fuzz invariant: " __VA_ARGS__);                         \
-			fputc('\n', stderr);                                                       \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
 
 static const struct rte_ether_addr macs[4] = {
 	{{0x02, 0, 0, 0, 0, 0x01}}, {{0x02, 0, 0, 0, 0, 0x02}},
@@ -53,7 +44,6 @@ static struct {
 	bool answered;
 } model[PORTS][ADDRS];
 
-static struct rte_mempool *pool;
 static struct sp_resolver r;
 
 static uint32_t
@@ -67,7 +57,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	pool = sp_fuzz_eal_init();
+	sp_test_eal_init();
 	return 0;
 }
 
@@ -88,19 +78,19 @@ frame(struct sp_neigh *n, unsigned int port, unsigned int a, const struct rte_et
 	bool has = sp_neigh_find(n, (uint16_t)port, ip(a), &after, &kind_after) == 0;
 
 	if (v == SP_ARP_IGNORED) {
-		CHECK(had == has && (!had || (rte_is_same_ether_addr(&before, &after) &&
+		SP_TEST_CHECK(had == has && (!had || (rte_is_same_ether_addr(&before, &after) &&
 					      kind_before == kind_after)),
 		      "an ignored frame changed port %u .%u", port, a);
 		return;
 	}
-	CHECK(!is_static(port, a), "a frame was taken over static port %u .%u", port, a);
-	CHECK(model[port][a].asked != 0 && !model[port][a].answered &&
+	SP_TEST_CHECK(!is_static(port, a), "a frame was taken over static port %u .%u", port, a);
+	SP_TEST_CHECK(model[port][a].asked != 0 && !model[port][a].answered &&
 	      now - model[port][a].asked <= SP_RESOLVE_WINDOW_MS,
 	      "port %u .%u taken unasked (asked %lu, answered %d, now %lu)", port, a,
 	      (unsigned long)model[port][a].asked, model[port][a].answered, (unsigned long)now);
-	CHECK(has && rte_is_same_ether_addr(&after, mac) && kind_after == SP_NEIGH_LEARNED,
+	SP_TEST_CHECK(has && rte_is_same_ether_addr(&after, mac) && kind_after == SP_NEIGH_LEARNED,
 	      "port %u .%u not learned as taken", port, a);
-	CHECK((v == SP_ARP_CHANGED) == (had && !rte_is_same_ether_addr(&before, mac)),
+	SP_TEST_CHECK((v == SP_ARP_CHANGED) == (had && !rte_is_same_ether_addr(&before, mac)),
 	      "port %u .%u: changed is %d", port, a, v == SP_ARP_CHANGED);
 	model[port][a].answered = true;
 }
@@ -111,12 +101,12 @@ due(uint64_t now)
 	struct sp_resolve_ask asks[MAX_DUE];
 	unsigned int n = sp_resolver_due(&r, now, asks, MAX_DUE);
 
-	CHECK(n <= MAX_DUE, "%u requests due, at most %d asked for", n, MAX_DUE);
+	SP_TEST_CHECK(n <= MAX_DUE, "%u requests due, at most %d asked for", n, MAX_DUE);
 	for (unsigned int i = 0; i < n; i++) {
 		uint32_t host = rte_be_to_cpu_32(asks[i].ip_be);
 		unsigned int a = host & 0xff;
 
-		CHECK(asks[i].port < PORTS && a < ADDRS && (host >> 8) == RTE_IPV4(0, 10, 0, 0),
+		SP_TEST_CHECK(asks[i].port < PORTS && a < ADDRS && (host >> 8) == RTE_IPV4(0, 10, 0, 0),
 		      "a request for an address never wanted");
 		model[asks[i].port][a].asked = now;
 		model[asks[i].port][a].answered = false;
@@ -129,10 +119,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sp_neigh *n = sp_neigh_create("fuzz_arp", 64, SOCKET_ID_ANY);
 	uint64_t now = 1;
 
-	CHECK(n != NULL, "cannot create the neighbor table");
+	SP_TEST_CHECK(n != NULL, "cannot create the neighbor table");
 	memset(model, 0, sizeof(model));
-	CHECK(sp_neigh_set(n, 0, ip(1), &macs[0], SP_NEIGH_STATIC) == 0, "static entry");
-	CHECK(sp_neigh_set(n, 1, ip(2), &macs[1], SP_NEIGH_STATIC) == 0, "static entry");
+	SP_TEST_CHECK(sp_neigh_set(n, 0, ip(1), &macs[0], SP_NEIGH_STATIC) == 0, "static entry");
+	SP_TEST_CHECK(sp_neigh_set(n, 1, ip(2), &macs[1], SP_NEIGH_STATIC) == 0, "static entry");
 	sp_resolver_init(&r, n, HZ, now);
 	for (size_t off = 0; off + 4 <= size; off += 4) {
 		unsigned int op = data[off] & 3, port = data[off + 1] % PORTS;
@@ -151,11 +141,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct rte_ether_addr mac;
 		enum sp_neigh_kind kind;
 
-		CHECK(sp_neigh_find(n, (uint16_t)i, ip(i + 1), &mac, &kind) == 0 &&
+		SP_TEST_CHECK(sp_neigh_find(n, (uint16_t)i, ip(i + 1), &mac, &kind) == 0 &&
 		      rte_is_same_ether_addr(&mac, &macs[i]) && kind == SP_NEIGH_STATIC,
 		      "static entry %u changed", i);
 	}
 	sp_neigh_free(n);
-	(void)pool;
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "sp_test.h"
 
 /* Largest errno value; anything below -MAX_ERRNO is not an errno. */
 #define MAX_ERRNO 4095
@@ -28,9 +29,8 @@ static struct sp_config cfg;
 static void __attribute__((noreturn))
 fail(const char *what, int rc, const char *err, const char *text)
 {
-	fprintf(stderr, "==fuzz invariant broken: %s (rc %d, message \"%s\", %zu bytes of input)\n",
-		what, rc, err, strlen(text));
-	abort();
+	sp_test_fail("%s (rc %d, message \"%s\", %zu bytes of input)", what, rc, err,
+		     strlen(text));
 }
 
 static int

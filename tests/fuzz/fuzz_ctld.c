@@ -101,15 +101,15 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	remove_files();
 	atexit(remove_files);
 	srv = sp_rpc_server_open(sock_path, err, sizeof(err));
-	SP_FUZZ_CHECK(srv != NULL, "management socket: %s", err);
-	SP_FUZZ_CHECK(pthread_create(&t, NULL, serve_node, srv) == 0, "no server thread");
+	SP_TEST_CHECK(srv != NULL, "management socket: %s", err);
+	SP_TEST_CHECK(pthread_create(&t, NULL, serve_node, srv) == 0, "no server thread");
 	ctld.cfg.memory_budget = 1 << 20;
 	ctld.cfg.buffer_budget = 100000; /* the node has no packet pool to count */
-	SP_FUZZ_CHECK(store_open(&ctld.store, db_path, false, err, sizeof(err)) == 0,
+	SP_TEST_CHECK(store_open(&ctld.store, db_path, false, err, sizeof(err)) == 0,
 		      "database: %s", err);
-	SP_FUZZ_CHECK(store_load(ctld.store, &ctld.model) == 0, "empty database unreadable");
+	SP_TEST_CHECK(store_load(ctld.store, &ctld.model) == 0, "empty database unreadable");
 	ctld.backend = backend_create(sock_path);
-	SP_FUZZ_CHECK(ctld.backend != NULL && backend_connect(ctld.backend),
+	SP_TEST_CHECK(ctld.backend != NULL && backend_connect(ctld.backend),
 		      "cannot reach the node: %s", backend_down(ctld.backend));
 	return 0;
 }
@@ -150,12 +150,12 @@ same_slice(const struct ctld_slice *a, const struct ctld_slice *b)
 static void
 check_stored(void)
 {
-	SP_FUZZ_CHECK(store_load(ctld.store, &stored) == 0, "database unreadable: %s",
+	SP_TEST_CHECK(store_load(ctld.store, &stored) == 0, "database unreadable: %s",
 		      store_error(ctld.store));
 	for (unsigned int i = 0; i < SP_MAX_SLICES; i++)
-		SP_FUZZ_CHECK(same_slice(&ctld.model.slices[i], &stored.slices[i]),
+		SP_TEST_CHECK(same_slice(&ctld.model.slices[i], &stored.slices[i]),
 			      "slice %u in the database differs from slicectld's model", i);
-	SP_FUZZ_CHECK(ctld.model.nb_scheds == stored.nb_scheds, "%u schedulers stored, %u in the "
+	SP_TEST_CHECK(ctld.model.nb_scheds == stored.nb_scheds, "%u schedulers stored, %u in the "
 		      "model", stored.nb_scheds, ctld.model.nb_scheds);
 	for (unsigned int i = 0; i < ctld.model.nb_scheds; i++) {
 		const struct ctld_sched *x = &ctld.model.scheds[i];
@@ -167,7 +167,7 @@ check_stored(void)
 			found = x->npe == y->npe && strcmp(x->port, y->port) == 0 &&
 				x->rate == y->rate && x->overhead == y->overhead;
 		}
-		SP_FUZZ_CHECK(found, "NPE %u's scheduler on %s is not in the database as in the "
+		SP_TEST_CHECK(found, "NPE %u's scheduler on %s is not in the database as in the "
 			      "model", x->npe, x->port);
 	}
 }
@@ -180,7 +180,7 @@ check_in_force(void)
 	watching = true;
 	reconcile_all(&ctld);
 	watching = false;
-	SP_FUZZ_CHECK(replay_line[0] == '\0', "slicepathd did not hold the stored state: the "
+	SP_TEST_CHECK(replay_line[0] == '\0', "slicepathd did not hold the stored state: the "
 		      "replay said \"%s\"", replay_line);
 }
 

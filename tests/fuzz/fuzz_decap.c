@@ -83,20 +83,20 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	(void)argc;
 	(void)argv;
-	pool = sp_fuzz_eal_init();
+	pool = sp_test_eal_init();
 	table = sp_decap_create("fuzz_decap", 16, SOCKET_ID_ANY);
-	SP_FUZZ_CHECK(table != NULL, "cannot create the decap table");
+	SP_TEST_CHECK(table != NULL, "cannot create the decap table");
 	for (i = 0; i < NB_PORTS; i++)
 		if (port_ip[i] != 0)
-			SP_FUZZ_CHECK(sp_decap_set_port(table, i, rte_cpu_to_be_32(port_ip[i]),
+			SP_TEST_CHECK(sp_decap_set_port(table, i, rte_cpu_to_be_32(port_ip[i]),
 							&port_mac[i]) == 0,
 				      "cannot set port %u", i);
 	for (i = 0; i < RTE_DIM(endpoints); i++) {
 		const struct endpoint *e = &endpoints[i];
 
-		SP_FUZZ_CHECK(sp_decap_set_inbound(table, e->ep, e->inbound) == 0,
+		SP_TEST_CHECK(sp_decap_set_inbound(table, e->ep, e->inbound) == 0,
 			      "cannot police endpoint %u", i);
-		SP_FUZZ_CHECK(sp_decap_add_endpoint(table, e->port, rte_cpu_to_be_32(e->ip),
+		SP_TEST_CHECK(sp_decap_add_endpoint(table, e->port, rte_cpu_to_be_32(e->ip),
 						    rte_cpu_to_be_16(e->udp), e->slice,
 						    e->ep) == 0,
 			      "cannot add endpoint %u", i);
@@ -121,9 +121,9 @@ split_input(const uint8_t *data, size_t size)
 		off += len;
 		if ((hdr & FIX_CKSUM) && len >= RTE_ETHER_HDR_LEN &&
 		    f[12] == 0x08 && f[13] == 0x00)
-			sp_fuzz_fix_ipv4_cksum(f + RTE_ETHER_HDR_LEN, len - RTE_ETHER_HDR_LEN);
+			sp_test_fix_ipv4_cksum(f + RTE_ETHER_HDR_LEN, len - RTE_ETHER_HDR_LEN);
 		b.len[b.n] = (uint16_t)len;
-		b.pkts[b.n] = sp_fuzz_mbuf(pool, f, len, (size_t)(hdr >> SPLIT_SHIFT) * SPLIT_UNIT,
+		b.pkts[b.n] = sp_fuzz_mbuf(f, len, (size_t)(hdr >> SPLIT_SHIFT) * SPLIT_UNIT,
 					   META_FILL);
 		b.seen[b.n] = 0;
 		b.n++;
@@ -137,13 +137,13 @@ frame_of(const struct rte_mbuf *m, const char *where)
 	for (unsigned int i = 0; i < b.n; i++) {
 		if (b.pkts[i] != m)
 			continue;
-		SP_FUZZ_CHECK(b.seen[i] == 0, "frame %u came out twice (last in %s)", i, where);
-		SP_FUZZ_CHECK(rte_mbuf_refcnt_read(m) == 1, "frame %u in %s has refcnt %u", i,
+		SP_TEST_CHECK(b.seen[i] == 0, "frame %u came out twice (last in %s)", i, where);
+		SP_TEST_CHECK(rte_mbuf_refcnt_read(m) == 1, "frame %u in %s has refcnt %u", i,
 			      where, rte_mbuf_refcnt_read(m));
 		b.seen[i] = 1;
 		return i;
 	}
-	sp_fuzz_fail("%s holds a packet that was not in the burst", where);
+	sp_test_fail("%s holds a packet that was not in the burst", where);
 }
 
 static uint16_t
@@ -179,27 +179,27 @@ check_fwd(struct rte_mbuf *m)
 	size_t ihl, udp_len;
 	const void *p;
 
-	SP_FUZZ_CHECK(b.len[i] >= RTE_ETHER_HDR_LEN + 20 + 8 && be16_at(f + 12) == 0x0800,
+	SP_TEST_CHECK(b.len[i] >= RTE_ETHER_HDR_LEN + 20 + 8 && be16_at(f + 12) == 0x0800,
 		      "frame %u forwarded without Ethernet/IPv4/UDP headers", i);
 	ihl = (size_t)(f[14] & 0xf) * 4;
-	SP_FUZZ_CHECK(ihl >= 20 && b.len[i] >= RTE_ETHER_HDR_LEN + ihl + 8 && f[23] == IPPROTO_UDP,
+	SP_TEST_CHECK(ihl >= 20 && b.len[i] >= RTE_ETHER_HDR_LEN + ihl + 8 && f[23] == IPPROTO_UDP,
 		      "frame %u forwarded, IHL %zu, protocol %u", i, ihl, f[23]);
 	e = find_endpoint(b.port, be32_at(f + 30), be16_at(f + RTE_ETHER_HDR_LEN + ihl + 2));
-	SP_FUZZ_CHECK(e != NULL && port_ip[b.port] == e->ip,
+	SP_TEST_CHECK(e != NULL && port_ip[b.port] == e->ip,
 		      "frame %u forwarded to no endpoint of port %u", i, b.port);
-	SP_FUZZ_CHECK(meta->verdict == SP_FORWARD && meta->reason == SP_REASON_NONE,
+	SP_TEST_CHECK(meta->verdict == SP_FORWARD && meta->reason == SP_REASON_NONE,
 		      "frame %u forwarded with verdict %u reason %u", i, meta->verdict,
 		      meta->reason);
-	SP_FUZZ_CHECK(meta->slice == e->slice && meta->in_ep == e->ep,
+	SP_TEST_CHECK(meta->slice == e->slice && meta->in_ep == e->ep,
 		      "frame %u: slice %u endpoint %u, registered slice %u endpoint %u", i,
 		      meta->slice, meta->in_ep, e->slice, e->ep);
 	udp_len = be16_at(f + RTE_ETHER_HDR_LEN + ihl + 4);
-	SP_FUZZ_CHECK(udp_len >= 8 && RTE_ETHER_HDR_LEN + ihl + udp_len <= b.len[i] &&
+	SP_TEST_CHECK(udp_len >= 8 && RTE_ETHER_HDR_LEN + ihl + udp_len <= b.len[i] &&
 			      rte_pktmbuf_pkt_len(m) == udp_len - 8,
 		      "frame %u: %u bytes forwarded, UDP length %zu, frame %u bytes", i,
 		      rte_pktmbuf_pkt_len(m), udp_len, b.len[i]);
 	p = rte_pktmbuf_read(m, 0, udp_len - 8, copy);
-	SP_FUZZ_CHECK(udp_len == 8 || (p != NULL && memcmp(p, f + RTE_ETHER_HDR_LEN + ihl + 8,
+	SP_TEST_CHECK(udp_len == 8 || (p != NULL && memcmp(p, f + RTE_ETHER_HDR_LEN + ihl + 8,
 							      udp_len - 8) == 0),
 		      "frame %u: forwarded bytes are not the UDP payload", i);
 	return e;
@@ -224,46 +224,46 @@ check_reply(struct rte_mbuf *m)
 	const uint8_t *f = b.bytes[i];
 	uint32_t hlen, tlen;
 
-	SP_FUZZ_CHECK(port_ip[b.port] != 0, "frame %u answered on port %u, which has no address",
+	SP_TEST_CHECK(port_ip[b.port] != 0, "frame %u answered on port %u, which has no address",
 		      i, b.port);
-	SP_FUZZ_CHECK(rte_is_same_ether_addr(&eth->src_addr, &port_mac[b.port]),
+	SP_TEST_CHECK(rte_is_same_ether_addr(&eth->src_addr, &port_mac[b.port]),
 		      "frame %u: reply not from the port's MAC", i);
 	if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_ARP)) {
 		const struct rte_arp_hdr *arp = (const struct rte_arp_hdr *)(eth + 1);
 
 		const struct rte_arp_ipv4 *d = &arp->arp_data;
 
-		SP_FUZZ_CHECK(arp->arp_opcode == RTE_BE16(RTE_ARP_OP_REPLY) &&
+		SP_TEST_CHECK(arp->arp_opcode == RTE_BE16(RTE_ARP_OP_REPLY) &&
 				      d->arp_sip == rte_cpu_to_be_32(port_ip[b.port]) &&
 				      rte_is_same_ether_addr(&d->arp_sha, &port_mac[b.port]) &&
 				      rte_is_same_ether_addr(&eth->dst_addr, &d->arp_tha),
 			      "frame %u: ARP reply with wrong opcode or addresses", i);
 		return;
 	}
-	SP_FUZZ_CHECK(eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV4),
+	SP_TEST_CHECK(eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV4),
 		      "frame %u: reply neither ARP nor IPv4", i);
 	hlen = rte_ipv4_hdr_len(ip);
 	tlen = rte_be_to_cpu_16(ip->total_length);
-	SP_FUZZ_CHECK(sp_fuzz_ipv4_cksum_ok(ip) &&
+	SP_TEST_CHECK(sp_test_ipv4_cksum_ok(ip) &&
 			      ip->src_addr == rte_cpu_to_be_32(port_ip[b.port]) &&
 			      ip->next_proto_id == IPPROTO_ICMP,
 		      "frame %u: echo reply with a bad IPv4 header", i);
-	SP_FUZZ_CHECK(rte_pktmbuf_pkt_len(m) == RTE_ETHER_HDR_LEN + tlen,
+	SP_TEST_CHECK(rte_pktmbuf_pkt_len(m) == RTE_ETHER_HDR_LEN + tlen,
 		      "frame %u: echo reply of %u bytes, IPv4 total length %u", i,
 		      rte_pktmbuf_pkt_len(m), tlen);
 	/* The checksum is updated, not recomputed: right in, right out. */
 	if (tlen > hlen && icmp_cksum_ok(m, RTE_ETHER_HDR_LEN + hlen, tlen - hlen)) {
-		SP_FUZZ_CHECK(f[RTE_ETHER_HDR_LEN + hlen] == RTE_IP_ICMP_ECHO_REQUEST,
+		SP_TEST_CHECK(f[RTE_ETHER_HDR_LEN + hlen] == RTE_IP_ICMP_ECHO_REQUEST,
 			      "frame %u: echo reply to something else", i);
 		return;
 	}
 	/* A wrong reply checksum is only allowed if the request's was wrong too. */
 	{
-		struct rte_mbuf *orig = sp_fuzz_mbuf(pool, f, b.len[i], 0, 0);
+		struct rte_mbuf *orig = sp_fuzz_mbuf(f, b.len[i], 0, 0);
 		bool ok = icmp_cksum_ok(orig, RTE_ETHER_HDR_LEN + hlen, tlen - hlen);
 
 		rte_pktmbuf_free(orig);
-		SP_FUZZ_CHECK(!ok, "frame %u: echo request checksum right, reply's wrong", i);
+		SP_TEST_CHECK(!ok, "frame %u: echo request checksum right, reply's wrong", i);
 	}
 }
 
@@ -275,9 +275,9 @@ check_learn(struct rte_mbuf *m)
 	uint32_t ip;
 	struct rte_ether_addr mac;
 
-	SP_FUZZ_CHECK(port_ip[b.port] != 0 && m->port == b.port,
+	SP_TEST_CHECK(port_ip[b.port] != 0 && m->port == b.port,
 		      "frame %u: learned with port %u, received on %u", i, m->port, b.port);
-	SP_FUZZ_CHECK(eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_ARP) &&
+	SP_TEST_CHECK(eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_ARP) &&
 			      sp_arp_reply_sender(m, &ip, &mac) == 0 &&
 			      rte_is_unicast_ether_addr(&mac) &&
 			      ip != rte_cpu_to_be_32(port_ip[b.port]),
@@ -330,7 +330,7 @@ check_counters(const struct counters *c, unsigned int nb_out)
 		const struct sp_counter *was = &c->ports[i].rx, *now = &st.port[i].rx;
 		uint64_t pkts = i == b.port ? b.n : 0, len = i == b.port ? bytes : 0;
 
-		SP_FUZZ_CHECK(now->pkts == was->pkts + pkts && now->bytes == was->bytes + len,
+		SP_TEST_CHECK(now->pkts == was->pkts + pkts && now->bytes == was->bytes + len,
 			      "port %u rx: %" PRIu64 " -> %" PRIu64 " pkts, %u received on %u", i,
 			      was->pkts, now->pkts, b.n, b.port);
 	}
@@ -341,15 +341,15 @@ check_counters(const struct counters *c, unsigned int nb_out)
 		/* What arrived counts, policed or not; only policed endpoints' slices drop so. */
 		uint64_t policed = st.slice[e->slice].reason[SP_REASON_INBOUND_RATE] - c->policed[k];
 
-		SP_FUZZ_CHECK(e->inbound > 0 || policed == 0,
+		SP_TEST_CHECK(e->inbound > 0 || policed == 0,
 			      "slice %u dropped %" PRIu64 " as inbound_rate without a rate", e->slice,
 			      policed);
-		SP_FUZZ_CHECK(slice_rx == c->want_slice[k] + policed &&
+		SP_TEST_CHECK(slice_rx == c->want_slice[k] + policed &&
 			      ep_rx == c->want_ep[k] + policed,
 			      "slice %u / endpoint %u rx counters do not match what was forwarded "
 			      "and policed", e->slice, e->ep);
 	}
-	SP_FUZZ_CHECK(drops == b.n - nb_out, "%" PRIu64 " drops counted, %u frames not passed on",
+	SP_TEST_CHECK(drops == b.n - nb_out, "%" PRIu64 " drops counted, %u frames not passed on",
 		      drops, b.n - nb_out);
 }
 
@@ -376,7 +376,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sp_decap_burst(table, b.port, b.pkts, b.n, &out, &st);
 
 	nb_out = out.nb_fwd + out.nb_reply + out.nb_learn;
-	SP_FUZZ_CHECK(nb_out <= b.n, "%u packets out of a burst of %u", nb_out, b.n);
+	SP_TEST_CHECK(nb_out <= b.n, "%u packets out of a burst of %u", nb_out, b.n);
 	for (i = 0; i < out.nb_fwd; i++) {
 		const struct endpoint *e = check_fwd(out.fwd[i]);
 
@@ -392,7 +392,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_counters(&c, nb_out);
 
 	free_outputs(&out);
-	SP_FUZZ_CHECK(rte_mempool_in_use_count(pool) == in_use,
+	SP_TEST_CHECK(rte_mempool_in_use_count(pool) == in_use,
 		      "%u packets in use before the burst, %u after (leak or double free)", in_use,
 		      rte_mempool_in_use_count(pool));
 	return 0;

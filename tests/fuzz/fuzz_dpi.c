@@ -14,7 +14,7 @@
 
 #include <slicepath/dpi.h>
 
-#include "../../codeopts/dpi/patterns.h"
+#include "dpi/patterns.h"
 #include "fuzz_pkt.h"
 
 #define FLAGS (HS_FLAG_CASELESS | HS_FLAG_DOTALL | HS_FLAG_MULTILINE | HS_FLAG_SINGLEMATCH)
@@ -26,18 +26,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[256] = "";
 
 	if (dpi_patterns_parse((const char *)data, size, &p, err, sizeof(err)) < 0) {
-		SP_FUZZ_CHECK(err[0] != '\0' && strchr(err, '\n') == NULL, "bad message \"%s\"", err);
-		SP_FUZZ_CHECK(p.n == 0 && p.expr == NULL, "a refused list holds %u patterns", p.n);
+		SP_TEST_CHECK(err[0] != '\0' && strchr(err, '\n') == NULL, "bad message \"%s\"", err);
+		SP_TEST_CHECK(p.n == 0 && p.expr == NULL, "a refused list holds %u patterns", p.n);
 		return 0;
 	}
-	SP_FUZZ_CHECK(p.n <= SP_DPI_MAX_PATTERNS, "%u patterns", p.n);
+	SP_TEST_CHECK(p.n <= SP_DPI_MAX_PATTERNS, "%u patterns", p.n);
 	for (unsigned int i = 0; i < p.n; i++) {
-		SP_FUZZ_CHECK(p.expr[i][0] != '\0' && strchr(p.expr[i], '\n') == NULL,
+		SP_TEST_CHECK(p.expr[i][0] != '\0' && strchr(p.expr[i], '\n') == NULL,
 			      "pattern %u: expression \"%s\"", i, p.expr[i]);
-		SP_FUZZ_CHECK(p.cls[i] <= SP_DPI_MAX_CLASS, "pattern %u: class %u", i, p.cls[i]);
-		SP_FUZZ_CHECK((p.flags[i] & ~FLAGS) == 0 && (p.flags[i] & HS_FLAG_SINGLEMATCH),
+		SP_TEST_CHECK(p.cls[i] <= SP_DPI_MAX_CLASS, "pattern %u: class %u", i, p.cls[i]);
+		SP_TEST_CHECK((p.flags[i] & ~FLAGS) == 0 && (p.flags[i] & HS_FLAG_SINGLEMATCH),
 			      "pattern %u: flags %#x", i, p.flags[i]);
-		SP_FUZZ_CHECK(i == 0 || p.line[i] > p.line[i - 1], "pattern %u: line %u after %u", i,
+		SP_TEST_CHECK(i == 0 || p.line[i] > p.line[i - 1], "pattern %u: line %u after %u", i,
 			      p.line[i], p.line[i - 1]);
 	}
 	dpi_patterns_free(&p);

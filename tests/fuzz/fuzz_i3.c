@@ -25,8 +25,8 @@
 
 #include <slicepath/i3.h>
 
-#include "../../codeopts/i3/i3_ring.h"
-#include "../../codeopts/i3/i3_wire.h"
+#include "i3/i3_ring.h"
+#include "i3/i3_wire.h"
 #include "fuzz_pkt.h"
 #include "npe/slice.h"
 
@@ -50,18 +50,18 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	(void)argc;
 	(void)argv;
-	pool = sp_fuzz_eal_init();
+	pool = sp_test_eal_init();
 	co = sp_codeopt_find("i3");
-	SP_FUZZ_CHECK(co != NULL, "no i3 code option registered");
+	SP_TEST_CHECK(co != NULL, "no i3 code option registered");
 	slice.id = SLICE_ID;
 	slice.co = co;
 	slice.mem = (uint8_t *)mem;
 	slice.mem_size = MEM_SIZE;
-	SP_FUZZ_CHECK(co->slice_init(&slice) == 0, "i3 slice_init failed");
+	SP_TEST_CHECK(co->slice_init(&slice) == 0, "i3 slice_init failed");
 	for (int i = 0; i < NODES; i++)
 		m[i] = (struct sp_i3_member){.pos = (sp_i3_pos)(0x10 + 0x30 * i) << 120,
 					     .ip = (uint32_t)(i + 1), .port = 7000};
-	SP_FUZZ_CHECK(sp_i3_ring_build((struct sp_i3_ring *)slice.mem, m[1].pos, m, NODES, 0, 0) > 0,
+	SP_TEST_CHECK(sp_i3_ring_build((struct sp_i3_ring *)slice.mem, m[1].pos, m, NODES, 0, 0) > 0,
 		      "no fingers");
 	rec = (struct sp_i3_trigger_rec *)(slice.mem + SP_I3_TRIGGERS_OFFSET);
 	memcpy(rec->id, trigger_id, SP_I3_ID_BYTES);
@@ -78,12 +78,12 @@ walk_options(const uint8_t *pkt, size_t len)
 	size_t off = 0;
 	int rc;
 
-	SP_FUZZ_CHECK(copy != NULL, "out of memory");
+	SP_TEST_CHECK(copy != NULL, "out of memory");
 	memcpy(copy, pkt, len);
 	if (sp_i3_parse(copy, len, &v) == SP_REASON_NONE) {
-		SP_FUZZ_CHECK(v.hdr_len <= len, "header of %zu bytes in %zu", v.hdr_len, len);
+		SP_TEST_CHECK(v.hdr_len <= len, "header of %zu bytes in %zu", v.hdr_len, len);
 		while ((rc = sp_i3_next_option(&v, &off, &o)) == 1)
-			SP_FUZZ_CHECK(off <= v.options_len && o.body + o.len <= v.options + v.options_len,
+			SP_TEST_CHECK(off <= v.options_len && o.body + o.len <= v.options + v.options_len,
 				      "option past its list");
 	}
 	free(copy);
@@ -95,16 +95,16 @@ check_forward(const struct sp_meta *meta, const uint8_t *pkt, size_t len)
 	const struct sp_i3_ring *r = (const struct sp_i3_ring *)slice.mem;
 	struct sp_i3_view v;
 
-	SP_FUZZ_CHECK(!meta->from_slow_path || pkt[0] != SP_I3_SEND_MAGIC,
+	SP_TEST_CHECK(!meta->from_slow_path || pkt[0] != SP_I3_SEND_MAGIC,
 		      "a send header was looked up");
-	SP_FUZZ_CHECK(sp_i3_parse(pkt, len, &v) == SP_REASON_NONE, "forwarded a malformed packet");
-	SP_FUZZ_CHECK(v.stack_len == 1 && (v.flags & SP_I3_FLAG_DATA) &&
+	SP_TEST_CHECK(sp_i3_parse(pkt, len, &v) == SP_REASON_NONE, "forwarded a malformed packet");
+	SP_TEST_CHECK(v.stack_len == 1 && (v.flags & SP_I3_FLAG_DATA) &&
 			      !(v.flags & SP_I3_FLAG_OPTION_LIST),
 		      "forwarded flags 0x%02x, stack %u", v.flags, v.stack_len);
-	SP_FUZZ_CHECK(sp_i3_ring_local(sp_i3_pos_get(r->self), sp_i3_pos_get(r->pred),
+	SP_TEST_CHECK(sp_i3_ring_local(sp_i3_pos_get(r->self), sp_i3_pos_get(r->pred),
 				       sp_i3_pos_get(v.ids)),
 		      "looked up an ID this node is not responsible for");
-	SP_FUZZ_CHECK(memcmp(meta->key.b, v.ids, SP_KEY_BYTES) == 0, "key is not the ID's prefix");
+	SP_TEST_CHECK(memcmp(meta->key.b, v.ids, SP_KEY_BYTES) == 0, "key is not the ID's prefix");
 }
 
 static void
@@ -117,7 +117,7 @@ check_routed(const struct sp_meta *meta)
 		return; /* anywhere its slow path said */
 	for (uint32_t i = 0; i < r->nb_fingers; i++)
 		finger |= meta->result.nh_ip == r->fingers[i].nh_ip;
-	SP_FUZZ_CHECK(finger, "routed to %08x, not a finger", meta->result.nh_ip);
+	SP_TEST_CHECK(finger, "routed to %08x, not a finger", meta->result.nh_ip);
 }
 
 /* format() as after a match on the trigger at position 0. */
@@ -133,15 +133,15 @@ check_format(struct rte_mbuf *m, const uint8_t *pkt, size_t len)
 	memcpy(meta->result.data, &gen, sizeof(gen));
 	co->format(&slice, &m, 1);
 	if (meta->verdict != SP_FORWARD) {
-		SP_FUZZ_CHECK(meta->verdict == SP_EXCEPTION, "format() left verdict %u",
+		SP_TEST_CHECK(meta->verdict == SP_EXCEPTION, "format() left verdict %u",
 			      meta->verdict);
 		return;
 	}
 	while (same < SP_I3_ID_BYTES && pkt[SP_I3_HDR_BYTES + same] == trigger_id[same])
 		same++;
-	SP_FUZZ_CHECK(same >= SP_I3_MIN_PREFIX_BITS / 8, "matched a trigger on %u bytes", same);
+	SP_TEST_CHECK(same >= SP_I3_MIN_PREFIX_BITS / 8, "matched a trigger on %u bytes", same);
 	now = rte_pktmbuf_mtod(m, const uint8_t *);
-	SP_FUZZ_CHECK(rte_pktmbuf_pkt_len(m) == len && now[1] == (pkt[1] & ~SP_I3_FLAG_FIRST_HOP) &&
+	SP_TEST_CHECK(rte_pktmbuf_pkt_len(m) == len && now[1] == (pkt[1] & ~SP_I3_FLAG_FIRST_HOP) &&
 			      now[0] == pkt[0] && memcmp(now + 2, pkt + 2, len - 2) == 0,
 		      "format() changed more than FIRST_HOP");
 }
@@ -156,7 +156,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sp_meta *meta;
 
 	walk_options(pkt, len);
-	m = sp_fuzz_mbuf(pool, pkt, len, size > 0 ? data[0] >> 1 : 0, 0);
+	m = sp_fuzz_mbuf(pkt, len, size > 0 ? data[0] >> 1 : 0, 0);
 	meta = sp_meta(m);
 	meta->slice = SLICE_ID;
 	meta->from_slow_path = size > 0 && (data[0] & FROM_SLOW_PATH);

@@ -45,5 +45,5 @@ if [ "$rc" -eq 0 ] && [ "$found" -eq 0 ]; then
 	exit 0
 fi
 echo "$name: FAILED (exit $rc) after ${execs:-?} executions; reproducers in $crashes/, log $log"
-grep -E '^(==[0-9]+==ERROR|SUMMARY|==fuzz invariant)|runtime error' "$log" | head -n 5 || true
+grep -E '^(==[0-9]+==ERROR|SUMMARY|==test check failed)|runtime error' "$log" | head -n 5 || true
 exit 1

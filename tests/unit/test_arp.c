@@ -13,7 +13,7 @@
 #include <rte_ip.h>
 
 #include "decap/decap.h"
-#include "eal_fixture.h"
+#include "sp_test.h"
 
 #define PORT 1
 #define FRAME_MIN 60 /* what a NIC hands up for a short frame: padded, no CRC */

@@ -21,7 +21,7 @@
 
 #include <slicepath/codeopt.h>
 
-#include "eal_fixture.h"
+#include "sp_test.h"
 #include "npe/slice.h"
 
 #define MAX_PKT 256

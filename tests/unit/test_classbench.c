@@ -26,7 +26,7 @@
 #include <rte_common.h>
 
 #include "classbench.h"
-#include "eal_fixture.h"
+#include "sp_test.h"
 #include "lookup/lookup.h"
 
 #define BURST 32

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "eal_fixture.h"
+#include "sp_test.h"
 #include "npe/slice.h"
 
 static int init_calls, fini_calls, init_rc;

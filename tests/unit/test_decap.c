@@ -21,7 +21,7 @@
 #include <rte_udp.h>
 
 #include "decap/decap.h"
-#include "eal_fixture.h"
+#include "sp_test.h"
 
 #define PORT 1
 #define PORT2 2

@@ -22,8 +22,8 @@
 #include <slicepath/dpi.h>
 #include <slicepath/ipv4.h>
 
-#include "../../codeopts/dpi/patterns.h"
-#include "eal_fixture.h"
+#include "dpi/patterns.h"
+#include "sp_test.h"
 #include "npe/slice.h"
 
 #define MAX_PKT 1600

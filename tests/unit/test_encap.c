@@ -12,7 +12,7 @@
 
 #include <rte_ip.h>
 
-#include "eal_fixture.h"
+#include "sp_test.h"
 #include "encap/encap.h"
 
 static struct sp_node node;

@@ -20,9 +20,9 @@
 #include <slicepath/codeopt.h>
 #include <slicepath/i3.h>
 
-#include "../../codeopts/i3/i3_ring.h"
-#include "../../codeopts/i3/i3_wire.h"
-#include "eal_fixture.h"
+#include "i3/i3_ring.h"
+#include "i3/i3_wire.h"
+#include "sp_test.h"
 #include "npe/slice.h"
 
 #define MEM_SIZE (SP_I3_TRIGGERS_OFFSET + 16 * sizeof(struct sp_i3_trigger_rec))

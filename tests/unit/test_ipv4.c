@@ -14,7 +14,7 @@
 
 #include <slicepath/codeopt.h>
 
-#include "eal_fixture.h"
+#include "sp_test.h"
 #include "npe/slice.h"
 
 static const struct sp_codeopt *co;

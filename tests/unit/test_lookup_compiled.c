@@ -20,7 +20,7 @@
 
 #include <rte_memory.h>
 
-#include "eal_fixture.h"
+#include "sp_test.h"
 #include "lookup/lookup.h"
 #include "lookup/range.h"
 

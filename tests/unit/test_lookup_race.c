@@ -27,7 +27,7 @@
 #include <rte_malloc.h>
 #include <rte_rcu_qsbr.h>
 
-#include "eal_fixture.h"
+#include "sp_test.h"
 #include "lookup/lookup.h"
 
 #define QUOTA 512

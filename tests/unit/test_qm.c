@@ -21,7 +21,7 @@
 
 #include <slicepath/codeopt.h>
 
-#include "eal_fixture.h"
+#include "sp_test.h"
 #include "qm/qm.h"
 
 /* Schedulers that have never sent have no tokens: their arrivals queue (see express_*). */

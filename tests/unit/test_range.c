@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "eal_fixture.h"
+#include "sp_test.h"
 
 #include "lookup/range.h"
 

@@ -17,7 +17,7 @@
 #include <rte_byteorder.h>
 #include <rte_ip.h>
 
-#include "eal_fixture.h"
+#include "sp_test.h"
 #include "mgmt/resolver.h"
 
 #define HZ 1000000 /* ticks a second, so that a millisecond is 1000 */

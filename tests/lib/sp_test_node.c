@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "sp_test_node.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_ip.h>
+#include <rte_malloc.h>
+
+#include "sp_test.h"
+#include "stats/stats.h"
+
+#define LINK_BPS 10000000000ull
+#define RING_SIZE 1024
+
+static const uint32_t port_ip[2] = {RTE_IPV4(10, 0, 0, 1), RTE_IPV4(10, 1, 0, 1)};
+
+static struct rte_ring *
+ring(const char *what, unsigned int n)
+{
+	char name[RTE_RING_NAMESIZE];
+	struct rte_ring *r;
+
+	snprintf(name, sizeof(name), "test_%s%u", what, n);
+	r = rte_ring_create(name, RING_SIZE, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	SP_TEST_CHECK(r != NULL, "cannot create ring %s", name);
+	return r;
+}
+
+static void
+make_tables(struct sp_node *node, unsigned int n)
+{
+	char name[32];
+	struct sp_lookup_params lp = {.name = name, .capacity = SP_TEST_FILTERS,
+				      .max_slices = SP_MAX_SLICES, .socket = SOCKET_ID_ANY};
+	struct sp_qm_params qp = {.name = name, .nb_ports = 2, .max_queues = SP_TEST_QUEUES,
+				  .max_owners = SP_MAX_SLICES, .socket = SOCKET_ID_ANY};
+	const struct rte_ether_addr nh_mac = SP_TEST_NH_MAC;
+	struct sp_npe *npe = &node->npes[0];
+
+	snprintf(name, sizeof(name), "test_node%u", n);
+	node->decap = sp_decap_create(name, SP_MAX_ENDPOINTS, SOCKET_ID_ANY);
+	node->neigh = sp_neigh_create(name, 64, SOCKET_ID_ANY);
+	npe->lookup = sp_lookup_create(&lp);
+	npe->qm = sp_qm_create(&qp);
+	SP_TEST_CHECK(node->decap != NULL && node->neigh != NULL && npe->lookup != NULL &&
+			      npe->qm != NULL, "no tables");
+	npe->filter_capacity = SP_TEST_FILTERS;
+	npe->queue_capacity = SP_TEST_QUEUES;
+	npe->on_lc = true;
+	node->nb_npes = 1;
+	for (uint16_t p = 0; p < 2; p++) {
+		SP_TEST_CHECK(sp_decap_set_port(node->decap, p, node->ports[p].ip_be,
+						&node->ports[p].mac) == 0, "port %u", p);
+		SP_TEST_CHECK(sp_qm_port_config(npe->qm, p, LINK_BPS, 24) == 0, "port %u", p);
+	}
+	SP_TEST_CHECK(sp_neigh_set(node->neigh, 1, rte_cpu_to_be_32(SP_TEST_NH_IP), &nh_mac,
+				   SP_NEIGH_STATIC) == 0, "next hop");
+	node->resolve_ring = ring("resolve", n);
+	node->exc_ring = ring("exc", n);
+	node->learn_ring = ring("learn", n);
+	node->ctrl_tx_ring = ring("ctrl_tx", n);
+}
+
+static void
+make_slice(struct sp_node *node)
+{
+	struct sp_slice_spec spec = {.id = SP_TEST_SLICE, .name = "alpha", .codeopt = "ipv4",
+				     .npe = 0, .mem_bytes = 256, .filter_quota = SP_TEST_QUOTA,
+				     .queue_quota = 8, .buffer_quota = 1000,
+				     .owner = SP_OWNER_NONE};
+	char err[512];
+	struct sp_slice *s;
+	uint16_t ep = SP_ENDPOINT_ANY;
+
+	SP_TEST_CHECK(sp_node_slice_add(node, &spec, &s, err, sizeof(err)) == 0, "slice: %s", err);
+	for (uint16_t p = 0; p < 2; p++, ep = SP_ENDPOINT_ANY) {
+		const struct sp_endpoint_req req = {.port = p, .udp_port = 5001,
+						    .bandwidth_bps = 100000000, .inbound_bps = 0};
+
+		SP_TEST_CHECK(sp_node_endpoint_add(node, s, &req, &ep, err, sizeof(err)) == 0,
+			      "endpoint: %s", err);
+	}
+	SP_TEST_CHECK(sp_node_queue_bind(node, s, 0, 1, 1000000, 65536, 1024, err,
+					 sizeof(err)) == 0, "queue: %s", err);
+}
+
+void
+sp_test_node_create(struct sp_node *node)
+{
+	static bool stats;
+	static unsigned int made;
+
+	sp_test_eal_init();
+	if (!stats)
+		SP_TEST_CHECK(sp_stats_init() == 0, "no counters");
+	stats = true;
+	memset(node, 0, sizeof(*node));
+	node->pool = sp_test_eal_init();
+	node->nb_ports = 2;
+	for (uint16_t p = 0; p < 2; p++) {
+		snprintf(node->ports[p].name, sizeof(node->ports[p].name), "p%u", p);
+		node->ports[p].ip_be = rte_cpu_to_be_32(port_ip[p]);
+		node->ports[p].mac = (struct rte_ether_addr){{0x02, 0, 0, 0, 0, (uint8_t)(0x10 + p)}};
+		node->ports[p].rate_bps = LINK_BPS;
+		node->ports[p].overhead = 24;
+	}
+	make_tables(node, made++);
+	make_slice(node);
+}
+
+void
+sp_test_node_free(struct sp_node *node)
+{
+	char err[512];
+
+	for (unsigned int i = 0; i < SP_MAX_SLICES; i++)
+		if (node->slices[i] != NULL)
+			sp_node_slice_del(node, node->slices[i], err, sizeof(err));
+	sp_lookup_free(node->npes[0].lookup);
+	sp_qm_free(node->npes[0].qm);
+	rte_ring_free(node->resolve_ring);
+	rte_ring_free(node->exc_ring);
+	rte_ring_free(node->learn_ring);
+	rte_ring_free(node->ctrl_tx_ring);
+	sp_decap_free(node->decap);
+	sp_neigh_free(node->neigh);
+	memset(node, 0, sizeof(*node));
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * An in-memory slicepathd node for tests: no ports to probe, no lcores.
+ * The NPE loop, slice administration and the management API run on it as
+ * they do in the daemon, called from the test's own thread.
+ */
+#ifndef SP_TEST_NODE_H
+#define SP_TEST_NODE_H
+
+#include "node/node.h"
+
+/* The node's slice alpha (ipv4), as the config would make it, unmanaged. */
+#define SP_TEST_SLICE 1
+#define SP_TEST_QUOTA 64   /* alpha's filter positions */
+#define SP_TEST_FILTERS 4096 /* the NPE's */
+#define SP_TEST_QUEUES 64    /* the NPE's */
+#define SP_TEST_NH_IP RTE_IPV4(10, 1, 0, 2)     /* p1's next hop, resolved (host order) */
+#define SP_TEST_NH_MAC {{0x02, 0xbb, 0, 0, 0x01, 0x02}}
+
+/*
+ * EAL and the counters (once), then a node: one NPE (SP_TEST_FILTERS filter
+ * positions, SP_TEST_QUEUES queues), ports p0 (10.0.0.1) and p1 (10.1.0.1)
+ * on 10 Gb/s links with schedulers, the next hop SP_TEST_NH_IP resolved on
+ * p1, and slice alpha (id SP_TEST_SLICE, ipv4): endpoints 0 on p0 and 1 on
+ * p1 (UDP 5001, 100 Mb/s each), queue 0 bound on p1, SP_TEST_QUOTA filter
+ * positions, 256 bytes of memory. The rings the management thread reads
+ * are there too (exceptions, next hops to resolve). Aborts on failure.
+ */
+void sp_test_node_create(struct sp_node *node);
+/* Free everything sp_test_node_create() made; node is zeroed. */
+void sp_test_node_free(struct sp_node *node);
+
+#endif

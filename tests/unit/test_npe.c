@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The NPE's loop (src/npe/npe.c) on the in-memory node: substrate frames
+ * decapped for slice alpha (ipv4) go through parse, lookup, format, encap
+ * and the queue manager, and come out of p1's scheduler as the frames a
+ * next hop receives, byte for byte; a miss, an expired TTL and a next hop
+ * not yet resolved each leave the fast path under their reason, counted
+ * once, and the unresolved one is asked of the management thread.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_udp.h>
+
+#include <slicepath/ipv4.h>
+
+#include "npe/npe.h"
+#include "sp_test.h"
+#include "sp_test_node.h"
+
+#define PEER_IP RTE_IPV4(10, 0, 0, 2)
+#define INNER_SRC RTE_IPV4(192, 0, 2, 1)
+#define NH_PORT 7001
+#define FRAME_LEN (RTE_ETHER_HDR_LEN + 2 * (20 + 8) + 16)
+#define UNRESOLVED RTE_IPV4(10, 1, 0, 9)
+
+static struct sp_node node;
+static struct sp_lcore_stats st;
+
+static int
+setup(void **state)
+{
+	(void)state;
+	sp_test_node_create(&node);
+	memset(&st, 0, sizeof(st));
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	sp_test_node_free(&node);
+	return 0;
+}
+
+/* IPv4 (no options) and UDP headers at p for len bytes of payload after them. */
+static void
+ipv4_udp(uint8_t *p, uint32_t src, uint32_t dst, uint8_t ttl, uint16_t sport, uint16_t dport,
+	 uint16_t payload)
+{
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)p;
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
+
+	memset(ip, 0, sizeof(*ip));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) + sizeof(*udp) + payload));
+	ip->time_to_live = ttl;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->src_addr = rte_cpu_to_be_32(src);
+	ip->dst_addr = rte_cpu_to_be_32(dst);
+	sp_test_fix_ipv4_cksum(p, sizeof(*ip));
+	udp->src_port = rte_cpu_to_be_16(sport);
+	udp->dst_port = rte_cpu_to_be_16(dport);
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof(*udp) + payload));
+	udp->dgram_cksum = 0;
+}
+
+/* A substrate frame from the peer to alpha's endpoint on p0, holding an inner packet. */
+static struct rte_mbuf *
+frame(uint32_t inner_dst, uint8_t ttl, uint8_t tag)
+{
+	uint8_t f[FRAME_LEN];
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)f;
+	uint8_t *outer = f + RTE_ETHER_HDR_LEN, *inner = outer + 28;
+
+	eth->dst_addr = node.ports[0].mac;
+	eth->src_addr = (struct rte_ether_addr){{0x02, 0xaa, 0, 0, 0, 0x02}};
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	ipv4_udp(outer, PEER_IP, rte_be_to_cpu_32(node.ports[0].ip_be), 64, 7000, 5001,
+		 28 + 16);
+	ipv4_udp(inner, INNER_SRC, inner_dst, ttl, 1000, 2000, 16);
+	memset(inner + 28, tag, 16);
+	return sp_test_pkt(f, sizeof(f), 0);
+}
+
+static void
+route(uint32_t pos, uint32_t dst_net, uint32_t nh)
+{
+	struct sp_filter f = {.result = {.endpoint = 1, .queue = 0,
+					 .nh_ip = rte_cpu_to_be_32(nh),
+					 .nh_port = rte_cpu_to_be_16(NH_PORT)}};
+	uint32_t net = rte_cpu_to_be_32(dst_net), mask = rte_cpu_to_be_32(0xffff0000);
+
+	memcpy(&f.key.b[SP_IPV4_KEY_DST], &net, 4);
+	memcpy(&f.mask.b[SP_IPV4_KEY_DST], &mask, 4);
+	assert_int_equal(sp_lookup_write(node.npes[0].lookup, SP_TEST_SLICE, pos, &f), 0);
+}
+
+/* Frames through decap into the NPE, as the LC lcore hands them over. */
+static void
+receive(struct rte_mbuf **pkts, uint16_t n)
+{
+	struct sp_decap_out out;
+
+	sp_decap_burst(node.decap, 0, pkts, n, &out, &st);
+	assert_int_equal(out.nb_fwd, n);
+	sp_npe_process(&node, &node.npes[0], out.fwd, out.nb_fwd, &st);
+}
+
+/* What p1's scheduler sends, a second from now (its bucket full by then). */
+static uint16_t
+sent_on_p1(struct rte_mbuf **pkts, uint16_t max)
+{
+	return sp_qm_dequeue_burst(node.npes[0].qm, 1, rte_rdtsc() + rte_get_tsc_hz(), pkts,
+				   max);
+}
+
+static void
+test_forwarded_byte_for_byte(void **state)
+{
+	const struct rte_ether_addr nh_mac = SP_TEST_NH_MAC;
+	struct rte_mbuf *in[4], *out[8];
+	uint16_t n;
+
+	(void)state;
+	route(0, RTE_IPV4(192, 168, 0, 0), SP_TEST_NH_IP);
+	for (uint8_t i = 0; i < 4; i++)
+		in[i] = frame(RTE_IPV4(192, 168, 1, i), 64, i);
+	receive(in, 4);
+	n = sent_on_p1(out, 8);
+	assert_int_equal(n, 4);
+	for (uint16_t i = 0; i < n; i++) {
+		const uint8_t *f = rte_pktmbuf_mtod(out[i], const uint8_t *);
+		const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)f;
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + 1);
+		const struct rte_udp_hdr *udp = (const struct rte_udp_hdr *)(ip + 1);
+		const struct rte_ipv4_hdr *inner = (const struct rte_ipv4_hdr *)(udp + 1);
+
+		assert_int_equal(rte_pktmbuf_pkt_len(out[i]), FRAME_LEN);
+		assert_true(rte_is_same_ether_addr(&eth->dst_addr, &nh_mac));
+		assert_true(rte_is_same_ether_addr(&eth->src_addr, &node.ports[1].mac));
+		assert_int_equal(ip->src_addr, node.ports[1].ip_be);
+		assert_int_equal(rte_be_to_cpu_32(ip->dst_addr), SP_TEST_NH_IP);
+		assert_true(sp_test_ipv4_cksum_ok(ip));
+		assert_int_equal(rte_be_to_cpu_16(udp->src_port), 5001);
+		assert_int_equal(rte_be_to_cpu_16(udp->dst_port), NH_PORT);
+		/* The inner packet routed: TTL one less, checksum right, the rest as sent. */
+		assert_int_equal(inner->time_to_live, 63);
+		assert_true(sp_test_ipv4_cksum_ok(inner));
+		assert_int_equal(rte_be_to_cpu_32(inner->dst_addr), RTE_IPV4(192, 168, 1, i));
+		assert_int_equal(f[FRAME_LEN - 1], i);
+	}
+	rte_pktmbuf_free_bulk(out, n);
+	assert_int_equal(st.slice[SP_TEST_SLICE].rx.pkts, 4);
+	assert_int_equal(st.slice[SP_TEST_SLICE].fwd.pkts, 4);
+	assert_int_equal(st.slice[SP_TEST_SLICE].drop.pkts + st.slice[SP_TEST_SLICE].exception.pkts,
+			 0);
+}
+
+/* Every packet ends in exactly one place: sent, or counted under one reason. */
+static void
+test_what_leaves_is_counted_once(void **state)
+{
+	const struct sp_slice_stats *s = &st.slice[SP_TEST_SLICE];
+	struct rte_mbuf *in[4], *out[8];
+	void *req;
+	uint16_t n;
+
+	(void)state;
+	route(0, RTE_IPV4(192, 168, 0, 0), SP_TEST_NH_IP);
+	route(1, RTE_IPV4(172, 16, 0, 0), UNRESOLVED);
+	in[0] = frame(RTE_IPV4(192, 168, 7, 7), 64, 0);  /* forwarded */
+	in[1] = frame(RTE_IPV4(10, 99, 0, 1), 64, 1);    /* no filter: miss */
+	in[2] = frame(RTE_IPV4(192, 168, 7, 8), 1, 2);   /* TTL would reach 0 */
+	in[3] = frame(RTE_IPV4(172, 16, 0, 1), 64, 3);   /* next hop unresolved */
+	receive(in, 4);
+	n = sent_on_p1(out, 8);
+	assert_int_equal(n, 1);
+	rte_pktmbuf_free_bulk(out, n);
+	assert_int_equal(s->rx.pkts, 4);
+	assert_int_equal(s->fwd.pkts, 1);
+	assert_int_equal(s->exception.pkts, 2);
+	assert_int_equal(s->drop.pkts, 1);
+	assert_int_equal(s->reason[SP_REASON_MISS], 1);
+	assert_int_equal(s->reason[SP_REASON_TTL_EXPIRED], 1);
+	assert_int_equal(s->reason[SP_REASON_NO_NEIGHBOR], 1);
+	/* No slow path is connected: the exceptions are counted there too, and freed. */
+	assert_int_equal(s->reason[SP_REASON_NO_SLOW_PATH], 2);
+	assert_int_equal(rte_ring_count(node.exc_ring), 0);
+	/* The management thread is asked for the unresolved next hop on p1. */
+	assert_int_equal(rte_ring_dequeue(node.resolve_ring, &req), 0);
+	assert_int_equal((uint64_t)(uintptr_t)req, (uint64_t)1 << 32 | rte_cpu_to_be_32(UNRESOLVED));
+	/* Every packet is back in the pool: none leaked, none freed twice. */
+	assert_int_equal(rte_mempool_in_use_count(node.pool), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_forwarded_byte_for_byte, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_what_leaves_is_counted_once, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
