@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# tools/bench-pipeline.sh — single-lcore pipeline benchmark (the harness of FACTS.md).
+# tools/bench-pipeline.sh — single-lcore pipeline benchmark (docs/testing.md, "Pipeline
+# benchmark").
 #
 # One forwarding lcore reads minimum-size substrate frames from
 #   net_pcap0,rx_pcap=FILE,infinite_rx=1       (replayed from memory, forever)

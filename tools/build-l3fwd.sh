@@ -3,7 +3,7 @@
 #
 # tools/build-l3fwd.sh DIR — DPDK's l3fwd example, the baseline of the benchmarks, built
 # from Debian's dpdk-doc sources in DIR/examples (once; later calls reuse it). Prints the
-# binary's path. Virtual devices offer no rx checksum offload (FACTS.md), so the copy's
+# binary's path. Virtual devices offer no rx checksum offload, so the copy's
 # port_conf does not ask for it; nothing else changes.
 set -euo pipefail
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The single-lcore harness (the stable one on these VMs, ../shared/FACTS.md): slicepathd
+"""The single-lcore harness (the stable one on these VMs, docs/testing.md): slicepathd
 with p0 replaying a pcap forever (net_pcap infinite_rx), so it always has more to take
 than it can, and p1 a net_null sink; the figure is what each slice forwards per second.
 Frames are built here byte by byte (no scapy needed)."""
