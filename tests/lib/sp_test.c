@@ -11,6 +11,7 @@
 #include <rte_ip.h>
 #include <rte_lcore.h>
 
+#include "common/rnd.h"
 #include "port/port.h"
 
 #define POOL_SIZE 4095
@@ -143,10 +144,7 @@ sp_test_ipv4_cksum_ok(const void *ip)
 uint64_t
 sp_test_rnd(void)
 {
-	static uint64_t state = 0x9e3779b97f4a7c15ull;
+	static uint64_t state = SP_RND_SEED;
 
-	state ^= state >> 12;
-	state ^= state << 25;
-	state ^= state >> 27;
-	return state * 0x2545f4914f6cdd1dull;
+	return sp_rnd_next(&state);
 }

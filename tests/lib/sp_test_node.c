@@ -109,6 +109,23 @@ sp_test_node_create(struct sp_node *node)
 	make_slice(node);
 }
 
+int
+sp_test_node_setup(void **state)
+{
+	static struct sp_node node;
+
+	sp_test_node_create(&node);
+	*state = &node;
+	return 0;
+}
+
+int
+sp_test_node_teardown(void **state)
+{
+	sp_test_node_free(*state);
+	return 0;
+}
+
 void
 sp_test_node_free(struct sp_node *node)
 {

@@ -30,4 +30,10 @@ void sp_test_node_create(struct sp_node *node);
 /* Free everything sp_test_node_create() made; node is zeroed. */
 void sp_test_node_free(struct sp_node *node);
 
+/* cmocka set-up and tear-down: each test's *state is a fresh node. */
+int sp_test_node_setup(void **state);
+int sp_test_node_teardown(void **state);
+/* A cmocka test run on a fresh node. */
+#define SP_TEST_ON_NODE(t) cmocka_unit_test_setup_teardown(t, sp_test_node_setup, sp_test_node_teardown)
+
 #endif

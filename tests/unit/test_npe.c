@@ -33,25 +33,8 @@
 #define FRAME_LEN (RTE_ETHER_HDR_LEN + 2 * (20 + 8) + 16)
 #define UNRESOLVED RTE_IPV4(10, 1, 0, 9)
 
-static struct sp_node node;
+static struct sp_node *node; /* the test's: sp_test_node_setup() */
 static struct sp_lcore_stats st;
-
-static int
-setup(void **state)
-{
-	(void)state;
-	sp_test_node_create(&node);
-	memset(&st, 0, sizeof(st));
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	(void)state;
-	sp_test_node_free(&node);
-	return 0;
-}
 
 /* IPv4 (no options) and UDP headers at p for len bytes of payload after them. */
 static void
@@ -83,10 +66,10 @@ frame(uint32_t inner_dst, uint8_t ttl, uint8_t tag)
 	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)f;
 	uint8_t *outer = f + RTE_ETHER_HDR_LEN, *inner = outer + 28;
 
-	eth->dst_addr = node.ports[0].mac;
+	eth->dst_addr = node->ports[0].mac;
 	eth->src_addr = (struct rte_ether_addr){{0x02, 0xaa, 0, 0, 0, 0x02}};
 	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	ipv4_udp(outer, PEER_IP, rte_be_to_cpu_32(node.ports[0].ip_be), 64, 7000, 5001,
+	ipv4_udp(outer, PEER_IP, rte_be_to_cpu_32(node->ports[0].ip_be), 64, 7000, 5001,
 		 28 + 16);
 	ipv4_udp(inner, INNER_SRC, inner_dst, ttl, 1000, 2000, 16);
 	memset(inner + 28, tag, 16);
@@ -103,7 +86,7 @@ route(uint32_t pos, uint32_t dst_net, uint32_t nh)
 
 	memcpy(&f.key.b[SP_IPV4_KEY_DST], &net, 4);
 	memcpy(&f.mask.b[SP_IPV4_KEY_DST], &mask, 4);
-	assert_int_equal(sp_lookup_write(node.npes[0].lookup, SP_TEST_SLICE, pos, &f), 0);
+	assert_int_equal(sp_lookup_write(node->npes[0].lookup, SP_TEST_SLICE, pos, &f), 0);
 }
 
 /* Frames through decap into the NPE, as the LC lcore hands them over. */
@@ -112,27 +95,28 @@ receive(struct rte_mbuf **pkts, uint16_t n)
 {
 	struct sp_decap_out out;
 
-	sp_decap_burst(node.decap, 0, pkts, n, &out, &st);
+	sp_decap_burst(node->decap, 0, pkts, n, &out, &st);
 	assert_int_equal(out.nb_fwd, n);
-	sp_npe_process(&node, &node.npes[0], out.fwd, out.nb_fwd, &st);
+	sp_npe_process(node, &node->npes[0], out.fwd, out.nb_fwd, &st);
 }
 
 /* What p1's scheduler sends, a second from now (its bucket full by then). */
 static uint16_t
 sent_on_p1(struct rte_mbuf **pkts, uint16_t max)
 {
-	return sp_qm_dequeue_burst(node.npes[0].qm, 1, rte_rdtsc() + rte_get_tsc_hz(), pkts,
+	return sp_qm_dequeue_burst(node->npes[0].qm, 1, rte_rdtsc() + rte_get_tsc_hz(), pkts,
 				   max);
 }
 
 static void
 test_forwarded_byte_for_byte(void **state)
 {
+	node = *state; /* first: the declarations below read it */
+	memset(&st, 0, sizeof(st));
 	const struct rte_ether_addr nh_mac = SP_TEST_NH_MAC;
 	struct rte_mbuf *in[4], *out[8];
 	uint16_t n;
 
-	(void)state;
 	route(0, RTE_IPV4(192, 168, 0, 0), SP_TEST_NH_IP);
 	for (uint8_t i = 0; i < 4; i++)
 		in[i] = frame(RTE_IPV4(192, 168, 1, i), 64, i);
@@ -148,8 +132,8 @@ test_forwarded_byte_for_byte(void **state)
 
 		assert_int_equal(rte_pktmbuf_pkt_len(out[i]), FRAME_LEN);
 		assert_true(rte_is_same_ether_addr(&eth->dst_addr, &nh_mac));
-		assert_true(rte_is_same_ether_addr(&eth->src_addr, &node.ports[1].mac));
-		assert_int_equal(ip->src_addr, node.ports[1].ip_be);
+		assert_true(rte_is_same_ether_addr(&eth->src_addr, &node->ports[1].mac));
+		assert_int_equal(ip->src_addr, node->ports[1].ip_be);
 		assert_int_equal(rte_be_to_cpu_32(ip->dst_addr), SP_TEST_NH_IP);
 		assert_true(sp_test_ipv4_cksum_ok(ip));
 		assert_int_equal(rte_be_to_cpu_16(udp->src_port), 5001);
@@ -171,12 +155,13 @@ test_forwarded_byte_for_byte(void **state)
 static void
 test_what_leaves_is_counted_once(void **state)
 {
+	node = *state; /* first: the declarations below read it */
+	memset(&st, 0, sizeof(st));
 	const struct sp_slice_stats *s = &st.slice[SP_TEST_SLICE];
 	struct rte_mbuf *in[4], *out[8];
 	void *req;
 	uint16_t n;
 
-	(void)state;
 	route(0, RTE_IPV4(192, 168, 0, 0), SP_TEST_NH_IP);
 	route(1, RTE_IPV4(172, 16, 0, 0), UNRESOLVED);
 	in[0] = frame(RTE_IPV4(192, 168, 7, 7), 64, 0);  /* forwarded */
@@ -196,20 +181,20 @@ test_what_leaves_is_counted_once(void **state)
 	assert_int_equal(s->reason[SP_REASON_NO_NEIGHBOR], 1);
 	/* No slow path is connected: the exceptions are counted there too, and freed. */
 	assert_int_equal(s->reason[SP_REASON_NO_SLOW_PATH], 2);
-	assert_int_equal(rte_ring_count(node.exc_ring), 0);
+	assert_int_equal(rte_ring_count(node->exc_ring), 0);
 	/* The management thread is asked for the unresolved next hop on p1. */
-	assert_int_equal(rte_ring_dequeue(node.resolve_ring, &req), 0);
+	assert_int_equal(rte_ring_dequeue(node->resolve_ring, &req), 0);
 	assert_int_equal((uint64_t)(uintptr_t)req, (uint64_t)1 << 32 | rte_cpu_to_be_32(UNRESOLVED));
 	/* Every packet is back in the pool: none leaked, none freed twice. */
-	assert_int_equal(rte_mempool_in_use_count(node.pool), 0);
+	assert_int_equal(rte_mempool_in_use_count(node->pool), 0);
 }
 
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_forwarded_byte_for_byte, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_what_leaves_is_counted_once, setup, teardown),
+		SP_TEST_ON_NODE(test_forwarded_byte_for_byte),
+		SP_TEST_ON_NODE(test_what_leaves_is_counted_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,23 +21,7 @@
 #include "sp_test.h"
 #include "sp_test_node.h"
 
-static struct sp_node node;
-
-static int
-setup(void **state)
-{
-	(void)state;
-	sp_test_node_create(&node);
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	(void)state;
-	sp_test_node_free(&node);
-	return 0;
-}
+static struct sp_node *node; /* the test's: sp_test_node_setup() */
 
 /* The response to method with params (JSON text), parsed; its id checked. */
 static json_t *
@@ -49,7 +33,7 @@ call(const char *method, const char *params)
 
 	snprintf(line, sizeof(line), "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"%s\",\"params\":%s}",
 		 method, params);
-	answer = sp_rpc_handle(&node, line, strlen(line));
+	answer = sp_rpc_handle(node, line, strlen(line));
 	assert_non_null(answer);
 	r = json_loads(answer, 0, NULL);
 	free(answer);
@@ -100,13 +84,13 @@ num(json_t *o, const char *key)
 static void
 test_a_slice_through_the_api(void **state)
 {
+	node = *state; /* first: the declarations below read it */
 	json_t *r, *list;
 
-	(void)state;
 	r = ok(SP_M_SLICE_CREATE, "{\"name\":\"beta\",\"codeopt\":\"ipv4\",\"filter_quota\":16,"
 				   "\"queue_quota\":2,\"buffer_quota\":100,\"memory\":64}");
 	assert_int_equal(num(r, "id"), 2);
-	assert_non_null(node.slices[2]);
+	assert_non_null(node->slices[2]);
 	json_decref(r);
 	r = ok(SP_M_ENDPOINT_RESERVE, "{\"slice\":\"beta\",\"port\":\"p0\",\"udp_port\":6000,"
 				       "\"bandwidth\":1000000}");
@@ -136,7 +120,7 @@ test_a_slice_through_the_api(void **state)
 	assert_int_equal(json_array_size(json_object_get(r, "endpoints")), 1);
 	json_decref(r);
 	json_decref(ok(SP_M_SLICE_DELETE, "{\"slice\":\"beta\"}"));
-	assert_null(node.slices[2]);
+	assert_null(node->slices[2]);
 	list = ok(SP_M_SLICE_LIST, "{}");
 	assert_int_equal(json_array_size(list), 1);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(list, 0), "name")),
@@ -147,9 +131,9 @@ test_a_slice_through_the_api(void **state)
 static void
 test_node_info_and_state(void **state)
 {
+	node = *state; /* first: the declarations below read it */
 	json_t *r, *npe;
 
-	(void)state;
 	r = ok(SP_M_NODE_INFO, "{}");
 	npe = json_array_get(json_object_get(r, "npes"), 0);
 	assert_int_equal(num(npe, "filters"), SP_TEST_FILTERS);
@@ -166,7 +150,7 @@ test_node_info_and_state(void **state)
 static void
 test_refusals(void **state)
 {
-	(void)state;
+	node = *state; /* first: the declarations below read it */
 	refused("slice.destroy", "{}", SP_RPC_METHOD_NOT_FOUND, "no method \"slice.destroy\"");
 	refused(SP_M_FILTER_LIST, "{\"slice\":\"alpha\",\"verbose\":1}", SP_RPC_INVALID_PARAMS,
 		"\"verbose\" is not a parameter of filter.list, which takes slice");
@@ -184,17 +168,17 @@ test_refusals(void **state)
 		"must not be all digits");
 	refused(SP_M_ENDPOINT_RESERVE, "{\"slice\":\"alpha\",\"port\":\"p0\",\"udp_port\":5001}",
 		SP_RPC_EXISTS, "5001");
-	assert_null(node.slices[2]);
-	assert_int_equal(node.slices[SP_TEST_SLICE]->nb_endpoints, 2);
+	assert_null(node->slices[2]);
+	assert_int_equal(node->slices[SP_TEST_SLICE]->nb_endpoints, 2);
 }
 
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_a_slice_through_the_api, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_node_info_and_state, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+		SP_TEST_ON_NODE(test_a_slice_through_the_api),
+		SP_TEST_ON_NODE(test_node_info_and_state),
+		SP_TEST_ON_NODE(test_refusals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,6 +18,8 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "common/rnd.h"
+
 #define READER_THREAD 0    /* the reader's qsbr thread id */
 #define MAX_SHOWN 5        /* mismatches printed */
 #define LOOKUP_ROUNDS 3    /* measure_lookups() gives their median */
@@ -36,13 +38,10 @@ now_s(void)
 uint64_t
 bench_rand(void)
 {
-	/* xorshift64*: deterministic, so two runs draw the same keys and writes. */
-	static uint64_t state = 0x9e3779b97f4a7c15ull;
+	/* Deterministic, so two runs draw the same keys and writes. */
+	static uint64_t state = SP_RND_SEED;
 
-	state ^= state >> 12;
-	state ^= state << 25;
-	state ^= state >> 27;
-	return state * 0x2545f4914f6cdd1dull;
+	return sp_rnd_next(&state);
 }
 
 size_t
