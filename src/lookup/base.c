@@ -42,6 +42,7 @@ lk_base_free(struct lk_base *b)
 	if (b == NULL)
 		return;
 	lk_acl_free(&b->acl);
+	lk_tree_free(b->tree);
 	rte_free(b->ent);
 	rte_free(b->filt);
 	rte_free(b->mem);
@@ -141,6 +142,20 @@ ranges_faster(const struct lk_base *b, const struct lk_acl *ranges, const struct
 	return faster;
 }
 
+static int
+build_tree(struct lk_base *b, int socket)
+{
+	struct lk_tree_box *boxes = malloc((size_t)b->nb_acl * sizeof(*boxes));
+
+	if (boxes == NULL)
+		return -ENOMEM;
+	for (uint32_t r = 0; r < b->nb_acl; r++)
+		boxes[r] = lk_tree_box_of(&b->filt[b->mem[r].idx], b->mem[r].idx);
+	b->tree = lk_tree_build(boxes, b->nb_acl, socket);
+	free(boxes);
+	return b->tree != NULL ? 0 : -ENOMEM;
+}
+
 int
 lk_base_compile(struct lk_base *b, enum sp_lookup_form form, int socket)
 {
@@ -152,6 +167,8 @@ lk_base_compile(struct lk_base *b, enum sp_lookup_form form, int socket)
 	rc = split(b, socket);
 	if (rc != 0 || b->nb_acl == 0)
 		return rc;
+	if (form == SP_LOOKUP_FORM_AUTO || form == SP_LOOKUP_FORM_TREE)
+		return build_tree(b, socket);
 	if (form == SP_LOOKUP_FORM_RANGES)
 		return lk_acl_build(b, &b->acl, true, socket);
 	rc = lk_acl_build(b, &b->acl, false, socket);
@@ -182,6 +199,10 @@ lk_base_classify(const struct lk_base *b, const uint8_t *const *keys, uint32_t *
 {
 	uint32_t i;
 
+	if (b != NULL && b->tree != NULL) {
+		lk_tree_classify(b->tree, keys, idx, n);
+		return;
+	}
 	if (b == NULL || b->acl.nb_ctx == 0) {
 		for (i = 0; i < n; i++)
 			idx[i] = LK_NONE;

@@ -18,6 +18,7 @@
 #include "acl.h"
 #include "bits.h"
 #include "lookup.h"
+#include "tree.h"
 
 #define LK_NONE UINT32_MAX
 #define LK_BURST 64
@@ -46,6 +47,7 @@ struct lk_base {
 	uint32_t nb_acl;
 	struct lk_member *mem;
 	struct lk_acl acl;
+	struct lk_tree *tree; /* instead of acl, unless the form asks for rte_acl */
 	/* The others, scanned in order. */
 	uint32_t nb_odd;
 	uint32_t *odd_idx;

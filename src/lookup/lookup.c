@@ -435,11 +435,12 @@ sp_lookup_info(const struct sp_lookup *t, uint16_t slice, struct sp_lookup_info 
 		info->quota = s->quota;
 		info->filters = s->nb_used;
 		info->compiled = b != NULL ? b->n : 0;
-		info->rules = b != NULL ? b->acl.nb_groups : 0;
+		info->rules = b == NULL ? 0 : b->tree != NULL ? lk_tree_entries(b->tree)
+							     : b->acl.nb_groups;
 		info->ranges = b != NULL && b->acl.ranges;
 		info->changes = s->view->n;
 		info->copies = s->view->nb_copies;
-		info->classifier = lk_acl_method();
+		info->classifier = b != NULL && b->tree != NULL ? "tree" : lk_acl_method();
 		info->flow_lookups = __atomic_load_n(&s->flows.lookups, __ATOMIC_RELAXED);
 		info->flow_hits = __atomic_load_n(&s->flows.hits, __ATOMIC_RELAXED);
 		info->flow_resting = __atomic_load_n(&s->flows.off, __ATOMIC_RELAXED);

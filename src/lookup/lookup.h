@@ -36,11 +36,12 @@
 
 struct sp_lookup;
 
-/* How filters become rte_acl rules (docs/lookup.md): by default, measured. */
+/* How a slice's filters are compiled (docs/lookup.md). */
 enum sp_lookup_form {
-	SP_LOOKUP_FORM_AUTO = 0, /* ranges where merging halves the rules and proves faster */
-	SP_LOOKUP_FORM_TERNARY,  /* one rule per filter */
-	SP_LOOKUP_FORM_RANGES,   /* port prefixes merged back into ranges */
+	SP_LOOKUP_FORM_AUTO = 0, /* the decision tree */
+	SP_LOOKUP_FORM_TERNARY,  /* rte_acl, one rule per filter */
+	SP_LOOKUP_FORM_RANGES,   /* rte_acl, port prefixes merged back into ranges */
+	SP_LOOKUP_FORM_TREE,     /* the decision tree (tree.h) */
 };
 
 struct sp_lookup_params {

@@ -489,8 +489,8 @@ test_trace_set(void **state)
 	for (i = 0; i < np; i++)
 		assert_true(p[i].match_id <= nr && cb_rule_matches(&r[p[i].match_id - 1], &p[i]));
 	assert_int_equal(cb_expand(r, nr, &x), 0);
-	/* Both ways of compiling, whichever the engine would pick. */
-	for (enum sp_lookup_form form = SP_LOOKUP_FORM_TERNARY; form <= SP_LOOKUP_FORM_RANGES;
+	/* Every way of compiling: the tree, and rte_acl's two forms. */
+	for (enum sp_lookup_form form = SP_LOOKUP_FORM_TERNARY; form <= SP_LOOKUP_FORM_TREE;
 	     form++) {
 		struct sp_lookup_info info;
 

@@ -1,0 +1,594 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "tree.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_prefetch.h>
+
+#include "base.h"
+
+/* Leaves this small are scanned; a larger set is cut again. */
+#define LEAF_MAX 8
+/* Cuts on one path at most: a part of the key space this deep is a leaf whatever it holds. */
+#define MAX_DEPTH 24
+
+/* References to a child: a node's index, or a leaf's count and first entry. */
+#define REF_LEAF (1u << 31)
+#define REF_COUNT_SHIFT 24
+#define REF_COUNT_MAX 0x7fu /* this count: scan up to the sentinel entry (idx LK_NONE) */
+#define REF_START_MASK ((1u << REF_COUNT_SHIFT) - 1)
+
+/* The key bytes each field stands for. */
+static const struct {
+	uint8_t first, len;
+} fields[LK_TREE_FIELDS] = {{0, 4}, {4, 4}, {8, 2}, {10, 2}, {12, 1}, {13, 1}};
+
+/* A node: one cache line. Child c holds the values in [thr[c - 1], thr[c]). */
+struct lk_tnode {
+	uint8_t field;
+	uint8_t nb_thr;
+	uint16_t pad;
+	uint32_t thr[LK_TREE_WAYS - 1];
+	uint32_t child[LK_TREE_WAYS];
+} __rte_aligned(64);
+
+/* A leaf's entry: a box in its fields' own widths, 32 bytes. */
+struct lk_tleaf {
+	uint32_t lo0, hi0, lo1, hi1;
+	uint16_t lo2, hi2, lo3, hi3;
+	uint8_t lo4, hi4, lo5, hi5;
+	uint32_t idx;
+};
+
+/*
+ * Boxes wide in a field would be copied into every child of a cut on it:
+ * they are built into trees of their own (EffiCuts, CutSplit), by which of
+ * the two address fields are narrow. A lookup walks each tree whose first
+ * box could still come before the match found so far.
+ */
+#define NB_GROUPS 3
+#define NARROW_BITS 16 /* a field spanning at most 2^16 values is narrow */
+
+struct lk_tree {
+	uint32_t nb_roots;
+	uint32_t root[NB_GROUPS];
+	uint32_t first[NB_GROUPS]; /* the lowest index in each tree, ascending */
+	uint32_t nb_nodes;
+	uint32_t nb_entries;
+	unsigned int depth;
+	struct lk_tnode *nodes;
+	struct lk_tleaf *entries;
+};
+
+static uint32_t
+field_of(const uint8_t *b, unsigned int f)
+{
+	uint32_t v = 0;
+
+	for (unsigned int j = 0; j < fields[f].len; j++)
+		v = v << 8 | b[fields[f].first + j];
+	return v;
+}
+
+static uint32_t
+field_max(unsigned int f)
+{
+	return (uint32_t)((1ull << (8 * fields[f].len)) - 1);
+}
+
+bool
+lk_tree_takes(const struct lk_filter *f)
+{
+	for (unsigned int i = 0; i < LK_TREE_FIELDS; i++) {
+		uint32_t inv = ~field_of(f->mask.b, i) & field_max(i);
+
+		if ((inv & (inv + 1)) != 0)
+			return false;
+	}
+	return true;
+}
+
+struct lk_tree_box
+lk_tree_box_of(const struct lk_filter *f, uint32_t idx)
+{
+	struct lk_tree_box b = {.idx = idx};
+
+	for (unsigned int i = 0; i < LK_TREE_FIELDS; i++) {
+		b.lo[i] = field_of(f->key.b, i);
+		b.hi[i] = b.lo[i] | (~field_of(f->mask.b, i) & field_max(i));
+	}
+	return b;
+}
+
+/* ------------------------------------------------------------------------ build */
+
+/* A part of the key space: an interval in each field. */
+struct region {
+	uint32_t lo[LK_TREE_FIELDS];
+	uint32_t hi[LK_TREE_FIELDS];
+};
+
+/* What a build grows, in malloc'd memory; copied to the socket's at the end. */
+struct builder {
+	const struct lk_tree_box *boxes;
+	struct lk_tnode *nodes;
+	uint32_t nb_nodes, cap_nodes;
+	struct lk_tleaf *entries;
+	uint32_t nb_entries, cap_entries;
+	unsigned int depth;
+	bool nomem;
+};
+
+static bool
+overlaps(const struct lk_tree_box *b, unsigned int f, uint32_t lo, uint32_t hi)
+{
+	return b->lo[f] <= hi && b->hi[f] >= lo;
+}
+
+static bool
+holds_region(const struct lk_tree_box *b, const struct region *r)
+{
+	for (unsigned int f = 0; f < LK_TREE_FIELDS; f++)
+		if (b->lo[f] > r->lo[f] || b->hi[f] < r->hi[f])
+			return false;
+	return true;
+}
+
+/* Box a covers all of box b within region r. */
+static bool
+covers(const struct lk_tree_box *a, const struct lk_tree_box *b, const struct region *r)
+{
+	for (unsigned int f = 0; f < LK_TREE_FIELDS; f++) {
+		uint32_t lo = RTE_MAX(b->lo[f], r->lo[f]), hi = RTE_MIN(b->hi[f], r->hi[f]);
+
+		if (a->lo[f] > lo || a->hi[f] < hi)
+			return false;
+	}
+	return true;
+}
+
+static bool
+grow(void **arr, uint32_t *cap, uint32_t need, size_t size)
+{
+	uint32_t n = *cap;
+	void *p;
+
+	if (need <= n)
+		return true;
+	while (n < need)
+		n = n == 0 ? 64 : 2 * n;
+	p = realloc(*arr, (size_t)n * size);
+	if (p == NULL)
+		return false;
+	*arr = p;
+	*cap = n;
+	return true;
+}
+
+/* A leaf of the boxes of rs (ascending) not shadowed within r by one before them. */
+static uint32_t
+make_leaf(struct builder *bd, const uint32_t *rs, uint32_t n, const struct region *r)
+{
+	uint32_t start = bd->nb_entries, kept = 0;
+
+	if (n == 0)
+		return REF_LEAF;
+	if (!grow((void **)&bd->entries, &bd->cap_entries, start + n + 1, sizeof(*bd->entries))) {
+		bd->nomem = true;
+		return REF_LEAF;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const struct lk_tree_box *b = &bd->boxes[rs[i]];
+		bool shadowed = false;
+
+		for (uint32_t j = 0; j < kept && !shadowed; j++) {
+			const struct lk_tleaf *e = &bd->entries[start + j];
+			const struct lk_tree_box a = {
+				.lo = {e->lo0, e->lo1, e->lo2, e->lo3, e->lo4, e->lo5},
+				.hi = {e->hi0, e->hi1, e->hi2, e->hi3, e->hi4, e->hi5},
+			};
+
+			shadowed = covers(&a, b, r);
+		}
+		if (shadowed)
+			continue;
+		bd->entries[start + kept++] = (struct lk_tleaf){
+			.lo0 = b->lo[0], .hi0 = b->hi[0], .lo1 = b->lo[1], .hi1 = b->hi[1],
+			.lo2 = (uint16_t)b->lo[2], .hi2 = (uint16_t)b->hi[2],
+			.lo3 = (uint16_t)b->lo[3], .hi3 = (uint16_t)b->hi[3],
+			.lo4 = (uint8_t)b->lo[4], .hi4 = (uint8_t)b->hi[4],
+			.lo5 = (uint8_t)b->lo[5], .hi5 = (uint8_t)b->hi[5],
+			.idx = b->idx,
+		};
+	}
+	if (kept >= REF_COUNT_MAX) {
+		bd->entries[start + kept++] = (struct lk_tleaf){.idx = LK_NONE};
+		bd->nb_entries = start + kept;
+		return REF_LEAF | REF_COUNT_MAX << REF_COUNT_SHIFT | start;
+	}
+	bd->nb_entries = start + kept;
+	return REF_LEAF | kept << REF_COUNT_SHIFT | start;
+}
+
+/* A way to cut region r on one field: the thresholds, and what the children would hold. */
+struct cut {
+	unsigned int field;
+	unsigned int nb_thr;
+	uint32_t thr[LK_TREE_WAYS - 1];
+	uint32_t max_child; /* boxes in the fullest child */
+	uint64_t sum;       /* boxes in all children, copies counted */
+};
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Child of value v among the thresholds of c. */
+static unsigned int
+child_of(const struct cut *c, uint32_t v)
+{
+	unsigned int k = 0;
+
+	while (k < c->nb_thr && c->thr[k] <= v)
+		k++;
+	return k;
+}
+
+/*
+ * The balanced cut of r on field f: the boxes' edges inside r sweep the
+ * field; thresholds go where the boxes met so far reach each 1/LK_TREE_WAYS
+ * of the sum over the elementary segments (HyperSplit's weighted split).
+ * False if no edge falls inside r.
+ */
+static bool
+cut_on(const struct builder *bd, const uint32_t *rs, uint32_t n, const struct region *r,
+       unsigned int f, uint32_t *scratch, struct cut *c)
+{
+	uint32_t nb = 0, counts[LK_TREE_WAYS] = {0};
+	uint64_t total = 0, acc = 0;
+
+	/* Edges: where a box starts (lo) or where one past its end starts (hi + 1). */
+	for (uint32_t i = 0; i < n; i++) {
+		const struct lk_tree_box *b = &bd->boxes[rs[i]];
+
+		if (b->lo[f] > r->lo[f])
+			scratch[nb++] = b->lo[f];
+		if (b->hi[f] < r->hi[f])
+			scratch[nb++] = b->hi[f] + 1;
+	}
+	if (nb == 0)
+		return false;
+	qsort(scratch, nb, sizeof(*scratch), cmp_u32);
+	/* Each edge's weight: boxes overlapping the segment it starts, counted from both ends. */
+	total = (uint64_t)nb;
+	c->field = f;
+	c->nb_thr = 0;
+	for (uint32_t i = 0; i < nb && c->nb_thr < LK_TREE_WAYS - 1; i++) {
+		acc++;
+		if (i + 1 < nb && scratch[i + 1] == scratch[i])
+			continue;
+		if (acc * LK_TREE_WAYS >= total * (c->nb_thr + 1) &&
+		    (c->nb_thr == 0 || c->thr[c->nb_thr - 1] < scratch[i]))
+			c->thr[c->nb_thr++] = scratch[i];
+	}
+	if (c->nb_thr == 0)
+		c->thr[c->nb_thr++] = scratch[nb / 2];
+	c->sum = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct lk_tree_box *b = &bd->boxes[rs[i]];
+		unsigned int a = child_of(c, RTE_MAX(b->lo[f], r->lo[f]));
+		unsigned int z = child_of(c, RTE_MIN(b->hi[f], r->hi[f]));
+
+		for (unsigned int k = a; k <= z; k++)
+			counts[k]++;
+		c->sum += z - a + 1;
+	}
+	c->max_child = 0;
+	for (unsigned int k = 0; k <= c->nb_thr; k++)
+		c->max_child = RTE_MAX(c->max_child, counts[k]);
+	return true;
+}
+
+static uint32_t build(struct builder *bd, uint32_t *rs, uint32_t n, const struct region *r,
+		      unsigned int depth);
+
+/* A node cutting r as c says, its children built from the boxes of rs each overlaps. */
+static uint32_t
+make_node(struct builder *bd, const uint32_t *rs, uint32_t n, const struct region *r,
+	  const struct cut *c, unsigned int depth)
+{
+	uint32_t id = bd->nb_nodes, *sub = malloc((size_t)n * sizeof(*sub));
+	unsigned int f = c->field;
+	struct lk_tnode node = {.field = (uint8_t)f, .nb_thr = (uint8_t)c->nb_thr};
+
+	if (sub == NULL || !grow((void **)&bd->nodes, &bd->cap_nodes, id + 1, sizeof(*bd->nodes))) {
+		free(sub);
+		bd->nomem = true;
+		return REF_LEAF;
+	}
+	bd->nb_nodes++;
+	for (unsigned int k = 0; k < LK_TREE_WAYS - 1; k++)
+		node.thr[k] = k < c->nb_thr ? c->thr[k] : UINT32_MAX;
+	for (unsigned int k = 0; k <= c->nb_thr; k++) {
+		struct region cr = *r;
+		uint32_t m = 0;
+
+		if (k > 0)
+			cr.lo[f] = c->thr[k - 1];
+		if (k < c->nb_thr)
+			cr.hi[f] = c->thr[k] - 1;
+		for (uint32_t i = 0; i < n; i++)
+			if (overlaps(&bd->boxes[rs[i]], f, cr.lo[f], cr.hi[f]))
+				sub[m++] = rs[i];
+		node.child[k] = build(bd, sub, m, &cr, depth + 1);
+	}
+	/* Values past the last threshold count the unused ones too: they reach the last child. */
+	for (unsigned int k = c->nb_thr + 1; k < LK_TREE_WAYS; k++)
+		node.child[k] = node.child[c->nb_thr];
+	free(sub);
+	if (!bd->nomem)
+		bd->nodes[id] = node;
+	return id;
+}
+
+static uint32_t
+build(struct builder *bd, uint32_t *rs, uint32_t n, const struct region *r, unsigned int depth)
+{
+	struct cut best = {.max_child = UINT32_MAX}, c;
+	uint32_t *scratch;
+
+	bd->depth = RTE_MAX(bd->depth, depth);
+	/* The first box holding all of r answers for all of it: the leaf keeps it alone. */
+	if (n <= LEAF_MAX || depth == MAX_DEPTH || holds_region(&bd->boxes[rs[0]], r))
+		return make_leaf(bd, rs, n, r);
+	scratch = malloc((size_t)n * 2 * sizeof(*scratch));
+	if (scratch == NULL) {
+		bd->nomem = true;
+		return REF_LEAF;
+	}
+	/* Copies cost memory and each child should shrink: both weigh. */
+	for (unsigned int f = 0; f < LK_TREE_FIELDS; f++)
+		if (cut_on(bd, rs, n, r, f, scratch, &c) &&
+		    (best.max_child == UINT32_MAX ||
+		     c.sum + (uint64_t)LK_TREE_WAYS * c.max_child <
+			     best.sum + (uint64_t)LK_TREE_WAYS * best.max_child))
+			best = c;
+	free(scratch);
+	if (best.max_child >= n)
+		return make_leaf(bd, rs, n, r);
+	return make_node(bd, rs, n, r, &best, depth);
+}
+
+/* Which tree a box goes to: narrow in field 0, else narrow in field 1, else neither. */
+static unsigned int
+group_of(const struct lk_tree_box *b)
+{
+	if (b->hi[0] - b->lo[0] < (1u << NARROW_BITS))
+		return 0;
+	if (b->hi[1] - b->lo[1] < (1u << NARROW_BITS))
+		return 1;
+	return 2;
+}
+
+/* The trees in the order of their first box: a lookup stops once its match comes before. */
+static void
+sort_roots(struct lk_tree *t)
+{
+	for (uint32_t i = 1; i < t->nb_roots; i++)
+		for (uint32_t j = i; j > 0 && t->first[j - 1] > t->first[j]; j--) {
+			RTE_SWAP(t->first[j - 1], t->first[j]);
+			RTE_SWAP(t->root[j - 1], t->root[j]);
+		}
+}
+
+struct lk_tree *
+lk_tree_build(const struct lk_tree_box *boxes, uint32_t n, int socket)
+{
+	struct builder bd = {.boxes = boxes};
+	struct region all;
+	struct lk_tree *t;
+	uint32_t *rs = malloc(((size_t)n + 1) * sizeof(*rs));
+	size_t nodes_bytes;
+
+	for (unsigned int f = 0; f < LK_TREE_FIELDS; f++) {
+		all.lo[f] = 0;
+		all.hi[f] = field_max(f);
+	}
+	t = rs != NULL ? rte_zmalloc_socket("lk_tree", sizeof(*t), 0, socket) : NULL;
+	if (t == NULL) {
+		free(rs);
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	for (unsigned int g = 0; g < NB_GROUPS; g++) {
+		uint32_t m = 0;
+
+		for (uint32_t i = 0; i < n; i++)
+			if (group_of(&boxes[i]) == g)
+				rs[m++] = i;
+		if (m == 0)
+			continue;
+		t->first[t->nb_roots] = boxes[rs[0]].idx;
+		t->root[t->nb_roots++] = build(&bd, rs, m, &all, 0);
+	}
+	sort_roots(t);
+	free(rs);
+	nodes_bytes = (size_t)bd.nb_nodes * sizeof(*bd.nodes);
+	if (!bd.nomem && bd.nb_nodes + bd.nb_entries > 0)
+		t->nodes = rte_malloc_socket("lk_tree_data", nodes_bytes + (size_t)bd.nb_entries *
+					     sizeof(*bd.entries), RTE_CACHE_LINE_SIZE, socket);
+	if (bd.nomem || (bd.nb_nodes + bd.nb_entries > 0 && t->nodes == NULL)) {
+		free(bd.nodes);
+		free(bd.entries);
+		rte_free(t);
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	if (bd.nb_nodes > 0)
+		memcpy(t->nodes, bd.nodes, nodes_bytes);
+	t->entries = (struct lk_tleaf *)((uint8_t *)t->nodes + nodes_bytes);
+	if (bd.nb_entries > 0)
+		memcpy(t->entries, bd.entries, (size_t)bd.nb_entries * sizeof(*bd.entries));
+	t->nb_nodes = bd.nb_nodes;
+	t->nb_entries = bd.nb_entries;
+	t->depth = bd.depth;
+	free(bd.nodes);
+	free(bd.entries);
+	return t;
+}
+
+void
+lk_tree_free(struct lk_tree *t)
+{
+	if (t == NULL)
+		return;
+	rte_free(t->nodes);
+	rte_free(t);
+}
+
+size_t
+lk_tree_bytes(const struct lk_tree *t)
+{
+	return t == NULL ? 0 : (size_t)t->nb_nodes * sizeof(struct lk_tnode) +
+				       (size_t)t->nb_entries * sizeof(struct lk_tleaf);
+}
+
+unsigned int
+lk_tree_depth(const struct lk_tree *t)
+{
+	return t == NULL ? 0 : t->depth;
+}
+
+uint32_t
+lk_tree_entries(const struct lk_tree *t)
+{
+	return t == NULL ? 0 : t->nb_entries;
+}
+
+/* ----------------------------------------------------------------------- lookup */
+
+/* A key's fields, in the widths the leaves compare. */
+struct tkey {
+	uint32_t v[LK_TREE_FIELDS];
+};
+
+static inline struct tkey
+tkey_of(const uint8_t *b)
+{
+	struct tkey k;
+	uint32_t w0, w1;
+	uint16_t h2, h3;
+
+	memcpy(&w0, b, 4);
+	memcpy(&w1, b + 4, 4);
+	memcpy(&h2, b + 8, 2);
+	memcpy(&h3, b + 10, 2);
+	k.v[0] = rte_be_to_cpu_32(w0);
+	k.v[1] = rte_be_to_cpu_32(w1);
+	k.v[2] = rte_be_to_cpu_16(h2);
+	k.v[3] = rte_be_to_cpu_16(h3);
+	k.v[4] = b[12];
+	k.v[5] = b[13];
+	return k;
+}
+
+/* Does the leaf entry hold the key? Each field as one unsigned compare. */
+static inline bool
+leaf_holds(const struct lk_tleaf *e, const struct tkey *k)
+{
+	return (k->v[0] - e->lo0 <= e->hi0 - e->lo0) & (k->v[1] - e->lo1 <= e->hi1 - e->lo1) &
+	       ((uint32_t)(k->v[2] - e->lo2) <= (uint32_t)(e->hi2 - e->lo2)) &
+	       ((uint32_t)(k->v[3] - e->lo3) <= (uint32_t)(e->hi3 - e->lo3)) &
+	       ((uint32_t)(k->v[4] - e->lo4) <= (uint32_t)(e->hi4 - e->lo4)) &
+	       ((uint32_t)(k->v[5] - e->lo5) <= (uint32_t)(e->hi5 - e->lo5));
+}
+
+static inline uint32_t
+node_step(const struct lk_tnode *node, const struct tkey *k)
+{
+	uint32_t v = k->v[node->field], c = 0;
+
+	for (unsigned int j = 0; j < LK_TREE_WAYS - 1; j++)
+		c += node->thr[j] <= v;
+	return node->child[c];
+}
+
+/* The line of the next node, or the lines of a leaf's entries (two a line). */
+static inline void
+prefetch_ref(const struct lk_tree *t, uint32_t ref)
+{
+	uint32_t count = (ref >> REF_COUNT_SHIFT) & REF_COUNT_MAX;
+	const struct lk_tleaf *e = &t->entries[ref & REF_START_MASK];
+
+	if (!(ref & REF_LEAF)) {
+		rte_prefetch0(&t->nodes[ref]);
+		return;
+	}
+	for (uint32_t i = 0; i < RTE_MIN(count, (uint32_t)LEAF_MAX); i += 2)
+		rte_prefetch0(&e[i]);
+}
+
+static inline uint32_t
+scan_leaf(const struct lk_tree *t, uint32_t ref, const struct tkey *k)
+{
+	uint32_t count = (ref >> REF_COUNT_SHIFT) & REF_COUNT_MAX;
+	const struct lk_tleaf *e = &t->entries[ref & REF_START_MASK];
+
+	if (count == REF_COUNT_MAX) {
+		for (; e->idx != LK_NONE; e++)
+			if (leaf_holds(e, k))
+				return e->idx;
+		return LK_NONE;
+	}
+	for (uint32_t i = 0; i < count; i++)
+		if (leaf_holds(&e[i], k))
+			return e[i].idx;
+	return LK_NONE;
+}
+
+/*
+ * Every key walks every tree at once, a level a pass: the trees' lines and
+ * the keys' are all on their way together, so a burst waits about one
+ * path's worth of misses, not one per key and tree in turn.
+ */
+void
+lk_tree_classify(const struct lk_tree *t, const uint8_t *const *keys, uint32_t *idx, uint32_t n)
+{
+	struct tkey k[LK_BURST];
+	uint32_t ref[NB_GROUPS][LK_BURST];
+	bool walking = true;
+
+	for (uint32_t g = 0; g < t->nb_roots; g++)
+		if (!(t->root[g] & REF_LEAF))
+			rte_prefetch0(&t->nodes[t->root[g]]);
+	for (uint32_t i = 0; i < n; i++) {
+		k[i] = tkey_of(keys[i]);
+		for (uint32_t g = 0; g < t->nb_roots; g++)
+			ref[g][i] = t->root[g];
+	}
+	while (walking) {
+		walking = false;
+		for (uint32_t g = 0; g < t->nb_roots; g++)
+			for (uint32_t i = 0; i < n; i++) {
+				if (ref[g][i] & REF_LEAF)
+					continue;
+				ref[g][i] = node_step(&t->nodes[ref[g][i]], &k[i]);
+				prefetch_ref(t, ref[g][i]);
+				walking = true;
+			}
+	}
+	/* The trees in the order of their first box: one that cannot beat the match goes unread. */
+	for (uint32_t i = 0; i < n; i++) {
+		idx[i] = LK_NONE;
+		for (uint32_t g = 0; g < t->nb_roots && idx[i] > t->first[g]; g++)
+			idx[i] = RTE_MIN(idx[i], scan_leaf(t, ref[g][i], &k[i]));
+	}
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A slice's filters as a decision tree (base.h): the filters whose mask is
+ * a prefix within each field of the key (bytes 0-3, 4-7, 8-9, 10-11, 12,
+ * 13: addresses, ports, protocol, for the ipv4 code option) are boxes in
+ * those six fields. Each node cuts its part of the key space on one field
+ * into up to LK_TREE_WAYS intervals (HyperSplit's balanced splits, several
+ * at once so that a node is one cache line and the tree a few lines deep);
+ * a leaf lists the few boxes that reach it, in index order, so the first
+ * that holds a key is the slice's first match there. A box that spans
+ * several intervals is in each of them; one shadowed within a node's part
+ * by a box before it is dropped there.
+ *
+ * Built once, immutable after: lookups read it lock-free. Memory grows with
+ * the slice's filters (tens of bytes a filter), so a round over many slices
+ * meets trees that stay in the caches.
+ */
+#ifndef SP_LOOKUP_TREE_H
+#define SP_LOOKUP_TREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bits.h"
+
+#define LK_TREE_FIELDS 6
+#define LK_TREE_WAYS 8 /* children of a node: 7 thresholds and 8 references in 64 bytes */
+
+/* A filter as the tree holds it: its interval in each field, and its index. */
+struct lk_tree_box {
+	uint32_t lo[LK_TREE_FIELDS];
+	uint32_t hi[LK_TREE_FIELDS];
+	uint32_t idx;
+};
+
+struct lk_tree;
+
+/* Can the tree hold the filter: is its mask a prefix within each field? */
+bool lk_tree_takes(const struct lk_filter *f);
+/* The filter's box (lk_tree_takes() true), with index idx. */
+struct lk_tree_box lk_tree_box_of(const struct lk_filter *f, uint32_t idx);
+
+/*
+ * A tree over n boxes given in ascending index order. NULL with rte_errno
+ * (ENOMEM) on failure; an empty tree for n == 0.
+ */
+struct lk_tree *lk_tree_build(const struct lk_tree_box *boxes, uint32_t n, int socket);
+void lk_tree_free(struct lk_tree *t);
+
+/*
+ * idx[i]: the lowest index of a box holding the 14 key bytes at keys[i],
+ * or LK_NONE. The keys walk the tree together, a level at a time, each
+ * key's next line prefetched while the others take their step.
+ */
+void lk_tree_classify(const struct lk_tree *t, const uint8_t *const *keys, uint32_t *idx,
+		      uint32_t n);
+
+/* What lookups read: nodes and leaves. */
+size_t lk_tree_bytes(const struct lk_tree *t);
+/* Depth of the deepest leaf, and leaf entries (boxes, copies included). */
+unsigned int lk_tree_depth(const struct lk_tree *t);
+uint32_t lk_tree_entries(const struct lk_tree *t);
+
+#endif
