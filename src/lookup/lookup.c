@@ -522,16 +522,32 @@ resolve(const struct lk_view *v, uint32_t bi, const struct lk_bits *k,
 }
 
 /*
+ * A hit on the counter: now, or in `later` (NULL: now) at *nb_later, its
+ * line prefetched meanwhile. lookup_cached() made room for a batch's hits.
+ */
+static __rte_always_inline void
+count_hit(uint64_t *counter, struct sp_lookup_later *later, uint32_t *nb_later)
+{
+	if (later == NULL) {
+		(*counter)++;
+		return;
+	}
+	rte_prefetch0(counter);
+	later->counter[(*nb_later)++] = counter;
+}
+
+/*
  * The usual case, nothing changed since the compile and no odd filters:
  * rte_acl's answer is final. In passes over the burst, so that the loads of
  * one key overlap those of the others.
  */
 static uint16_t
 finish_compiled(const struct lk_base *b, uint64_t *hits, const uint32_t *idx,
-		struct sp_result *const *results, uint32_t *positions, uint32_t n)
+		struct sp_result *const *results, uint32_t *positions, uint32_t n,
+		struct sp_lookup_later *later)
 {
+	uint32_t nb_later = later != NULL ? later->n : 0, i;
 	uint16_t nb_hits = 0;
-	uint32_t i;
 
 	for (i = 0; i < n; i++)
 		if (idx[i] != LK_NONE)
@@ -541,21 +557,19 @@ finish_compiled(const struct lk_base *b, uint64_t *hits, const uint32_t *idx,
 		if (idx[i] == LK_NONE)
 			continue;
 		positions[i] = b->ent[idx[i]].pos;
-		rte_prefetch0(&hits[positions[i]]);
-	}
-	for (i = 0; i < n; i++) {
-		if (idx[i] == LK_NONE)
-			continue;
 		*results[i] = b->ent[idx[i]].res;
-		hits[positions[i]]++;
+		count_hit(&hits[positions[i]], later, &nb_later);
 		nb_hits++;
 	}
+	if (later != NULL)
+		later->n = nb_later;
 	return nb_hits;
 }
 
 static uint16_t
 lookup_burst(const struct lk_view *v, uint64_t *hits, const struct sp_key *const *keys,
-	     struct sp_result *const *results, uint32_t *positions, uint32_t n)
+	     struct sp_result *const *results, uint32_t *positions, uint32_t n,
+	     struct sp_lookup_later *later)
 {
 	const uint8_t *data[LK_BURST];
 	uint32_t idx[LK_BURST], i;
@@ -568,7 +582,7 @@ lookup_burst(const struct lk_view *v, uint64_t *hits, const struct sp_key *const
 	while (++i < n);
 	lk_base_classify(v->base, data, idx, n);
 	if (v->n == 0 && v->base != NULL && v->base->nb_odd == 0) /* no writes: no stale copies either */
-		return finish_compiled(v->base, hits, idx, results, positions, n);
+		return finish_compiled(v->base, hits, idx, results, positions, n, later);
 	for (i = 0; i < n; i++) {
 		struct lk_bits k = lk_bits_of(keys[i]);
 
@@ -587,21 +601,6 @@ static inline uint64_t
 cycles_since(bool timed, uint64_t start)
 {
 	return timed ? rte_rdtsc() - start : 0;
-}
-
-/*
- * A hit on the counter: now, or in `later` (NULL: now) at *nb_later, its
- * line prefetched meanwhile. lookup_cached() made room for a batch's hits.
- */
-static __rte_always_inline void
-count_hit(uint64_t *counter, struct sp_lookup_later *later, uint32_t *nb_later)
-{
-	if (later == NULL) {
-		(*counter)++;
-		return;
-	}
-	rte_prefetch0(counter);
-	later->counter[(*nb_later)++] = counter;
 }
 
 /*
@@ -640,7 +639,7 @@ batch_position(const struct lk_batch *b, uint32_t i)
 /* The classifier's answers for batch entries first .. first + n - 1, n <= LK_BURST. */
 static __rte_always_inline uint16_t
 lookup_batch(const struct lk_view *v, uint64_t *hits, const struct lk_batch *b, uint32_t first,
-	     uint32_t n)
+	     uint32_t n, struct sp_lookup_later *later)
 {
 	const struct sp_key *keys[LK_BURST];
 	struct sp_result *results[LK_BURST];
@@ -649,12 +648,12 @@ lookup_batch(const struct lk_view *v, uint64_t *hits, const struct lk_batch *b, 
 
 	if (!b->fields)
 		return lookup_burst(v, hits, &b->keys[first], &b->results[first],
-				    &b->positions[first], n);
+				    &b->positions[first], n, later);
 	for (i = 0; i < n; i++) {
 		keys[i] = batch_key(b, first + i);
 		results[i] = batch_result(b, first + i);
 	}
-	nb_hits = lookup_burst(v, hits, keys, results, positions, n);
+	nb_hits = lookup_burst(v, hits, keys, results, positions, n, later);
 	for (i = 0; i < n; i++)
 		*batch_position(b, first + i) = positions[i];
 	return nb_hits;
@@ -680,8 +679,11 @@ lookup_cached(struct lk_slice *s, const struct lk_view *v, const struct lk_batch
 	bool timed, use = lk_flows_use(&s->flows, &timed);
 	uint64_t start = timed ? rte_rdtsc() : 0;
 
+	RTE_BUILD_BUG_ON(LK_BURST > SP_LOOKUP_LATER);
+	if (later != NULL && later->n + n > SP_LOOKUP_LATER) /* room for every hit */
+		sp_lookup_count_later(later);
 	if (!use) {
-		nb_hits = lookup_batch(v, s->hits, b, first, n);
+		nb_hits = lookup_batch(v, s->hits, b, first, n, later);
 		lk_flows_count(&s->flows, n, 0, false, timed, cycles_since(timed, start));
 		return nb_hits;
 	}
@@ -691,9 +693,6 @@ lookup_cached(struct lk_slice *s, const struct lk_view *v, const struct lk_batch
 		set[i] = lk_flow_set(&s->flows, h[i]);
 		rte_prefetch0(set[i]); /* the entry a flow's hits usually find */
 	}
-	RTE_BUILD_BUG_ON(LK_BURST > SP_LOOKUP_LATER);
-	if (later != NULL && later->n + n > SP_LOOKUP_LATER) /* room for every hit */
-		sp_lookup_count_later(later);
 	nb_later = later != NULL ? later->n : 0;
 	for (i = 0; i < n; i++) {
 		const struct lk_flow *e = lk_flow_find(set[i], v->epoch, w[i]);
@@ -717,7 +716,7 @@ lookup_cached(struct lk_slice *s, const struct lk_view *v, const struct lk_batch
 		lk_flows_count(&s->flows, n, n, true, timed, cycles_since(timed, start));
 		return nb_hits;
 	}
-	nb_hits += lookup_burst(v, s->hits, miss_keys, miss_results, miss_pos, nb_miss);
+	nb_hits += lookup_burst(v, s->hits, miss_keys, miss_results, miss_pos, nb_miss, later);
 	for (i = 0; i < nb_miss; i++) {
 		uint32_t k = miss[i];
 		struct lk_flow *e;
