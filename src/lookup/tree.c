@@ -11,7 +11,7 @@
 
 #include "base.h"
 
-/* Leaves this small are scanned; a larger set is cut again. */
+/* Leaves this small are scanned; a larger set is cut again (the first try: plans below). */
 #define LEAF_MAX 8
 /* Cuts on one path at most: a part of the key space this deep is a leaf whatever it holds. */
 #define MAX_DEPTH 24
@@ -45,13 +45,27 @@ struct lk_tleaf {
 };
 
 /*
- * Boxes wide in a field would be copied into every child of a cut on it:
- * they are built into trees of their own (EffiCuts, CutSplit), by which of
- * the two address fields are narrow. A lookup walks each tree whose first
- * box could still come before the match found so far.
+ * Boxes wide in a field are copied into every child of a cut on it. One
+ * tree is fastest (a lookup walks one path), and most sets stay within a
+ * few copies a box; where one tree would copy more, the boxes go into trees
+ * of their own by which of the two address fields are narrow (EffiCuts,
+ * CutSplit), and a lookup walks each. A set that blows up even so is
+ * scanned in larger leaves, and at worst in one list: slow for that slice
+ * alone, never more memory than its boxes.
  */
 #define NB_GROUPS 3
 #define NARROW_BITS 16 /* a field spanning at most 2^16 values is narrow */
+
+static const struct plan {
+	bool grouped;
+	uint32_t leaf_max;
+	uint32_t copies; /* leaf entries at most, per box */
+} plans[] = {
+	{false, LEAF_MAX, 3},
+	{true, LEAF_MAX, 16},
+	{true, 64, 16},
+	{false, UINT32_MAX, 1},
+};
 
 struct lk_tree {
 	uint32_t nb_roots;
@@ -115,6 +129,8 @@ struct region {
 /* What a build grows, in malloc'd memory; copied to the socket's at the end. */
 struct builder {
 	const struct lk_tree_box *boxes;
+	uint32_t leaf_max;
+	uint64_t max_entries; /* past it the plan fails (REF_START_MASK bounds it too) */
 	struct lk_tnode *nodes;
 	uint32_t nb_nodes, cap_nodes;
 	struct lk_tleaf *entries;
@@ -175,9 +191,10 @@ make_leaf(struct builder *bd, const uint32_t *rs, uint32_t n, const struct regio
 {
 	uint32_t start = bd->nb_entries, kept = 0;
 
-	if (n == 0)
+	if (n == 0 || bd->nomem)
 		return REF_LEAF;
-	if (!grow((void **)&bd->entries, &bd->cap_entries, start + n + 1, sizeof(*bd->entries))) {
+	if ((uint64_t)start + n + 1 > bd->max_entries ||
+	    !grow((void **)&bd->entries, &bd->cap_entries, start + n + 1, sizeof(*bd->entries))) {
 		bd->nomem = true;
 		return REF_LEAF;
 	}
@@ -346,8 +363,10 @@ build(struct builder *bd, uint32_t *rs, uint32_t n, const struct region *r, unsi
 	uint32_t *scratch;
 
 	bd->depth = RTE_MAX(bd->depth, depth);
+	if (bd->nomem)
+		return REF_LEAF;
 	/* The first box holding all of r answers for all of it: the leaf keeps it alone. */
-	if (n <= LEAF_MAX || depth == MAX_DEPTH || holds_region(&bd->boxes[rs[0]], r))
+	if (n <= bd->leaf_max || depth == MAX_DEPTH || holds_region(&bd->boxes[rs[0]], r))
 		return make_leaf(bd, rs, n, r);
 	scratch = malloc((size_t)n * 2 * sizeof(*scratch));
 	if (scratch == NULL) {
@@ -369,9 +388,9 @@ build(struct builder *bd, uint32_t *rs, uint32_t n, const struct region *r, unsi
 
 /* Which tree a box goes to: narrow in field 0, else narrow in field 1, else neither. */
 static unsigned int
-group_of(const struct lk_tree_box *b)
+group_of(const struct lk_tree_box *b, bool grouped)
 {
-	if (b->hi[0] - b->lo[0] < (1u << NARROW_BITS))
+	if (!grouped || b->hi[0] - b->lo[0] < (1u << NARROW_BITS))
 		return 0;
 	if (b->hi[1] - b->lo[1] < (1u << NARROW_BITS))
 		return 1;
@@ -389,30 +408,28 @@ sort_roots(struct lk_tree *t)
 		}
 }
 
-struct lk_tree *
-lk_tree_build(const struct lk_tree_box *boxes, uint32_t n, int socket)
+/* The tree of the n boxes as plan p says into t (zeroed), or false (over its budget). */
+static bool
+build_plan(struct lk_tree *t, const struct lk_tree_box *boxes, uint32_t n, const struct plan *p,
+	   uint32_t *rs, int socket)
 {
-	struct builder bd = {.boxes = boxes};
+	struct builder bd = {
+		.boxes = boxes,
+		.leaf_max = p->leaf_max,
+		.max_entries = RTE_MIN((uint64_t)p->copies * n + 1024, (uint64_t)REF_START_MASK),
+	};
+	size_t nodes_bytes, entries_bytes;
 	struct region all;
-	struct lk_tree *t;
-	uint32_t *rs = malloc(((size_t)n + 1) * sizeof(*rs));
-	size_t nodes_bytes;
 
 	for (unsigned int f = 0; f < LK_TREE_FIELDS; f++) {
 		all.lo[f] = 0;
 		all.hi[f] = field_max(f);
 	}
-	t = rs != NULL ? rte_zmalloc_socket("lk_tree", sizeof(*t), 0, socket) : NULL;
-	if (t == NULL) {
-		free(rs);
-		rte_errno = ENOMEM;
-		return NULL;
-	}
-	for (unsigned int g = 0; g < NB_GROUPS; g++) {
+	for (unsigned int g = 0; g < NB_GROUPS && !bd.nomem; g++) {
 		uint32_t m = 0;
 
 		for (uint32_t i = 0; i < n; i++)
-			if (group_of(&boxes[i]) == g)
+			if (group_of(&boxes[i], p->grouped) == g)
 				rs[m++] = i;
 		if (m == 0)
 			continue;
@@ -420,29 +437,44 @@ lk_tree_build(const struct lk_tree_box *boxes, uint32_t n, int socket)
 		t->root[t->nb_roots++] = build(&bd, rs, m, &all, 0);
 	}
 	sort_roots(t);
-	free(rs);
 	nodes_bytes = (size_t)bd.nb_nodes * sizeof(*bd.nodes);
-	if (!bd.nomem && bd.nb_nodes + bd.nb_entries > 0)
-		t->nodes = rte_malloc_socket("lk_tree_data", nodes_bytes + (size_t)bd.nb_entries *
-					     sizeof(*bd.entries), RTE_CACHE_LINE_SIZE, socket);
-	if (bd.nomem || (bd.nb_nodes + bd.nb_entries > 0 && t->nodes == NULL)) {
-		free(bd.nodes);
-		free(bd.entries);
-		rte_free(t);
-		rte_errno = ENOMEM;
-		return NULL;
+	entries_bytes = (size_t)bd.nb_entries * sizeof(*bd.entries);
+	if (!bd.nomem)
+		t->nodes = rte_malloc_socket("lk_tree_data", nodes_bytes + entries_bytes + 1,
+					     RTE_CACHE_LINE_SIZE, socket);
+	if (t->nodes != NULL) {
+		t->entries = (struct lk_tleaf *)((uint8_t *)t->nodes + nodes_bytes);
+		if (nodes_bytes > 0)
+			memcpy(t->nodes, bd.nodes, nodes_bytes);
+		if (entries_bytes > 0)
+			memcpy(t->entries, bd.entries, entries_bytes);
+		t->nb_nodes = bd.nb_nodes;
+		t->nb_entries = bd.nb_entries;
+		t->depth = bd.depth;
 	}
-	if (bd.nb_nodes > 0)
-		memcpy(t->nodes, bd.nodes, nodes_bytes);
-	t->entries = (struct lk_tleaf *)((uint8_t *)t->nodes + nodes_bytes);
-	if (bd.nb_entries > 0)
-		memcpy(t->entries, bd.entries, (size_t)bd.nb_entries * sizeof(*bd.entries));
-	t->nb_nodes = bd.nb_nodes;
-	t->nb_entries = bd.nb_entries;
-	t->depth = bd.depth;
 	free(bd.nodes);
 	free(bd.entries);
-	return t;
+	return t->nodes != NULL;
+}
+
+struct lk_tree *
+lk_tree_build(const struct lk_tree_box *boxes, uint32_t n, int socket)
+{
+	uint32_t *rs = malloc(((size_t)n + 1) * sizeof(*rs));
+	struct lk_tree *t = rs != NULL ? rte_malloc_socket("lk_tree", sizeof(*t), 0, socket) : NULL;
+
+	/* The first plan whose tree fits its budget; the last, a list, always does. */
+	for (unsigned int i = 0; t != NULL && i < RTE_DIM(plans); i++) {
+		memset(t, 0, sizeof(*t));
+		if (build_plan(t, boxes, n, &plans[i], rs, socket)) {
+			free(rs);
+			return t;
+		}
+	}
+	free(rs);
+	rte_free(t);
+	rte_errno = ENOMEM;
+	return NULL;
 }
 
 void
