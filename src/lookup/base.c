@@ -200,7 +200,7 @@ lk_base_classify(const struct lk_base *b, const uint8_t *const *keys, uint32_t *
 	uint32_t i;
 
 	if (b != NULL && b->tree != NULL) {
-		lk_tree_classify(b->tree, keys, idx, n);
+		lk_tree_classify(b->tree, keys, idx, n, b->ent, sizeof(b->ent[0]));
 		return;
 	}
 	if (b == NULL || b->acl.nb_ctx == 0) {

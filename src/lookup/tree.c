@@ -564,7 +564,7 @@ prefetch_ref(const struct lk_tree *t, uint32_t ref)
 		rte_prefetch0(&t->nodes[ref]);
 		return;
 	}
-	for (uint32_t i = 0; i < RTE_MIN(count, (uint32_t)LEAF_MAX); i += 2)
+	for (uint32_t i = 0; i < RTE_MIN(count, 2u); i += 2)
 		rte_prefetch0(&e[i]);
 }
 
@@ -592,7 +592,8 @@ scan_leaf(const struct lk_tree *t, uint32_t ref, const struct tkey *k)
  * path's worth of misses, not one per key and tree in turn.
  */
 void
-lk_tree_classify(const struct lk_tree *t, const uint8_t *const *keys, uint32_t *idx, uint32_t n)
+lk_tree_classify(const struct lk_tree *t, const uint8_t *const *keys, uint32_t *idx, uint32_t n,
+		 const void *then, size_t then_size)
 {
 	struct tkey k[LK_BURST];
 	uint32_t ref[NB_GROUPS][LK_BURST];
@@ -617,10 +618,16 @@ lk_tree_classify(const struct lk_tree *t, const uint8_t *const *keys, uint32_t *
 				walking = true;
 			}
 	}
-	/* The trees in the order of their first box: one that cannot beat the match goes unread. */
+	/*
+	 * The trees in the order of their first box: one that cannot beat the
+	 * match goes unread. What the caller reads of a match is on its way
+	 * while the other keys' leaves are scanned.
+	 */
 	for (uint32_t i = 0; i < n; i++) {
 		idx[i] = LK_NONE;
 		for (uint32_t g = 0; g < t->nb_roots && idx[i] > t->first[g]; g++)
 			idx[i] = RTE_MIN(idx[i], scan_leaf(t, ref[g][i], &k[i]));
+		if (idx[i] != LK_NONE)
+			rte_prefetch0(RTE_PTR_ADD(then, (size_t)idx[i] * then_size));
 	}
 }

@@ -50,10 +50,12 @@ void lk_tree_free(struct lk_tree *t);
 /*
  * idx[i]: the lowest index of a box holding the 14 key bytes at keys[i],
  * or LK_NONE. The keys walk the tree together, a level at a time, each
- * key's next line prefetched while the others take their step.
+ * key's next line prefetched while the others take their step. Each
+ * match's record in the caller's array `then` (records of then_size
+ * bytes, by index) is prefetched as soon as it is known.
  */
 void lk_tree_classify(const struct lk_tree *t, const uint8_t *const *keys, uint32_t *idx,
-		      uint32_t n);
+		      uint32_t n, const void *then, size_t then_size);
 
 /* What lookups read: nodes and leaves. */
 size_t lk_tree_bytes(const struct lk_tree *t);
