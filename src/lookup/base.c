@@ -3,8 +3,10 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_hash_crc.h>
 #include <rte_malloc.h>
 
 /*
@@ -49,6 +51,7 @@ lk_base_free(struct lk_base *b)
 	rte_free(b->acl_bits);
 	rte_free(b->odd_idx);
 	rte_free(b->odd_filt);
+	rte_free(b->results);
 	rte_free(b);
 }
 
@@ -142,18 +145,70 @@ ranges_faster(const struct lk_base *b, const struct lk_acl *ranges, const struct
 	return faster;
 }
 
+/*
+ * The tree's filters' distinct results, the index of each filter's in
+ * res[r] (LK_TREE_RES_NONE past the 16 bits a leaf entry holds): a slice's
+ * results are its queues and next hops, few enough to stay in the caches,
+ * where the filters' own entries would be a line each.
+ */
+static int
+dedup_results(struct lk_base *b, uint16_t *res, int socket)
+{
+	uint32_t slots = 64, *table;
+	struct sp_result *seen;
+
+	while (slots < 2 * b->nb_acl)
+		slots *= 2;
+	table = malloc(slots * sizeof(*table));
+	seen = malloc(b->nb_acl * sizeof(*seen));
+	if (table == NULL || seen == NULL) {
+		free(table);
+		free(seen);
+		return -ENOMEM;
+	}
+	memset(table, 0xff, slots * sizeof(*table));
+	for (uint32_t r = 0; r < b->nb_acl; r++) {
+		const struct sp_result *x = &b->ent[b->mem[r].idx].res;
+		uint32_t h = rte_hash_crc(x, sizeof(*x), 0) & (slots - 1);
+
+		while (table[h] != UINT32_MAX && memcmp(&seen[table[h]], x, sizeof(*x)) != 0)
+			h = (h + 1) & (slots - 1);
+		if (table[h] == UINT32_MAX && b->nb_results < LK_TREE_RES_NONE) {
+			table[h] = b->nb_results;
+			seen[b->nb_results++] = *x;
+		}
+		res[r] = table[h] != UINT32_MAX ? (uint16_t)table[h] : LK_TREE_RES_NONE;
+	}
+	free(table);
+	b->results = rte_malloc_socket("lk_base_res", RTE_MAX(1u, b->nb_results) * sizeof(*seen),
+				       0, socket);
+	if (b->results != NULL)
+		memcpy(b->results, seen, b->nb_results * sizeof(*seen));
+	free(seen);
+	return b->results != NULL ? 0 : -ENOMEM;
+}
+
 static int
 build_tree(struct lk_base *b, int socket)
 {
 	struct lk_tree_box *boxes = malloc((size_t)b->nb_acl * sizeof(*boxes));
+	uint16_t *res = malloc((size_t)b->nb_acl * sizeof(*res) + 1);
+	int rc = boxes != NULL && res != NULL ? dedup_results(b, res, socket) : -ENOMEM;
 
-	if (boxes == NULL)
-		return -ENOMEM;
-	for (uint32_t r = 0; r < b->nb_acl; r++)
-		boxes[r] = lk_tree_box_of(&b->filt[b->mem[r].idx], b->mem[r].idx);
-	b->tree = lk_tree_build(boxes, b->nb_acl, socket);
+	for (uint32_t r = 0; rc == 0 && r < b->nb_acl; r++) {
+		uint32_t idx = b->mem[r].idx;
+
+		boxes[r] = lk_tree_box_of(&b->filt[idx], idx);
+		boxes[r].pos = b->ent[idx].pos;
+		boxes[r].res = res[r];
+	}
+	if (rc == 0) {
+		b->tree = lk_tree_build(boxes, b->nb_acl, socket);
+		rc = b->tree != NULL ? 0 : -ENOMEM;
+	}
 	free(boxes);
-	return b->tree != NULL ? 0 : -ENOMEM;
+	free(res);
+	return rc;
 }
 
 int
@@ -195,19 +250,23 @@ lk_base_find(const struct lk_base *b, uint32_t pos)
 }
 
 void
-lk_base_classify(const struct lk_base *b, const uint8_t *const *keys, uint32_t *idx, uint32_t n)
+lk_base_classify(const struct lk_base *b, const uint8_t *const *keys, struct lk_tree_hit *hits,
+		 uint32_t n)
 {
-	uint32_t i;
+	uint32_t idx[LK_BURST], i;
 
 	if (b != NULL && b->tree != NULL) {
-		lk_tree_classify(b->tree, keys, idx, n, b->ent, sizeof(b->ent[0]));
+		lk_tree_classify(b->tree, keys, hits, n);
 		return;
 	}
 	if (b == NULL || b->acl.nb_ctx == 0) {
 		for (i = 0; i < n; i++)
-			idx[i] = LK_NONE;
+			hits[i].idx = LK_NONE;
 		return;
 	}
 	lk_acl_classify(b, &b->acl, keys, idx, n);
+	for (i = 0; i < n; i++)
+		hits[i] = (struct lk_tree_hit){.idx = idx[i], .pos = idx[i] != LK_NONE ?
+					       b->ent[idx[i]].pos : 0, .res = LK_TREE_RES_NONE};
 }
 

@@ -48,6 +48,9 @@ struct lk_base {
 	struct lk_member *mem;
 	struct lk_acl acl;
 	struct lk_tree *tree; /* instead of acl, unless the form asks for rte_acl */
+	/* The tree's filters' distinct results: a slice has few (its queues, next hops). */
+	struct sp_result *results;
+	uint32_t nb_results;
 	/* The others, scanned in order. */
 	uint32_t nb_odd;
 	uint32_t *odd_idx;
@@ -67,11 +70,19 @@ void lk_base_free(struct lk_base *b);
 uint32_t lk_base_find(const struct lk_base *b, uint32_t pos);
 
 /*
- * For each of the n keys: the index of the first filter rte_acl holds that
- * matches it, or LK_NONE. The odd filters are the caller's to scan.
+ * For each of the n keys: the first filter of the tree's (or rte_acl's)
+ * that matches it (idx LK_NONE: none), its position and result. The odd
+ * filters are the caller's to scan.
  */
-void lk_base_classify(const struct lk_base *b, const uint8_t *const *keys, uint32_t *idx,
-		      uint32_t n);
+void lk_base_classify(const struct lk_base *b, const uint8_t *const *keys,
+		      struct lk_tree_hit *hits, uint32_t n);
+
+/* The result of a hit lk_base_classify() gave. */
+static inline const struct sp_result *
+lk_base_result(const struct lk_base *b, const struct lk_tree_hit *h)
+{
+	return h->res != LK_TREE_RES_NONE ? &b->results[h->res] : &b->ent[h->idx].res;
+}
 
 /* Filter idx is one rte_acl holds (not an odd one). */
 static inline bool

@@ -538,26 +538,23 @@ count_hit(uint64_t *counter, struct sp_lookup_later *later, uint32_t *nb_later)
 
 /*
  * The usual case, nothing changed since the compile and no odd filters:
- * rte_acl's answer is final. In passes over the burst, so that the loads of
- * one key overlap those of the others.
+ * the base's answer is final, its position and result read from the hit
+ * (the tree's leaf, in the L1 cache) rather than the filter's entry.
  */
 static uint16_t
-finish_compiled(const struct lk_base *b, uint64_t *hits, const uint32_t *idx,
+finish_compiled(const struct lk_base *b, uint64_t *hits, const struct lk_tree_hit *hit,
 		struct sp_result *const *results, uint32_t *positions, uint32_t n,
 		struct sp_lookup_later *later)
 {
 	uint32_t nb_later = later != NULL ? later->n : 0, i;
 	uint16_t nb_hits = 0;
 
-	for (i = 0; i < n; i++)
-		if (idx[i] != LK_NONE)
-			rte_prefetch0(&b->ent[idx[i]]);
 	for (i = 0; i < n; i++) {
 		positions[i] = SP_LOOKUP_MISS;
-		if (idx[i] == LK_NONE)
+		if (hit[i].idx == LK_NONE)
 			continue;
-		positions[i] = b->ent[idx[i]].pos;
-		*results[i] = b->ent[idx[i]].res;
+		positions[i] = hit[i].pos;
+		*results[i] = *lk_base_result(b, &hit[i]);
 		count_hit(&hits[positions[i]], later, &nb_later);
 		nb_hits++;
 	}
@@ -572,21 +569,22 @@ lookup_burst(const struct lk_view *v, uint64_t *hits, const struct sp_key *const
 	     struct sp_lookup_later *later)
 {
 	const uint8_t *data[LK_BURST];
-	uint32_t idx[LK_BURST], i;
+	struct lk_tree_hit hit[LK_BURST];
 	const struct sp_result *res = NULL;
 	uint16_t nb_hits = 0;
+	uint32_t i;
 
 	i = 0;
 	do /* n >= 1 */
 		data[i] = keys[i]->b;
 	while (++i < n);
-	lk_base_classify(v->base, data, idx, n);
+	lk_base_classify(v->base, data, hit, n);
 	if (v->n == 0 && v->base != NULL && v->base->nb_odd == 0) /* no writes: no stale copies either */
-		return finish_compiled(v->base, hits, idx, results, positions, n, later);
+		return finish_compiled(v->base, hits, hit, results, positions, n, later);
 	for (i = 0; i < n; i++) {
 		struct lk_bits k = lk_bits_of(keys[i]);
 
-		positions[i] = resolve(v, idx[i], &k, &res);
+		positions[i] = resolve(v, hit[i].idx, &k, &res);
 		if (positions[i] == SP_LOOKUP_MISS)
 			continue;
 		*results[i] = *res;

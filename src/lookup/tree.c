@@ -36,11 +36,18 @@ struct lk_tnode {
 	uint32_t child[LK_TREE_WAYS];
 } __rte_aligned(64);
 
-/* A leaf's entry: a box in its fields' own widths, 32 bytes. */
+/*
+ * A leaf's entry, 32 bytes: a box (the two 32-bit fields as prefixes, the
+ * others as ranges, in their own widths) and the answer a lookup reads,
+ * so that a match needs no other line.
+ */
 struct lk_tleaf {
-	uint32_t lo0, hi0, lo1, hi1;
-	uint16_t lo2, hi2, lo3, hi3;
+	uint32_t lo0, lo1;
+	uint8_t len0, len1; /* prefix lengths: the box holds lo and the values sharing len bits */
 	uint8_t lo4, hi4, lo5, hi5;
+	uint16_t lo2, hi2, lo3, hi3;
+	uint16_t res;
+	uint32_t pos;
 	uint32_t idx;
 };
 
@@ -185,16 +192,25 @@ grow(void **arr, uint32_t *cap, uint32_t need, size_t size)
 	return true;
 }
 
+/* The length of the prefix [lo, hi] spans (a 32-bit field: lk_tree_takes() made it one). */
+static uint8_t
+prefix_len(uint32_t lo, uint32_t hi)
+{
+	return (uint8_t)(hi == lo ? 32 : __builtin_clz(hi ^ lo));
+}
+
 /* A leaf of the boxes of rs (ascending) not shadowed within r by one before them. */
 static uint32_t
 make_leaf(struct builder *bd, const uint32_t *rs, uint32_t n, const struct region *r)
 {
-	uint32_t start = bd->nb_entries, kept = 0;
+	uint32_t start = bd->nb_entries, kept = 0, *kept_box;
 
 	if (n == 0 || bd->nomem)
 		return REF_LEAF;
-	if ((uint64_t)start + n + 1 > bd->max_entries ||
+	kept_box = malloc((size_t)n * sizeof(*kept_box));
+	if (kept_box == NULL || (uint64_t)start + n + 1 > bd->max_entries ||
 	    !grow((void **)&bd->entries, &bd->cap_entries, start + n + 1, sizeof(*bd->entries))) {
+		free(kept_box);
 		bd->nomem = true;
 		return REF_LEAF;
 	}
@@ -202,26 +218,22 @@ make_leaf(struct builder *bd, const uint32_t *rs, uint32_t n, const struct regio
 		const struct lk_tree_box *b = &bd->boxes[rs[i]];
 		bool shadowed = false;
 
-		for (uint32_t j = 0; j < kept && !shadowed; j++) {
-			const struct lk_tleaf *e = &bd->entries[start + j];
-			const struct lk_tree_box a = {
-				.lo = {e->lo0, e->lo1, e->lo2, e->lo3, e->lo4, e->lo5},
-				.hi = {e->hi0, e->hi1, e->hi2, e->hi3, e->hi4, e->hi5},
-			};
-
-			shadowed = covers(&a, b, r);
-		}
+		for (uint32_t j = 0; j < kept && !shadowed; j++)
+			shadowed = covers(&bd->boxes[kept_box[j]], b, r);
 		if (shadowed)
 			continue;
+		kept_box[kept] = rs[i];
 		bd->entries[start + kept++] = (struct lk_tleaf){
-			.lo0 = b->lo[0], .hi0 = b->hi[0], .lo1 = b->lo[1], .hi1 = b->hi[1],
+			.lo0 = b->lo[0], .lo1 = b->lo[1],
+			.len0 = prefix_len(b->lo[0], b->hi[0]), .len1 = prefix_len(b->lo[1], b->hi[1]),
 			.lo2 = (uint16_t)b->lo[2], .hi2 = (uint16_t)b->hi[2],
 			.lo3 = (uint16_t)b->lo[3], .hi3 = (uint16_t)b->hi[3],
 			.lo4 = (uint8_t)b->lo[4], .hi4 = (uint8_t)b->hi[4],
 			.lo5 = (uint8_t)b->lo[5], .hi5 = (uint8_t)b->hi[5],
-			.idx = b->idx,
+			.res = b->res, .pos = b->pos, .idx = b->idx,
 		};
 	}
+	free(kept_box);
 	if (kept >= REF_COUNT_MAX) {
 		bd->entries[start + kept++] = (struct lk_tleaf){.idx = LK_NONE};
 		bd->nb_entries = start + kept;
@@ -532,11 +544,12 @@ tkey_of(const uint8_t *b)
 	return k;
 }
 
-/* Does the leaf entry hold the key? Each field as one unsigned compare. */
+/* Does the leaf entry hold the key? A prefix as a shift and a compare, a range as one compare. */
 static inline bool
 leaf_holds(const struct lk_tleaf *e, const struct tkey *k)
 {
-	return (k->v[0] - e->lo0 <= e->hi0 - e->lo0) & (k->v[1] - e->lo1 <= e->hi1 - e->lo1) &
+	return (((uint64_t)(k->v[0] ^ e->lo0) >> (32 - e->len0)) == 0) &
+	       (((uint64_t)(k->v[1] ^ e->lo1) >> (32 - e->len1)) == 0) &
 	       ((uint32_t)(k->v[2] - e->lo2) <= (uint32_t)(e->hi2 - e->lo2)) &
 	       ((uint32_t)(k->v[3] - e->lo3) <= (uint32_t)(e->hi3 - e->lo3)) &
 	       ((uint32_t)(k->v[4] - e->lo4) <= (uint32_t)(e->hi4 - e->lo4)) &
@@ -568,7 +581,8 @@ prefetch_ref(const struct lk_tree *t, uint32_t ref)
 		rte_prefetch0(&e[i]);
 }
 
-static inline uint32_t
+/* The leaf's first entry holding the key, or NULL. */
+static inline const struct lk_tleaf *
 scan_leaf(const struct lk_tree *t, uint32_t ref, const struct tkey *k)
 {
 	uint32_t count = (ref >> REF_COUNT_SHIFT) & REF_COUNT_MAX;
@@ -577,13 +591,13 @@ scan_leaf(const struct lk_tree *t, uint32_t ref, const struct tkey *k)
 	if (count == REF_COUNT_MAX) {
 		for (; e->idx != LK_NONE; e++)
 			if (leaf_holds(e, k))
-				return e->idx;
-		return LK_NONE;
+				return e;
+		return NULL;
 	}
 	for (uint32_t i = 0; i < count; i++)
 		if (leaf_holds(&e[i], k))
-			return e[i].idx;
-	return LK_NONE;
+			return &e[i];
+	return NULL;
 }
 
 /*
@@ -592,8 +606,8 @@ scan_leaf(const struct lk_tree *t, uint32_t ref, const struct tkey *k)
  * path's worth of misses, not one per key and tree in turn.
  */
 void
-lk_tree_classify(const struct lk_tree *t, const uint8_t *const *keys, uint32_t *idx, uint32_t n,
-		 const void *then, size_t then_size)
+lk_tree_classify(const struct lk_tree *t, const uint8_t *const *keys, struct lk_tree_hit *hits,
+		 uint32_t n)
 {
 	struct tkey k[LK_BURST];
 	uint32_t ref[NB_GROUPS][LK_BURST];
@@ -618,16 +632,15 @@ lk_tree_classify(const struct lk_tree *t, const uint8_t *const *keys, uint32_t *
 				walking = true;
 			}
 	}
-	/*
-	 * The trees in the order of their first box: one that cannot beat the
-	 * match goes unread. What the caller reads of a match is on its way
-	 * while the other keys' leaves are scanned.
-	 */
+	/* The trees in the order of their first box: one that cannot beat the match goes unread. */
 	for (uint32_t i = 0; i < n; i++) {
-		idx[i] = LK_NONE;
-		for (uint32_t g = 0; g < t->nb_roots && idx[i] > t->first[g]; g++)
-			idx[i] = RTE_MIN(idx[i], scan_leaf(t, ref[g][i], &k[i]));
-		if (idx[i] != LK_NONE)
-			rte_prefetch0(RTE_PTR_ADD(then, (size_t)idx[i] * then_size));
+		hits[i].idx = LK_NONE;
+		for (uint32_t g = 0; g < t->nb_roots && hits[i].idx > t->first[g]; g++) {
+			const struct lk_tleaf *e = scan_leaf(t, ref[g][i], &k[i]);
+
+			if (e != NULL && e->idx < hits[i].idx)
+				hits[i] = (struct lk_tree_hit){.idx = e->idx, .pos = e->pos,
+							       .res = e->res};
+		}
 	}
 }

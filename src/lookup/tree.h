@@ -26,18 +26,33 @@
 #define LK_TREE_FIELDS 6
 #define LK_TREE_WAYS 8 /* children of a node: 7 thresholds and 8 references in 64 bytes */
 
-/* A filter as the tree holds it: its interval in each field, and its index. */
+/*
+ * A filter as the tree holds it: its interval in each field, its index,
+ * and what a lookup that ends on it reads: its position and the index of
+ * its result among the base's (LK_TREE_RES_NONE: read the base's entry).
+ */
 struct lk_tree_box {
 	uint32_t lo[LK_TREE_FIELDS];
 	uint32_t hi[LK_TREE_FIELDS];
 	uint32_t idx;
+	uint32_t pos;
+	uint16_t res;
+};
+
+#define LK_TREE_RES_NONE UINT16_MAX
+
+/* A lookup's answer, from the leaf (in the L1 cache by then): idx LK_NONE for none. */
+struct lk_tree_hit {
+	uint32_t idx;
+	uint32_t pos;
+	uint16_t res;
 };
 
 struct lk_tree;
 
 /* Can the tree hold the filter: is its mask a prefix within each field? */
 bool lk_tree_takes(const struct lk_filter *f);
-/* The filter's box (lk_tree_takes() true), with index idx. */
+/* The filter's box (lk_tree_takes() true), with index idx (pos and res left 0). */
 struct lk_tree_box lk_tree_box_of(const struct lk_filter *f, uint32_t idx);
 
 /*
@@ -48,14 +63,12 @@ struct lk_tree *lk_tree_build(const struct lk_tree_box *boxes, uint32_t n, int s
 void lk_tree_free(struct lk_tree *t);
 
 /*
- * idx[i]: the lowest index of a box holding the 14 key bytes at keys[i],
- * or LK_NONE. The keys walk the tree together, a level at a time, each
- * key's next line prefetched while the others take their step. Each
- * match's record in the caller's array `then` (records of then_size
- * bytes, by index) is prefetched as soon as it is known.
+ * hits[i]: the box of the lowest index holding the 14 key bytes at keys[i]
+ * (idx LK_NONE if none). The keys walk the tree together, a level at a
+ * time, each key's next line prefetched while the others take their step.
  */
-void lk_tree_classify(const struct lk_tree *t, const uint8_t *const *keys, uint32_t *idx,
-		      uint32_t n, const void *then, size_t then_size);
+void lk_tree_classify(const struct lk_tree *t, const uint8_t *const *keys,
+		      struct lk_tree_hit *hits, uint32_t n);
 
 /* What lookups read: nodes and leaves. */
 size_t lk_tree_bytes(const struct lk_tree *t);
