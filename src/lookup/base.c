@@ -198,8 +198,7 @@ build_tree(struct lk_base *b, int socket)
 	for (uint32_t r = 0; rc == 0 && r < b->nb_acl; r++) {
 		uint32_t idx = b->mem[r].idx;
 
-		boxes[r] = lk_tree_box_of(&b->filt[idx], idx);
-		boxes[r].pos = b->ent[idx].pos;
+		boxes[r] = lk_tree_box_of(&b->filt[idx], b->ent[idx].pos);
 		boxes[r].res = res[r];
 	}
 	if (rc == 0) {
@@ -249,24 +248,53 @@ lk_base_find(const struct lk_base *b, uint32_t pos)
 	return i < b->n && b->ent[i].pos == pos ? i : LK_NONE;
 }
 
-void
-lk_base_classify(const struct lk_base *b, const uint8_t *const *keys, struct lk_tree_hit *hits,
-		 uint32_t n)
+/* Keys i .. i + n - 1 of one base that rte_acl holds. */
+static void
+classify_acl(const struct lk_base *b, const uint8_t *const *keys, struct lk_tree_hit *hits,
+	     uint32_t n)
 {
-	uint32_t idx[LK_BURST], i;
+	uint32_t idx[LK_BURST];
 
-	if (b != NULL && b->tree != NULL) {
-		lk_tree_classify(b->tree, keys, hits, n);
-		return;
-	}
-	if (b == NULL || b->acl.nb_ctx == 0) {
-		for (i = 0; i < n; i++)
-			hits[i].idx = LK_NONE;
-		return;
-	}
 	lk_acl_classify(b, &b->acl, keys, idx, n);
-	for (i = 0; i < n; i++)
-		hits[i] = (struct lk_tree_hit){.idx = idx[i], .pos = idx[i] != LK_NONE ?
-					       b->ent[idx[i]].pos : 0, .res = LK_TREE_RES_NONE};
+	for (uint32_t i = 0; i < n; i++)
+		hits[i] = (struct lk_tree_hit){
+			.pos = idx[i] != LK_NONE ? b->ent[idx[i]].pos : LK_NONE,
+			.res = LK_TREE_RES_NONE};
 }
 
+void
+lk_base_classify(const struct lk_base *const *bases, const uint8_t *const *keys,
+		 struct lk_tree_hit *hits, uint32_t n)
+{
+	const struct lk_tree *trees[LK_BURST];
+	const uint8_t *tree_keys[LK_BURST];
+	struct lk_tree_hit tree_hits[LK_BURST];
+	uint32_t at[LK_BURST], m = 0, i, j;
+
+	for (i = 0; i < n; i = j) {
+		const struct lk_base *b = bases[i];
+
+		for (j = i + 1; j < n && bases[j] == b; j++)
+			;
+		if (b != NULL && b->tree != NULL) {
+			for (uint32_t x = i; x < j; x++) {
+				trees[m] = b->tree;
+				tree_keys[m] = keys[x];
+				at[m++] = x;
+			}
+		} else if (b != NULL && b->acl.nb_ctx > 0) {
+			classify_acl(b, &keys[i], &hits[i], j - i);
+		} else {
+			for (uint32_t x = i; x < j; x++)
+				hits[x].pos = LK_NONE;
+		}
+	}
+	if (m == n) { /* all in trees, mostly: their answers in place */
+		lk_tree_classify(trees, tree_keys, hits, n);
+		return;
+	}
+	if (m > 0)
+		lk_tree_classify(trees, tree_keys, tree_hits, m);
+	for (i = 0; i < m; i++)
+		hits[at[i]] = tree_hits[i];
+}

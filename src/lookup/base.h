@@ -70,18 +70,22 @@ void lk_base_free(struct lk_base *b);
 uint32_t lk_base_find(const struct lk_base *b, uint32_t pos);
 
 /*
- * For each of the n keys: the first filter of the tree's (or rte_acl's)
- * that matches it (idx LK_NONE: none), its position and result. The odd
- * filters are the caller's to scan.
+ * For each of the n <= LK_BURST keys: the first filter of its base's tree
+ * (or rte_acl's) that matches it, bases[i] (NULL: none): its position (pos
+ * LK_NONE for none) and result. The keys of bases with a tree walk them
+ * together whatever their base. The odd filters are the caller's to scan.
  */
-void lk_base_classify(const struct lk_base *b, const uint8_t *const *keys,
+void lk_base_classify(const struct lk_base *const *bases, const uint8_t *const *keys,
 		      struct lk_tree_hit *hits, uint32_t n);
 
-/* The result of a hit lk_base_classify() gave. */
+/*
+ * The result of a hit lk_base_classify() gave: among the distinct ones,
+ * or (past their 16-bit index, or from rte_acl) the filter's own.
+ */
 static inline const struct sp_result *
 lk_base_result(const struct lk_base *b, const struct lk_tree_hit *h)
 {
-	return h->res != LK_TREE_RES_NONE ? &b->results[h->res] : &b->ent[h->idx].res;
+	return h->res != LK_TREE_RES_NONE ? &b->results[h->res] : &b->ent[lk_base_find(b, h->pos)].res;
 }
 
 /* Filter idx is one rte_acl holds (not an odd one). */

@@ -120,14 +120,20 @@ uint16_t sp_lookup_bulk(struct sp_lookup *t, uint16_t slice, const struct sp_key
 			struct sp_result *const *results, uint32_t *positions, uint16_t n);
 
 /*
- * Hits counted later. A filter's hit counter is seldom in the cache (a
+ * The NPE's lookup: the keys of a round's packets, of many slices at once.
+ * Each object names its slice, and the slices' classifiers walk together,
+ * so that one slice's few packets of a round wait on their table's cache
+ * misses while the other slices' wait on theirs. Objects of a slice
+ * should come together: each run of them asks the slice's flow cache once.
+ *
+ * Hits are counted later. A filter's hit counter is seldom in the cache (a
  * slice's counters are its quota's worth of words), so the forwarding lcore
  * collects the counters its lookups hit, prefetched, and adds to them once
- * they have arrived: sp_lookup_bulk_later() counts the flow cache's hits in
- * `later` instead of at once, sp_lookup_count_later() adds them. The lcore
- * must call it before its next RCU quiescent state (a deleted slice's
- * counters are freed after one); a `later` without room for a batch's hits
- * is counted before the batch.
+ * they have arrived: sp_lookup_bulk_later() counts its hits in `later`
+ * instead of at once, sp_lookup_count_later() adds them. The lcore must
+ * call it before its next RCU quiescent state (a deleted slice's counters
+ * are freed after one); a `later` without room for the hits of LK_BURST
+ * keys is counted on the way.
  */
 #define SP_LOOKUP_LATER 256
 
@@ -137,18 +143,20 @@ struct sp_lookup_later {
 };
 
 /*
- * Where the keys, results and positions of sp_lookup_bulk_later() are: fields
- * of the n objects looked up (the NPE's packets), at these byte offsets.
- * The NPE so hands its packets over as they are, with no arrays to fill
- * for a slice's few packets.
+ * Where the slice, key, result and position of sp_lookup_bulk_later() are:
+ * fields of the n objects looked up (the NPE's packets), at these byte
+ * offsets. The NPE so hands its packets over as they are, with no arrays
+ * to fill.
  */
 struct sp_lookup_fields {
+	uint16_t slice;    /* uint16_t: whose table (unknown: a miss) */
 	uint16_t key;      /* struct sp_key */
 	uint16_t result;   /* struct sp_result, written on a hit */
 	uint16_t position; /* uint32_t, written always (SP_LOOKUP_MISS on a miss) */
 };
 
-uint16_t sp_lookup_bulk_later(struct sp_lookup *t, uint16_t slice, void *const *objs,
+/* As sp_lookup_bulk() for each object's slice; returns the hit count. */
+uint16_t sp_lookup_bulk_later(struct sp_lookup *t, void *const *objs,
 			      const struct sp_lookup_fields *at, uint16_t n,
 			      struct sp_lookup_later *later);
 

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The table's insides, shared by the API (lookup.c) and the compiler thread (builder.c). */
+/*
+ * The table's insides, shared by the writers' API (lookup.c), the lookup
+ * lcore's (worker.c) and the compiler thread (builder.c).
+ */
 #ifndef SP_LOOKUP_TABLE_H
 #define SP_LOOKUP_TABLE_H
 

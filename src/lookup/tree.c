@@ -8,18 +8,21 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_prefetch.h>
+#ifdef RTE_ARCH_X86
+#include <emmintrin.h>
+#endif
 
 #include "base.h"
 
 /* Leaves this small are scanned; a larger set is cut again (the first try: plans below). */
-#define LEAF_MAX 8
+#define LEAF_MAX 16
 /* Cuts on one path at most: a part of the key space this deep is a leaf whatever it holds. */
 #define MAX_DEPTH 24
 
 /* References to a child: a node's index, or a leaf's count and first entry. */
 #define REF_LEAF (1u << 31)
 #define REF_COUNT_SHIFT 24
-#define REF_COUNT_MAX 0x7fu /* this count: scan up to the sentinel entry (idx LK_NONE) */
+#define REF_COUNT_MAX 0x7fu /* this count: scan up to the sentinel entry (pos LK_NONE) */
 #define REF_START_MASK ((1u << REF_COUNT_SHIFT) - 1)
 
 /* The key bytes each field stands for. */
@@ -37,18 +40,19 @@ struct lk_tnode {
 } __rte_aligned(64);
 
 /*
- * A leaf's entry, 32 bytes: a box (the two 32-bit fields as prefixes, the
- * others as ranges, in their own widths) and the answer a lookup reads,
- * so that a match needs no other line.
+ * A leaf's entry, 32 bytes: a box and the answer a lookup reads, so that a
+ * match needs no other line. Fields 2-5 as ranges of 16 bits, the top one
+ * complemented: a key holds all four when lo <= v and ~hi <= ~v, eight
+ * unsigned compares in one vector. The two 32-bit fields as prefixes.
  */
+#define RANGE_LANES 8
+
 struct lk_tleaf {
+	uint16_t lo_not_hi[RANGE_LANES]; /* lo of fields 2-5, then ~hi */
 	uint32_t lo0, lo1;
 	uint8_t len0, len1; /* prefix lengths: the box holds lo and the values sharing len bits */
-	uint8_t lo4, hi4, lo5, hi5;
-	uint16_t lo2, hi2, lo3, hi3;
 	uint16_t res;
-	uint32_t pos;
-	uint32_t idx;
+	uint32_t pos; /* the filter's: also the box's order, as its index in the base */
 };
 
 /*
@@ -77,7 +81,7 @@ static const struct plan {
 struct lk_tree {
 	uint32_t nb_roots;
 	uint32_t root[NB_GROUPS];
-	uint32_t first[NB_GROUPS]; /* the lowest index in each tree, ascending */
+	uint32_t first[NB_GROUPS]; /* the lowest position in each tree, ascending */
 	uint32_t nb_nodes;
 	uint32_t nb_entries;
 	unsigned int depth;
@@ -114,9 +118,9 @@ lk_tree_takes(const struct lk_filter *f)
 }
 
 struct lk_tree_box
-lk_tree_box_of(const struct lk_filter *f, uint32_t idx)
+lk_tree_box_of(const struct lk_filter *f, uint32_t pos)
 {
-	struct lk_tree_box b = {.idx = idx};
+	struct lk_tree_box b = {.pos = pos};
 
 	for (unsigned int i = 0; i < LK_TREE_FIELDS; i++) {
 		b.lo[i] = field_of(f->key.b, i);
@@ -199,6 +203,22 @@ prefix_len(uint32_t lo, uint32_t hi)
 	return (uint8_t)(hi == lo ? 32 : __builtin_clz(hi ^ lo));
 }
 
+static struct lk_tleaf
+leaf_entry(const struct lk_tree_box *b)
+{
+	struct lk_tleaf e = {
+		.lo0 = b->lo[0], .lo1 = b->lo[1],
+		.len0 = prefix_len(b->lo[0], b->hi[0]), .len1 = prefix_len(b->lo[1], b->hi[1]),
+		.res = b->res, .pos = b->pos,
+	};
+
+	for (unsigned int f = 2; f < LK_TREE_FIELDS; f++) {
+		e.lo_not_hi[f - 2] = (uint16_t)b->lo[f];
+		e.lo_not_hi[f - 2 + RANGE_LANES / 2] = (uint16_t)~b->hi[f];
+	}
+	return e;
+}
+
 /* A leaf of the boxes of rs (ascending) not shadowed within r by one before them. */
 static uint32_t
 make_leaf(struct builder *bd, const uint32_t *rs, uint32_t n, const struct region *r)
@@ -223,19 +243,11 @@ make_leaf(struct builder *bd, const uint32_t *rs, uint32_t n, const struct regio
 		if (shadowed)
 			continue;
 		kept_box[kept] = rs[i];
-		bd->entries[start + kept++] = (struct lk_tleaf){
-			.lo0 = b->lo[0], .lo1 = b->lo[1],
-			.len0 = prefix_len(b->lo[0], b->hi[0]), .len1 = prefix_len(b->lo[1], b->hi[1]),
-			.lo2 = (uint16_t)b->lo[2], .hi2 = (uint16_t)b->hi[2],
-			.lo3 = (uint16_t)b->lo[3], .hi3 = (uint16_t)b->hi[3],
-			.lo4 = (uint8_t)b->lo[4], .hi4 = (uint8_t)b->hi[4],
-			.lo5 = (uint8_t)b->lo[5], .hi5 = (uint8_t)b->hi[5],
-			.res = b->res, .pos = b->pos, .idx = b->idx,
-		};
+		bd->entries[start + kept++] = leaf_entry(b);
 	}
 	free(kept_box);
 	if (kept >= REF_COUNT_MAX) {
-		bd->entries[start + kept++] = (struct lk_tleaf){.idx = LK_NONE};
+		bd->entries[start + kept++] = (struct lk_tleaf){.pos = LK_NONE};
 		bd->nb_entries = start + kept;
 		return REF_LEAF | REF_COUNT_MAX << REF_COUNT_SHIFT | start;
 	}
@@ -445,7 +457,7 @@ build_plan(struct lk_tree *t, const struct lk_tree_box *boxes, uint32_t n, const
 				rs[m++] = i;
 		if (m == 0)
 			continue;
-		t->first[t->nb_roots] = boxes[rs[0]].idx;
+		t->first[t->nb_roots] = boxes[rs[0]].pos;
 		t->root[t->nb_roots++] = build(&bd, rs, m, &all, 0);
 	}
 	sort_roots(t);
@@ -519,9 +531,13 @@ lk_tree_entries(const struct lk_tree *t)
 
 /* ----------------------------------------------------------------------- lookup */
 
-/* A key's fields, in the widths the leaves compare. */
+/*
+ * A key: its fields for the nodes, and fields 2-5 and their complements in
+ * 16 bits for the leaves (lk_tleaf).
+ */
 struct tkey {
 	uint32_t v[LK_TREE_FIELDS];
+	uint16_t ranges[RANGE_LANES];
 };
 
 static inline struct tkey
@@ -541,43 +557,81 @@ tkey_of(const uint8_t *b)
 	k.v[3] = rte_be_to_cpu_16(h3);
 	k.v[4] = b[12];
 	k.v[5] = b[13];
+	for (unsigned int f = 2; f < LK_TREE_FIELDS; f++) {
+		k.ranges[f - 2] = (uint16_t)k.v[f];
+		k.ranges[f - 2 + RANGE_LANES / 2] = (uint16_t)~k.v[f];
+	}
 	return k;
 }
 
-/* Does the leaf entry hold the key? A prefix as a shift and a compare, a range as one compare. */
+/* Every lane of e at most the key's: a saturating subtract leaves all zero. */
+static inline bool
+ranges_hold(const uint16_t *e, const uint16_t *k)
+{
+#ifdef RTE_ARCH_X86
+	__m128i d = _mm_subs_epu16(_mm_loadu_si128((const __m128i *)e),
+				   _mm_loadu_si128((const __m128i *)k));
+
+	return _mm_movemask_epi8(_mm_cmpeq_epi16(d, _mm_setzero_si128())) == 0xffff;
+#else
+	unsigned int over = 0;
+
+	for (unsigned int j = 0; j < RANGE_LANES; j++)
+		over |= e[j] > k[j];
+	return over == 0;
+#endif
+}
+
+/* Does the leaf entry hold the key? A prefix as a shift and a compare, the ranges at once. */
 static inline bool
 leaf_holds(const struct lk_tleaf *e, const struct tkey *k)
 {
 	return (((uint64_t)(k->v[0] ^ e->lo0) >> (32 - e->len0)) == 0) &
 	       (((uint64_t)(k->v[1] ^ e->lo1) >> (32 - e->len1)) == 0) &
-	       ((uint32_t)(k->v[2] - e->lo2) <= (uint32_t)(e->hi2 - e->lo2)) &
-	       ((uint32_t)(k->v[3] - e->lo3) <= (uint32_t)(e->hi3 - e->lo3)) &
-	       ((uint32_t)(k->v[4] - e->lo4) <= (uint32_t)(e->hi4 - e->lo4)) &
-	       ((uint32_t)(k->v[5] - e->lo5) <= (uint32_t)(e->hi5 - e->lo5));
+	       ranges_hold(e->lo_not_hi, k->ranges);
 }
 
+/* The child holding the key: past as many thresholds as are at most its field. */
 static inline uint32_t
 node_step(const struct lk_tnode *node, const struct tkey *k)
 {
-	uint32_t v = k->v[node->field], c = 0;
+	uint32_t v = k->v[node->field];
+#ifdef RTE_ARCH_X86
+	/* Unsigned as signed compares, both sides' top bit flipped; thresholds 0-3 and 3-6. */
+	const __m128i flip = _mm_set1_epi32(INT32_MIN);
+	__m128i fv = _mm_set1_epi32((int32_t)(v ^ 0x80000000u));
+	__m128i lo = _mm_xor_si128(_mm_loadu_si128((const __m128i *)&node->thr[0]), flip);
+	__m128i hi = _mm_xor_si128(_mm_loadu_si128((const __m128i *)&node->thr[3]), flip);
+	unsigned int above = (unsigned int)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(lo, fv))) |
+			     (unsigned int)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(hi, fv))) << 3;
+
+	/* Thresholds ascend: the first above v is the child. */
+	return node->child[__builtin_ctz(above | 1u << (LK_TREE_WAYS - 1))];
+#else
+	uint32_t c = 0;
 
 	for (unsigned int j = 0; j < LK_TREE_WAYS - 1; j++)
 		c += node->thr[j] <= v;
 	return node->child[c];
+#endif
 }
 
-/* The line of the next node, or the lines of a leaf's entries (two a line). */
+/* The line of the next node, or the first line of a leaf's entries (prefetches never fault). */
 static inline void
 prefetch_ref(const struct lk_tree *t, uint32_t ref)
 {
-	uint32_t count = (ref >> REF_COUNT_SHIFT) & REF_COUNT_MAX;
+	rte_prefetch0(ref & REF_LEAF ? (const void *)&t->entries[ref & REF_START_MASK] :
+				       (const void *)&t->nodes[ref]);
+}
+
+/* A leaf's lines past its first (a list's: as many as a leaf's at most). */
+static inline void
+prefetch_rest(const struct lk_tree *t, uint32_t ref)
+{
+	uint32_t count = RTE_MIN((ref >> REF_COUNT_SHIFT) & REF_COUNT_MAX, (uint32_t)LEAF_MAX);
 	const struct lk_tleaf *e = &t->entries[ref & REF_START_MASK];
 
-	if (!(ref & REF_LEAF)) {
-		rte_prefetch0(&t->nodes[ref]);
-		return;
-	}
-	for (uint32_t i = 0; i < RTE_MIN(count, 2u); i += 2)
+	for (uint32_t i = RTE_CACHE_LINE_SIZE / sizeof(*e); i < count; i += RTE_CACHE_LINE_SIZE / sizeof(*e))
 		rte_prefetch0(&e[i]);
 }
 
@@ -589,7 +643,7 @@ scan_leaf(const struct lk_tree *t, uint32_t ref, const struct tkey *k)
 	const struct lk_tleaf *e = &t->entries[ref & REF_START_MASK];
 
 	if (count == REF_COUNT_MAX) {
-		for (; e->idx != LK_NONE; e++)
+		for (; e->pos != LK_NONE; e++)
 			if (leaf_holds(e, k))
 				return e;
 		return NULL;
@@ -601,46 +655,60 @@ scan_leaf(const struct lk_tree *t, uint32_t ref, const struct tkey *k)
 }
 
 /*
- * Every key walks every tree at once, a level a pass: the trees' lines and
- * the keys' are all on their way together, so a burst waits about one
- * path's worth of misses, not one per key and tree in turn.
+ * Every key walks every tree of its own at once, a level a pass: the trees'
+ * lines and the keys' are all on their way together, so a burst waits about
+ * one path's worth of misses, not one per key and tree in turn. Keys of
+ * other slices walk together as well as a slice's own. Each pass takes the
+ * walks not yet in a leaf only, listed without a branch.
  */
 void
-lk_tree_classify(const struct lk_tree *t, const uint8_t *const *keys, struct lk_tree_hit *hits,
-		 uint32_t n)
+lk_tree_classify(const struct lk_tree *const *trees, const uint8_t *const *keys,
+		 struct lk_tree_hit *hits, uint32_t n)
 {
 	struct tkey k[LK_BURST];
 	uint32_t ref[NB_GROUPS][LK_BURST];
-	bool walking = true;
+	uint16_t walk[NB_GROUPS * LK_BURST]; /* walks on their way: g * LK_BURST + i */
+	uint32_t nb_walk = 0;
 
-	for (uint32_t g = 0; g < t->nb_roots; g++)
-		if (!(t->root[g] & REF_LEAF))
-			rte_prefetch0(&t->nodes[t->root[g]]);
 	for (uint32_t i = 0; i < n; i++) {
-		k[i] = tkey_of(keys[i]);
-		for (uint32_t g = 0; g < t->nb_roots; g++)
+		const struct lk_tree *t = trees[i];
+
+		for (uint32_t g = 0; g < t->nb_roots; g++) {
 			ref[g][i] = t->root[g];
+			prefetch_ref(t, ref[g][i]);
+			walk[nb_walk] = (uint16_t)(g * LK_BURST + i);
+			nb_walk += !(ref[g][i] & REF_LEAF);
+		}
+		k[i] = tkey_of(keys[i]);
 	}
-	while (walking) {
-		walking = false;
-		for (uint32_t g = 0; g < t->nb_roots; g++)
-			for (uint32_t i = 0; i < n; i++) {
-				if (ref[g][i] & REF_LEAF)
-					continue;
-				ref[g][i] = node_step(&t->nodes[ref[g][i]], &k[i]);
-				prefetch_ref(t, ref[g][i]);
-				walking = true;
-			}
+	while (nb_walk > 0) {
+		uint32_t m = 0;
+
+		for (uint32_t j = 0; j < nb_walk; j++) {
+			uint32_t w = walk[j], i = w % LK_BURST, g = w / LK_BURST;
+			uint32_t r = node_step(&trees[i]->nodes[ref[g][i]], &k[i]);
+
+			ref[g][i] = r;
+			prefetch_ref(trees[i], r);
+			walk[m] = (uint16_t)w;
+			m += !(r & REF_LEAF);
+		}
+		nb_walk = m;
 	}
+	/* The leaves' other lines, all on their way before the first scan waits. */
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t g = 0; g < trees[i]->nb_roots; g++)
+			prefetch_rest(trees[i], ref[g][i]);
 	/* The trees in the order of their first box: one that cannot beat the match goes unread. */
 	for (uint32_t i = 0; i < n; i++) {
-		hits[i].idx = LK_NONE;
-		for (uint32_t g = 0; g < t->nb_roots && hits[i].idx > t->first[g]; g++) {
+		const struct lk_tree *t = trees[i];
+
+		hits[i].pos = LK_NONE;
+		for (uint32_t g = 0; g < t->nb_roots && hits[i].pos > t->first[g]; g++) {
 			const struct lk_tleaf *e = scan_leaf(t, ref[g][i], &k[i]);
 
-			if (e != NULL && e->idx < hits[i].idx)
-				hits[i] = (struct lk_tree_hit){.idx = e->idx, .pos = e->pos,
-							       .res = e->res};
+			if (e != NULL && e->pos < hits[i].pos)
+				hits[i] = (struct lk_tree_hit){.pos = e->pos, .res = e->res};
 		}
 	}
 }

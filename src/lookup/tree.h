@@ -6,7 +6,7 @@
  * those six fields. Each node cuts its part of the key space on one field
  * into up to LK_TREE_WAYS intervals (HyperSplit's balanced splits, several
  * at once so that a node is one cache line and the tree a few lines deep);
- * a leaf lists the few boxes that reach it, in index order, so the first
+ * a leaf lists the few boxes that reach it, in position order, so the first
  * that holds a key is the slice's first match there. A box that spans
  * several intervals is in each of them; one shadowed within a node's part
  * by a box before it is dropped there.
@@ -27,23 +27,21 @@
 #define LK_TREE_WAYS 8 /* children of a node: 7 thresholds and 8 references in 64 bytes */
 
 /*
- * A filter as the tree holds it: its interval in each field, its index,
- * and what a lookup that ends on it reads: its position and the index of
- * its result among the base's (LK_TREE_RES_NONE: read the base's entry).
+ * A filter as the tree holds it: its interval in each field, its position
+ * (the base orders its filters by it, and so does the tree), and the index
+ * of its result among the base's (LK_TREE_RES_NONE: the base finds it).
  */
 struct lk_tree_box {
 	uint32_t lo[LK_TREE_FIELDS];
 	uint32_t hi[LK_TREE_FIELDS];
-	uint32_t idx;
 	uint32_t pos;
 	uint16_t res;
 };
 
 #define LK_TREE_RES_NONE UINT16_MAX
 
-/* A lookup's answer, from the leaf (in the L1 cache by then): idx LK_NONE for none. */
+/* A lookup's answer, read from the leaf (in the L1 cache by then): pos LK_NONE for none. */
 struct lk_tree_hit {
-	uint32_t idx;
 	uint32_t pos;
 	uint16_t res;
 };
@@ -52,22 +50,23 @@ struct lk_tree;
 
 /* Can the tree hold the filter: is its mask a prefix within each field? */
 bool lk_tree_takes(const struct lk_filter *f);
-/* The filter's box (lk_tree_takes() true), with index idx (pos and res left 0). */
-struct lk_tree_box lk_tree_box_of(const struct lk_filter *f, uint32_t idx);
+/* The filter's box (lk_tree_takes() true), at position pos (res left 0). */
+struct lk_tree_box lk_tree_box_of(const struct lk_filter *f, uint32_t pos);
 
 /*
- * A tree over n boxes given in ascending index order. NULL with rte_errno
+ * A tree over n boxes given in ascending position order. NULL with rte_errno
  * (ENOMEM) on failure; an empty tree for n == 0.
  */
 struct lk_tree *lk_tree_build(const struct lk_tree_box *boxes, uint32_t n, int socket);
 void lk_tree_free(struct lk_tree *t);
 
 /*
- * hits[i]: the box of the lowest index holding the 14 key bytes at keys[i]
- * (idx LK_NONE if none). The keys walk the tree together, a level at a
- * time, each key's next line prefetched while the others take their step.
+ * hits[i]: the box of trees[i] of the lowest position holding the 14 key
+ * bytes at keys[i] (pos LK_NONE if none), n <= LK_BURST. The keys walk
+ * their trees together, a level at a time, each key's next line prefetched
+ * while the others take their step.
  */
-void lk_tree_classify(const struct lk_tree *t, const uint8_t *const *keys,
+void lk_tree_classify(const struct lk_tree *const *trees, const uint8_t *const *keys,
 		      struct lk_tree_hit *hits, uint32_t n);
 
 /* What lookups read: nodes and leaves. */

@@ -35,6 +35,12 @@ struct sp_endpoint {
 	uint16_t outer_sum;
 };
 
+/*
+ * What an NPE takes in one round at most: several bursts, whose lookups it
+ * makes at once whatever their slices (sp_lookup_bulk_later()).
+ */
+#define SP_NPE_ROUND (8 * SP_BURST)
+
 /* An NPE: one filter table and one queue manager, run by exactly one lcore,
  * so neither needs a lock. When that lcore is not the LC lcore, rings join
  * the two (the SPP switch between Line Card and NPE). */
@@ -54,6 +60,7 @@ struct sp_npe {
 	struct rte_ring *tx_ring[SP_MAX_PORTS]; /* NPE -> LC, per output port */
 	struct sp_neigh_cache neigh_cache;      /* its lcore's, for the outer headers */
 	struct sp_lookup_later hits_later;      /* its lcore's: filter hits not yet counted */
+	struct rte_mbuf *round_lookups[SP_NPE_ROUND]; /* its lcore's: a round's packets to look up */
 };
 
 struct sp_node {

@@ -124,25 +124,54 @@ take_routed(struct rte_mbuf **pkts, uint16_t n)
 	}
 }
 
-/* Where the lookup finds a packet's key and writes its result and filter: its sp_meta. */
+/* Where the lookup finds a packet's slice and key and writes its result and filter: its sp_meta. */
 static const struct sp_lookup_fields meta_fields = {
+	.slice = sizeof(struct rte_mbuf) + offsetof(struct sp_meta, slice),
 	.key = sizeof(struct rte_mbuf) + offsetof(struct sp_meta, key),
 	.result = sizeof(struct rte_mbuf) + offsetof(struct sp_meta, result),
 	.position = sizeof(struct rte_mbuf) + offsetof(struct sp_meta, filter),
 };
 
-/* SPP's TCAM lookup for one slice's packets; returns how many missed (now exceptions). */
-static uint16_t
-lookup(struct sp_npe *npe, uint16_t slice, struct rte_mbuf **pkts, uint16_t n)
-{
-	uint16_t misses = n - sp_lookup_bulk_later(npe->lookup, slice, (void *const *)pkts,
-						   &meta_fields, n, &npe->hits_later);
+/* A slice's share of a round, SP_BURST packets at most, as its code option sees it. */
+struct npe_batch {
+	struct sp_slice *s; /* NULL: the slice went away, its packets are dropped */
+	uint16_t at, n;     /* in the round, sorted by slice */
+	uint16_t f;         /* after parse: how many to look up, at the front */
+	uint16_t routed;    /* and how many parse routed itself, after them */
+};
 
-	if (misses > 0)
-		for (uint16_t i = 0; i < n; i++)
-			if (sp_meta(pkts[i])->filter == SP_LOOKUP_MISS)
+/* The slice's parse (its code option); the packets for its lookup join the round's list. */
+static __rte_always_inline void
+parse_batch(struct npe_batch *b, struct rte_mbuf **pkts, struct rte_mbuf **look, uint16_t *nb_look)
+{
+	b->s->co->parse(b->s, pkts, b->n);
+	b->f = partition_verdicts(pkts, b->n, &b->routed);
+	memcpy(&look[*nb_look], pkts, b->f * sizeof(*pkts));
+	*nb_look += b->f;
+}
+
+/*
+ * The slice's format (its code option), once the lookup's misses (if the
+ * round had any) have become exceptions and parse's routed packets have
+ * rejoined the others; mostly neither, and nothing moves.
+ */
+static void
+format_batch(const struct npe_batch *b, struct rte_mbuf **pkts, bool round_missed)
+{
+	uint16_t f = b->f;
+	bool moved = b->routed > 0;
+
+	if (round_missed)
+		for (uint16_t i = 0; i < f; i++)
+			if (sp_meta(pkts[i])->filter == SP_LOOKUP_MISS) {
 				sp_meta_exception(pkts[i], SP_REASON_MISS);
-	return misses;
+				moved = true;
+			}
+	if (moved) {
+		take_routed(&pkts[f], b->routed);
+		f = partition_forward(pkts, f + b->routed);
+	}
+	b->s->co->format(b->s, pkts, f);
 }
 
 /*
@@ -159,23 +188,6 @@ count_forwarded(struct rte_mbuf **pkts, uint16_t n, struct sp_lcore_stats *st)
 		sp_counter_add(&st->slice[meta->slice].fwd, pkts[i]);
 		sp_counter_add(&st->endpoint[meta->out_ep].tx, pkts[i]);
 	}
-}
-
-/* The slice's own blocks, in SPP order: parse and format (its code option) around
- * the lookup in its private table. The verdicts say what happens next. */
-static void
-run_slice(struct sp_npe *npe, struct sp_slice *s, struct rte_mbuf **pkts, uint16_t n)
-{
-	uint16_t f, routed;
-
-	s->co->parse(s, pkts, n);
-	f = partition_verdicts(pkts, n, &routed);
-	/* Reorder only if a lookup missed or some were routed; mostly none. */
-	if (lookup(npe, s->id, pkts, f) > 0 || routed > 0) {
-		take_routed(&pkts[f], routed);
-		f = partition_forward(pkts, f + routed);
-	}
-	s->co->format(s, pkts, f);
 }
 
 /*
@@ -204,10 +216,11 @@ void
 sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf **pkts, uint16_t n,
 	       struct sp_lcore_stats *st)
 {
-	struct rte_mbuf *sorted[SP_NPE_ROUND];
+	struct rte_mbuf *sorted[SP_NPE_ROUND], **look = npe->round_lookups;
+	struct npe_batch batch[SP_NPE_ROUND];
 	uint16_t count[SP_MAX_SLICES] = {0}, next[SP_MAX_SLICES];
 	uint16_t order[SP_NPE_ROUND], slice_of[SP_NPE_ROUND];
-	uint16_t nb_slices = 0, at = 0, sent = 0;
+	uint16_t nb_slices = 0, nb_batches = 0, nb_look = 0, at = 0, sent = 0, hits;
 
 	/*
 	 * Group by slice, a stable counting sort: slices in the order their first
@@ -229,10 +242,7 @@ sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf *
 	}
 	for (uint16_t i = 0; i < n; i++)
 		sorted[next[slice_of[i]]++] = pkts[i];
-	/*
-	 * A burst goes out as soon as the slices before have made it up, while
-	 * its packets are still in the L1 cache: a round is more than it holds.
-	 */
+	/* Parse, each slice's share a burst at a time. */
 	at = 0;
 	for (uint16_t j = 0; j < nb_slices; j++) {
 		struct sp_slice *s = node->slices[order[j]];
@@ -242,15 +252,35 @@ sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf *
 			/* The slice went away between decap and here. */
 			for (uint16_t i = at; i < at + k; i++)
 				sp_meta_drop(sorted[i], SP_REASON_NO_ENDPOINT);
-		} else if (likely(k <= SP_BURST)) { /* with many slices, a few packets */
-			run_slice(npe, s, &sorted[at], k);
-		} else {
-			for (uint16_t off = 0; off < k; off += SP_BURST)
-				run_slice(npe, s, &sorted[at + off],
-					  RTE_MIN((uint16_t)SP_BURST, (uint16_t)(k - off)));
+			batch[nb_batches++] = (struct npe_batch){.at = at, .n = k};
+			at += k;
+			continue;
+		}
+		for (uint16_t off = 0; off < k; off += SP_BURST) {
+			struct npe_batch *b = &batch[nb_batches++];
+
+			*b = (struct npe_batch){.s = s, .at = at + off,
+						.n = RTE_MIN((uint16_t)SP_BURST, (uint16_t)(k - off))};
+			parse_batch(b, &sorted[b->at], look, &nb_look);
 		}
 		at += k;
-		for (; at - sent >= SP_BURST; sent += SP_BURST) {
+	}
+	/*
+	 * Every slice's lookups at once: with many slices a slice's share of a
+	 * round is a few packets, and its table's misses then overlap the others'.
+	 */
+	hits = sp_lookup_bulk_later(npe->lookup, (void *const *)look, &meta_fields, nb_look,
+				    &npe->hits_later);
+	/*
+	 * Format; a burst goes out as soon as the batches before have made it up,
+	 * while its packets are still in the L1 cache.
+	 */
+	for (uint16_t j = 0; j < nb_batches; j++) {
+		const struct npe_batch *b = &batch[j];
+
+		if (b->s != NULL)
+			format_batch(b, &sorted[b->at], hits < nb_look);
+		for (; b->at + b->n - sent >= SP_BURST; sent += SP_BURST) {
 			send_burst(node, npe, &sorted[sent], SP_BURST, st);
 			sp_lookup_count_later(&npe->hits_later);
 		}

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The NPE's per-slice loop. Read sp_npe_process() top to bottom and it is
- * the SPP NPE: parse (code option) -> lookup (TCAM) -> format (code option)
- * -> outer header (src/encap/) -> queue manager (src/qm/).
+ * The NPE's round. Read sp_npe_process() top to bottom and it is the SPP
+ * NPE: parse (code option) -> lookup (TCAM) -> format (code option) ->
+ * outer header (src/encap/) -> queue manager (src/qm/).
  */
 #ifndef SP_NPE_H
 #define SP_NPE_H
@@ -13,13 +13,6 @@
 
 #include "../node/node.h"
 #include "../stats/stats.h"
-
-/*
- * What an NPE takes in one round at most: several bursts, so that with many
- * slices each slice's share still makes a batch worth classifying at once
- * (rte_acl classifies fewer than four keys one by one).
- */
-#define SP_NPE_ROUND (8 * SP_BURST)
 
 /* Parse, look up, format, encapsulate and enqueue n <= SP_NPE_ROUND packets that
  * decap handed to slices of this NPE. Counts and frees what leaves. */

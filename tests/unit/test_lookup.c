@@ -323,14 +323,16 @@ test_hit_counters(void **state)
 	assert_int_equal(hits_at(t, 1, 1), 0);
 }
 
-/* A packet as the NPE hands it to sp_lookup_bulk_later(): key, result and filter in one object. */
+/* A packet as the NPE hands it to sp_lookup_bulk_later(): slice, key, result and filter in one object. */
 struct pkt {
+	uint16_t slice;
 	struct sp_key key;
 	struct sp_result res;
 	uint32_t pos;
 };
 
 static const struct sp_lookup_fields pkt_fields = {
+	.slice = offsetof(struct pkt, slice),
 	.key = offsetof(struct pkt, key),
 	.result = offsetof(struct pkt, res),
 	.position = offsetof(struct pkt, pos),
@@ -341,8 +343,8 @@ static void
 test_hits_counted_later(void **state)
 {
 	struct sp_lookup *t = *state;
-	struct pkt p[2] = {{.key = ip_key(10, 1, 0, 1), .res = {.endpoint = 0xdead}},
-			   {.key = ip_key(10, 1, 0, 1), .res = {.endpoint = 0xdead}}};
+	struct pkt p[2] = {{.slice = 1, .key = ip_key(10, 1, 0, 1), .res = {.endpoint = 0xdead}},
+			   {.slice = 1, .key = ip_key(10, 1, 0, 1), .res = {.endpoint = 0xdead}}};
 	void *objs[2] = {&p[0], &p[1]};
 	struct sp_lookup_later later = {.n = 0};
 	int i;
@@ -350,7 +352,7 @@ test_hits_counted_later(void **state)
 	assert_int_equal(sp_lookup_slice_add(t, 1, 8), 0);
 	write_ok(t, 1, 3, prefix_filter(10, 1, 0, 0, 16, 3));
 	assert_int_equal(lookup1(t, 1, p[0].key, NULL), 3); /* now in the flow cache, counted */
-	assert_int_equal(sp_lookup_bulk_later(t, 1, objs, &pkt_fields, 2, &later), 2);
+	assert_int_equal(sp_lookup_bulk_later(t, objs, &pkt_fields, 2, &later), 2);
 	assert_int_equal(p[0].pos, 3);
 	assert_int_equal(p[1].pos, 3);
 	assert_int_equal(p[0].res.endpoint, 3);
@@ -363,17 +365,17 @@ test_hits_counted_later(void **state)
 
 	/* A list without room for a batch is counted before it. */
 	for (i = 0; i < SP_LOOKUP_LATER / 2; i++)
-		sp_lookup_bulk_later(t, 1, objs, &pkt_fields, 2, &later);
+		sp_lookup_bulk_later(t, objs, &pkt_fields, 2, &later);
 	assert_int_equal(later.n, SP_LOOKUP_LATER);
 	assert_int_equal(hits_at(t, 1, 3), 3);
-	sp_lookup_bulk_later(t, 1, objs, &pkt_fields, 2, &later);
+	sp_lookup_bulk_later(t, objs, &pkt_fields, 2, &later);
 	assert_int_equal(later.n, 2);
 	assert_int_equal(hits_at(t, 1, 3), 3 + SP_LOOKUP_LATER);
 	sp_lookup_count_later(&later);
 	assert_int_equal(hits_at(t, 1, 3), 5 + SP_LOOKUP_LATER);
 
 	/* None to look up: nothing read, nothing counted. */
-	assert_int_equal(sp_lookup_bulk_later(t, 1, objs, &pkt_fields, 0, &later), 0);
+	assert_int_equal(sp_lookup_bulk_later(t, objs, &pkt_fields, 0, &later), 0);
 	assert_int_equal(sp_lookup_bulk(t, 1, NULL, NULL, NULL, 0), 0);
 	assert_int_equal(later.n, 0);
 }
@@ -397,13 +399,13 @@ test_fields_through_the_phases(void **state)
 	write_ok(t, 1, 3, prefix_filter(10, 0, 0, 0, 8, 7));
 	for (i = 0; i < total; i++) {
 		struct pkt p[3] = {
-			{.key = ip_key(10, (uint8_t)(i >> 16), (uint8_t)(i >> 8), (uint8_t)i)},
-			{.key = ip_key(10, 1, 0, 1)},
-			{.key = ip_key(11, 1, 0, (uint8_t)i), .res = {.endpoint = 0xdead}},
+			{.slice = 1, .key = ip_key(10, (uint8_t)(i >> 16), (uint8_t)(i >> 8), (uint8_t)i)},
+			{.slice = 1, .key = ip_key(10, 1, 0, 1)},
+			{.slice = 1, .key = ip_key(11, 1, 0, (uint8_t)i), .res = {.endpoint = 0xdead}},
 		};
 		void *objs[3] = {&p[0], &p[1], &p[2]};
 
-		assert_int_equal(sp_lookup_bulk_later(t, 1, objs, &pkt_fields, 3, &later), 2);
+		assert_int_equal(sp_lookup_bulk_later(t, objs, &pkt_fields, 3, &later), 2);
 		assert_int_equal(p[0].pos, 3);
 		assert_int_equal(p[0].res.endpoint, 7);
 		assert_int_equal(p[1].pos, 3);
@@ -415,6 +417,67 @@ test_fields_through_the_phases(void **state)
 	assert_int_equal(hits_at(t, 1, 3), 2 * total);
 	assert_int_equal(sp_lookup_info(t, 1, &info), 0);
 	assert_int_equal(info.flow_lookups, 3 * total);
+}
+
+/*
+ * Objects of several slices in one call, in runs and interleaved, and of a
+ * slice that does not exist: each gets its own slice's answer and hit,
+ * through the classifier (the first round) and the flow cache (the second),
+ * from a compiled table and from one of writes alike.
+ */
+static void
+test_objects_of_many_slices(void **state)
+{
+	struct sp_lookup *t = *state;
+	enum { N = 96 }; /* past one chunk of the classifier's (LK_BURST, 64) */
+	struct sp_lookup_later later = {.n = 0};
+	uint64_t own[4] = {0}, wide[4] = {0};
+	struct pkt p[N];
+	void *objs[N];
+	uint32_t i;
+
+	for (uint16_t sl = 1; sl <= 3; sl++) {
+		assert_int_equal(sp_lookup_slice_add(t, sl, 8), 0);
+		/* Slice sl: 10.sl/16 at position sl, tagged 10 * sl; 10/8 at 5, tagged 50 + sl. */
+		write_ok(t, sl, sl, prefix_filter(10, (uint8_t)sl, 0, 0, 16, (uint16_t)(10 * sl)));
+		write_ok(t, sl, 5, prefix_filter(10, 0, 0, 0, 8, (uint16_t)(50 + sl)));
+	}
+	assert_int_equal(sp_lookup_sync(t, 2), 0); /* one compiled, the others as writes */
+	for (int round = 0; round < 2; round++) {
+		uint16_t expect = 0;
+
+		for (i = 0; i < N; i++) {
+			/* Runs of three, then one slice each; slice 7 (none) now and then. */
+			uint16_t sl = i < N / 2 ? (uint16_t)(1 + i / 3 % 3) : (uint16_t)(1 + i % 3);
+
+			p[i] = (struct pkt){
+				.slice = i % 17 == 16 ? 7 : sl,
+				.key = i % 5 == 4 ? ip_key(11, 0, 0, 1) : ip_key(10, (uint8_t)(i % 4), 0, 1),
+				.res = {.endpoint = 0xdead}};
+			objs[i] = &p[i];
+			expect += p[i].slice != 7 && p[i].key.b[0] == 10;
+		}
+		assert_int_equal(sp_lookup_bulk_later(t, objs, &pkt_fields, N, &later), expect);
+		sp_lookup_count_later(&later);
+		for (i = 0; i < N; i++) {
+			uint16_t sl = p[i].slice;
+			bool mine = p[i].key.b[1] == sl;
+
+			if (sl == 7 || p[i].key.b[0] != 10) {
+				assert_int_equal(p[i].pos, SP_LOOKUP_MISS);
+				assert_int_equal(p[i].res.endpoint, 0xdead);
+				continue;
+			}
+			assert_int_equal(p[i].pos, mine ? sl : 5);
+			assert_int_equal(p[i].res.endpoint, mine ? 10 * sl : 50 + sl);
+			own[sl] += mine;
+			wide[sl] += !mine;
+		}
+	}
+	for (uint16_t sl = 1; sl <= 3; sl++) {
+		assert_int_equal(hits_at(t, sl, sl), own[sl]);
+		assert_int_equal(hits_at(t, sl, 5), wide[sl]);
+	}
 }
 
 /*
@@ -1074,6 +1137,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_read_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_next_lists_positions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hits_counted_later, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_objects_of_many_slices, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fields_through_the_phases, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors_change_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_capacity_and_quota, setup, teardown),
