@@ -9,10 +9,14 @@
 # sp-bench-lookup (a trace belongs to one rule file); the runs' CSV files are
 # joined into all.csv and summarized at the end.
 #
-# usage: tools/bench-lookup.sh [-q] [-d SECONDS] [-n KEYS] [-e sp|acl|both] [-U] [-o DIR] [SET...]
+# usage: tools/bench-lookup.sh [-q] [-d SECONDS] [-n KEYS] [-S SLICES] [-b KEYS]
+#                              [-e sp|acl|both] [-U] [-o DIR] [SET...]
 #   -q          quick: the 1K sets only
 #   -d SECONDS  time per measurement (default 3)
 #   -n KEYS     random keys for the sets without a trace (default 100000)
+#   -S SLICES   the rules dealt to SLICES tables taking turns, a burst each (default 1);
+#               random keys for every set (a trace answers for one table)
+#   -b KEYS     keys a burst (default 32; the NPE's round of 256 over 64 slices: 4)
 #   -e ENGINE   sp, acl or both (default)
 #   -U          no update measurement (-u of sp-bench-lookup)
 #   -o DIR      logs and CSV files (default /tmp/slicepath-bench-lookup)
@@ -39,12 +43,17 @@ UPDATES=(-u)
 WORK=/tmp/slicepath-bench-lookup
 QUICK=0
 
-usage() { sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
-while getopts "qd:n:e:Uo:h" opt; do
+SLICES=1
+BURST=32
+
+usage() { sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+while getopts "qd:n:S:b:e:Uo:h" opt; do
 	case "$opt" in
 	q) QUICK=1 ;;
 	d) DURATION="$OPTARG" ;;
 	n) KEYS="$OPTARG" ;;
+	S) SLICES="$OPTARG" ;;
+	b) BURST="$OPTARG" ;;
 	e) ENGINE="$OPTARG" ;;
 	U) UPDATES=() ;;
 	o) WORK="$OPTARG" ;;
@@ -67,13 +76,18 @@ else
 	SETS="$SETS_1K $SETS_10K $SETS_LARGE"
 fi
 
-# sp-bench-lookup's set options: the hypersplit rules with their trace, or a large set.
+# sp-bench-lookup's set options: the hypersplit rules with their trace (random keys
+# with slices), or a large set.
 set_args() {
 	local s="$1"
 	if [ -f "$DATA/hypersplit/rules/$s" ] && [ -f "$DATA/hypersplit/traces/${s}_trace" ]; then
-		echo "-r $DATA/hypersplit/rules/$s -t $DATA/hypersplit/traces/${s}_trace"
+		if [ "$SLICES" -gt 1 ]; then
+			echo "-r $DATA/hypersplit/rules/$s -n $KEYS -S $SLICES"
+		else
+			echo "-r $DATA/hypersplit/rules/$s -t $DATA/hypersplit/traces/${s}_trace"
+		fi
 	elif [ -f "$DATA/large/$s" ]; then
-		echo "-r $DATA/large/$s -n $KEYS"
+		echo "-r $DATA/large/$s -n $KEYS -S $SLICES"
 	else
 		return 1
 	fi
@@ -86,7 +100,7 @@ for s in $SETS; do
 	args="$(set_args "$s")" || die "no set $s in $DATA/hypersplit (with a trace) or $DATA/large"
 	log "$s"
 	# shellcheck disable=SC2086 # args is a list of options
-	if ! "$BIN" "${EAL[@]}" -- $args -d "$DURATION" --engine "$ENGINE" "${UPDATES[@]}" \
+	if ! "$BIN" "${EAL[@]}" -- $args -b "$BURST" -d "$DURATION" --engine "$ENGINE" "${UPDATES[@]}" \
 		--csv "$WORK/$s.csv" 2>&1 | tee "$WORK/$s.log"; then
 		log "$s: FAILED (see $WORK/$s.log)"
 		status=1
@@ -105,18 +119,18 @@ NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 {
 	set = $col["set"]; eng = $col["engine"]; bpe = $col["bytes_per_entry"]
 	ns = $col["ns_per_lookup"]; w = $col["writes_per_s"]; pct = $col["writing_pct_of_idle"]
-	rows[++n] = sprintf("| %s | %s | %s | %.1f | %.3g | %.0f | %.4f | %s | %s |", set,
-		$col["filters"], eng, ns, $col["mlookups_per_s"], bpe, $col["build_s"],
-		w == "" ? "-" : w, pct == "" ? "-" : sprintf("%.0f%%", pct))
+	rows[++n] = sprintf("| %s | %s | %s | %.1f | %.3g | %s | %.0f | %.4f | %s | %s |", set,
+		$col["filters"], eng, ns, $col["mlookups_per_s"], $col["p99_burst_ns"], bpe,
+		$col["build_s"], w == "" ? "-" : w, pct == "" ? "-" : sprintf("%.0f%%", pct))
 	if (!(set in seen)) { seen[set] = 1; order[++m] = set }
 	if (eng == "sp") { sp_ns[set] = ns; sp_b[set] = bpe }
 	if (eng == "acl") { acl_ns[set] = ns; acl_b[set] = bpe }
 }
 END {
 	print "\nSummary (all sets)\n"
-	printf "| set | filters | engine | ns/lookup | Mlookups/s | B/entry | build s | writes/s |"
-	print " lookups while writing (% of idle) |"
-	print "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+	printf "| set | filters | engine | ns/lookup | Mlookups/s | p99 burst ns | B/entry | build s |"
+	print " writes/s | lookups while writing (% of idle) |"
+	print "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 	for (i = 1; i <= n; i++) print rows[i]
 	print "\n| set | sp/acl ns/lookup | sp/acl B/entry |\n| --- | ---: | ---: |"
 	for (i = 1; i <= m; i++) {

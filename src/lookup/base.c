@@ -10,8 +10,9 @@
 #include <rte_malloc.h>
 
 /*
- * Tables this small are scanned, not compiled: a masked compare per filter
- * costs less than rte_acl's walk, which has a floor of some 30 ns a key.
+ * Tables this small are scanned, not given to rte_acl: a masked compare per
+ * filter costs less than rte_acl's walk, which has a floor of some 30 ns a
+ * key. (A tree of so few is one leaf, scanned as fast.)
  */
 #define SCAN_ONLY 8
 
@@ -55,15 +56,23 @@ lk_base_free(struct lk_base *b)
 	rte_free(b);
 }
 
-/* Sort the filters into rte_acl's and the odd ones (all of them in a small table). */
 static bool
-for_acl(const struct lk_base *b, uint32_t i)
+tree_form(enum sp_lookup_form form)
 {
+	return form == SP_LOOKUP_FORM_AUTO || form == SP_LOOKUP_FORM_TREE;
+}
+
+/* Sort the filters into the compiled ones and the odd ones (for rte_acl, all of a small table). */
+static bool
+compiled(const struct lk_base *b, enum sp_lookup_form form, uint32_t i)
+{
+	if (tree_form(form))
+		return lk_tree_takes(&b->filt[i]);
 	return b->n > SCAN_ONLY && lk_acl_takes(&b->filt[i]);
 }
 
 static int
-split(struct lk_base *b, int socket)
+split(struct lk_base *b, enum sp_lookup_form form, int socket)
 {
 	uint32_t i;
 
@@ -73,7 +82,7 @@ split(struct lk_base *b, int socket)
 	if (b->mem == NULL || b->acl_bits == NULL)
 		return -ENOMEM;
 	for (i = 0; i < b->n; i++) {
-		if (for_acl(b, i)) {
+		if (compiled(b, form, i)) {
 			b->acl_bits[i / 64] |= 1ull << (i % 64);
 			b->mem[b->nb_acl].lo = lk_acl_ports_lo(&b->filt[i]);
 			b->mem[b->nb_acl++].idx = i;
@@ -90,7 +99,7 @@ split(struct lk_base *b, int socket)
 		return -ENOMEM;
 	b->nb_odd = 0;
 	for (i = 0; i < b->n; i++) {
-		if (for_acl(b, i))
+		if (compiled(b, form, i))
 			continue;
 		b->odd_idx[b->nb_odd] = i;
 		b->odd_filt[b->nb_odd++] = b->filt[i];
@@ -218,10 +227,10 @@ lk_base_compile(struct lk_base *b, enum sp_lookup_form form, int socket)
 
 	if (b->n == 0)
 		return 0;
-	rc = split(b, socket);
+	rc = split(b, form, socket);
 	if (rc != 0 || b->nb_acl == 0)
 		return rc;
-	if (form == SP_LOOKUP_FORM_AUTO || form == SP_LOOKUP_FORM_TREE)
+	if (tree_form(form))
 		return build_tree(b, socket);
 	if (form == SP_LOOKUP_FORM_RANGES)
 		return lk_acl_build(b, &b->acl, true, socket);
@@ -235,6 +244,14 @@ lk_base_compile(struct lk_base *b, enum sp_lookup_form form, int socket)
 		lk_acl_free(&ranges);
 	}
 	return 0;
+}
+
+size_t
+lk_base_classifier_bytes(const struct lk_base *b)
+{
+	if (b == NULL || b->tree == NULL)
+		return 0;
+	return lk_tree_bytes(b->tree) + (size_t)b->nb_results * sizeof(b->results[0]);
 }
 
 uint32_t

@@ -88,6 +88,9 @@ lk_base_result(const struct lk_base *b, const struct lk_tree_hit *h)
 	return h->res != LK_TREE_RES_NONE ? &b->results[h->res] : &b->ent[lk_base_find(b, h->pos)].res;
 }
 
+/* What lookups read of the tree: nodes, leaves, distinct results (rte_acl's: 0, not told). */
+size_t lk_base_classifier_bytes(const struct lk_base *b);
+
 /* Filter idx is one rte_acl holds (not an odd one). */
 static inline bool
 lk_base_in_acl(const struct lk_base *b, uint32_t idx)

@@ -437,7 +437,10 @@ sp_lookup_info(const struct sp_lookup *t, uint16_t slice, struct sp_lookup_info 
 		info->compiled = b != NULL ? b->n : 0;
 		info->rules = b == NULL ? 0 : b->tree != NULL ? lk_tree_entries(b->tree)
 							     : b->acl.nb_groups;
-		info->ranges = b != NULL && b->acl.ranges;
+		info->form = b != NULL && b->tree != NULL ? "tree" :
+			     b != NULL && b->acl.nb_ctx > 0 ? (b->acl.ranges ? "ranges" : "ternary") :
+			     "list";
+		info->classifier_bytes = lk_base_classifier_bytes(b);
 		info->changes = s->view->n;
 		info->copies = s->view->nb_copies;
 		info->classifier = b != NULL && b->tree != NULL ? "tree" : lk_acl_method();

@@ -99,11 +99,14 @@ struct sp_lookup_info {
 	uint32_t quota;
 	uint32_t filters;       /* positions holding a filter */
 	uint32_t compiled;      /* filters in the compiled base */
-	uint32_t rules;         /* rte_acl rules they became (port prefixes merged back) */
+	uint32_t rules;         /* tree: leaf entries; rte_acl: rules (port prefixes merged back) */
 	uint32_t changes;       /* writes and deletes searched beside the base */
 	uint32_t copies;        /* compiled filters copied beside it for those */
-	bool ranges;            /* rules merged, with port ranges (else one per filter) */
-	const char *classifier; /* the rte_acl classify method */
+	/* "tree", rte_acl's "ternary" or "ranges" (rules merged, with port ranges), or
+	 * "list" (nothing compiled: all scanned) */
+	const char *form;
+	const char *classifier; /* "tree", or the rte_acl classify method */
+	size_t classifier_bytes; /* tree: nodes, leaves and distinct results (rte_acl's: 0, not told) */
 	uint64_t flow_lookups;  /* keys looked up since the slice was made (flows.h) */
 	uint64_t flow_hits;     /* of them, answered by the flow cache */
 	bool flow_resting;      /* the cache stands aside: it timed slower than the classifier */

@@ -40,20 +40,23 @@ struct lk_tnode {
 } __rte_aligned(64);
 
 /*
- * A leaf's entry, 32 bytes: a box and the answer a lookup reads, so that a
- * match needs no other line. Fields 2-5 as ranges of 16 bits, the top one
- * complemented: a key holds all four when lo <= v and ~hi <= ~v, eight
- * unsigned compares in one vector. The two 32-bit fields as prefixes.
+ * A leaf's entry, 32 bytes: the box as the ternary filter it is (key bytes
+ * and mask bytes: a prefix in each field is a mask), compared in one
+ * vector, and the answer a lookup reads, so that a match needs no other
+ * line: the position and the result's index packed in 32 bits (lk_tree's
+ * res_bits), split over the two vectors' spare bytes.
  */
-#define RANGE_LANES 8
+#define KEY_LANES 16 /* a vector: the key's SP_KEY_BYTES, then the answer's half */
 
 struct lk_tleaf {
-	uint16_t lo_not_hi[RANGE_LANES]; /* lo of fields 2-5, then ~hi */
-	uint32_t lo0, lo1;
-	uint8_t len0, len1; /* prefix lengths: the box holds lo and the values sharing len bits */
-	uint16_t res;
-	uint32_t pos; /* the filter's: also the box's order, as its index in the base */
+	uint8_t key[SP_KEY_BYTES];
+	uint16_t answer_hi;
+	uint8_t mask[SP_KEY_BYTES];
+	uint16_t answer_lo;
 };
+
+/* The answer that ends a leaf scanned to its end (REF_COUNT_MAX): no position packs to it. */
+#define ANSWER_END UINT32_MAX
 
 /*
  * Boxes wide in a field are copied into every child of a cut on it. One
@@ -82,6 +85,8 @@ struct lk_tree {
 	uint32_t nb_roots;
 	uint32_t root[NB_GROUPS];
 	uint32_t first[NB_GROUPS]; /* the lowest position in each tree, ascending */
+	/* An answer: position << res_bits | result index (all ones: LK_TREE_RES_NONE). */
+	uint32_t res_bits;
 	uint32_t nb_nodes;
 	uint32_t nb_entries;
 	unsigned int depth;
@@ -140,6 +145,7 @@ struct region {
 /* What a build grows, in malloc'd memory; copied to the socket's at the end. */
 struct builder {
 	const struct lk_tree_box *boxes;
+	uint32_t res_bits;
 	uint32_t leaf_max;
 	uint64_t max_entries; /* past it the plan fails (REF_START_MASK bounds it too) */
 	struct lk_tnode *nodes;
@@ -196,26 +202,27 @@ grow(void **arr, uint32_t *cap, uint32_t need, size_t size)
 	return true;
 }
 
-/* The length of the prefix [lo, hi] spans (a 32-bit field: lk_tree_takes() made it one). */
-static uint8_t
-prefix_len(uint32_t lo, uint32_t hi)
+static struct lk_tleaf
+leaf_with_answer(uint32_t answer)
 {
-	return (uint8_t)(hi == lo ? 32 : __builtin_clz(hi ^ lo));
+	return (struct lk_tleaf){.answer_hi = (uint16_t)(answer >> 16), .answer_lo = (uint16_t)answer};
 }
 
 static struct lk_tleaf
-leaf_entry(const struct lk_tree_box *b)
+leaf_entry(const struct lk_tree_box *b, uint32_t res_bits)
 {
-	struct lk_tleaf e = {
-		.lo0 = b->lo[0], .lo1 = b->lo[1],
-		.len0 = prefix_len(b->lo[0], b->hi[0]), .len1 = prefix_len(b->lo[1], b->hi[1]),
-		.res = b->res, .pos = b->pos,
-	};
+	uint32_t res_none = (1u << res_bits) - 1;
+	struct lk_tleaf e = leaf_with_answer(b->pos << res_bits |
+					     (b->res < res_none ? b->res : res_none));
 
-	for (unsigned int f = 2; f < LK_TREE_FIELDS; f++) {
-		e.lo_not_hi[f - 2] = (uint16_t)b->lo[f];
-		e.lo_not_hi[f - 2 + RANGE_LANES / 2] = (uint16_t)~b->hi[f];
-	}
+	/* A prefix interval [lo, hi]: the bits lo and hi share are the key's, the others free. */
+	for (unsigned int f = 0; f < LK_TREE_FIELDS; f++)
+		for (unsigned int j = 0; j < fields[f].len; j++) {
+			unsigned int shift = 8 * (fields[f].len - 1 - j);
+
+			e.key[fields[f].first + j] = (uint8_t)(b->lo[f] >> shift);
+			e.mask[fields[f].first + j] = (uint8_t)(~(b->lo[f] ^ b->hi[f]) >> shift);
+		}
 	return e;
 }
 
@@ -243,11 +250,11 @@ make_leaf(struct builder *bd, const uint32_t *rs, uint32_t n, const struct regio
 		if (shadowed)
 			continue;
 		kept_box[kept] = rs[i];
-		bd->entries[start + kept++] = leaf_entry(b);
+		bd->entries[start + kept++] = leaf_entry(b, bd->res_bits);
 	}
 	free(kept_box);
 	if (kept >= REF_COUNT_MAX) {
-		bd->entries[start + kept++] = (struct lk_tleaf){.pos = LK_NONE};
+		bd->entries[start + kept++] = leaf_with_answer(ANSWER_END);
 		bd->nb_entries = start + kept;
 		return REF_LEAF | REF_COUNT_MAX << REF_COUNT_SHIFT | start;
 	}
@@ -439,6 +446,7 @@ build_plan(struct lk_tree *t, const struct lk_tree_box *boxes, uint32_t n, const
 {
 	struct builder bd = {
 		.boxes = boxes,
+		.res_bits = t->res_bits,
 		.leaf_max = p->leaf_max,
 		.max_entries = RTE_MIN((uint64_t)p->copies * n + 1024, (uint64_t)REF_START_MASK),
 	};
@@ -481,6 +489,16 @@ build_plan(struct lk_tree *t, const struct lk_tree_box *boxes, uint32_t n, const
 	return t->nodes != NULL;
 }
 
+/* The answer's bits the result index gets: those the positions leave (boxes ascend). */
+static uint32_t
+res_bits_for(const struct lk_tree_box *boxes, uint32_t n)
+{
+	uint32_t last = n > 0 ? boxes[n - 1].pos : 0;
+
+	/* Positions up to last, and all ones free for ANSWER_END. */
+	return (uint32_t)__builtin_clz(last + 1);
+}
+
 struct lk_tree *
 lk_tree_build(const struct lk_tree_box *boxes, uint32_t n, int socket)
 {
@@ -490,6 +508,7 @@ lk_tree_build(const struct lk_tree_box *boxes, uint32_t n, int socket)
 	/* The first plan whose tree fits its budget; the last, a list, always does. */
 	for (unsigned int i = 0; t != NULL && i < RTE_DIM(plans); i++) {
 		memset(t, 0, sizeof(*t));
+		t->res_bits = res_bits_for(boxes, n);
 		if (build_plan(t, boxes, n, &plans[i], rs, socket)) {
 			free(rs);
 			return t;
@@ -531,13 +550,10 @@ lk_tree_entries(const struct lk_tree *t)
 
 /* ----------------------------------------------------------------------- lookup */
 
-/*
- * A key: its fields for the nodes, and fields 2-5 and their complements in
- * 16 bits for the leaves (lk_tleaf).
- */
+/* A key: its fields for the nodes, and its bytes as a vector for the leaves (lk_tleaf). */
 struct tkey {
 	uint32_t v[LK_TREE_FIELDS];
-	uint16_t ranges[RANGE_LANES];
+	uint8_t b[KEY_LANES] __rte_aligned(KEY_LANES);
 };
 
 static inline struct tkey
@@ -557,38 +573,37 @@ tkey_of(const uint8_t *b)
 	k.v[3] = rte_be_to_cpu_16(h3);
 	k.v[4] = b[12];
 	k.v[5] = b[13];
-	for (unsigned int f = 2; f < LK_TREE_FIELDS; f++) {
-		k.ranges[f - 2] = (uint16_t)k.v[f];
-		k.ranges[f - 2 + RANGE_LANES / 2] = (uint16_t)~k.v[f];
-	}
+	memcpy(k.b, b, SP_KEY_BYTES);
+	memset(&k.b[SP_KEY_BYTES], 0, KEY_LANES - SP_KEY_BYTES);
 	return k;
 }
 
-/* Every lane of e at most the key's: a saturating subtract leaves all zero. */
-static inline bool
-ranges_hold(const uint16_t *e, const uint16_t *k)
-{
-#ifdef RTE_ARCH_X86
-	__m128i d = _mm_subs_epu16(_mm_loadu_si128((const __m128i *)e),
-				   _mm_loadu_si128((const __m128i *)k));
-
-	return _mm_movemask_epi8(_mm_cmpeq_epi16(d, _mm_setzero_si128())) == 0xffff;
-#else
-	unsigned int over = 0;
-
-	for (unsigned int j = 0; j < RANGE_LANES; j++)
-		over |= e[j] > k[j];
-	return over == 0;
-#endif
-}
-
-/* Does the leaf entry hold the key? A prefix as a shift and a compare, the ranges at once. */
+/* Does the leaf entry hold the key: are the key's bits under the mask the entry's? */
 static inline bool
 leaf_holds(const struct lk_tleaf *e, const struct tkey *k)
 {
-	return (((uint64_t)(k->v[0] ^ e->lo0) >> (32 - e->len0)) == 0) &
-	       (((uint64_t)(k->v[1] ^ e->lo1) >> (32 - e->len1)) == 0) &
-	       ranges_hold(e->lo_not_hi, k->ranges);
+#ifdef RTE_ARCH_X86
+	/* The vectors' last two lanes are the answer's halves: left out of the compare. */
+	const unsigned int key_lanes = (1u << SP_KEY_BYTES) - 1;
+	__m128i d = _mm_and_si128(_mm_xor_si128(_mm_loadu_si128((const __m128i *)e->key),
+						_mm_load_si128((const __m128i *)k->b)),
+				  _mm_loadu_si128((const __m128i *)e->mask));
+	unsigned int same = (unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(d, _mm_setzero_si128()));
+
+	return (same & key_lanes) == key_lanes;
+#else
+	unsigned int diff = 0;
+
+	for (unsigned int j = 0; j < SP_KEY_BYTES; j++)
+		diff |= (k->b[j] ^ e->key[j]) & e->mask[j];
+	return diff == 0;
+#endif
+}
+
+static inline uint32_t
+answer_of(const struct lk_tleaf *e)
+{
+	return (uint32_t)e->answer_hi << 16 | e->answer_lo;
 }
 
 /* The child holding the key: past as many thresholds as are at most its field. */
@@ -630,9 +645,11 @@ prefetch_rest(const struct lk_tree *t, uint32_t ref)
 {
 	uint32_t count = RTE_MIN((ref >> REF_COUNT_SHIFT) & REF_COUNT_MAX, (uint32_t)LEAF_MAX);
 	const struct lk_tleaf *e = &t->entries[ref & REF_START_MASK];
+	const char *end = (const char *)&e[count];
 
-	for (uint32_t i = RTE_CACHE_LINE_SIZE / sizeof(*e); i < count; i += RTE_CACHE_LINE_SIZE / sizeof(*e))
-		rte_prefetch0(&e[i]);
+	for (const char *line = (const char *)e + RTE_CACHE_LINE_SIZE; line < end;
+	     line += RTE_CACHE_LINE_SIZE)
+		rte_prefetch0(line);
 }
 
 /* The leaf's first entry holding the key, or NULL. */
@@ -643,7 +660,7 @@ scan_leaf(const struct lk_tree *t, uint32_t ref, const struct tkey *k)
 	const struct lk_tleaf *e = &t->entries[ref & REF_START_MASK];
 
 	if (count == REF_COUNT_MAX) {
-		for (; e->pos != LK_NONE; e++)
+		for (; answer_of(e) != ANSWER_END; e++)
 			if (leaf_holds(e, k))
 				return e;
 		return NULL;
@@ -702,13 +719,18 @@ lk_tree_classify(const struct lk_tree *const *trees, const uint8_t *const *keys,
 	/* The trees in the order of their first box: one that cannot beat the match goes unread. */
 	for (uint32_t i = 0; i < n; i++) {
 		const struct lk_tree *t = trees[i];
+		uint32_t res_none = (1u << t->res_bits) - 1;
 
 		hits[i].pos = LK_NONE;
 		for (uint32_t g = 0; g < t->nb_roots && hits[i].pos > t->first[g]; g++) {
 			const struct lk_tleaf *e = scan_leaf(t, ref[g][i], &k[i]);
+			uint32_t answer = e != NULL ? answer_of(e) : 0;
 
-			if (e != NULL && e->pos < hits[i].pos)
-				hits[i] = (struct lk_tree_hit){.pos = e->pos, .res = e->res};
+			if (e != NULL && answer >> t->res_bits < hits[i].pos)
+				hits[i] = (struct lk_tree_hit){
+					.pos = answer >> t->res_bits,
+					.res = (answer & res_none) != res_none ?
+						       (uint16_t)(answer & res_none) : LK_TREE_RES_NONE};
 		}
 	}
 }

@@ -269,7 +269,7 @@ cmd_lookup(const char *cmd __rte_unused, const char *params, struct rte_tel_data
 	rte_tel_data_add_dict_u64(d, "rules", info.rules);
 	rte_tel_data_add_dict_u64(d, "changes", info.changes);
 	rte_tel_data_add_dict_u64(d, "copies", info.copies);
-	rte_tel_data_add_dict_string(d, "form", info.ranges ? "ranges" : "ternary");
+	rte_tel_data_add_dict_string(d, "form", info.form);
 	rte_tel_data_add_dict_string(d, "classifier", info.classifier);
 	rte_tel_data_add_dict_u64(d, "flow_cache_lookups", info.flow_lookups);
 	rte_tel_data_add_dict_u64(d, "flow_cache_hits", info.flow_hits);

@@ -114,7 +114,7 @@ def test_slices_forward_to_two_interfaces(std, layout):
     for s in (std.alpha, std.beta):
         lk = c["lookup"][s.name]
         assert (lk["quota"], lk["filters"]) == (1024, 2), lk  # filter_quota's default
-        assert lk["compiled"] + lk["changes"] >= 2 and lk["form"] == "ternary", lk
+        assert lk["compiled"] + lk["changes"] >= 2 and lk["form"] == "tree", lk
         # Every forwarded packet was looked up; a flow's first packet is never a cache hit.
         assert lk["flow_cache_lookups"] == c["slices"][s.name]["fwd_pkts"], lk
         assert 0 <= lk["flow_cache_hits"] < lk["flow_cache_lookups"] and lk["flow_cache"] == "in use", lk

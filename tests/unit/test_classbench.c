@@ -496,7 +496,8 @@ test_trace_set(void **state)
 
 		t = engine_with(&x, form);
 		assert_int_equal(sp_lookup_info(t, SLICE, &info), 0);
-		assert_int_equal(info.ranges, form == SP_LOOKUP_FORM_RANGES);
+		assert_int_equal(strcmp(info.form, "ranges") == 0, form == SP_LOOKUP_FORM_RANGES);
+		assert_int_equal(strcmp(info.form, "tree") == 0, form == SP_LOOKUP_FORM_TREE);
 		for (i = 0; i < np; i += BURST)
 			check_burst(t, &x, &p[i], (uint16_t)RTE_MIN((size_t)BURST, np - i), i,
 				    set->name);

@@ -2,7 +2,7 @@
 /*
  * The compiled table under rewrites, against a brute-force reference.
  * Rule-like filters (address prefixes, port ranges expanded by the shared
- * range helper, protocol) are compiled into rte_acl; then random
+ * range helper, protocol) are compiled (tree, or rte_acl); then random
  * replacements, deletes and restores follow, each checked at once with
  * keys inside the rewritten filter's old and new boxes, inside random
  * filters, and anywhere. A rewritten compiled filter is stale until the
@@ -204,9 +204,10 @@ test_rewrites_of_compiled_filters(void **state)
 	assert_int_equal(sp_lookup_sync(t, SLICE), 0);
 	assert_int_equal(sp_lookup_info(t, SLICE, &info), 0);
 	assert_int_equal(info.compiled, QUOTA);
-	assert_int_equal(info.ranges, *form == SP_LOOKUP_FORM_RANGES);
+	assert_int_equal(strcmp(info.form, "ranges") == 0, *form == SP_LOOKUP_FORM_RANGES);
+	assert_int_equal(strcmp(info.form, "tree") == 0, *form == SP_LOOKUP_FORM_TREE);
 	print_message("%u filters compiled into %u rules (%s form)\n", info.compiled, info.rules,
-		      info.ranges ? "ranges" : "ternary");
+		      info.form);
 
 	for (uint32_t op = 0; op < NB_OPS; op++) {
 		uint32_t pos = rnd(QUOTA), other = rnd(QUOTA);
@@ -260,8 +261,10 @@ int
 main(void)
 {
 	static const enum sp_lookup_form ternary = SP_LOOKUP_FORM_TERNARY,
-					 ranges = SP_LOOKUP_FORM_RANGES;
+					 ranges = SP_LOOKUP_FORM_RANGES, tree = SP_LOOKUP_FORM_TREE;
 	const struct CMUnitTest tests[] = {
+		{"rewrites, tree form", test_rewrites_of_compiled_filters, NULL, NULL,
+		 (void *)(uintptr_t)&tree},
 		{"rewrites, ternary form", test_rewrites_of_compiled_filters, NULL, NULL,
 		 (void *)(uintptr_t)&ternary},
 		{"rewrites, ranges form", test_rewrites_of_compiled_filters, NULL, NULL,

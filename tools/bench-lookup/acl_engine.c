@@ -7,8 +7,10 @@
  *   acl-ranges  the ClassBench rules themselves (prefixes, port ranges,
  *               protocol), for information: what rte_acl does without the
  *               expansion a ternary table needs.
- * rte_acl has no per-entry update: a write builds a whole new context,
- * publishes it to the lookups and frees the old one after a grace period.
+ * Slices taking turns (bench.h) each have a context of their own.
+ * rte_acl has no per-entry update: a write builds a whole new context of
+ * its slice, publishes it to the lookups and frees the old one after a
+ * grace period.
  */
 #include "bench.h"
 
@@ -71,6 +73,8 @@ struct acl_form {
 	const struct rte_acl_field_def *defs;
 	uint32_t nb_fields;
 	uint32_t (*entries)(const struct bench_set *s);
+	/* The slice of position pos: that of the entry there at the start. */
+	uint16_t (*slice)(const struct bench_set *s, uint32_t pos);
 	/* Rule for entry item of the set at position pos (values in host order). */
 	void (*fill)(const struct bench_set *s, uint32_t pos, uint32_t item, struct acl_rule *r);
 };
@@ -87,7 +91,7 @@ static const struct {
 
 struct acl_engine {
 	const struct acl_form *form;
-	struct rte_acl_ctx *ctx; /* the lookups': RCU-protected */
+	struct rte_acl_ctx **ctx; /* by slice, the lookups': RCU-protected */
 	struct acl_rule *rule;   /* by position */
 	bool *used;
 	struct acl_rule *scratch; /* the used rules, for rte_acl_add_rules() */
@@ -146,6 +150,12 @@ filters(const struct bench_set *s)
 	return (uint32_t)s->x.n;
 }
 
+static uint16_t
+filter_slice(const struct bench_set *s, uint32_t pos)
+{
+	return bench_rule_slice(s, s->x.rule[pos]);
+}
+
 static void
 fill_ternary(const struct bench_set *s, uint32_t pos, uint32_t f, struct acl_rule *r)
 {
@@ -164,6 +174,12 @@ rules(const struct bench_set *s)
 	return (uint32_t)s->x.nb_rules;
 }
 
+static uint16_t
+rule_slice(const struct bench_set *s, uint32_t pos)
+{
+	return bench_rule_slice(s, pos);
+}
+
 static void
 fill_ranges(const struct bench_set *s, uint32_t pos, uint32_t rule, struct acl_rule *r)
 {
@@ -178,8 +194,9 @@ fill_ranges(const struct bench_set *s, uint32_t pos, uint32_t rule, struct acl_r
 }
 
 static const struct acl_form ternary = {ternary_defs, RTE_DIM(ternary_defs), filters,
-					fill_ternary};
-static const struct acl_form ranges = {ranges_defs, RTE_DIM(ranges_defs), rules, fill_ranges};
+					filter_slice, fill_ternary};
+static const struct acl_form ranges = {ranges_defs, RTE_DIM(ranges_defs), rules, rule_slice,
+				       fill_ranges};
 
 /* The first algorithm of algs this machine (and EAL's SIMD width) lets ctx use. */
 static int
@@ -197,16 +214,15 @@ choose_alg(struct acl_engine *p, struct engine *e, struct rte_acl_ctx *ctx)
 	return -ENOTSUP;
 }
 
-/* A new context of the used rules in *ctx; its rte_acl_build() time in *build_s. */
+/* A new context of the slice's used rules in *ctx; its rte_acl_build() time in *build_s. */
 static int
-build_ctx(struct engine *e, struct rte_acl_ctx **ctx, double *build_s)
+build_ctx(struct engine *e, uint16_t slice, struct rte_acl_ctx **ctx, double *build_s)
 {
 	static unsigned int generation; /* rte_acl_create() returns any context of the same name */
 	struct acl_engine *p = e->priv;
 	struct rte_acl_config cfg = {.num_categories = 1, .num_fields = p->form->nb_fields};
 	struct rte_acl_param param = {.socket_id = SOCKET_ID_ANY,
-				      .rule_size = RTE_ACL_RULE_SZ(MAX_FIELDS),
-				      .max_rule_num = p->n};
+				      .rule_size = RTE_ACL_RULE_SZ(MAX_FIELDS)};
 	char name[RTE_ACL_NAMESIZE];
 	uint32_t pos, n = 0;
 	double start;
@@ -216,8 +232,9 @@ build_ctx(struct engine *e, struct rte_acl_ctx **ctx, double *build_s)
 	param.name = name;
 	memcpy(cfg.defs, p->form->defs, p->form->nb_fields * sizeof(cfg.defs[0]));
 	for (pos = 0; pos < p->n; pos++)
-		if (p->used[pos])
+		if (p->used[pos] && p->form->slice(e->set, pos) == slice)
 			p->scratch[n++] = p->rule[pos];
+	param.max_rule_num = RTE_MAX(n, 1u); /* its rules' room: each slice's context its own */
 	*ctx = rte_acl_create(&param);
 	if (*ctx == NULL)
 		return -rte_errno;
@@ -242,23 +259,30 @@ acl_build_form(struct engine *e, const struct acl_form *form)
 	struct acl_engine *p = calloc(1, sizeof(*p));
 	size_t heap = heap_allocated();
 	uint32_t pos;
-	int rc;
+	int rc = 0;
 
 	if (p == NULL)
 		return -ENOMEM;
 	e->priv = p;
 	p->form = form;
 	p->n = form->entries(e->set);
+	p->ctx = calloc(e->set->nb_slices, sizeof(*p->ctx));
 	p->rule = calloc(RTE_MAX(p->n, 1u), sizeof(*p->rule));
 	p->scratch = calloc(RTE_MAX(p->n, 1u), sizeof(*p->scratch));
 	p->used = calloc(RTE_MAX(p->n, 1u), sizeof(*p->used));
-	if (p->rule == NULL || p->scratch == NULL || p->used == NULL)
+	if (p->ctx == NULL || p->rule == NULL || p->scratch == NULL || p->used == NULL)
 		return -ENOMEM;
 	for (pos = 0; pos < p->n; pos++) {
 		form->fill(e->set, pos, pos, &p->rule[pos]);
 		p->used[pos] = true;
 	}
-	rc = build_ctx(e, &p->ctx, &e->build_s);
+	e->build_s = 0;
+	for (uint16_t sl = 0; sl < e->set->nb_slices && rc == 0; sl++) {
+		double build_s;
+
+		rc = build_ctx(e, sl, &p->ctx[sl], &build_s);
+		e->build_s += build_s;
+	}
 	e->mem_bytes = heap_allocated() - heap;
 	e->entries = p->n;
 	return rc;
@@ -280,7 +304,8 @@ static void
 acl_lookup(struct engine *e, size_t first, uint16_t n, uint32_t *rule)
 {
 	struct acl_engine *p = e->priv;
-	struct rte_acl_ctx *ctx = __atomic_load_n(&p->ctx, __ATOMIC_ACQUIRE);
+	struct rte_acl_ctx *ctx =
+		__atomic_load_n(&p->ctx[bench_burst_slice(e->set, first)], __ATOMIC_ACQUIRE);
 	uint16_t i;
 
 	rte_acl_classify(ctx, &e->set->acl_keys[first], p->results, n, 1);
@@ -288,18 +313,22 @@ acl_lookup(struct engine *e, size_t first, uint16_t n, uint32_t *rule)
 		rule[i] = p->results[i] - 1; /* no match (0) becomes BENCH_MISS */
 }
 
-/* Publish a context of the current rules; free the old one once no lookup can hold it. */
+/*
+ * Publish a context of the current rules of position pos's slice; free the
+ * old one once no lookup can hold it.
+ */
 static int
-rebuild(struct engine *e)
+rebuild(struct engine *e, uint32_t pos)
 {
 	struct acl_engine *p = e->priv;
-	struct rte_acl_ctx *ctx, *old = p->ctx;
+	uint16_t slice = p->form->slice(e->set, pos);
+	struct rte_acl_ctx *ctx, *old = p->ctx[slice];
 	double build_s;
-	int rc = build_ctx(e, &ctx, &build_s);
+	int rc = build_ctx(e, slice, &ctx, &build_s);
 
 	if (rc != 0)
 		return rc;
-	__atomic_store_n(&p->ctx, ctx, __ATOMIC_RELEASE);
+	__atomic_store_n(&p->ctx[slice], ctx, __ATOMIC_RELEASE);
 	rte_rcu_qsbr_synchronize(e->qsbr, RTE_QSBR_THRID_INVALID);
 	rte_acl_free(old);
 	return 0;
@@ -314,7 +343,7 @@ acl_write(struct engine *e, uint32_t pos, uint32_t f)
 		return -ERANGE;
 	p->form->fill(e->set, pos, f, &p->rule[pos]);
 	p->used[pos] = true;
-	return rebuild(e);
+	return rebuild(e, pos);
 }
 
 static int
@@ -327,7 +356,7 @@ acl_erase(struct engine *e, uint32_t pos)
 	if (!p->used[pos])
 		return -ENOENT;
 	p->used[pos] = false;
-	return rebuild(e);
+	return rebuild(e, pos);
 }
 
 static void
@@ -335,8 +364,11 @@ acl_free(struct engine *e)
 {
 	struct acl_engine *p = e->priv;
 
+	if (p != NULL && p->ctx != NULL)
+		for (uint16_t sl = 0; sl < e->set->nb_slices; sl++)
+			rte_acl_free(p->ctx[sl]);
 	if (p != NULL) {
-		rte_acl_free(p->ctx);
+		free(p->ctx);
 		free(p->rule);
 		free(p->scratch);
 		free(p->used);

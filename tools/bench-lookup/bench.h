@@ -19,7 +19,7 @@
 #include "classbench.h"
 #include "lookup/lookup.h"
 
-#define BENCH_BURST 32
+#define BENCH_BURST 32 /* keys a lookup call at most, and by default (-b) */
 #define BENCH_MISS UINT32_MAX /* no rule matched */
 /* The most filters loaded: one NPE's table (sets beyond it are cut at a rule boundary). */
 #define BENCH_MAX_FILTERS SP_LOOKUP_DEFAULT_CAPACITY
@@ -33,9 +33,17 @@ struct bench_key {
 	uint8_t pad[BENCH_KEY_STRIDE - sizeof(struct sp_key)];
 };
 
-/* A rule set as loaded (whole rules, at most BENCH_MAX_FILTERS filters) and its keys. */
+/*
+ * A rule set as loaded (whole rules, at most BENCH_MAX_FILTERS filters) and
+ * its keys. With nb_slices > 1 the slices take turns: rule r belongs to
+ * slice r % nb_slices (each slice a table of its own), and so does each
+ * filter of it; the keys come in bursts (of `burst` keys), burst b of
+ * slice b % nb_slices, each key inside a filter of that slice.
+ */
 struct bench_set {
 	char name[BENCH_NAME_LEN];
+	uint16_t nb_slices;
+	uint16_t burst; /* keys a lookup call, at most BENCH_BURST */
 	struct cb_rule *rules;    /* the file's rules; the first x.nb_rules are loaded */
 	size_t file_rules;        /* rules in the file */
 	size_t file_filters;      /* filters they expand to */
@@ -49,11 +57,26 @@ struct bench_set {
 	bool from_trace;
 };
 
+static inline uint16_t
+bench_rule_slice(const struct bench_set *s, size_t rule)
+{
+	return (uint16_t)(rule % s->nb_slices);
+}
+
+/* The slice of the burst starting at key first. */
+static inline uint16_t
+bench_burst_slice(const struct bench_set *s, size_t first)
+{
+	return (uint16_t)(first / s->burst % s->nb_slices);
+}
+
 /*
- * Load rules (and trace, if not NULL; else nb_random keys, each in the box
- * of a random loaded filter) into s. 0, or -1 after a message on stderr.
+ * Load rules (and trace, if not NULL, for one slice; else nb_random keys,
+ * rounded up to whole bursts, each in the box of a random loaded filter of
+ * its burst's slice) into s. 0, or -1 after a message on stderr.
  */
-int bench_set_load(struct bench_set *s, const char *rules, const char *trace, size_t nb_random);
+int bench_set_load(struct bench_set *s, const char *rules, const char *trace, size_t nb_random,
+		   uint16_t nb_slices, uint16_t burst);
 void bench_set_free(struct bench_set *s);
 
 struct engine;
@@ -63,7 +86,7 @@ struct engine_ops {
 	const char *name;
 	/* Load every filter (or rule) of e->set, filling e's build figures; 0 or -errno. */
 	int (*build)(struct engine *e);
-	/* rule[i] = rule of the entry key first + i hits, or BENCH_MISS; n <= BENCH_BURST. */
+	/* rule[i] = rule of the entry key first + i hits, or BENCH_MISS; n <= set->burst. */
 	void (*lookup)(struct engine *e, size_t first, uint16_t n, uint32_t *rule);
 	/* Put filter f of the set at position pos, replacing what is there; 0 or -errno. */
 	int (*write)(struct engine *e, uint32_t pos, uint32_t f);
@@ -99,22 +122,24 @@ struct bench_result {
 	size_t mem_bytes;
 	size_t verified, mismatches;
 	double ns_per_lookup;
+	double p99_burst_ns; /* of the bursts timed, the 99th percentile */
 	bool updated; /* the fields below are set */
 	double writes_per_s;
 	double idle_lookups_per_s, busy_lookups_per_s; /* the reader's, without and with writes */
 };
 
-/* Lookups of keys [0, n) checked against set->expect; returns the mismatches. */
-size_t measure_verify(struct engine *e, size_t n);
+/* Lookups of every key checked against set->expect; returns the mismatches. */
+size_t measure_verify(struct engine *e);
 /*
  * ns per lookup of each engine over the keys, in bursts, looping for the
- * given time: the median of three rounds, each in this thread's CPU time.
- * The engines' rounds alternate, so that a drift of the machine's speed
- * touches them all alike. At most MAX_ENGINES.
+ * given time: the median of three rounds, each in this thread's CPU time;
+ * and the 99th percentile of a burst's time. The engines' rounds
+ * alternate, so that a drift of the machine's speed touches them all
+ * alike. At most MAX_ENGINES.
  */
 #define MAX_ENGINES 3
 void measure_lookups(struct engine *const *e, size_t nb_engines, double seconds,
-		     double *ns_per_lookup);
+		     double *ns_per_lookup, double *p99_burst_ns);
 /* measure_updates() figures in r; 0, or -1 after a message. */
 int measure_updates(struct engine *e, double seconds, struct bench_result *r);
 

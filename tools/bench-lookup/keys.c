@@ -97,30 +97,68 @@ packet_in(const struct sp_filter *f)
 				  .sport = be16(&b[8]), .dport = be16(&b[10]), .proto = b[12]};
 }
 
+/* The set's filters by slice: by_slice lists them, slice s's from start[s] to start[s + 1]. */
+static int
+filters_by_slice(const struct bench_set *s, uint32_t **by_slice, uint32_t **start)
+{
+	uint32_t *at = calloc(s->nb_slices + 1u, sizeof(*at));
+	uint32_t f;
+
+	*by_slice = malloc(RTE_MAX(s->x.n, (size_t)1) * sizeof(**by_slice));
+	*start = calloc(s->nb_slices + 1u, sizeof(**start));
+	if (at == NULL || *by_slice == NULL || *start == NULL) {
+		free(at);
+		return -ENOMEM;
+	}
+	for (f = 0; f < s->x.n; f++)
+		(*start)[bench_rule_slice(s, s->x.rule[f]) + 1]++;
+	for (uint16_t sl = 0; sl < s->nb_slices; sl++)
+		(*start)[sl + 1] += (*start)[sl];
+	memcpy(at, *start, (s->nb_slices + 1u) * sizeof(*at));
+	for (f = 0; f < s->x.n; f++)
+		(*by_slice)[at[bench_rule_slice(s, s->x.rule[f])]++] = f;
+	free(at);
+	return 0;
+}
+
 static int
 random_keys(struct bench_set *s, size_t n)
 {
+	uint32_t *by_slice = NULL, *start = NULL;
+	double begin = now_s();
 	struct cb_packet p;
-	double start = now_s();
 	uint32_t f, r;
 	size_t i;
 
-	if (s->x.n == 0)
-		return fail(s->name, "no filters to draw keys from");
-	if (alloc_keys(s, n) != 0)
+	n = RTE_ALIGN_CEIL(n, (size_t)s->burst);
+	if (filters_by_slice(s, &by_slice, &start) != 0 || alloc_keys(s, n) != 0) {
+		free(by_slice);
+		free(start);
 		return fail(s->name, "out of memory");
+	}
+	for (uint16_t sl = 0; sl < s->nb_slices; sl++)
+		if (start[sl + 1] == start[sl]) {
+			free(by_slice);
+			free(start);
+			return fail(s->name, s->nb_slices > 1 ? "a slice without filters to draw keys from"
+							      : "no filters to draw keys from");
+		}
 	for (i = 0; i < n; i++) {
-		f = (uint32_t)(bench_rand() % s->x.n);
+		uint16_t sl = bench_burst_slice(s, i);
+
+		f = by_slice[start[sl] + bench_rand() % (start[sl + 1] - start[sl])];
 		p = packet_in(&s->x.filters[f]);
 		cb_packet_key(&p, &s->keys[i].k);
-		/* f's own rule matches, so the search stops there at the latest. */
-		for (r = 0; r < s->x.rule[f] && !cb_rule_matches(&s->rules[r], &p); r++)
+		/* The slice's rules only; f's own matches, so the search stops there at the latest. */
+		for (r = sl; r < s->x.rule[f] && !cb_rule_matches(&s->rules[r], &p); r += s->nb_slices)
 			;
 		s->expect[i] = r;
 	}
-	printf("  %zu random keys, each in a random filter; expected rules by linear search "
+	free(by_slice);
+	free(start);
+	printf("  %zu random keys, each in a random filter%s; expected rules by linear search "
 	       "over the rules (%.1f s)\n",
-	       n, now_s() - start);
+	       n, s->nb_slices > 1 ? " of its burst's slice" : "", now_s() - begin);
 	return 0;
 }
 
@@ -133,12 +171,15 @@ base_name(const char *path)
 }
 
 int
-bench_set_load(struct bench_set *s, const char *rules, const char *trace, size_t nb_random)
+bench_set_load(struct bench_set *s, const char *rules, const char *trace, size_t nb_random,
+	       uint16_t nb_slices, uint16_t burst)
 {
 	char err[CB_ERR_LEN];
 	int rc;
 
 	memset(s, 0, sizeof(*s));
+	s->nb_slices = nb_slices;
+	s->burst = burst;
 	snprintf(s->name, sizeof(s->name), "%s", base_name(rules));
 	if (cb_rules_load(rules, &s->rules, &s->file_rules, err) != 0) {
 		fprintf(stderr, "sp-bench-lookup: %s\n", err);
@@ -156,7 +197,13 @@ bench_set_load(struct bench_set *s, const char *rules, const char *trace, size_t
 		printf("  more than %u filters: filling toward 128K entries with the first %zu "
 		       "filters (rules 1-%zu, whole rules)\n",
 		       BENCH_MAX_FILTERS, s->x.n, s->x.nb_rules);
+	if (nb_slices > 1)
+		printf("  %u slices taking turns: rule r in slice r %% %u, each burst of %d keys "
+		       "from the next slice\n",
+		       nb_slices, nb_slices, burst);
 	if (trace != NULL) {
+		if (nb_slices > 1)
+			return fail(trace, "a trace answers for one table: no slices (-S)");
 		if (trace_keys(s, trace) != 0)
 			return -1;
 		printf("  %zu trace keys from %s\n", s->nb_keys, trace);

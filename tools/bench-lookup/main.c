@@ -25,6 +25,8 @@ struct options {
 	size_t nb_sets;
 	const char *trace;
 	size_t nb_keys;
+	uint16_t nb_slices;
+	uint16_t burst;
 	double seconds;
 	bool updates;
 	bool sp, acl;
@@ -36,14 +38,19 @@ usage(FILE *out)
 {
 	fprintf(out,
 		"usage: sp-bench-lookup [EAL options] -- -r RULES [-r RULES]... [-t TRACE]\n"
-		"           [-n KEYS] [-d SECONDS] [-u] [--engine sp|acl|both] [--csv FILE]\n"
+		"           [-n KEYS] [-S SLICES] [-b KEYS] [-d SECONDS] [-u] [--engine sp|acl|both]\n"
+		"           [--csv FILE]\n"
 		"  -r RULES   a ClassBench rule file (repeatable)\n"
 		"  -t TRACE   its trace (one -r only); without, KEYS random keys (-n, default "
 		"100000)\n"
+		"  -S SLICES  the rules dealt to SLICES tables taking turns, a burst each "
+		"(default 1)\n"
+		"  -b KEYS    keys a burst (default %d, at most %d)\n"
 		"  -d SECONDS time per measurement (default 3)\n"
 		"  -u         also measure lookups on a second thread while this one writes\n"
 		"  --engine   the slicepath engine, rte_acl (ternary and native ranges) or both\n"
-		"  --csv FILE one line per set and engine\n");
+		"  --csv FILE one line per set and engine\n",
+		BENCH_BURST, BENCH_BURST);
 }
 
 static int
@@ -58,9 +65,12 @@ parse_args(int argc, char **argv, struct options *o)
 	char *end;
 	int opt;
 
-	*o = (struct options){.nb_keys = 100000, .seconds = 3, .sp = true, .acl = true};
+	unsigned long v;
+
+	*o = (struct options){.nb_keys = 100000, .nb_slices = 1, .burst = BENCH_BURST,
+			      .seconds = 3, .sp = true, .acl = true};
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "r:t:n:d:uh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "r:t:n:S:b:d:uh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'r':
 			if (o->nb_sets == MAX_SETS) {
@@ -76,6 +86,18 @@ parse_args(int argc, char **argv, struct options *o)
 			o->nb_keys = strtoul(optarg, &end, 10);
 			if (*end != '\0' || o->nb_keys == 0)
 				return -1;
+			break;
+		case 'S':
+			v = strtoul(optarg, &end, 10);
+			if (*end != '\0' || v == 0 || v > SP_MAX_SLICES)
+				return -1;
+			o->nb_slices = (uint16_t)v;
+			break;
+		case 'b':
+			v = strtoul(optarg, &end, 10);
+			if (*end != '\0' || v == 0 || v > BENCH_BURST)
+				return -1;
+			o->burst = (uint16_t)v;
 			break;
 		case 'd':
 			o->seconds = strtod(optarg, &end);
@@ -135,7 +157,7 @@ prepare_engine(const struct engine_ops *ops, const struct bench_set *s, struct r
 	       e->entries != 0 ? (double)e->mem_bytes / e->entries : 0,
 	       e->alg[0] != '\0' ? ", classify " : "", e->alg);
 	r->verified = s->nb_keys;
-	r->mismatches = measure_verify(e, s->nb_keys);
+	r->mismatches = measure_verify(e);
 	printf("  %s: %zu of %zu keys verified, %zu mismatches\n", ops->name, r->verified,
 	       s->nb_keys, r->mismatches);
 	return r->mismatches != 0 ? -1 : 0;
@@ -152,7 +174,7 @@ run_engines(const struct engine_ops *const *ops, size_t nb, const struct bench_s
 	    bool *failed)
 {
 	struct engine e[MAX_ENGINES], *built[MAX_ENGINES];
-	double ns[MAX_ENGINES];
+	double ns[MAX_ENGINES], p99[MAX_ENGINES];
 	size_t n = 0, j;
 
 	for (j = 0; j < nb; j++) {
@@ -164,12 +186,13 @@ run_engines(const struct engine_ops *const *ops, size_t nb, const struct bench_s
 		built[n] = &e[n];
 		n++;
 	}
-	measure_lookups(built, n, o->seconds, ns);
+	measure_lookups(built, n, o->seconds, ns, p99);
 	for (j = 0; j < n; j++) {
 		r[j].ns_per_lookup = ns[j];
-		printf("  %s: %.1f ns/lookup, %.3g Mlookups/s (bursts of %d, %g s, rounds "
-		       "alternated with the other engines)\n",
-		       e[j].ops->name, ns[j], 1e3 / ns[j], BENCH_BURST, o->seconds);
+		r[j].p99_burst_ns = p99[j];
+		printf("  %s: %.1f ns/lookup, %.3g Mlookups/s, a burst %.0f ns at the 99th "
+		       "percentile (bursts of %d, %g s, rounds alternated with the other engines)\n",
+		       e[j].ops->name, ns[j], 1e3 / ns[j], p99[j], o->burst, o->seconds);
 	}
 	for (j = 0; j < n; j++) {
 		if (o->updates && e[j].ops->write != NULL) {
@@ -227,7 +250,7 @@ main(int argc, char **argv)
 	       o.updates ? ", updates under lookups" : "");
 
 	for (i = 0; i < o.nb_sets; i++) {
-		if (bench_set_load(&set, o.rules[i], o.trace, o.nb_keys) != 0) {
+		if (bench_set_load(&set, o.rules[i], o.trace, o.nb_keys, o.nb_slices, o.burst) != 0) {
 			bench_set_free(&set);
 			status = 1;
 			continue;

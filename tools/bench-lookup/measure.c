@@ -25,6 +25,7 @@
 #define LOOKUP_ROUNDS 3    /* measure_lookups() gives their median */
 #define UPDATE_ROUNDS 3    /* idle and writing periods of measure_updates(), alternated */
 #define OTHERS_WARNING 0.9 /* a round in which the thread ran less than this is reported */
+#define BURST_SAMPLES (1u << 20) /* bursts timed one by one, per engine (the first so many) */
 
 double
 now_s(void)
@@ -57,19 +58,19 @@ heap_allocated(void)
 	return total;
 }
 
-/* The burst starting at key *next, which moves on and wraps around the keys. */
+/* The burst starting at key *next, which moves on and wraps around the set's keys. */
 static uint16_t
-next_burst(size_t *next, size_t end)
+next_burst(const struct bench_set *s, size_t *next)
 {
-	size_t first = *next;
-	uint16_t n = (uint16_t)RTE_MIN((size_t)BENCH_BURST, end - first);
+	size_t first = *next, end = s->nb_keys;
+	uint16_t n = (uint16_t)RTE_MIN((size_t)s->burst, end - first);
 
 	*next = first + n == end ? 0 : first + n;
 	return n;
 }
 
 size_t
-measure_verify(struct engine *e, size_t n)
+measure_verify(struct engine *e)
 {
 	const struct bench_set *s = e->set;
 	uint32_t rule[BENCH_BURST];
@@ -78,7 +79,7 @@ measure_verify(struct engine *e, size_t n)
 
 	do {
 		first = next;
-		k = next_burst(&next, n);
+		k = next_burst(s, &next);
 		e->ops->lookup(e, first, k, rule);
 		for (i = 0; i < k; i++) {
 			if (rule[i] == s->expect[first + i])
@@ -103,23 +104,36 @@ cpu_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Lookups from key *next on for the given wall time; ns per lookup in CPU time. */
+/* Bursts timed one by one, in TSC cycles. */
+struct burst_times {
+	uint32_t *cycles;
+	size_t n;
+};
+
+/*
+ * Lookups from key *next on for the given wall time; ns per lookup in CPU
+ * time. Each burst's time goes to bt while it has room.
+ */
 static double
-lookup_round(struct engine *e, double seconds, size_t *next)
+lookup_round(struct engine *e, double seconds, size_t *next, struct burst_times *bt)
 {
 	uint32_t rule[BENCH_BURST];
-	uint64_t stop, lookups = 0;
+	uint64_t stop, lookups = 0, t0, t1 = rte_rdtsc();
 	double cpu = cpu_s(), wall = now_s();
 	size_t first;
 	uint16_t n;
 
-	stop = rte_get_tsc_cycles() + (uint64_t)(seconds * (double)rte_get_tsc_hz());
+	stop = t1 + (uint64_t)(seconds * (double)rte_get_tsc_hz());
 	do {
 		first = *next;
-		n = next_burst(next, e->set->nb_keys);
+		n = next_burst(e->set, next);
+		t0 = t1;
 		e->ops->lookup(e, first, n, rule);
+		t1 = rte_rdtsc();
+		if (bt->n < BURST_SAMPLES)
+			bt->cycles[bt->n++] = (uint32_t)RTE_MIN(t1 - t0, (uint64_t)UINT32_MAX);
 		lookups += n;
-	} while (rte_get_tsc_cycles() < stop);
+	} while (t1 < stop);
 	cpu = cpu_s() - cpu;
 	wall = now_s() - wall;
 	if (cpu < OTHERS_WARNING * wall)
@@ -136,19 +150,47 @@ cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The 99th percentile of the bursts' times in ns (sorts them); 0 if none. */
+static double
+p99_ns(struct burst_times *bt)
+{
+	if (bt->n == 0)
+		return 0;
+	qsort(bt->cycles, bt->n, sizeof(bt->cycles[0]), cmp_u32);
+	return (double)bt->cycles[bt->n * 99 / 100] * 1e9 / (double)rte_get_tsc_hz();
+}
+
 void
-measure_lookups(struct engine *const *e, size_t nb_engines, double seconds, double *ns_per_lookup)
+measure_lookups(struct engine *const *e, size_t nb_engines, double seconds, double *ns_per_lookup,
+		double *p99_burst_ns)
 {
 	double ns[MAX_ENGINES][LOOKUP_ROUNDS];
+	struct burst_times bt[MAX_ENGINES] = {0};
 	size_t next[MAX_ENGINES] = {0}, j;
 	unsigned int i;
 
+	for (j = 0; j < nb_engines; j++)
+		bt[j].cycles = malloc(BURST_SAMPLES * sizeof(bt[j].cycles[0]));
 	for (i = 0; i < LOOKUP_ROUNDS; i++)
-		for (j = 0; j < nb_engines; j++)
-			ns[j][i] = lookup_round(e[j], seconds / LOOKUP_ROUNDS, &next[j]);
+		for (j = 0; j < nb_engines; j++) {
+			struct burst_times none = {.n = BURST_SAMPLES}; /* no room: none timed */
+
+			ns[j][i] = lookup_round(e[j], seconds / LOOKUP_ROUNDS, &next[j],
+						bt[j].cycles != NULL ? &bt[j] : &none);
+		}
 	for (j = 0; j < nb_engines; j++) {
 		qsort(ns[j], LOOKUP_ROUNDS, sizeof(ns[j][0]), cmp_double);
 		ns_per_lookup[j] = ns[j][LOOKUP_ROUNDS / 2];
+		p99_burst_ns[j] = p99_ns(&bt[j]);
+		free(bt[j].cycles);
 	}
 }
 
@@ -175,7 +217,7 @@ reader_main(void *arg)
 	__atomic_store_n(&r->started, true, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
 		first = next;
-		n = next_burst(&next, e->set->nb_keys);
+		n = next_burst(e->set, &next);
 		e->ops->lookup(e, first, n, rule);
 		lookups += n;
 		__atomic_store_n(&r->lookups, lookups, __ATOMIC_RELAXED);

@@ -45,20 +45,20 @@ report_set(FILE *out, const struct bench_set *s, const struct bench_result *r, s
 	char c[6][CELL];
 	size_t i;
 
-	fprintf(out, "\n%s: %zu filters of %zu rules, %zu %s keys\n\n", s->name, s->x.n,
-		s->x.nb_rules, s->nb_keys, s->from_trace ? "trace" : "random");
+	fprintf(out, "\n%s: %zu filters of %zu rules in %u slice(s), %zu %s keys\n\n", s->name,
+		s->x.n, s->x.nb_rules, s->nb_slices, s->nb_keys, s->from_trace ? "trace" : "random");
 	fprintf(out, "| engine | alg | entries | build s | memory MB | B/entry | verified | "
-		     "mismatches | ns/lookup | Mlookups/s | writes/s | reader Mlookups/s | "
-		     "while writing | %% of idle |\n");
+		     "mismatches | ns/lookup | Mlookups/s | p99 burst ns | writes/s | "
+		     "reader Mlookups/s | while writing | %% of idle |\n");
 	fprintf(out, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
-		     "---: | ---: | ---: |\n");
+		     "---: | ---: | ---: | ---: |\n");
 	for (i = 0; i < n; i++)
 		fprintf(out,
-			"| %s | %s | %u | %.4f | %.2f | %.0f | %zu | %zu | %.1f | %.3g | %s | %s | "
-			"%s | %s |\n",
+			"| %s | %s | %u | %.4f | %.2f | %.0f | %zu | %zu | %.1f | %.3g | %.0f | %s | "
+			"%s | %s | %s |\n",
 			r[i].engine, r[i].alg[0] != '\0' ? r[i].alg : "-", r[i].entries,
 			r[i].build_s, r[i].mem_bytes / 1e6, bytes_per_entry(&r[i]), r[i].verified,
-			r[i].mismatches, r[i].ns_per_lookup, mlookups(&r[i]),
+			r[i].mismatches, r[i].ns_per_lookup, mlookups(&r[i]), r[i].p99_burst_ns,
 			upd(c[0], &r[i], "-", "%.1f", r[i].writes_per_s),
 			upd(c[1], &r[i], "-", "%.3g", r[i].idle_lookups_per_s / 1e6),
 			upd(c[2], &r[i], "-", "%.3g", r[i].busy_lookups_per_s / 1e6),
@@ -84,12 +84,14 @@ report_summary(FILE *out, const struct bench_result *r, size_t n)
 	char c[2][CELL];
 	size_t i;
 
-	fprintf(out, "\nSummary\n\n| set | filters | engine | ns/lookup | Mlookups/s | B/entry | "
-		     "build s | writes/s | lookups while writing (%% of idle) |\n");
-	fprintf(out, "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+	fprintf(out, "\nSummary\n\n| set | filters | engine | ns/lookup | Mlookups/s | "
+		     "p99 burst ns | B/entry | build s | writes/s | lookups while writing (%% of "
+		     "idle) |\n");
+	fprintf(out, "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
 	for (i = 0; i < n; i++)
-		fprintf(out, "| %s | %zu | %s | %.1f | %.3g | %.0f | %.4f | %s | %s |\n", r[i].set,
-			r[i].filters, r[i].engine, r[i].ns_per_lookup, mlookups(&r[i]),
+		fprintf(out, "| %s | %zu | %s | %.1f | %.3g | %.0f | %.0f | %.4f | %s | %s |\n",
+			r[i].set, r[i].filters, r[i].engine, r[i].ns_per_lookup, mlookups(&r[i]),
+			r[i].p99_burst_ns,
 			bytes_per_entry(&r[i]), r[i].build_s,
 			upd(c[0], &r[i], "-", "%.1f", r[i].writes_per_s),
 			upd(c[1], &r[i], "-", "%.0f%%", busy_pct(&r[i])));
@@ -120,13 +122,13 @@ report_csv(const char *path, const struct bench_result *r, size_t n)
 		return -1;
 	}
 	fprintf(f, "set,filters,engine,alg,entries,build_s,mem_bytes,bytes_per_entry,"
-		   "verified_keys,mismatches,ns_per_lookup,mlookups_per_s,writes_per_s,"
+		   "verified_keys,mismatches,ns_per_lookup,mlookups_per_s,p99_burst_ns,writes_per_s,"
 		   "reader_idle_mlookups_per_s,reader_writing_mlookups_per_s,writing_pct_of_idle\n");
 	for (i = 0; i < n; i++)
-		fprintf(f, "%s,%zu,%s,%s,%u,%.6f,%zu,%.1f,%zu,%zu,%.2f,%.6g,%s,%s,%s,%s\n",
+		fprintf(f, "%s,%zu,%s,%s,%u,%.6f,%zu,%.1f,%zu,%zu,%.2f,%.6g,%.0f,%s,%s,%s,%s\n",
 			r[i].set, r[i].filters, r[i].engine, r[i].alg, r[i].entries, r[i].build_s,
 			r[i].mem_bytes, bytes_per_entry(&r[i]), r[i].verified, r[i].mismatches,
-			r[i].ns_per_lookup, mlookups(&r[i]),
+			r[i].ns_per_lookup, mlookups(&r[i]), r[i].p99_burst_ns,
 			upd(c[0], &r[i], "", "%.1f", r[i].writes_per_s),
 			upd(c[1], &r[i], "", "%.6g", r[i].idle_lookups_per_s / 1e6),
 			upd(c[2], &r[i], "", "%.6g", r[i].busy_lookups_per_s / 1e6),

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The slicepath lookup engine as the daemon uses it: one table of the set's
- * capacity, one slice whose quota is the set's filters, filter i at
- * position i, its result carrying its rule's index, all written in one
+ * capacity, a slice per slice of the set (bench.h) whose quota is its
+ * filters, its filters at positions 0, 1, ... in order, each result
+ * carrying its rule's index, each slice's written in one
  * sp_lookup_write_bulk() (build time: until the lookups see them all).
  */
 #include "bench.h"
@@ -14,10 +15,9 @@
 #include <rte_errno.h>
 #include <rte_memory.h>
 
-#define SLICE 0
-
 struct sp_engine {
 	struct sp_lookup *t;
+	uint32_t *local; /* by filter of the set: its position in its slice */
 	struct sp_result res[BENCH_BURST];
 	struct sp_result *results[BENCH_BURST];
 	uint32_t pos[BENCH_BURST];
@@ -34,13 +34,20 @@ filter(const struct bench_set *s, uint32_t f)
 	return out;
 }
 
+/* The slice of the set's position pos: that of the filter there at the start. */
+static uint16_t
+slice_at(const struct engine *e, uint32_t pos)
+{
+	return bench_rule_slice(e->set, e->set->x.rule[pos]);
+}
+
 static int
 sp_write(struct engine *e, uint32_t pos, uint32_t f)
 {
 	struct sp_engine *p = e->priv;
 	struct sp_filter flt = filter(e->set, f);
 
-	return sp_lookup_write(p->t, SLICE, pos, &flt);
+	return sp_lookup_write(p->t, slice_at(e, pos), p->local[pos], &flt);
 }
 
 static int
@@ -48,7 +55,34 @@ sp_erase(struct engine *e, uint32_t pos)
 {
 	struct sp_engine *p = e->priv;
 
-	return sp_lookup_delete(p->t, SLICE, pos);
+	return sp_lookup_delete(p->t, slice_at(e, pos), p->local[pos]);
+}
+
+/* Each slice's filters written in one call, compiled, and seen by the lookups. */
+static int
+load_slices(struct engine *e, struct sp_filter *f, uint32_t *pos)
+{
+	const struct bench_set *s = e->set;
+	struct sp_engine *p = e->priv;
+	int rc = 0;
+
+	for (uint16_t sl = 0; sl < s->nb_slices && rc == 0; sl++) {
+		uint32_t n = 0;
+
+		for (uint32_t i = 0; i < s->x.n; i++)
+			if (slice_at(e, i) == sl) {
+				p->local[i] = n;
+				f[n] = filter(s, i);
+				pos[n] = n;
+				n++;
+			}
+		rc = sp_lookup_slice_add(p->t, sl, RTE_MAX(n, 1u));
+		if (rc == 0)
+			rc = sp_lookup_write_bulk(p->t, sl, pos, f, n);
+		if (rc == 0)
+			rc = sp_lookup_sync(p->t, sl);
+	}
+	return rc;
 }
 
 static int
@@ -57,55 +91,57 @@ sp_build(struct engine *e)
 	const struct bench_set *s = e->set;
 	struct sp_lookup_params params = {
 		.name = "bench",
-		.capacity = s->capacity,
-		.max_slices = 1,
+		.capacity = s->capacity + s->nb_slices, /* a slice of no filters still has a position */
+		.max_slices = s->nb_slices,
 		.socket = SOCKET_ID_ANY,
 		.qsbr = e->qsbr,
 	};
 	struct sp_engine *p = calloc(1, sizeof(*p));
-	struct sp_filter *f = malloc(s->x.n * sizeof(*f));
-	uint32_t *pos = malloc(s->x.n * sizeof(*pos));
+	struct sp_filter *f = malloc(RTE_MAX(s->x.n, (size_t)1) * sizeof(*f));
+	uint32_t *pos = malloc(RTE_MAX(s->x.n, (size_t)1) * sizeof(*pos));
 	struct sp_lookup_info info;
 	size_t heap = heap_allocated();
+	uint32_t i, rules = 0;
+	size_t classifier = 0, counters = 0;
 	double start;
-	uint32_t i;
-	int rc;
+	int rc = -ENOMEM;
 
-	if (p == NULL || f == NULL || pos == NULL) {
-		free(p);
-		free(f);
-		free(pos);
-		return -ENOMEM;
-	}
 	e->priv = p;
+	if (p != NULL)
+		p->local = malloc(RTE_MAX(s->x.n, (size_t)1) * sizeof(*p->local));
+	if (p == NULL || p->local == NULL || f == NULL || pos == NULL)
+		goto out;
 	for (i = 0; i < BENCH_BURST; i++)
 		p->results[i] = &p->res[i];
-	for (i = 0; i < s->x.n; i++) {
-		f[i] = filter(s, i);
-		pos[i] = i;
-	}
 	start = now_s();
 	p->t = sp_lookup_create(&params);
-	if (p->t == NULL) {
-		free(f);
-		free(pos);
-		return -rte_errno;
-	}
-	rc = sp_lookup_slice_add(p->t, SLICE, (uint32_t)s->x.n);
-	if (rc == 0)
-		rc = sp_lookup_write_bulk(p->t, SLICE, pos, f, (uint32_t)s->x.n);
-	if (rc == 0)
-		rc = sp_lookup_sync(p->t, SLICE);
+	rc = p->t != NULL ? load_slices(e, f, pos) : -rte_errno;
 	e->build_s = now_s() - start;
-	free(f);
-	free(pos);
-	if (rc == 0 && sp_lookup_info(p->t, SLICE, &info) == 0) {
-		snprintf(e->alg, sizeof(e->alg), "%s", info.classifier);
-		printf("  sp: %u filters compiled into %u rte_acl rules\n", info.compiled,
-		       info.rules);
+	if (rc == 0) {
+		for (uint16_t sl = 0; sl < s->nb_slices; sl++)
+			if (sp_lookup_info(p->t, sl, &info) == 0) {
+				snprintf(e->alg, sizeof(e->alg), "%s", info.classifier);
+				rules += info.rules;
+				classifier += info.classifier_bytes;
+				counters += (size_t)info.quota * sizeof(uint64_t);
+			}
+		printf("  sp: %zu filters in %u slice(s), classified by %s%s\n", s->x.n,
+		       s->nb_slices, e->alg, strcmp(e->alg, "tree") == 0 ? "" : " (rte_acl)");
+		if (strcmp(e->alg, "tree") != 0)
+			printf("  sp: %u rte_acl rules\n", rules);
+		else
+			printf("  sp: the lookups read %.1f bytes a filter: %.1f of trees and results, "
+			       "%.1f of hit counters (the rest of the memory below: the writer's "
+			       "copy, the compiler's, the flow caches)\n",
+			       (double)(classifier + counters) / (double)RTE_MAX(s->x.n, (size_t)1),
+			       (double)classifier / (double)RTE_MAX(s->x.n, (size_t)1),
+			       (double)counters / (double)RTE_MAX(s->x.n, (size_t)1));
 	}
 	e->mem_bytes = heap_allocated() - heap;
 	e->entries = (uint32_t)s->x.n;
+out:
+	free(f);
+	free(pos);
 	return rc;
 }
 
@@ -115,7 +151,8 @@ sp_lookup(struct engine *e, size_t first, uint16_t n, uint32_t *rule)
 	struct sp_engine *p = e->priv;
 	uint16_t i;
 
-	sp_lookup_bulk(p->t, SLICE, &e->set->sp_keys[first], p->results, p->pos, n);
+	sp_lookup_bulk(p->t, bench_burst_slice(e->set, first), &e->set->sp_keys[first],
+		       p->results, p->pos, n);
 	for (i = 0; i < n; i++) {
 		rule[i] = BENCH_MISS;
 		if (p->pos[i] != SP_LOOKUP_MISS)
@@ -128,8 +165,10 @@ sp_free(struct engine *e)
 {
 	struct sp_engine *p = e->priv;
 
-	if (p != NULL)
+	if (p != NULL) {
 		sp_lookup_free(p->t);
+		free(p->local);
+	}
 	free(p);
 	e->priv = NULL;
 }
