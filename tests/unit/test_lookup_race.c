@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The lookup engine against a brute-force reference while updates are
- * published. A writer applies random inserts, replacements and deletes
+ * published, on one slice and on 64 taking turns. A writer applies random inserts, replacements and deletes
  * (random masks of every shape) and bumps a version after each; a lookup
  * thread looks up random, matching and near-miss keys in bursts and logs
  * what it saw with the versions read before and after the burst. Afterwards
@@ -24,6 +24,7 @@
 
 #include <cmocka.h>
 
+#include <rte_common.h>
 #include <rte_malloc.h>
 #include <rte_rcu_qsbr.h>
 
@@ -32,12 +33,15 @@
 
 #define QUOTA 512
 #define NB_OPS 20000
-#define NB_KEYS 256
+#define MAX_KEYS 1024
 #define BURST 32
 #define MAX_LOG (1u << 24) /* lookups logged; the reader stops when full */
 #define STATIC_KEYS (1u << 20)
+#define MAX_SLICES 64
+#define MAX_RUN 96 /* writes to one slice in a row: enough to make it rebuild */
 
 struct op {
+	uint16_t slice;
 	uint32_t pos;
 	bool del;
 	bool anchored;       /* the filter replaced and this one both match anchor */
@@ -50,6 +54,15 @@ struct answer {
 	uint16_t tag;
 };
 
+/* A key's reference answers: the versions at which it changed, ascending. */
+struct history {
+	uint32_t n, room;
+	struct change {
+		uint32_t v;
+		struct answer a;
+	} *c;
+};
+
 struct seen {
 	uint32_t v0, v1; /* versions read before and after the burst */
 	uint16_t key;
@@ -60,13 +73,21 @@ struct race {
 	struct sp_lookup *t;
 	struct rte_rcu_qsbr *qsbr;
 	const struct op *ops;
-	struct sp_key keys[NB_KEYS];
+	unsigned int nb_slices, nb_keys;
+	struct sp_key keys[MAX_KEYS]; /* key k belongs to slice key_slice(r, k) */
 	uint32_t version; /* ops fully applied */
 	bool started;     /* the reader is looking up: the writer may begin */
 	bool stop;
 	struct seen *log;
 	uint32_t nb_log;
 };
+
+/* Slices are numbered from 1: slice 0 stays unused, so that a mix-up shows. */
+static uint16_t
+key_slice(unsigned int nb_slices, unsigned int k)
+{
+	return (uint16_t)(1 + k % nb_slices);
+}
 
 static unsigned int
 popcount(const struct sp_key *m)
@@ -78,17 +99,21 @@ popcount(const struct sp_key *m)
 	return n;
 }
 
-/* Prefixes, whole bytes, sparse bits, dense bits and, rarely, a catch-all
- * (a common one would answer every key). */
+/*
+ * Prefixes, whole bytes, sparse bits, dense bits, a prefix in each field
+ * (addresses and port ranges as the tree takes them) and, rarely, a
+ * catch-all (a common one would answer every key).
+ */
 static void
 rnd_mask(struct sp_key *m)
 {
-	unsigned int i, len;
+	static const uint8_t field_end[] = {4, 8, 10, 12, 13, 14};
+	unsigned int i, len, f, start;
 
 	memset(m, 0, sizeof(*m));
 	if (sp_test_rnd() % 1024 == 0)
 		return;
-	switch (sp_test_rnd() % 5) {
+	switch (sp_test_rnd() % 6) {
 	case 0:
 		len = 1 + (unsigned int)(sp_test_rnd() % 112);
 		for (i = 0; i < len; i++)
@@ -105,6 +130,13 @@ rnd_mask(struct sp_key *m)
 	case 3:
 		for (i = 0; i < SP_KEY_BYTES; i++)
 			m->b[i] = (uint8_t)sp_test_rnd();
+		break;
+	case 4:
+		for (f = 0, start = 0; f < RTE_DIM(field_end); start = field_end[f++]) {
+			len = (unsigned int)(sp_test_rnd() % ((field_end[f] - start) * 8 + 1));
+			for (i = 0; i < len; i++)
+				m->b[start + i / 8] |= (uint8_t)(0x80 >> (i % 8));
+		}
 		break;
 	default:
 		break;
@@ -135,46 +167,72 @@ key_in(const struct sp_filter *f, struct sp_key *k)
 }
 
 /*
- * Random writes and deletes; a third of the replacements are anchored: the
- * new filter has another mask but matches a key the old one matched, so for
+ * Random writes and deletes, in runs of up to MAX_RUN on one slice (so that
+ * slices overflow what fits beside their base and get rebuilt while the
+ * others are looked up); a third of the replacements are anchored: the new
+ * filter has another mask but matches a key the old one matched, so for
  * that key the right answer is this position throughout, and any torn or
  * half-published entry shows as another answer.
  */
 static void
-make_ops(struct op *ops)
+make_ops(struct op *ops, unsigned int nb_slices)
 {
-	static const struct sp_filter *cur[QUOTA];
+	static const struct sp_filter *cur[MAX_SLICES + 1][QUOTA];
+	uint16_t slice = 1;
+	unsigned int run = 0;
 
 	memset(cur, 0, sizeof(cur));
-	for (uint32_t i = 0; i < NB_OPS; i++) {
+	for (uint32_t i = 0; i < NB_OPS; i++, run--) {
 		struct op *o = &ops[i];
 
+		if (run == 0) {
+			slice = key_slice(nb_slices, (unsigned int)sp_test_rnd());
+			run = 1 + (unsigned int)(sp_test_rnd() % MAX_RUN);
+		}
+		o->slice = slice;
 		o->pos = (uint32_t)(sp_test_rnd() % QUOTA);
 		o->del = sp_test_rnd() % 4 == 0;
 		rnd_mask(&o->f.mask);
 		for (unsigned int b = 0; b < SP_KEY_BYTES; b++)
 			o->f.key.b[b] = (uint8_t)sp_test_rnd(); /* bits outside the mask too */
-		if (!o->del && cur[o->pos] != NULL && sp_test_rnd() % 3 == 0) {
-			key_in(cur[o->pos], &o->anchor);
+		if (!o->del && cur[slice][o->pos] != NULL && sp_test_rnd() % 3 == 0) {
+			key_in(cur[slice][o->pos], &o->anchor);
 			o->f.key = o->anchor;
 			o->anchored = true;
 		}
 		o->f.result.endpoint = (uint16_t)(i + 1);
 		o->f.result.queue = (uint16_t)~o->f.result.endpoint; /* torn results show */
-		cur[o->pos] = o->del ? NULL : &o->f;
+		cur[slice][o->pos] = o->del ? NULL : &o->f;
 	}
 }
 
-/* Random keys, keys some write matches, near misses (one bit off) and anchors. */
+/* An op on slice, at or after a random one (NULL if none). */
+static const struct op *
+op_of(const struct op *ops, unsigned int nb_ops, uint16_t slice)
+{
+	unsigned int first = (unsigned int)(sp_test_rnd() % nb_ops);
+
+	for (unsigned int i = 0; i < nb_ops; i++)
+		if (ops[(first + i) % nb_ops].slice == slice)
+			return &ops[(first + i) % nb_ops];
+	return NULL;
+}
+
+/*
+ * Random keys, keys some write of the key's slice matches, near misses (one
+ * bit off) and anchors.
+ */
 static void
-make_keys(struct sp_key *keys, unsigned int n, const struct op *ops, unsigned int nb_ops)
+make_keys(struct sp_key *keys, unsigned int n, const struct op *ops, unsigned int nb_ops,
+	  unsigned int nb_slices)
 {
 	for (unsigned int i = 0; i < n; i++) {
-		const struct op *o = &ops[sp_test_rnd() % nb_ops];
+		uint16_t slice = key_slice(nb_slices, i);
+		const struct op *o = op_of(ops, nb_ops, slice);
 		struct sp_key *k = &keys[i];
-		unsigned int bit;
+		unsigned int bit, kind = o != NULL ? (i / nb_slices) % 4 : 0;
 
-		switch (i % 4) {
+		switch (kind) {
 		case 0:
 			for (unsigned int b = 0; b < SP_KEY_BYTES; b++)
 				k->b[b] = (uint8_t)sp_test_rnd();
@@ -189,7 +247,7 @@ make_keys(struct sp_key *keys, unsigned int n, const struct op *ops, unsigned in
 			break;
 		default:
 			for (unsigned int tries = 0; !o->anchored && tries < 64; tries++)
-				o = &ops[sp_test_rnd() % nb_ops];
+				o = op_of(ops, nb_ops, slice);
 			if (o->anchored)
 				*k = o->anchor;
 			else
@@ -199,63 +257,155 @@ make_keys(struct sp_key *keys, unsigned int n, const struct op *ops, unsigned in
 	}
 }
 
-/* answers[v * NB_KEYS + k]: the reference's answer for key k after v ops. */
-static struct answer *
-reference_answers(const struct op *ops, const struct sp_key *keys)
+static void
+history_add(struct history *h, uint32_t v, struct answer a)
 {
-	struct answer *ans = calloc((size_t)(NB_OPS + 1) * NB_KEYS, sizeof(*ans));
-	const struct sp_filter *table[QUOTA] = {NULL};
-	struct answer cur[NB_KEYS];
+	if (h->n == h->room) {
+		h->room = h->room != 0 ? 2 * h->room : 16;
+		h->c = realloc(h->c, h->room * sizeof(h->c[0]));
+		assert_non_null(h->c);
+	}
+	h->c[h->n++] = (struct change){v, a};
+}
 
-	assert_non_null(ans);
-	for (unsigned int k = 0; k < NB_KEYS; k++)
-		cur[k].pos = SP_LOOKUP_MISS;
-	memcpy(ans, cur, sizeof(cur));
+/* The reference's answer for a key after v ops. */
+static struct answer
+answer_at(const struct history *h, uint32_t v)
+{
+	uint32_t lo = 0, hi = h->n; /* c[0].v == 0 <= v: the answer is in c[lo, hi) */
+
+	while (hi - lo > 1) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (h->c[mid].v <= v)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return h->c[lo].a;
+}
+
+/* Each key's history of reference answers over the ops (a brute-force table per slice). */
+static struct history *
+reference_answers(const struct op *ops, const struct race *r)
+{
+	static const struct sp_filter *table[MAX_SLICES + 1][QUOTA];
+	struct history *h = calloc(r->nb_keys, sizeof(*h));
+
+	assert_non_null(h);
+	memset(table, 0, sizeof(table));
+	for (unsigned int k = 0; k < r->nb_keys; k++)
+		history_add(&h[k], 0, (struct answer){SP_LOOKUP_MISS, 0});
 	for (uint32_t v = 0; v < NB_OPS; v++) {
 		const struct op *o = &ops[v];
+		const struct sp_filter **tab = table[o->slice];
 
-		table[o->pos] = o->del ? NULL : &o->f;
-		for (unsigned int k = 0; k < NB_KEYS; k++) {
-			if (!o->del && o->pos <= cur[k].pos && matches(&o->f, &keys[k])) {
-				cur[k] = (struct answer){o->pos, o->f.result.endpoint};
+		tab[o->pos] = o->del ? NULL : &o->f;
+		for (unsigned int k = 0; k < r->nb_keys; k++) {
+			struct answer cur = h[k].c[h[k].n - 1].a, now = cur;
+
+			if (key_slice(r->nb_slices, k) != o->slice)
 				continue;
-			}
-			if (cur[k].pos != o->pos)
-				continue;
-			/* The filter that answered is gone: search again. */
-			cur[k].pos = SP_LOOKUP_MISS;
-			for (uint32_t p = 0; p < QUOTA; p++) {
-				if (table[p] != NULL && matches(table[p], &keys[k])) {
-					cur[k] = (struct answer){p, table[p]->result.endpoint};
-					break;
+			if (!o->del && o->pos <= cur.pos && matches(&o->f, &r->keys[k])) {
+				now = (struct answer){o->pos, o->f.result.endpoint};
+			} else if (cur.pos == o->pos) {
+				/* The filter that answered is gone: search again. */
+				now.pos = SP_LOOKUP_MISS;
+				for (uint32_t p = 0; p < QUOTA; p++) {
+					if (tab[p] != NULL && matches(tab[p], &r->keys[k])) {
+						now = (struct answer){p, tab[p]->result.endpoint};
+						break;
+					}
 				}
 			}
+			if (now.pos != cur.pos || now.tag != cur.tag)
+				history_add(&h[k], v + 1, now);
 		}
-		memcpy(&ans[(size_t)(v + 1) * NB_KEYS], cur, sizeof(cur));
 	}
-	return ans;
+	return h;
 }
 
 static void
 apply(struct sp_lookup *t, const struct op *o)
 {
-	int rc = o->del ? sp_lookup_delete(t, 1, o->pos) : sp_lookup_write(t, 1, o->pos, &o->f);
+	int rc = o->del ? sp_lookup_delete(t, o->slice, o->pos)
+			: sp_lookup_write(t, o->slice, o->pos, &o->f);
 
 	assert_true(rc == 0 || (o->del && rc == -ENOENT));
+}
+
+/* What the NPE hands sp_lookup_bulk_later(): its packets, each naming its slice. */
+struct object {
+	uint16_t slice;
+	struct sp_key key;
+	struct sp_result res;
+	uint32_t pos;
+};
+
+static const struct sp_lookup_fields object_fields = {
+	.slice = offsetof(struct object, slice),
+	.key = offsetof(struct object, key),
+	.result = offsetof(struct object, res),
+	.position = offsetof(struct object, pos),
+};
+
+/*
+ * One burst of the keys idx[]: with one slice through sp_lookup_bulk(), with
+ * many as the NPE does, each key in its own slice's table, hits counted
+ * later. Positions in pos[], results in res[].
+ */
+static void
+look_up(struct race *r, const uint16_t *idx, struct sp_result *res, uint32_t *pos)
+{
+	struct object objs[BURST];
+	void *op[BURST];
+	const struct sp_key *keys[BURST];
+	struct sp_result *results[BURST];
+	static __thread struct sp_lookup_later later;
+
+	if (r->nb_slices == 1) {
+		for (unsigned int i = 0; i < BURST; i++) {
+			keys[i] = &r->keys[idx[i]];
+			results[i] = &res[i];
+		}
+		sp_lookup_bulk(r->t, 1, keys, results, pos, BURST);
+		return;
+	}
+	for (unsigned int i = 0; i < BURST; i++) {
+		objs[i].slice = key_slice(r->nb_slices, idx[i]);
+		objs[i].key = r->keys[idx[i]];
+		op[i] = &objs[i];
+	}
+	sp_lookup_bulk_later(r->t, op, &object_fields, BURST, &later);
+	sp_lookup_count_later(&later);
+	for (unsigned int i = 0; i < BURST; i++) {
+		pos[i] = objs[i].pos;
+		res[i] = objs[i].res;
+	}
+}
+
+/*
+ * The keys of a burst: every other burst consecutive keys (each of another
+ * slice), else keys a slice apart (mostly of one slice), as the NPE's
+ * rounds mix them.
+ */
+static void
+burst_keys(const struct race *r, unsigned int b, uint16_t *idx)
+{
+	unsigned int step = b % 2 == 0 ? 1 : r->nb_slices;
+
+	for (unsigned int i = 0; i < BURST; i++)
+		idx[i] = (uint16_t)((b * BURST + i * step + b / 2) % r->nb_keys);
 }
 
 static void *
 reader(void *arg)
 {
 	struct race *r = arg;
-	const struct sp_key *keys[BURST];
 	struct sp_result res[BURST];
-	struct sp_result *results[BURST];
 	uint32_t pos[BURST], seen_v = 0, logged_at_v = 0;
-	unsigned int next = 0;
+	unsigned int b = 0;
 
-	for (unsigned int i = 0; i < BURST; i++)
-		results[i] = &res[i];
 	rte_rcu_qsbr_thread_register(r->qsbr, 0);
 	rte_rcu_qsbr_thread_online(r->qsbr, 0);
 	__atomic_store_n(&r->started, true, __ATOMIC_RELEASE);
@@ -277,11 +427,8 @@ reader(void *arg)
 			continue;
 		}
 		logged_at_v += BURST;
-		for (unsigned int i = 0; i < BURST; i++) {
-			idx[i] = (uint16_t)(next++ % NB_KEYS);
-			keys[i] = &r->keys[idx[i]];
-		}
-		sp_lookup_bulk(r->t, 1, keys, results, pos, BURST);
+		burst_keys(r, b++, idx);
+		look_up(r, idx, res, pos);
 		v1 = __atomic_load_n(&r->version, __ATOMIC_ACQUIRE);
 		for (unsigned int i = 0; i < BURST; i++) {
 			struct seen *s = &r->log[r->nb_log++];
@@ -297,7 +444,7 @@ reader(void *arg)
 			}
 		}
 		rte_rcu_qsbr_quiescent(r->qsbr, 0);
-		if (next % (BURST * 64) == 0)
+		if (b % 64 == 0)
 			sched_yield(); /* let the writer run on a one-CPU machine */
 	}
 	rte_rcu_qsbr_thread_offline(r->qsbr, 0);
@@ -338,32 +485,42 @@ spawn(void *(*fn)(void *), struct race *r)
 /* The reader's answer must be the reference's at a version in [v0, v1 + 1]:
  * the op after v1 may already be published when v1 is read. */
 static bool
-plausible(const struct answer *ans, const struct seen *s)
+plausible(const struct history *h, const struct seen *s)
 {
 	uint32_t last = s->v1 + 1 > NB_OPS ? NB_OPS : s->v1 + 1;
+	const struct history *k = &h[s->key];
 
 	for (uint32_t v = s->v0; v <= last; v++) {
-		const struct answer *a = &ans[(size_t)v * NB_KEYS + s->key];
+		struct answer a = answer_at(k, v);
 
-		if (a->pos == s->got.pos && (a->pos == SP_LOOKUP_MISS || a->tag == s->got.tag))
+		if (a.pos == s->got.pos && (a.pos == SP_LOOKUP_MISS || a.tag == s->got.tag))
 			return true;
 	}
 	return false;
 }
 
+/*
+ * NB_OPS random writes over nb_slices slices of QUOTA positions, raced by a
+ * reader looking up nb_keys keys spread over the slices; every answer
+ * checked against the reference.
+ */
 static void
-test_lookups_agree_while_updates_are_published(void **state __rte_unused)
+race_over(unsigned int nb_slices, unsigned int nb_keys)
 {
 	struct race *r = calloc(1, sizeof(*r));
 	struct op *ops = calloc(NB_OPS, sizeof(*ops));
-	struct sp_lookup_params p = {.name = "race", .capacity = QUOTA, .max_slices = 4,
+	struct sp_lookup_params p = {.name = "race", .capacity = QUOTA * nb_slices,
+				     .max_slices = (uint16_t)(nb_slices + 1),
 				     .socket = SOCKET_ID_ANY};
-	struct answer *ans;
-	uint32_t bad = 0, changed_under = 0;
+	struct sp_lookup_info info;
+	struct history *h;
+	uint32_t bad = 0, changed_under = 0, rebuilt = 0;
 	pthread_t rd, wr;
 
 	assert_non_null(r);
 	assert_non_null(ops);
+	r->nb_slices = nb_slices;
+	r->nb_keys = nb_keys;
 	r->log = malloc(sizeof(*r->log) * MAX_LOG);
 	r->qsbr = rte_zmalloc(NULL, rte_rcu_qsbr_get_memsize(1), RTE_CACHE_LINE_SIZE);
 	assert_non_null(r->log);
@@ -372,10 +529,11 @@ test_lookups_agree_while_updates_are_published(void **state __rte_unused)
 	p.qsbr = r->qsbr;
 	r->t = sp_lookup_create(&p);
 	assert_non_null(r->t);
-	assert_int_equal(sp_lookup_slice_add(r->t, 1, QUOTA), 0);
-	make_ops(ops);
-	make_keys(r->keys, NB_KEYS, ops, NB_OPS);
-	ans = reference_answers(ops, r->keys);
+	for (unsigned int s = 1; s <= nb_slices; s++)
+		assert_int_equal(sp_lookup_slice_add(r->t, (uint16_t)s, QUOTA), 0);
+	make_ops(ops, nb_slices);
+	make_keys(r->keys, nb_keys, ops, NB_OPS, nb_slices);
+	h = reference_answers(ops, r);
 
 	r->ops = ops;
 	rd = spawn(reader, r);
@@ -386,23 +544,45 @@ test_lookups_agree_while_updates_are_published(void **state __rte_unused)
 	assert_true(r->nb_log + BURST <= MAX_LOG);
 
 	for (uint32_t i = 0; i < r->nb_log; i++) {
-		if (!plausible(ans, &r->log[i]) && bad++ < 5)
-			print_message("lookup %u of key %u between versions %u and %u: got position "
-				      "%u tag %u\n", i, r->log[i].key, r->log[i].v0, r->log[i].v1,
-				      r->log[i].got.pos, r->log[i].got.tag);
+		if (!plausible(h, &r->log[i]) && bad++ < 5)
+			print_message("lookup %u of key %u (slice %u) between versions %u and %u: "
+				      "got position %u tag %u\n", i, r->log[i].key,
+				      key_slice(nb_slices, r->log[i].key), r->log[i].v0,
+				      r->log[i].v1, r->log[i].got.pos, r->log[i].got.tag);
 		changed_under += r->log[i].v1 != r->log[i].v0;
 	}
-	print_message("%u lookups, %u of them while updates were published\n", r->nb_log,
-		      changed_under);
+	/* Slices whose filters were compiled (rebuilt) while the reader looked up. */
+	for (unsigned int s = 1; s <= nb_slices; s++) {
+		assert_int_equal(sp_lookup_info(r->t, (uint16_t)s, &info), 0);
+		rebuilt += info.compiled > 0;
+	}
+	print_message("%u slices (%u rebuilt), %u lookups, %u of them while updates were "
+		      "published\n", nb_slices, rebuilt, r->nb_log, changed_under);
 	assert_int_equal(bad, 0);
-	/* Worth something only if lookups really raced the writer. */
+	/* Worth something only if lookups really raced the writer and the rebuilds. */
 	assert_true(changed_under > 1000);
+	assert_true(rebuilt >= nb_slices / 2);
 	sp_lookup_free(r->t);
 	rte_free(r->qsbr);
-	free(ans);
+	for (unsigned int k = 0; k < nb_keys; k++)
+		free(h[k].c);
+	free(h);
 	free(r->log);
 	free(ops);
 	free(r);
+}
+
+static void
+test_lookups_agree_while_updates_are_published(void **state __rte_unused)
+{
+	race_over(1, 256);
+}
+
+/* 64 slices taking turns, each key in its own slice's table, slices rebuilt meanwhile. */
+static void
+test_64_slices_agree_while_updates_and_rebuilds_are_published(void **state __rte_unused)
+{
+	race_over(MAX_SLICES, MAX_KEYS);
 }
 
 /* Millions of keys against the final table of a long random history. */
@@ -426,7 +606,7 @@ test_millions_of_keys_agree(void **state __rte_unused)
 	t = sp_lookup_create(&p);
 	assert_non_null(t);
 	assert_int_equal(sp_lookup_slice_add(t, 1, QUOTA), 0);
-	make_ops(ops);
+	make_ops(ops, 1);
 	for (uint32_t v = 0; v < NB_OPS; v++) {
 		apply(t, &ops[v]);
 		table[ops[v].pos] = ops[v].del ? NULL : &ops[v].f;
@@ -438,14 +618,14 @@ test_millions_of_keys_agree(void **state __rte_unused)
 			table[q] = NULL;
 		}
 		if (table[q] != NULL)
-			live[nb_live++].f = *table[q];
+			live[nb_live++] = (struct op){.slice = 1, .f = *table[q]};
 	}
 	for (unsigned int i = 0; i < BURST; i++) {
 		kp[i] = &keys[i];
 		rp[i] = &res[i];
 	}
 	for (uint32_t round = 0; round < STATIC_KEYS / BURST; round++) {
-		make_keys(keys, BURST, live, nb_live); /* keys near the filters in the table */
+		make_keys(keys, BURST, live, nb_live, 1); /* keys near the filters in the table */
 		sp_lookup_bulk(t, 1, kp, rp, pos, BURST);
 		for (unsigned int i = 0; i < BURST; i++) {
 			uint32_t want = SP_LOOKUP_MISS;
@@ -471,6 +651,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lookups_agree_while_updates_are_published),
+		cmocka_unit_test(test_64_slices_agree_while_updates_and_rebuilds_are_published),
 		cmocka_unit_test(test_millions_of_keys_agree),
 	};
 
