@@ -9,7 +9,11 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_malloc.h>
 
@@ -27,6 +31,7 @@ busy(const struct lk_changes *c)
 	return c->n - c->nb_copies >= LK_WRITES_MAX / 2 || c->nb_copies >= LK_COPIES_MAX / 2;
 }
 #define POLL_MS 10
+#define NICE_LOWEST 19
 
 uint64_t
 lk_now_ns(void)
@@ -134,6 +139,14 @@ compile(struct sp_lookup *t, struct lk_slice *s)
 	if (b != NULL)
 		rc = lk_base_compile(b, t->form, t->socket);
 	pthread_mutex_lock(&t->lock);
+	if (s->deleted) { /* while compiling: its writer did not wait, the slice is ours to free */
+		pthread_mutex_unlock(&t->lock);
+		lk_base_free(b);
+		lk_wait_readers(t);
+		lk_slice_free(s);
+		pthread_mutex_lock(&t->lock);
+		return 0;
+	}
 	if (rc == 0) {
 		c = rebase(s, b);
 		if (c == NULL)
@@ -179,6 +192,14 @@ compiler_main(void *arg)
 	struct timespec until;
 	int rc;
 
+	/*
+	 * The compiler shares the CPU of the thread that made the table (the
+	 * management thread's): at the lowest priority, so that a compile of
+	 * seconds never holds ARP or a client for a time slice. Linux nices
+	 * threads one by one; where it cannot, the compile still runs.
+	 */
+	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), NICE_LOWEST) != 0)
+		SP_LOG(DEBUG, "%s: the compiler keeps its priority: %s", t->name, strerror(errno));
 	pthread_mutex_lock(&t->lock);
 	while (!t->stop) {
 		s = pick(t);

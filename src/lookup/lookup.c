@@ -41,8 +41,8 @@ lk_view_retire(const struct sp_lookup *t, struct lk_view *v, bool with_base)
 	rte_free(v);
 }
 
-static void
-slice_free(struct lk_slice *s)
+void
+lk_slice_free(struct lk_slice *s)
 {
 	if (s->view != NULL)
 		lk_base_free(s->view->base);
@@ -99,7 +99,7 @@ sp_lookup_free(struct sp_lookup *t)
 	lk_compiler_stop(t);
 	for (slice = 0; slice < t->max_slices; slice++)
 		if (t->slices[slice] != NULL)
-			slice_free(t->slices[slice]);
+			lk_slice_free(t->slices[slice]);
 	pthread_mutex_destroy(&t->lock);
 	rte_free(t);
 }
@@ -140,7 +140,7 @@ sp_lookup_slice_add(struct sp_lookup *t, uint16_t slice, uint32_t quota)
 		SP_LOG(ERR, "%s: no memory for slice %u's table of %u filters", t->name, slice,
 		       quota);
 		if (s != NULL)
-			slice_free(s);
+			lk_slice_free(s);
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -166,13 +166,15 @@ sp_lookup_slice_del(struct sp_lookup *t, uint16_t slice)
 		pthread_mutex_unlock(&t->lock);
 		return -ENOENT;
 	}
-	while (s->compiling)
-		pthread_cond_wait(&t->published, &t->lock);
 	__atomic_store_n(&t->slices[slice], NULL, __ATOMIC_RELEASE);
 	t->used -= s->quota;
+	/* A compile under way frees the slice when it ends: the writer does not wait for it. */
+	s->deleted = s->compiling;
 	pthread_mutex_unlock(&t->lock);
-	lk_wait_readers(t);
-	slice_free(s);
+	if (!s->deleted) {
+		lk_wait_readers(t);
+		lk_slice_free(s);
+	}
 	SP_LOG(DEBUG, "%s: slice %u removed", t->name, slice);
 	return 0;
 }
@@ -216,6 +218,15 @@ note_change(struct lk_slice *s, uint32_t pos)
 		s->pending = true;
 }
 
+/* Have the compiler fold the slice's changes in soon (locked). */
+static void
+ask_compile(struct sp_lookup *t, struct lk_slice *s)
+{
+	s->pending = true;
+	s->compile_rc = 0;
+	pthread_cond_signal(&t->work);
+}
+
 /*
  * Have the compiler fold the slice's changes in until *done reaches want
  * (locked; the lock is let go while waiting). A compile already under way
@@ -225,9 +236,7 @@ static int
 compile_until(struct sp_lookup *t, struct lk_slice *s, const uint64_t *done, uint64_t want)
 {
 	while (*done < want) {
-		s->pending = true;
-		s->compile_rc = 0;
-		pthread_cond_signal(&t->work);
+		ask_compile(t, s);
 		pthread_cond_wait(&t->published, &t->lock);
 		if (*done < want && s->compile_rc != 0 && s->compile_rc != -EAGAIN)
 			return s->compile_rc;
@@ -236,29 +245,29 @@ compile_until(struct sp_lookup *t, struct lk_slice *s, const uint64_t *done, uin
 }
 
 /*
- * Make the changes noted so far visible to the lookups (locked). Returns
- * 0, or the compile's error; *retired is the view to free after a grace
- * period.
+ * Make the changes noted so far visible to the lookups (locked): 0, with
+ * *retired the view to free after a grace period; or -EINPROGRESS and
+ * *ticket: too much changed beside the base, and the compile asked for
+ * shows it (sp_lookup_finish()).
  */
 static int
-publish(struct sp_lookup *t, struct lk_slice *s, struct lk_view **retired)
+publish(struct sp_lookup *t, struct lk_slice *s, struct lk_view **retired, uint64_t *ticket)
 {
-	uint64_t want = s->seq;
 	struct lk_view *v;
 
 	*retired = NULL;
+	*ticket = s->seq;
 	if (!s->pending) {
 		v = lk_view_make(s->view->base, s->chg, s->truth, t->socket);
 		if (v != NULL) {
 			*retired = s->view;
 			__atomic_store_n(&s->view, v, __ATOMIC_RELEASE);
-			s->view_seq = want;
+			s->view_seq = s->seq;
 			return 0;
 		}
-		s->pending = true;
 	}
-	/* Too much changed beside the base: the compiler folds it all in. */
-	return compile_until(t, s, &s->view_seq, want);
+	ask_compile(t, s);
+	return -EINPROGRESS;
 }
 
 int
@@ -300,15 +309,15 @@ restart_hits(struct sp_lookup *t, uint16_t slice, const uint32_t *pos, uint32_t 
 }
 
 int
-sp_lookup_write_bulk(struct sp_lookup *t, uint16_t slice, const uint32_t *pos,
-		     const struct sp_filter *f, uint32_t n)
+sp_lookup_write_bulk_nowait(struct sp_lookup *t, uint16_t slice, const uint32_t *pos,
+			    const struct sp_filter *f, uint32_t n, uint64_t *ticket)
 {
 	struct lk_view *retired;
 	struct lk_slice *s;
 	uint32_t i;
 	int rc;
 
-	if (t == NULL || (n > 0 && (pos == NULL || f == NULL)))
+	if (t == NULL || ticket == NULL || (n > 0 && (pos == NULL || f == NULL)))
 		return -EINVAL;
 	pthread_mutex_lock(&t->lock);
 	rc = locate(t, slice, &s);
@@ -324,28 +333,21 @@ sp_lookup_write_bulk(struct sp_lookup *t, uint16_t slice, const uint32_t *pos,
 		store(&s->truth[pos[i]], &f[i]);
 		note_change(s, pos[i]);
 	}
-	rc = publish(t, s, &retired);
+	rc = publish(t, s, &retired, ticket);
 	pthread_mutex_unlock(&t->lock);
-	restart_hits(t, slice, pos, n, retired);
+	if (rc == 0)
+		restart_hits(t, slice, pos, n, retired);
 	return rc;
 }
 
 int
-sp_lookup_write(struct sp_lookup *t, uint16_t slice, uint32_t pos, const struct sp_filter *f)
-{
-	if (f == NULL)
-		return -EINVAL;
-	return sp_lookup_write_bulk(t, slice, &pos, f, 1);
-}
-
-int
-sp_lookup_delete(struct sp_lookup *t, uint16_t slice, uint32_t pos)
+sp_lookup_delete_nowait(struct sp_lookup *t, uint16_t slice, uint32_t pos, uint64_t *ticket)
 {
 	struct lk_view *retired;
 	struct lk_slice *s;
 	int rc;
 
-	if (t == NULL)
+	if (t == NULL || ticket == NULL)
 		return -EINVAL;
 	pthread_mutex_lock(&t->lock);
 	rc = locate(t, slice, &s);
@@ -360,10 +362,81 @@ sp_lookup_delete(struct sp_lookup *t, uint16_t slice, uint32_t pos)
 	s->truth[pos].used = false;
 	s->nb_used--;
 	note_change(s, pos);
-	rc = publish(t, s, &retired);
+	rc = publish(t, s, &retired, ticket);
 	pthread_mutex_unlock(&t->lock);
-	lk_view_retire(t, retired, false);
+	if (rc == 0)
+		lk_view_retire(t, retired, false);
 	return rc;
+}
+
+int
+sp_lookup_finish(struct sp_lookup *t, uint16_t slice, uint64_t ticket, const uint32_t *pos,
+		 uint32_t n)
+{
+	struct lk_slice *s;
+	int rc;
+
+	if (t == NULL || (n > 0 && pos == NULL))
+		return -EINVAL;
+	pthread_mutex_lock(&t->lock);
+	rc = locate(t, slice, &s);
+	if (rc == 0 && s->view_seq < ticket) {
+		rc = -EINPROGRESS;
+		if (!s->compiling && s->compile_rc != 0 && s->compile_rc != -EAGAIN)
+			rc = s->compile_rc; /* told once; the compiler tries again */
+		if (!s->compiling)
+			ask_compile(t, s); /* one that ended short of the ticket, or failed */
+	}
+	pthread_mutex_unlock(&t->lock);
+	if (rc == 0)
+		restart_hits(t, slice, pos, n, NULL);
+	return rc;
+}
+
+/* A nowait write or delete (rc, ticket) seen through: its compile waited for (unlocked). */
+static int
+wait_visible(struct sp_lookup *t, uint16_t slice, int rc, uint64_t ticket, const uint32_t *pos,
+	     uint32_t n)
+{
+	struct lk_slice *s;
+
+	if (rc != -EINPROGRESS)
+		return rc;
+	pthread_mutex_lock(&t->lock);
+	rc = locate(t, slice, &s);
+	if (rc == 0)
+		rc = compile_until(t, s, &s->view_seq, ticket);
+	pthread_mutex_unlock(&t->lock);
+	if (rc == 0)
+		restart_hits(t, slice, pos, n, NULL);
+	return rc;
+}
+
+int
+sp_lookup_write_bulk(struct sp_lookup *t, uint16_t slice, const uint32_t *pos,
+		     const struct sp_filter *f, uint32_t n)
+{
+	uint64_t ticket;
+	int rc = sp_lookup_write_bulk_nowait(t, slice, pos, f, n, &ticket);
+
+	return wait_visible(t, slice, rc, ticket, pos, n);
+}
+
+int
+sp_lookup_write(struct sp_lookup *t, uint16_t slice, uint32_t pos, const struct sp_filter *f)
+{
+	if (f == NULL)
+		return -EINVAL;
+	return sp_lookup_write_bulk(t, slice, &pos, f, 1);
+}
+
+int
+sp_lookup_delete(struct sp_lookup *t, uint16_t slice, uint32_t pos)
+{
+	uint64_t ticket;
+	int rc = sp_lookup_delete_nowait(t, slice, pos, &ticket);
+
+	return wait_visible(t, slice, rc, ticket, &pos, 0);
 }
 
 int

@@ -5,20 +5,22 @@
  * the key), first match by slice-relative position. A write to an occupied
  * position replaces the filter there, as a TCAM write would.
  *
- * Engine (docs/lookup.md): per slice, the filters compiled into an rte_acl
- * context by a compiler thread of the table's own, plus the changes made
- * since, searched beside it; the compiler folds changes in when writes
+ * Engine (docs/lookup.md): per slice, the filters compiled into a decision
+ * tree (tree.h) by a compiler thread of the table's own, plus the changes
+ * made since, searched beside it; the compiler folds changes in when writes
  * pause or the changes grow; in front of both, a flow cache of the slice's
  * recent answers by exact key (flows.h). A write is visible to lookups when
- * it returns.
+ * it returns; a _nowait write, when sp_lookup_finish() says so, its thread
+ * never waiting for a compile.
  *
  * Threads: one writer thread calls create/slice/write/delete (read, next
  * and info may come from any thread); one lookup lcore (the NPE's) calls
  * sp_lookup_bulk(). Lookups never wait: a writer or the compiler publishes
  * a new view of a slice with one atomic store and frees the old one only
  * after every lookup lcore has passed a quiescent state (rte_rcu_qsbr), so
- * writes return after the lookup lcore's current burst. Never call a write
- * from a thread that is an online RCU reader of the same qsbr.
+ * writes return after the lookup lcore's current burst. Deleting a slice
+ * never waits for its compile either. Never call a write from a thread that
+ * is an online RCU reader of the same qsbr.
  */
 #ifndef SP_LOOKUP_H
 #define SP_LOOKUP_H
@@ -84,6 +86,26 @@ int sp_lookup_write_bulk(struct sp_lookup *t, uint16_t slice, const uint32_t *po
 			 const struct sp_filter *f, uint32_t n);
 /* -ENOENT unknown slice or empty position, -ERANGE position >= quota. */
 int sp_lookup_delete(struct sp_lookup *t, uint16_t slice, uint32_t pos);
+
+/*
+ * The same writes for a thread that must not wait for a compile (the
+ * management thread, which also answers ARP and other clients): 0 when
+ * visible, as above, or -EINPROGRESS: taken (reads show them) but shown to
+ * the lookups only by the compile they asked for. Then call
+ * sp_lookup_finish() with *ticket and the positions now and then, until it
+ * says other than -EINPROGRESS. Other errors as above, nothing written.
+ */
+int sp_lookup_write_bulk_nowait(struct sp_lookup *t, uint16_t slice, const uint32_t *pos,
+				const struct sp_filter *f, uint32_t n, uint64_t *ticket);
+int sp_lookup_delete_nowait(struct sp_lookup *t, uint16_t slice, uint32_t pos, uint64_t *ticket);
+/*
+ * 0 once the writes of ticket are visible (the hit counters of the n
+ * positions restart then), -EINPROGRESS while their compile is to come,
+ * -ENOENT if the slice is gone, or the compile's error (once: the writes
+ * are kept and show with a later compile).
+ */
+int sp_lookup_finish(struct sp_lookup *t, uint16_t slice, uint64_t ticket, const uint32_t *pos,
+		     uint32_t n);
 /* Read back one filter and its hit count; same errors as delete. */
 int sp_lookup_read(const struct sp_lookup *t, uint16_t slice, uint32_t pos, struct sp_filter *f,
 		   uint64_t *hits);

@@ -31,6 +31,7 @@ struct lk_slice {
 	uint64_t last_change_ns; /* a compile waits for writes to pause */
 	bool pending;            /* a change did not fit beside the base: compile */
 	bool compiling;
+	bool deleted;            /* while compiling: the compiler frees the slice */
 	int compile_rc;          /* the last compile's outcome */
 	/*
 	 * The lookup lcore's flow cache, last: its state shares a page with the
@@ -61,6 +62,8 @@ struct sp_lookup {
 /* Wait until no lookup can hold anything unpublished before the call. */
 void lk_wait_readers(const struct sp_lookup *t);
 void lk_view_retire(const struct sp_lookup *t, struct lk_view *v, bool with_base);
+/* Free a slice no lookup can reach any more (after a grace period). */
+void lk_slice_free(struct lk_slice *s);
 
 uint64_t lk_now_ns(void);
 

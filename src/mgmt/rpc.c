@@ -91,7 +91,12 @@ dispatch(void *ctx, const char *method, json_t *params, struct sp_rpc_error *e)
 }
 
 char *
-sp_rpc_handle(struct sp_node *node, const char *line, size_t len)
+sp_rpc_handle(struct sp_node *node, const char *line, size_t len, struct sp_rpc_hold *hold)
 {
-	return sp_rpc_handle_line(line, len, dispatch, node);
+	char *answer;
+
+	sp_rpc_hold_begin(hold);
+	answer = sp_rpc_handle_line(line, len, dispatch, node);
+	sp_rpc_hold_end();
+	return answer;
 }

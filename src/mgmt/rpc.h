@@ -8,6 +8,7 @@
 #ifndef SP_RPC_H
 #define SP_RPC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "../common/jsonrpc.h"
@@ -20,11 +21,44 @@
 typedef json_t *(*sp_rpc_method)(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 
 /*
+ * A filter write the lookups do not show yet (sp_lookup_*_nowait() said
+ * -EINPROGRESS: a compile is to fold it in). The management thread never
+ * waits for a compile: its answer, and its client's next requests, wait
+ * instead (rpc_server.c), until sp_rpc_hold_over() says.
+ */
+struct sp_rpc_hold {
+	struct sp_lookup *table; /* NULL: nothing held */
+	uint16_t slice, npe;
+	char name[64];           /* the slice's, for an error */
+	uint64_t ticket;
+	uint32_t *pos;           /* the positions written (malloc'd) */
+	uint32_t n;
+	char *answer;            /* the response line for when they show */
+};
+
+/*
  * Handle one request line (without its newline). Returns the response
  * line (malloc'd, no newline) or NULL when nothing is to be sent (a
- * notification).
+ * notification). If hold->table is set on return, the response is to wait
+ * for the hold (the caller keeps it in hold->answer).
  */
-char *sp_rpc_handle(struct sp_node *node, const char *line, size_t len);
+char *sp_rpc_handle(struct sp_node *node, const char *line, size_t len,
+		    struct sp_rpc_hold *hold);
+
+/* rpc_hold.c. The hold that the request being handled may fill (rpc.c). */
+void sp_rpc_hold_begin(struct sp_rpc_hold *hold);
+void sp_rpc_hold_end(void);
+/* A filter method's write to slice s took ticket: hold its answer. 0, -ENOMEM. */
+int sp_rpc_hold_write(const struct sp_node *node, const struct sp_slice *s, uint64_t ticket,
+		      const uint32_t *pos, uint32_t n);
+/*
+ * Once the writes show (or their compile failed): true, *line the held
+ * answer (or an error answer; NULL for a notification), the hold let go.
+ * False while they are to come.
+ */
+bool sp_rpc_hold_over(struct sp_rpc_hold *hold, char **line);
+/* Let go of a hold (its client is gone): the writes still show with their compile. */
+void sp_rpc_hold_free(struct sp_rpc_hold *hold);
 
 /* Node parameter readers: 0, or -1 with e filled (SP_RPC_INVALID_PARAMS or SP_RPC_NOT_FOUND). */
 int sp_rpc_slice(const struct sp_node *node, json_t *params, struct sp_slice **s,

@@ -35,6 +35,7 @@ struct client {
 	bool skipping; /* the rest of a line too long to take */
 	char *out;
 	size_t out_len, out_off;
+	struct sp_rpc_hold hold; /* an answer waiting for a compile; the next lines wait too */
 };
 
 struct sp_rpc_server {
@@ -52,6 +53,7 @@ drop(struct sp_rpc_server *srv, unsigned int i)
 	close(c->fd);
 	free(c->in);
 	free(c->out);
+	sp_rpc_hold_free(&c->hold);
 	*c = srv->clients[--srv->nb_clients];
 }
 
@@ -99,26 +101,38 @@ flush(struct client *c)
 	return true;
 }
 
-/* Answer the complete lines in c->in, at most MAX_LINES_PER_POLL; false to drop the client. */
+/*
+ * Answer the complete lines in c->in, at most MAX_LINES_PER_POLL, in order:
+ * a held answer first, once it may go, and none after it until then.
+ * False to drop the client.
+ */
 static bool
 handle_lines(struct sp_node *node, struct client *c)
 {
 	size_t start = 0;
 	unsigned int lines = 0;
-	char *nl;
+	char *nl, *answer;
 
-	while (lines < MAX_LINES_PER_POLL &&
+	if (c->hold.table != NULL) {
+		if (!sp_rpc_hold_over(&c->hold, &answer))
+			return true;
+		if (answer != NULL && !queue_out(c, answer))
+			return false;
+	}
+	while (lines < MAX_LINES_PER_POLL && c->hold.table == NULL &&
 	       (nl = memchr(c->in + start, '\n', c->in_len - start)) != NULL) {
 		size_t len = (size_t)(nl - (c->in + start));
-		char *answer = NULL;
 
+		answer = NULL;
 		if (c->skipping)
 			c->skipping = false; /* the end of the line answered as too large */
 		else
-			answer = sp_rpc_handle(node, c->in + start, len);
+			answer = sp_rpc_handle(node, c->in + start, len, &c->hold);
 		start += len + 1;
 		lines++;
-		if (answer != NULL && !queue_out(c, answer))
+		if (c->hold.table != NULL)
+			c->hold.answer = answer;
+		else if (answer != NULL && !queue_out(c, answer))
 			return false;
 	}
 	memmove(c->in, c->in + start, c->in_len - start);

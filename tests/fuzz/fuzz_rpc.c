@@ -31,7 +31,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *answer = sp_rpc_handle(node, (const char *)data, size);
+	char *answer = sp_test_rpc_handle(node, (const char *)data, size);
 
 	if (answer != NULL) {
 		sp_fuzz_check_answer(answer);

@@ -9,6 +9,7 @@ output goes to a pcap file read after the daemon stops."""
 
 import json
 import os
+import select
 import socket
 import stat
 import time
@@ -214,6 +215,47 @@ def test_misbehaving_clients_do_not_stop_the_others(tap):
         c.close()
     assert "slices" in n.call("state.dump")
     tap.stop()
+
+
+@pytest.fixture
+def big_tap(tmp_path):
+    """The tap node with room for 110,000 filters in alpha."""
+    t = TapNode(tmp_path, "held")
+    t.node.npes = [{"filters": 131072, "queues": 256}]
+    t.alpha.extra["filter_quota"] = 110000
+    yield t
+    t.node.kill()
+
+
+def test_others_are_served_while_a_write_waits_for_its_compile(big_tap):
+    """A batch too large to show beside alpha's 100,000 compiled filters waits for a compile
+    of them all: the management thread does not, its answer does, and another client is
+    answered meanwhile, many times; the batch works once answered."""
+    t = big_tap
+    t.start()
+    n = t.node
+    for first in (0, 50000):
+        routes = [t.route(i, f"10.{i >> 16}.{(i >> 8) & 255}.{i & 255}/32", NH1)
+                  for i in range(first, first + 50000)]
+        assert n.call("filter.insert", slice="alpha", filters=routes) == {"written": 50000}
+    batch = [t.route(100000 + i, f"172.16.{i}.0/24", NH1) for i in range(200)]
+    with Rpc(n.mgmt_socket) as a, Rpc(n.mgmt_socket) as b:
+        a.send_line(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "filter.insert",
+                                "params": {"slice": "alpha", "filters": batch}}).encode())
+        start, served = time.monotonic(), 0
+        while not select.select([a.sock], [], [], 0)[0]:
+            assert b.call("node.info")["npes"]
+            served += 1
+        waited = time.monotonic() - start
+        assert a.read_reply() == {"jsonrpc": "2.0", "id": 1, "result": {"written": 200}}
+    print(f"the batch's answer came after {waited * 1e3:.0f} ms; the other client was "
+          f"answered {served} times meanwhile")
+    assert served >= 5
+    p = inner_udp("172.16.199.9")
+    t.send(p)
+    assert n.call("stats.get", slice="alpha")["slice"]["reasons"].get("miss", 0) == 0
+    t.stop()
+    assert_frames(n.output(t.p1), [t.expected(p, NH1)], "p1 output")
 
 
 def test_socket_is_root_only(tap):

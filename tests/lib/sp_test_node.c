@@ -3,10 +3,12 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_ip.h>
 #include <rte_malloc.h>
 
+#include "mgmt/rpc.h"
 #include "sp_test.h"
 #include "stats/stats.h"
 
@@ -143,4 +145,18 @@ sp_test_node_free(struct sp_node *node)
 	sp_decap_free(node->decap);
 	sp_neigh_free(node->neigh);
 	memset(node, 0, sizeof(*node));
+}
+
+char *
+sp_test_rpc_handle(struct sp_node *node, const char *line, size_t len)
+{
+	struct sp_rpc_hold hold = {0};
+	char *answer = sp_rpc_handle(node, line, len, &hold);
+
+	if (hold.table == NULL)
+		return answer;
+	hold.answer = answer;
+	while (!sp_rpc_hold_over(&hold, &answer))
+		usleep(100);
+	return answer;
 }

@@ -30,6 +30,13 @@ void sp_test_node_create(struct sp_node *node);
 /* Free everything sp_test_node_create() made; node is zeroed. */
 void sp_test_node_free(struct sp_node *node);
 
+/*
+ * A management request handled as slicepathd's socket does it, a held
+ * answer (a write waiting for its compile) waited for: the response line
+ * (malloc'd) or NULL for a notification.
+ */
+char *sp_test_rpc_handle(struct sp_node *node, const char *line, size_t len);
+
 /* cmocka set-up and tear-down: each test's *state is a fresh node. */
 int sp_test_node_setup(void **state);
 int sp_test_node_teardown(void **state);

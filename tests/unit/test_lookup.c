@@ -1118,6 +1118,84 @@ test_writer_waits_for_readers(void **state)
 	rte_free(qsbr);
 }
 
+/* Poll sp_lookup_finish() as the management thread does, for up to 10 s. */
+static int
+finish_within(struct sp_lookup *t, uint16_t slice, uint64_t ticket, const uint32_t *pos,
+	      uint32_t n)
+{
+	int rc = -EINPROGRESS;
+
+	for (unsigned int ms = 0; ms < 10000 && rc == -EINPROGRESS; ms++) {
+		rc = sp_lookup_finish(t, slice, ticket, pos, n);
+		if (rc == -EINPROGRESS)
+			usleep(1000);
+	}
+	return rc;
+}
+
+/*
+ * A _nowait write that needs a compile is taken at once (reads show it),
+ * shown to the lookups by its compile, and only then finished, its hit
+ * counters restarting; one that fits beside the compiled filters is
+ * visible when it returns. Deleting a slice while it compiles does not wait.
+ */
+static void
+test_nowait_writes_show_with_their_compile(void **state __rte_unused)
+{
+	enum { N = 600 };
+	struct sp_lookup *t = table_create(4 * N, NULL);
+	static struct sp_filter f[N];
+	static uint32_t pos[N];
+	struct sp_filter back;
+	uint64_t ticket, hits;
+	uint16_t tag;
+
+	assert_int_equal(sp_lookup_slice_add(t, 1, N), 0);
+	assert_int_equal(sp_lookup_slice_add(t, 2, 2 * N), 0);
+	for (uint32_t i = 0; i < N; i++) {
+		f[i] = prefix_filter(10, (uint8_t)(i >> 8), (uint8_t)i, 0, 24, (uint16_t)(i + 1));
+		pos[i] = i;
+	}
+	/* More than fits beside an empty base: a compile shows them. */
+	assert_int_equal(sp_lookup_write_bulk_nowait(t, 1, pos, f, N, &ticket), -EINPROGRESS);
+	assert_int_equal(sp_lookup_read(t, 1, N - 1, &back, &hits), 0);
+	assert_int_equal(back.result.endpoint, N);
+	assert_int_equal(finish_within(t, 1, ticket, pos, N), 0);
+	for (uint32_t i = 0; i < N; i += 37) {
+		assert_int_equal(lookup1(t, 1, ip_key(10, (uint8_t)(i >> 8), (uint8_t)i, 9), &tag), i);
+		assert_int_equal(tag, i + 1);
+	}
+	assert_int_equal(sp_lookup_read(t, 1, 37, &back, &hits), 0);
+	assert_int_equal(hits, 1);
+	/* Finished again: still 0, and the counters restart. */
+	assert_int_equal(sp_lookup_finish(t, 1, ticket, pos, N), 0);
+	assert_int_equal(sp_lookup_read(t, 1, 37, &back, &hits), 0);
+	assert_int_equal(hits, 0);
+
+	/* One write beside the compiled filters: visible when it returns. */
+	f[0] = prefix_filter(10, 0, 37, 0, 24, 999);
+	assert_int_equal(sp_lookup_write_bulk_nowait(t, 1, &pos[0], &f[0], 1, &ticket), 0);
+	assert_int_equal(lookup1(t, 1, ip_key(10, 0, 37, 1), &tag), 0);
+	assert_int_equal(tag, 999);
+	assert_int_equal(sp_lookup_delete_nowait(t, 1, 0, &ticket), 0);
+	assert_int_equal(lookup1(t, 1, ip_key(10, 0, 37, 1), &tag), 37);
+	assert_int_equal(sp_lookup_delete_nowait(t, 1, 0, &ticket), -ENOENT);
+	assert_int_equal(sp_lookup_write_bulk_nowait(t, 1, &pos[0], &f[0], 1, NULL), -EINVAL);
+	pos[1] = N;
+	assert_int_equal(sp_lookup_write_bulk_nowait(t, 1, &pos[1], &f[1], 1, &ticket), -ERANGE);
+	pos[1] = 1;
+
+	/* A slice deleted while its compile runs: gone at once, freed by the compiler. */
+	assert_int_equal(sp_lookup_write_bulk_nowait(t, 2, pos, f, N, &ticket), -EINPROGRESS);
+	assert_int_equal(sp_lookup_slice_del(t, 2), 0);
+	assert_int_equal(sp_lookup_finish(t, 2, ticket, pos, N), -ENOENT);
+	assert_int_equal(lookup1(t, 2, ip_key(10, 0, 1, 1), NULL), SP_LOOKUP_MISS);
+	assert_int_equal(sp_lookup_slice_add(t, 2, N), 0);
+	assert_int_equal(sp_lookup_write_bulk(t, 2, pos, f, N), 0);
+	assert_int_equal(lookup1(t, 2, ip_key(10, 0, 1, 1), NULL), 1);
+	sp_lookup_free(t);
+}
+
 int
 main(void)
 {
@@ -1144,6 +1222,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_random_differential, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_updates_under_lookups, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_writer_waits_for_readers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nowait_writes_show_with_their_compile, setup,
+						teardown),
 	};
 
 	sp_test_eal_init();

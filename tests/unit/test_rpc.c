@@ -33,7 +33,7 @@ call(const char *method, const char *params)
 
 	snprintf(line, sizeof(line), "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"%s\",\"params\":%s}",
 		 method, params);
-	answer = sp_rpc_handle(node, line, strlen(line));
+	answer = sp_test_rpc_handle(node, line, strlen(line));
 	assert_non_null(answer);
 	r = json_loads(answer, 0, NULL);
 	free(answer);

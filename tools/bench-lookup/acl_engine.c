@@ -323,7 +323,7 @@ rebuild(struct engine *e, uint32_t pos)
 	struct acl_engine *p = e->priv;
 	uint16_t slice = p->form->slice(e->set, pos);
 	struct rte_acl_ctx *ctx, *old = p->ctx[slice];
-	double build_s;
+	double build_s, t0 = now_s();
 	int rc = build_ctx(e, slice, &ctx, &build_s);
 
 	if (rc != 0)
@@ -331,6 +331,7 @@ rebuild(struct engine *e, uint32_t pos)
 	__atomic_store_n(&p->ctx[slice], ctx, __ATOMIC_RELEASE);
 	rte_rcu_qsbr_synchronize(e->qsbr, RTE_QSBR_THRID_INVALID);
 	rte_acl_free(old);
+	e->held_us = (now_s() - t0) * 1e6; /* the whole rebuild holds the writer */
 	return 0;
 }
 

@@ -104,6 +104,9 @@ struct engine {
 	uint32_t entries; /* filters or rules loaded */
 	double build_s;
 	size_t mem_bytes; /* rte_malloc heap growth */
+	/* Set by write() and erase(): how long the call held its thread (sp: the _nowait
+	 * call, not the compile it may then wait for; acl: the whole rebuild). */
+	double held_us;
 	char alg[16];     /* how it classifies, if it has a choice */
 };
 
@@ -125,6 +128,8 @@ struct bench_result {
 	double p99_burst_ns; /* of the bursts timed, the 99th percentile */
 	bool updated; /* the fields below are set */
 	double writes_per_s;
+	double write_p99_us, write_max_us; /* until a write showed: its client waits that long */
+	double held_max_us; /* the longest a write held the writing (management) thread */
 	double idle_lookups_per_s, busy_lookups_per_s; /* the reader's, without and with writes */
 };
 

@@ -258,11 +258,36 @@ reader_lookups(struct reader *r)
 	return __atomic_load_n(&r->lookups, __ATOMIC_RELAXED);
 }
 
-/* The writes of measure_updates(), a cycle of four that goes on across its rounds. */
+/*
+ * The writes of measure_updates(), a cycle of four that goes on across its
+ * rounds, and how long each took (the management thread waits that long).
+ */
 struct writer {
 	long writes;
 	uint32_t pos;
+	double *us;
+	size_t room;
+	double held_max_us;
 };
+
+/* Note a write's time; 0, or -1 after a message. */
+static int
+note_write(struct writer *w, double us)
+{
+	if ((size_t)w->writes == w->room) {
+		size_t room = w->room != 0 ? 2 * w->room : 65536;
+		double *more = realloc(w->us, room * sizeof(*more));
+
+		if (more == NULL) {
+			fprintf(stderr, "sp-bench-lookup: no memory for %zu write times\n", room);
+			return -1;
+		}
+		w->us = more;
+		w->room = room;
+	}
+	w->us[w->writes++] = us;
+	return 0;
+}
 
 /*
  * Writes until the time is up, in turns: a random position gets another
@@ -275,10 +300,11 @@ static int
 write_for(struct engine *e, struct writer *w, double seconds)
 {
 	uint32_t n = e->entries;
-	double stop = now_s() + seconds;
+	double stop = now_s() + seconds, t0;
 	int rc;
 
 	do {
+		t0 = now_s();
 		switch (w->writes % 4) {
 		case 0:
 			w->pos = (uint32_t)(bench_rand() % n);
@@ -297,7 +323,9 @@ write_for(struct engine *e, struct writer *w, double seconds)
 				w->writes + 1, strerror(-rc));
 			return -1;
 		}
-		w->writes++;
+		if (note_write(w, (now_s() - t0) * 1e6) != 0)
+			return -1;
+		w->held_max_us = RTE_MAX(w->held_max_us, e->held_us);
 	} while (now_s() < stop);
 	return 0;
 }
@@ -345,10 +373,17 @@ measure_updates(struct engine *e, double seconds, struct bench_result *res)
 	}
 	__atomic_store_n(&r.stop, true, __ATOMIC_RELEASE);
 	pthread_join(th, NULL);
-	if (rc != 0)
+	if (rc != 0 || w.writes == 0) {
+		free(w.us);
 		return -1;
+	}
+	qsort(w.us, (size_t)w.writes, sizeof(w.us[0]), cmp_double);
 	res->updated = true;
 	res->writes_per_s = (double)w.writes / busy.s;
+	res->write_p99_us = w.us[(size_t)w.writes * 99 / 100];
+	res->write_max_us = w.us[w.writes - 1];
+	res->held_max_us = w.held_max_us;
+	free(w.us);
 	res->idle_lookups_per_s = (double)idle.lookups / idle.s;
 	res->busy_lookups_per_s = (double)busy.lookups / busy.s;
 	return 0;

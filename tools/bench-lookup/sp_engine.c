@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_errno.h>
 #include <rte_memory.h>
@@ -41,21 +42,47 @@ slice_at(const struct engine *e, uint32_t pos)
 	return bench_rule_slice(e->set, e->set->x.rule[pos]);
 }
 
+/*
+ * As the management thread writes: the _nowait call (e->held_us, what it
+ * holds the thread), then, if the write waits for a compile, its finish
+ * asked for until it shows (the daemon serves others meanwhile).
+ */
+static int
+shown(struct engine *e, uint16_t slice, uint32_t pos, int rc, uint64_t ticket, double t0)
+{
+	struct sp_engine *p = e->priv;
+
+	e->held_us = (now_s() - t0) * 1e6;
+	while (rc == -EINPROGRESS) {
+		usleep(100);
+		rc = sp_lookup_finish(p->t, slice, ticket, &pos, 1);
+	}
+	return rc;
+}
+
 static int
 sp_write(struct engine *e, uint32_t pos, uint32_t f)
 {
 	struct sp_engine *p = e->priv;
 	struct sp_filter flt = filter(e->set, f);
+	uint16_t slice = slice_at(e, pos);
+	double t0 = now_s();
+	uint64_t ticket;
+	int rc = sp_lookup_write_bulk_nowait(p->t, slice, &p->local[pos], &flt, 1, &ticket);
 
-	return sp_lookup_write(p->t, slice_at(e, pos), p->local[pos], &flt);
+	return shown(e, slice, p->local[pos], rc, ticket, t0);
 }
 
 static int
 sp_erase(struct engine *e, uint32_t pos)
 {
 	struct sp_engine *p = e->priv;
+	uint16_t slice = slice_at(e, pos);
+	double t0 = now_s();
+	uint64_t ticket;
+	int rc = sp_lookup_delete_nowait(p->t, slice, p->local[pos], &ticket);
 
-	return sp_lookup_delete(p->t, slice_at(e, pos), p->local[pos]);
+	return shown(e, slice, p->local[pos], rc, ticket, t0);
 }
 
 /* Each slice's filters written in one call, compiled, and seen by the lookups. */
