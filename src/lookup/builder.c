@@ -98,29 +98,64 @@ snapshot(const struct sp_lookup *t, struct lk_slice *s)
 	return b;
 }
 
-/* The changes made since the snapshot, on base b; NULL if they do not fit. */
-static struct lk_changes *
-rebase(const struct lk_slice *s, const struct lk_base *b)
+/*
+ * The changes made since the snapshot, re-based on base b (locked). A
+ * writer waits for one turn of REBASE_TURN at most: the lock is let go
+ * between turns, each change clearing its dirty bit as it is taken and a
+ * write made meanwhile setting it again. 0 with *out; -EAGAIN if they do
+ * not fit beside b or keep coming (the compile starts again from a new
+ * snapshot); -ENOMEM; SLICE_GONE if the slice was deleted meanwhile.
+ */
+#define REBASE_TURN 16
+#define REBASE_TURNS 256
+#define SLICE_GONE 1
+static int
+rebase(struct sp_lookup *t, struct lk_slice *s, const struct lk_base *b, struct lk_changes **out)
 {
 	struct lk_changes *c = lk_changes_new();
-	uint32_t w;
+	uint32_t words = (s->quota + 63) / 64;
 
+	*out = NULL;
 	if (c == NULL)
-		return NULL;
-	for (w = 0; w < (s->quota + 63) / 64; w++) {
-		uint64_t bits = s->dirty[w];
+		return -ENOMEM;
+	for (unsigned int turn = 0; turn < REBASE_TURNS; turn++) {
+		uint32_t done = 0;
 
-		while (bits != 0) {
-			uint32_t pos = w * 64 + (uint32_t)__builtin_ctzll(bits);
+		for (uint32_t w = 0; w < words && done < REBASE_TURN; w++)
+			while (s->dirty[w] != 0 && done < REBASE_TURN) {
+				uint32_t pos = w * 64 + (uint32_t)__builtin_ctzll(s->dirty[w]);
 
-			bits &= bits - 1;
-			if (lk_changes_set(c, b, s->truth, pos) != 0) {
-				lk_changes_free(c);
-				return NULL;
+				s->dirty[w] &= s->dirty[w] - 1;
+				if (lk_changes_set(c, b, s->truth, pos) != 0) {
+					lk_changes_free(c);
+					return -EAGAIN;
+				}
+				done++;
 			}
+		if (done < REBASE_TURN) { /* every word seen clean, under the lock */
+			*out = c;
+			return 0;
+		}
+		pthread_mutex_unlock(&t->lock);
+		pthread_mutex_lock(&t->lock);
+		if (s->deleted) {
+			lk_changes_free(c);
+			return SLICE_GONE;
 		}
 	}
-	return c;
+	lk_changes_free(c);
+	return -EAGAIN;
+}
+
+/* A slice deleted while it compiled (locked on entry and exit): its writer did not wait. */
+static void
+free_deleted(struct sp_lookup *t, struct lk_slice *s, struct lk_base *b)
+{
+	pthread_mutex_unlock(&t->lock);
+	lk_base_free(b);
+	lk_wait_readers(t);
+	lk_slice_free(s);
+	pthread_mutex_lock(&t->lock);
 }
 
 /* Compile s (the lock held on entry and exit, released while compiling): 0 or -errno. */
@@ -139,18 +174,11 @@ compile(struct sp_lookup *t, struct lk_slice *s)
 	if (b != NULL)
 		rc = lk_base_compile(b, t->form, t->socket);
 	pthread_mutex_lock(&t->lock);
-	if (s->deleted) { /* while compiling: its writer did not wait, the slice is ours to free */
-		pthread_mutex_unlock(&t->lock);
-		lk_base_free(b);
-		lk_wait_readers(t);
-		lk_slice_free(s);
-		pthread_mutex_lock(&t->lock);
+	if (rc == 0 && !s->deleted)
+		rc = rebase(t, s, b, &c);
+	if (s->deleted) {
+		free_deleted(t, s, b);
 		return 0;
-	}
-	if (rc == 0) {
-		c = rebase(s, b);
-		if (c == NULL)
-			rc = -EAGAIN; /* too much changed meanwhile: again, from a new snapshot */
 	}
 	if (rc == 0) {
 		v = lk_view_make(b, c, s->truth, t->socket);

@@ -84,9 +84,11 @@ stale_in_acl(const struct lk_change *x, const struct lk_base *b, uint32_t idx)
 /*
  * Does one of the last (up to PRUNE_WINDOW) of the n filters of b at
  * indexes idx cover x? A bounded look back: a miss only keeps a copy
- * that was not needed.
+ * that was not needed. A wide window cost the writer more than the copies
+ * it saved: on fw1_10K, 256 gave 16,900 writes/s (p99 426 us), 32 gave
+ * 29,900 (190 us), 8 gave 33,700 (189 us), lookups under writes alike.
  */
-#define PRUNE_WINDOW 256
+#define PRUNE_WINDOW 8
 static bool
 covered(const struct lk_base *b, const uint32_t *idx, uint32_t n, const struct lk_filter *x)
 {

@@ -145,8 +145,11 @@ size_t measure_verify(struct engine *e);
 #define MAX_ENGINES 3
 void measure_lookups(struct engine *const *e, size_t nb_engines, double seconds,
 		     double *ns_per_lookup, double *p99_burst_ns);
-/* measure_updates() figures in r; 0, or -1 after a message. */
-int measure_updates(struct engine *e, double seconds, struct bench_result *r);
+/*
+ * measure_updates() figures in r, writes paced at rate a second (0: as fast
+ * as they go); 0, or -1 after a message.
+ */
+int measure_updates(struct engine *e, double seconds, double rate, struct bench_result *r);
 
 /* Bytes allocated from the rte_malloc heaps of every socket. */
 size_t heap_allocated(void);

@@ -29,6 +29,7 @@ struct options {
 	uint16_t burst;
 	double seconds;
 	bool updates;
+	double rate; /* -w */
 	bool sp, acl;
 	const char *csv;
 };
@@ -38,7 +39,8 @@ usage(FILE *out)
 {
 	fprintf(out,
 		"usage: sp-bench-lookup [EAL options] -- -r RULES [-r RULES]... [-t TRACE]\n"
-		"           [-n KEYS] [-S SLICES] [-b KEYS] [-d SECONDS] [-u] [--engine sp|acl|both]\n"
+		"           [-n KEYS] [-S SLICES] [-b KEYS] [-d SECONDS] [-u [-w RATE]]\n"
+		"           [--engine sp|acl|both]\n"
 		"           [--csv FILE]\n"
 		"  -r RULES   a ClassBench rule file (repeatable)\n"
 		"  -t TRACE   its trace (one -r only); without, KEYS random keys (-n, default "
@@ -48,6 +50,7 @@ usage(FILE *out)
 		"  -b KEYS    keys a burst (default %d, at most %d)\n"
 		"  -d SECONDS time per measurement (default 3)\n"
 		"  -u         also measure lookups on a second thread while this one writes\n"
+		"  -w RATE    with -u, RATE writes a second at most (default: as fast as they go)\n"
 		"  --engine   the slicepath engine, rte_acl (ternary and native ranges) or both\n"
 		"  --csv FILE one line per set and engine\n",
 		BENCH_BURST, BENCH_BURST);
@@ -70,7 +73,7 @@ parse_args(int argc, char **argv, struct options *o)
 	*o = (struct options){.nb_keys = 100000, .nb_slices = 1, .burst = BENCH_BURST,
 			      .seconds = 3, .sp = true, .acl = true};
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "r:t:n:S:b:d:uh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "r:t:n:S:b:d:uw:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'r':
 			if (o->nb_sets == MAX_SETS) {
@@ -106,6 +109,11 @@ parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'u':
 			o->updates = true;
+			break;
+		case 'w':
+			o->rate = strtod(optarg, &end);
+			if (*end != '\0' || !(o->rate > 0))
+				return -1;
 			break;
 		case 'e':
 			o->sp = strcmp(optarg, "sp") == 0 || strcmp(optarg, "both") == 0;
@@ -196,7 +204,7 @@ run_engines(const struct engine_ops *const *ops, size_t nb, const struct bench_s
 	}
 	for (j = 0; j < n; j++) {
 		if (o->updates && e[j].ops->write != NULL) {
-			if (measure_updates(&e[j], o->seconds, &r[j]) != 0)
+			if (measure_updates(&e[j], o->seconds, o->rate, &r[j]) != 0)
 				*failed = true;
 			else
 				printf("  %s: reader %.3g Mlookups/s idle; %.1f writes/s, reader %.3g "

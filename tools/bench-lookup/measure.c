@@ -268,7 +268,18 @@ struct writer {
 	double *us;
 	size_t room;
 	double held_max_us;
+	double rate; /* writes a second at most (0: no pacing) */
 };
+
+/* Sleep until t (CLOCK_MONOTONIC seconds). */
+static void
+sleep_until(double t)
+{
+	struct timespec ts = {.tv_sec = (time_t)t, .tv_nsec = (long)((t - (double)(time_t)t) * 1e9)};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
 
 /* Note a write's time; 0, or -1 after a message. */
 static int
@@ -300,10 +311,14 @@ static int
 write_for(struct engine *e, struct writer *w, double seconds)
 {
 	uint32_t n = e->entries;
-	double stop = now_s() + seconds, t0;
+	double start = now_s(), stop = start + seconds, t0;
+	long first = w->writes;
 	int rc;
 
 	do {
+		/* Paced by the clock: a write late for its slot goes at once. */
+		if (w->rate > 0)
+			sleep_until(start + (double)(w->writes - first) / w->rate);
 		t0 = now_s();
 		switch (w->writes % 4) {
 		case 0:
@@ -355,11 +370,11 @@ timed(struct period *p, struct reader *r, double seconds,
 }
 
 int
-measure_updates(struct engine *e, double seconds, struct bench_result *res)
+measure_updates(struct engine *e, double seconds, double rate, struct bench_result *res)
 {
 	struct reader r = {.e = e};
 	struct period idle = {0}, busy = {0};
-	struct writer w = {0};
+	struct writer w = {.rate = rate};
 	double part = seconds / UPDATE_ROUNDS;
 	pthread_t th;
 	int rc = 0, i;
