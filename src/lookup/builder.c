@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_lcore.h>
 #include <rte_malloc.h>
 
 #include "table.h"
@@ -221,9 +222,9 @@ compiler_main(void *arg)
 	int rc;
 
 	/*
-	 * The compiler shares the CPU of the thread that made the table (the
-	 * management thread's): at the lowest priority, so that a compile of
-	 * seconds never holds ARP or a client for a time slice. Linux nices
+	 * Where no CPU is free of lcores the compiler shares the management
+	 * thread's: at the lowest priority, so that a compile of seconds holds
+	 * ARP or a client for as short a time slice as may be. Linux nices
 	 * threads one by one; where it cannot, the compile still runs.
 	 */
 	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), NICE_LOWEST) != 0)
@@ -264,10 +265,10 @@ lk_compiler_start(struct sp_lookup *t)
 	pthread_cond_init(&t->work, &attr);
 	pthread_cond_init(&t->published, NULL);
 	pthread_condattr_destroy(&attr);
-	rc = pthread_create(&t->compiler, NULL, compiler_main, t);
+	/* On the CPUs no lcore has (the main lcore's if there are none), as DPDK's own threads. */
+	rc = rte_ctrl_thread_create(&t->compiler, "sp-lookup-cc", NULL, compiler_main, t);
 	if (rc != 0)
-		return -rc;
-	pthread_setname_np(t->compiler, "sp-lookup-cc");
+		return rc < 0 ? rc : -rc;
 	t->compiler_started = true;
 	return 0;
 }

@@ -107,6 +107,13 @@ struct engine {
 	/* Set by write() and erase(): how long the call held its thread (sp: the _nowait
 	 * call, not the compile it may then wait for; acl: the whole rebuild). */
 	double held_us;
+	/*
+	 * sp only (-A): a slice of this many filters with random masks beside
+	 * the set's slices, never looked up; the writes rewrite it instead of
+	 * the set, so the reader's rate while writing is the set's slices' under
+	 * an adversary's churn (cost isolation).
+	 */
+	uint32_t adversary;
 	char alg[16];     /* how it classifies, if it has a choice */
 };
 

@@ -30,6 +30,7 @@ struct options {
 	double seconds;
 	bool updates;
 	double rate; /* -w */
+	uint32_t adversary; /* -A */
 	bool sp, acl;
 	const char *csv;
 };
@@ -40,7 +41,7 @@ usage(FILE *out)
 	fprintf(out,
 		"usage: sp-bench-lookup [EAL options] -- -r RULES [-r RULES]... [-t TRACE]\n"
 		"           [-n KEYS] [-S SLICES] [-b KEYS] [-d SECONDS] [-u [-w RATE]]\n"
-		"           [--engine sp|acl|both]\n"
+		"           [-A FILTERS] [--engine sp|acl|both]\n"
 		"           [--csv FILE]\n"
 		"  -r RULES   a ClassBench rule file (repeatable)\n"
 		"  -t TRACE   its trace (one -r only); without, KEYS random keys (-n, default "
@@ -51,6 +52,8 @@ usage(FILE *out)
 		"  -d SECONDS time per measurement (default 3)\n"
 		"  -u         also measure lookups on a second thread while this one writes\n"
 		"  -w RATE    with -u, RATE writes a second at most (default: as fast as they go)\n"
+		"  -A FILTERS with -u, sp only: the writes rewrite an adversary slice of FILTERS\n"
+		"             random-mask filters, not the set's (cost isolation)\n"
 		"  --engine   the slicepath engine, rte_acl (ternary and native ranges) or both\n"
 		"  --csv FILE one line per set and engine\n",
 		BENCH_BURST, BENCH_BURST);
@@ -73,7 +76,7 @@ parse_args(int argc, char **argv, struct options *o)
 	*o = (struct options){.nb_keys = 100000, .nb_slices = 1, .burst = BENCH_BURST,
 			      .seconds = 3, .sp = true, .acl = true};
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "r:t:n:S:b:d:uw:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "r:t:n:S:b:d:uw:A:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'r':
 			if (o->nb_sets == MAX_SETS) {
@@ -110,6 +113,12 @@ parse_args(int argc, char **argv, struct options *o)
 		case 'u':
 			o->updates = true;
 			break;
+		case 'A':
+			v = strtoul(optarg, &end, 10);
+			if (*end != '\0' || v == 0 || v > BENCH_MAX_FILTERS)
+				return -1;
+			o->adversary = (uint32_t)v;
+			break;
 		case 'w':
 			o->rate = strtod(optarg, &end);
 			if (*end != '\0' || !(o->rate > 0))
@@ -134,17 +143,20 @@ parse_args(int argc, char **argv, struct options *o)
 	/* A trace belongs to one rule set. */
 	if (optind != argc || o->nb_sets == 0 || (o->trace != NULL && o->nb_sets != 1))
 		return -1;
+	/* rte_acl has no slice to rewrite alone: a write rebuilds the set's. */
+	if (o->adversary > 0 && (!o->updates || o->acl))
+		return -1;
 	return 0;
 }
 
 /* Build and verify one engine on s into e; r gets the figures. 0, or -1 after a message. */
 static int
 prepare_engine(const struct engine_ops *ops, const struct bench_set *s, struct rte_rcu_qsbr *qsbr,
-	       struct engine *e, struct bench_result *r)
+	       uint32_t adversary, struct engine *e, struct bench_result *r)
 {
 	int rc;
 
-	*e = (struct engine){.ops = ops, .set = s, .qsbr = qsbr};
+	*e = (struct engine){.ops = ops, .set = s, .qsbr = qsbr, .adversary = adversary};
 	memset(r, 0, sizeof(*r));
 	snprintf(r->set, sizeof(r->set), "%s", s->name);
 	snprintf(r->engine, sizeof(r->engine), "%s", ops->name);
@@ -186,7 +198,7 @@ run_engines(const struct engine_ops *const *ops, size_t nb, const struct bench_s
 	size_t n = 0, j;
 
 	for (j = 0; j < nb; j++) {
-		if (prepare_engine(ops[j], s, qsbr, &e[n], &r[n]) != 0) {
+		if (prepare_engine(ops[j], s, qsbr, o->adversary, &e[n], &r[n]) != 0) {
 			*failed = true;
 			if (r[n].entries == 0)
 				continue;

@@ -60,6 +60,40 @@ shown(struct engine *e, uint16_t slice, uint32_t pos, int rc, uint64_t ticket, d
 	return rc;
 }
 
+/* The adversary's slice (-A): after the set's. */
+static uint16_t
+adversary_slice(const struct engine *e)
+{
+	return e->set->nb_slices;
+}
+
+/* A random filter of the adversary: random masks, that no tree takes and every lookup would scan. */
+static struct sp_filter
+adversary_filter(void)
+{
+	struct sp_filter f = {0};
+
+	for (unsigned int i = 0; i < SP_KEY_BYTES; i++) {
+		f.key.b[i] = (uint8_t)bench_rand();
+		f.mask.b[i] = (uint8_t)bench_rand();
+	}
+	return f;
+}
+
+/* With an adversary, every write and erase rewrites one of its positions instead. */
+static int
+adversary_write(struct engine *e)
+{
+	struct sp_engine *p = e->priv;
+	struct sp_filter f = adversary_filter();
+	uint32_t at = (uint32_t)(bench_rand() % e->adversary);
+	double t0 = now_s();
+	uint64_t ticket;
+	int rc = sp_lookup_write_bulk_nowait(p->t, adversary_slice(e), &at, &f, 1, &ticket);
+
+	return shown(e, adversary_slice(e), at, rc, ticket, t0);
+}
+
 static int
 sp_write(struct engine *e, uint32_t pos, uint32_t f)
 {
@@ -68,8 +102,11 @@ sp_write(struct engine *e, uint32_t pos, uint32_t f)
 	uint16_t slice = slice_at(e, pos);
 	double t0 = now_s();
 	uint64_t ticket;
-	int rc = sp_lookup_write_bulk_nowait(p->t, slice, &p->local[pos], &flt, 1, &ticket);
+	int rc;
 
+	if (e->adversary > 0)
+		return adversary_write(e);
+	rc = sp_lookup_write_bulk_nowait(p->t, slice, &p->local[pos], &flt, 1, &ticket);
 	return shown(e, slice, p->local[pos], rc, ticket, t0);
 }
 
@@ -80,9 +117,37 @@ sp_erase(struct engine *e, uint32_t pos)
 	uint16_t slice = slice_at(e, pos);
 	double t0 = now_s();
 	uint64_t ticket;
-	int rc = sp_lookup_delete_nowait(p->t, slice, p->local[pos], &ticket);
+	int rc;
 
+	if (e->adversary > 0)
+		return adversary_write(e);
+	rc = sp_lookup_delete_nowait(p->t, slice, p->local[pos], &ticket);
 	return shown(e, slice, p->local[pos], rc, ticket, t0);
+}
+
+/* The adversary's slice, full, compiled (-A). */
+static int
+load_adversary(struct engine *e)
+{
+	struct sp_engine *p = e->priv;
+	struct sp_filter *f = malloc((size_t)e->adversary * sizeof(*f));
+	uint32_t *pos = malloc((size_t)e->adversary * sizeof(*pos));
+	int rc = -ENOMEM;
+
+	if (f != NULL && pos != NULL) {
+		for (uint32_t i = 0; i < e->adversary; i++) {
+			f[i] = adversary_filter();
+			pos[i] = i;
+		}
+		rc = sp_lookup_slice_add(p->t, adversary_slice(e), e->adversary);
+		if (rc == 0)
+			rc = sp_lookup_write_bulk(p->t, adversary_slice(e), pos, f, e->adversary);
+		if (rc == 0)
+			rc = sp_lookup_sync(p->t, adversary_slice(e));
+	}
+	free(f);
+	free(pos);
+	return rc;
 }
 
 /* Each slice's filters written in one call, compiled, and seen by the lookups. */
@@ -118,8 +183,9 @@ sp_build(struct engine *e)
 	const struct bench_set *s = e->set;
 	struct sp_lookup_params params = {
 		.name = "bench",
-		.capacity = s->capacity + s->nb_slices, /* a slice of no filters still has a position */
-		.max_slices = s->nb_slices,
+		/* a slice of no filters still has a position */
+		.capacity = s->capacity + s->nb_slices + e->adversary,
+		.max_slices = (uint16_t)(s->nb_slices + 1),
 		.socket = SOCKET_ID_ANY,
 		.qsbr = e->qsbr,
 	};
@@ -144,6 +210,12 @@ sp_build(struct engine *e)
 	p->t = sp_lookup_create(&params);
 	rc = p->t != NULL ? load_slices(e, f, pos) : -rte_errno;
 	e->build_s = now_s() - start;
+	e->mem_bytes = heap_allocated() - heap; /* the set's, not the adversary's */
+	if (rc == 0 && e->adversary > 0) {
+		rc = load_adversary(e);
+		printf("  sp: an adversary slice of %u random-mask filters beside, the one the "
+		       "writes rewrite\n", e->adversary);
+	}
 	if (rc == 0) {
 		for (uint16_t sl = 0; sl < s->nb_slices; sl++)
 			if (sp_lookup_info(p->t, sl, &info) == 0) {
@@ -164,7 +236,6 @@ sp_build(struct engine *e)
 			       (double)classifier / (double)RTE_MAX(s->x.n, (size_t)1),
 			       (double)counters / (double)RTE_MAX(s->x.n, (size_t)1));
 	}
-	e->mem_bytes = heap_allocated() - heap;
 	e->entries = (uint32_t)s->x.n;
 out:
 	free(f);
