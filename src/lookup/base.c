@@ -53,6 +53,7 @@ lk_base_free(struct lk_base *b)
 	rte_free(b->odd_idx);
 	rte_free(b->odd_filt);
 	rte_free(b->results);
+	free(b->sig);
 	rte_free(b);
 }
 
@@ -76,12 +77,17 @@ split(struct lk_base *b, enum sp_lookup_form form, int socket)
 {
 	uint32_t i;
 
+	b->sig = malloc(b->n * sizeof(b->sig[0]));
 	b->mem = rte_malloc_socket("lk_base_mem", b->n * sizeof(b->mem[0]), 0, socket);
 	b->acl_bits = rte_zmalloc_socket("lk_base_bits", (b->n + 63) / 64 * sizeof(uint64_t), 0,
 					 socket);
-	if (b->mem == NULL || b->acl_bits == NULL)
+	if (b->sig == NULL || b->mem == NULL || b->acl_bits == NULL)
 		return -ENOMEM;
 	for (i = 0; i < b->n; i++) {
+		const struct lk_filter *f = &b->filt[i];
+
+		b->sig[i] = (uint32_t)f->key.b[0] | (uint32_t)f->key.b[4] << 8 |
+			    (uint32_t)f->mask.b[0] << 16 | (uint32_t)f->mask.b[4] << 24;
 		if (compiled(b, form, i)) {
 			b->acl_bits[i / 64] |= 1ull << (i % 64);
 			b->mem[b->nb_acl].lo = lk_acl_ports_lo(&b->filt[i]);

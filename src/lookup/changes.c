@@ -113,7 +113,7 @@ static int
 promote(const struct lk_base *b, uint32_t s, uint32_t **out, uint32_t *n)
 {
 	const struct lk_filter *f = &b->filt[s];
-	uint32_t *idx = malloc(LK_COPIES_MAX * sizeof(*idx)), j, k = 0;
+	uint32_t *idx = malloc(LK_COPIES_MAX * sizeof(*idx)), j, k = 0, sig = b->sig[s];
 
 	*n = 0;
 	*out = NULL;
@@ -122,7 +122,8 @@ promote(const struct lk_base *b, uint32_t s, uint32_t **out, uint32_t *n)
 	for (j = s + 1; j < b->n; j++) {
 		struct lk_filter part;
 
-		if (!lk_overlap(f, &b->filt[j]) || !lk_base_in_acl(b, j))
+		if (!lk_base_sig_overlap(sig, b->sig[j]) || !lk_overlap(f, &b->filt[j]) ||
+		    !lk_base_in_acl(b, j))
 			continue;
 		part = lk_intersect(f, &b->filt[j]);
 		if (covered(b, idx, k, &part))
