@@ -172,11 +172,66 @@ room(struct lk_changes *c, uint32_t pos, enum lk_kind kind, const uint32_t *prom
 	return writes <= LK_WRITES_MAX && copies <= LK_COPIES_MAX;
 }
 
+/*
+ * Reference the copies a stale filter promoted (n ascending positions, the
+ * room checked): one merge from the ends, in place, rather than an
+ * insertion each (thousands of copies made a write take milliseconds).
+ */
+static void
+reference(struct lk_changes *c, const uint32_t *prom, uint32_t n)
+{
+	uint32_t i = 0, j = 0, added = 0;
+	int64_t a, p, k;
+
+	while (j < n) { /* the positions with no change yet */
+		if (i < c->n && c->c[i].pos < prom[j]) {
+			i++;
+			continue;
+		}
+		added += !(i < c->n && c->c[i].pos == prom[j]);
+		j++;
+	}
+	a = (int64_t)c->n - 1;
+	k = a + added;
+	for (p = (int64_t)n - 1; p >= 0; k--) {
+		if (a >= 0 && c->c[a].pos > prom[p]) {
+			c->c[k] = c->c[a--];
+		} else if (a >= 0 && c->c[a].pos == prom[p]) {
+			c->c[a].refs++;
+			c->c[k] = c->c[a--];
+			p--;
+		} else {
+			c->c[k] = (struct lk_change){.pos = prom[p--], .kind = LK_COPY, .refs = 1};
+		}
+	}
+	c->n += added;
+	c->nb_copies += added;
+}
+
+/* Let go of the copies a filter no longer stale promoted: those left unreferenced go, in one pass. */
+static void
+release(struct lk_changes *c, const uint32_t *prom, uint32_t n)
+{
+	uint32_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		find(c, prom[i])->refs--;
+	for (i = 0; i < c->n; i++) {
+		if (c->c[i].kind == LK_COPY && c->c[i].refs == 0) {
+			free(c->c[i].prom);
+			c->nb_copies--;
+			continue;
+		}
+		c->c[k++] = c->c[i];
+	}
+	c->n = k;
+}
+
 int
 lk_changes_set(struct lk_changes *c, const struct lk_base *b, const struct lk_slot *truth,
 	       uint32_t pos)
 {
-	uint32_t idx = lk_base_find(b, pos), nb_prom = 0, *prom = NULL, i;
+	uint32_t idx = lk_base_find(b, pos), nb_prom = 0, *prom = NULL;
 	const struct lk_slot *s = &truth[pos];
 	struct lk_change *x = find(c, pos);
 	bool was_stale = stale_in_acl(x, b, idx), now_stale;
@@ -208,12 +263,7 @@ lk_changes_set(struct lk_changes *c, const struct lk_base *b, const struct lk_sl
 
 		x->prom = NULL;
 		x->nb_prom = 0;
-		for (i = 0; i < nb_old; i++) {
-			struct lk_change *p = find(c, old[i]);
-
-			p->refs--;
-			drop_if_unneeded(c, p);
-		}
+		release(c, old, nb_old);
 		free(old);
 	}
 	x = get(c, pos, kind);
@@ -221,8 +271,7 @@ lk_changes_set(struct lk_changes *c, const struct lk_base *b, const struct lk_sl
 	if (now_stale && !was_stale) {
 		x->prom = prom;
 		x->nb_prom = nb_prom;
-		for (i = 0; i < nb_prom; i++)
-			get(c, prom[i], LK_COPY)->refs++;
+		reference(c, prom, nb_prom);
 		x = find(c, pos);
 	}
 	drop_if_unneeded(c, x);
@@ -237,10 +286,10 @@ lk_view_make(struct lk_base *b, const struct lk_changes *c, const struct lk_slot
 	     int socket)
 {
 	uint32_t n = c->n - c->nb_copies, i;
-	struct lk_view *v = rte_malloc_socket("lk_view", sizeof(*v) + n * sizeof(v->d[0]) +
-						      c->nb_copies * sizeof(v->copies[0]),
-					      RTE_CACHE_LINE_SIZE, socket);
+	size_t size = sizeof(struct lk_view) + n * sizeof(struct lk_dent) + c->nb_copies * sizeof(uint32_t);
+	struct lk_view *v = aligned_alloc(RTE_CACHE_LINE_SIZE, RTE_ALIGN_CEIL(size, RTE_CACHE_LINE_SIZE));
 
+	RTE_SET_USED(socket);
 	if (v == NULL)
 		return NULL;
 	v->epoch = __atomic_add_fetch(&view_epochs, 1, __ATOMIC_RELAXED);

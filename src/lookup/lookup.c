@@ -38,7 +38,7 @@ lk_view_retire(const struct sp_lookup *t, struct lk_view *v, bool with_base)
 	lk_wait_readers(t);
 	if (with_base)
 		lk_base_free(v->base);
-	rte_free(v);
+	lk_view_free(v);
 }
 
 void
@@ -46,7 +46,7 @@ lk_slice_free(struct lk_slice *s)
 {
 	if (s->view != NULL)
 		lk_base_free(s->view->base);
-	rte_free(s->view);
+	lk_view_free(s->view);
 	lk_changes_free(s->chg);
 	rte_free(s->truth);
 	rte_free(s->hits);
