@@ -10,10 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <rte_lcore.h>
 #include <rte_malloc.h>
@@ -32,7 +29,6 @@ busy(const struct lk_changes *c)
 	return c->n - c->nb_copies >= LK_WRITES_MAX / 2 || c->nb_copies >= LK_COPIES_MAX / 2;
 }
 #define POLL_MS 10
-#define NICE_LOWEST 19
 
 uint64_t
 lk_now_ns(void)
@@ -221,14 +217,6 @@ compiler_main(void *arg)
 	struct timespec until;
 	int rc;
 
-	/*
-	 * Where no CPU is free of lcores the compiler shares the management
-	 * thread's: at the lowest priority, so that a compile of seconds holds
-	 * ARP or a client for as short a time slice as may be. Linux nices
-	 * threads one by one; where it cannot, the compile still runs.
-	 */
-	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), NICE_LOWEST) != 0)
-		SP_LOG(DEBUG, "%s: the compiler keeps its priority: %s", t->name, strerror(errno));
 	pthread_mutex_lock(&t->lock);
 	while (!t->stop) {
 		s = pick(t);
