@@ -29,6 +29,7 @@ struct lk_slice {
 	uint64_t view_seq;       /* changes the view shows */
 	uint64_t base_seq;       /* changes compiled into its base */
 	uint64_t last_change_ns; /* a compile waits for writes to pause */
+	uint64_t next_compile_ns; /* and for its slice's share of the compiler (builder.c) */
 	bool pending;            /* a change did not fit beside the base: compile */
 	bool compiling;
 	bool deleted;            /* while compiling: the compiler frees the slice */
