@@ -59,6 +59,26 @@ usage(FILE *out)
 		BENCH_BURST, BENCH_BURST);
 }
 
+/* A whole number from 1 to max in text: 0, or -1. */
+static int
+count_of(const char *text, unsigned long max, unsigned long *v)
+{
+	char *end;
+
+	*v = strtoul(text, &end, 10);
+	return *end != '\0' || *v == 0 || *v > max ? -1 : 0;
+}
+
+/* A number above 0 in text: 0, or -1. */
+static int
+positive_of(const char *text, double *v)
+{
+	char *end;
+
+	*v = strtod(text, &end);
+	return *end != '\0' || !(*v > 0) ? -1 : 0;
+}
+
 static int
 parse_args(int argc, char **argv, struct options *o)
 {
@@ -68,15 +88,14 @@ parse_args(int argc, char **argv, struct options *o)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	char *end;
-	int opt;
-
 	unsigned long v;
+	int opt, rc = 0;
 
 	*o = (struct options){.nb_keys = 100000, .nb_slices = 1, .burst = BENCH_BURST,
 			      .seconds = 3, .sp = true, .acl = true};
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "r:t:n:S:b:d:uw:A:h", longopts, NULL)) != -1) {
+	while (rc == 0 &&
+	       (opt = getopt_long(argc, argv, "r:t:n:S:b:d:uw:A:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'r':
 			if (o->nb_sets == MAX_SETS) {
@@ -89,40 +108,29 @@ parse_args(int argc, char **argv, struct options *o)
 			o->trace = optarg;
 			break;
 		case 'n':
-			o->nb_keys = strtoul(optarg, &end, 10);
-			if (*end != '\0' || o->nb_keys == 0)
-				return -1;
+			rc = count_of(optarg, SIZE_MAX, &v);
+			o->nb_keys = v;
 			break;
 		case 'S':
-			v = strtoul(optarg, &end, 10);
-			if (*end != '\0' || v == 0 || v > SP_MAX_SLICES)
-				return -1;
+			rc = count_of(optarg, SP_MAX_SLICES, &v);
 			o->nb_slices = (uint16_t)v;
 			break;
 		case 'b':
-			v = strtoul(optarg, &end, 10);
-			if (*end != '\0' || v == 0 || v > BENCH_BURST)
-				return -1;
+			rc = count_of(optarg, BENCH_BURST, &v);
 			o->burst = (uint16_t)v;
 			break;
 		case 'd':
-			o->seconds = strtod(optarg, &end);
-			if (*end != '\0' || !(o->seconds > 0))
-				return -1;
+			rc = positive_of(optarg, &o->seconds);
 			break;
 		case 'u':
 			o->updates = true;
 			break;
 		case 'A':
-			v = strtoul(optarg, &end, 10);
-			if (*end != '\0' || v == 0 || v > BENCH_MAX_FILTERS)
-				return -1;
+			rc = count_of(optarg, BENCH_MAX_FILTERS, &v);
 			o->adversary = (uint32_t)v;
 			break;
 		case 'w':
-			o->rate = strtod(optarg, &end);
-			if (*end != '\0' || !(o->rate > 0))
-				return -1;
+			rc = positive_of(optarg, &o->rate);
 			break;
 		case 'e':
 			o->sp = strcmp(optarg, "sp") == 0 || strcmp(optarg, "both") == 0;
@@ -140,6 +148,8 @@ parse_args(int argc, char **argv, struct options *o)
 			return -1;
 		}
 	}
+	if (rc != 0)
+		return -1;
 	/* A trace belongs to one rule set. */
 	if (optind != argc || o->nb_sets == 0 || (o->trace != NULL && o->nb_sets != 1))
 		return -1;

@@ -94,11 +94,11 @@ adversary_write(struct engine *e)
 	return shown(e, adversary_slice(e), at, rc, ticket, t0);
 }
 
+/* Filter flt (NULL: none) at the set's position pos, as the management thread writes. */
 static int
-sp_write(struct engine *e, uint32_t pos, uint32_t f)
+put(struct engine *e, uint32_t pos, const struct sp_filter *flt)
 {
 	struct sp_engine *p = e->priv;
-	struct sp_filter flt = filter(e->set, f);
 	uint16_t slice = slice_at(e, pos);
 	double t0 = now_s();
 	uint64_t ticket;
@@ -106,23 +106,25 @@ sp_write(struct engine *e, uint32_t pos, uint32_t f)
 
 	if (e->adversary > 0)
 		return adversary_write(e);
-	rc = sp_lookup_write_bulk_nowait(p->t, slice, &p->local[pos], &flt, 1, &ticket);
+	if (flt != NULL)
+		rc = sp_lookup_write_bulk_nowait(p->t, slice, &p->local[pos], flt, 1, &ticket);
+	else
+		rc = sp_lookup_delete_nowait(p->t, slice, p->local[pos], &ticket);
 	return shown(e, slice, p->local[pos], rc, ticket, t0);
+}
+
+static int
+sp_write(struct engine *e, uint32_t pos, uint32_t f)
+{
+	struct sp_filter flt = filter(e->set, f);
+
+	return put(e, pos, &flt);
 }
 
 static int
 sp_erase(struct engine *e, uint32_t pos)
 {
-	struct sp_engine *p = e->priv;
-	uint16_t slice = slice_at(e, pos);
-	double t0 = now_s();
-	uint64_t ticket;
-	int rc;
-
-	if (e->adversary > 0)
-		return adversary_write(e);
-	rc = sp_lookup_delete_nowait(p->t, slice, p->local[pos], &ticket);
-	return shown(e, slice, p->local[pos], rc, ticket, t0);
+	return put(e, pos, NULL);
 }
 
 /* The adversary's slice, full, compiled (-A). */
