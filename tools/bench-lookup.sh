@@ -10,7 +10,7 @@
 # joined into all.csv and summarized at the end.
 #
 # usage: tools/bench-lookup.sh [-q] [-d SECONDS] [-n KEYS] [-S SLICES] [-b KEYS]
-#                              [-e sp|acl|both] [-U] [-w RATE] [-o DIR] [SET...]
+#                              [-e sp|acl|both] [-U] [-w RATE] [-W] [-o DIR] [SET...]
 #   -q          quick: the 1K sets only
 #   -d SECONDS  time per measurement (default 3)
 #   -n KEYS     random keys for the sets without a trace (default 100000)
@@ -20,6 +20,7 @@
 #   -e ENGINE   sp, acl or both (default)
 #   -U          no update measurement (-u of sp-bench-lookup)
 #   -w RATE     writes a second at most in the update measurement (default: flat out)
+#   -W          write only the widest 1 % of the filters (the worst case for writes)
 #   -o DIR      logs and CSV files (default /tmp/slicepath-bench-lookup)
 #   SET...      set names (acl1_10K, fw1_100k, ...) instead of the default list
 #   environment: SLICEPATH_BUILD_DIR (default build), SLICEPATH_DATA (default
@@ -41,15 +42,15 @@ DURATION=3
 KEYS=100000
 ENGINE=both
 UPDATES=(-u)
-RATE=()
+WRITE_OPTS=()
 WORK=/tmp/slicepath-bench-lookup
 QUICK=0
 
 SLICES=1
 BURST=32
 
-usage() { sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
-while getopts "qd:n:S:b:e:Uw:o:h" opt; do
+usage() { sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+while getopts "qd:n:S:b:e:Uw:Wo:h" opt; do
 	case "$opt" in
 	q) QUICK=1 ;;
 	d) DURATION="$OPTARG" ;;
@@ -58,7 +59,8 @@ while getopts "qd:n:S:b:e:Uw:o:h" opt; do
 	b) BURST="$OPTARG" ;;
 	e) ENGINE="$OPTARG" ;;
 	U) UPDATES=() ;;
-	w) RATE=(-w "$OPTARG") ;;
+	w) WRITE_OPTS+=(-w "$OPTARG") ;;
+	W) WRITE_OPTS+=(-W) ;;
 	o) WORK="$OPTARG" ;;
 	h) usage 0 ;;
 	*) usage 1 ;;
@@ -103,7 +105,7 @@ for s in $SETS; do
 	args="$(set_args "$s")" || die "no set $s in $DATA/hypersplit (with a trace) or $DATA/large"
 	log "$s"
 	# shellcheck disable=SC2086 # args is a list of options
-	if ! "$BIN" "${EAL[@]}" -- $args -b "$BURST" -d "$DURATION" --engine "$ENGINE" "${UPDATES[@]}" "${RATE[@]}" \
+	if ! "$BIN" "${EAL[@]}" -- $args -b "$BURST" -d "$DURATION" --engine "$ENGINE" "${UPDATES[@]}" "${WRITE_OPTS[@]}" \
 		--csv "$WORK/$s.csv" 2>&1 | tee "$WORK/$s.log"; then
 		log "$s: FAILED (see $WORK/$s.log)"
 		status=1

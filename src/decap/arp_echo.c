@@ -107,13 +107,14 @@ sp_arp_input(const struct sp_port_addr *a, uint16_t port, struct rte_mbuf *m,
 }
 
 /*
- * An ICMP message sums to all ones with its checksum, over every segment it
- * spans. Summed here segment by segment: DPDK 22.11's rte_raw_cksum_mbuf()
- * drops the carries of a part that starts at an odd offset (it byte-swaps
- * the unfolded sum cut to 16 bits).
+ * The folded sum of the len bytes of an ICMP message at off (UINT32_MAX if
+ * the packet is shorter); with its checksum, a right one sums to all ones.
+ * Summed here segment by segment: DPDK 22.11's rte_raw_cksum_mbuf() drops
+ * the carries of a part that starts at an odd offset (it byte-swaps the
+ * unfolded sum cut to 16 bits).
  */
-static bool
-icmp_cksum_ok(const struct rte_mbuf *m, uint32_t off, uint32_t len)
+static uint32_t
+icmp_sum(const struct rte_mbuf *m, uint32_t off, uint32_t len)
 {
 	uint64_t sum = 0;
 	uint32_t done = 0;
@@ -133,14 +134,24 @@ icmp_cksum_ok(const struct rte_mbuf *m, uint32_t off, uint32_t len)
 		done += n;
 		off = 0;
 	}
-	return done == len && sp_cksum_fold(sum) == 0xffff;
+	return done == len ? sp_cksum_fold(sum) : UINT32_MAX;
 }
 
-/* Echo request -> echo reply in place; id, sequence and data stay as they are. */
-static void
-echo_reply(const struct sp_port_addr *a, struct rte_ether_hdr *eth, struct rte_ipv4_hdr *ip,
-	   struct rte_icmp_hdr *icmp)
+static bool
+icmp_cksum_ok(const struct rte_mbuf *m, uint32_t off, uint32_t len)
 {
+	return icmp_sum(m, off, len) == 0xffff;
+}
+
+/*
+ * Echo request -> echo reply in place; id, sequence and data stay as they
+ * are. The ICMP message is len bytes at off in m.
+ */
+static void
+echo_reply(const struct sp_port_addr *a, struct rte_mbuf *m, struct rte_ipv4_hdr *ip,
+	   struct rte_icmp_hdr *icmp, uint32_t off, uint32_t len)
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	uint16_t old, new;
 
 	/* Only the type byte changes, so the checksum is updated, not recomputed
@@ -149,6 +160,13 @@ echo_reply(const struct sp_port_addr *a, struct rte_ether_hdr *eth, struct rte_i
 	icmp->icmp_type = RTE_IP_ICMP_ECHO_REPLY;
 	memcpy(&new, icmp, sizeof(new));
 	icmp->icmp_cksum = sp_cksum_update16(icmp->icmp_cksum, old, new);
+	/*
+	 * The update cannot tell +0 from -0 (RFC 1624): a reply of all zero
+	 * words needs 0xffff where it gives 0 (found by fuzz_decap), so a 0
+	 * is summed again, one reply in 65536.
+	 */
+	if (icmp->icmp_cksum == 0)
+		icmp->icmp_cksum = (uint16_t)~icmp_sum(m, off, len);
 
 	ip->dst_addr = ip->src_addr;
 	ip->src_addr = a->ip_be;
@@ -179,7 +197,8 @@ sp_icmp_input(const struct sp_port_addr *a, struct rte_mbuf *m, struct rte_ipv4_
 	if (!icmp_cksum_ok(m, RTE_ETHER_HDR_LEN + hlen, rte_be_to_cpu_16(ip->total_length) - hlen))
 		return SP_REASON_BAD_CHECKSUM;
 
-	echo_reply(a, eth, ip, icmp);
+	echo_reply(a, m, ip, icmp, RTE_ETHER_HDR_LEN + hlen,
+		   rte_be_to_cpu_16(ip->total_length) - hlen);
 	out->reply[out->nb_reply++] = m;
 	return SP_REASON_NONE;
 }

@@ -334,6 +334,31 @@ test_echo_request_padded(void **state)
 	rte_pktmbuf_free(out.reply[0]);
 }
 
+/*
+ * A request with id 0, sequence 0 and no data: its reply is all zero words,
+ * whose checksum must be 0xffff (the incremental update gives 0).
+ */
+static void
+test_echo_reply_of_zeros(void **state)
+{
+	uint8_t req[FRAME_MIN] = {0};
+	const uint8_t *got;
+	uint16_t ck;
+
+	(void)state;
+	build_icmp(req, node_mac_b, peer_mac_b, IP_HOST(PEER_IP), IP_HOST(NODE_IP), 64, 8, "", 0);
+	memset(req + 34 + 2, 0, 6); /* checksum, id, sequence */
+	ck = ~rte_raw_cksum(req + 34, 8);
+	memcpy(req + 34 + 2, &ck, 2);
+	assert_int_equal(receive(req, FRAME_MIN), SP_REASON_NONE);
+	assert_int_equal(out.nb_reply, 1);
+	got = rte_pktmbuf_mtod(out.reply[0], const uint8_t *);
+	assert_int_equal(got[34], 0);
+	assert_int_equal(got[36] << 8 | got[37], 0xffff);
+	assert_int_equal(rte_raw_cksum(got + 34, 8), 0xffff);
+	rte_pktmbuf_free(out.reply[0]);
+}
+
 static void
 test_icmp_ignored(void **state)
 {
@@ -470,6 +495,7 @@ main(void)
 		cmocka_unit_test(test_reply_sender_invalid),
 		cmocka_unit_test(test_echo_request),
 		cmocka_unit_test(test_echo_request_padded),
+		cmocka_unit_test(test_echo_reply_of_zeros),
 		cmocka_unit_test(test_icmp_ignored),
 		cmocka_unit_test(test_icmp_truncated),
 		cmocka_unit_test(test_icmp_bad_checksum),

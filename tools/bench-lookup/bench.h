@@ -152,11 +152,20 @@ size_t measure_verify(struct engine *e);
 #define MAX_ENGINES 3
 void measure_lookups(struct engine *const *e, size_t nb_engines, double seconds,
 		     double *ns_per_lookup, double *p99_burst_ns);
-/*
- * measure_updates() figures in r, writes paced at rate a second (0: as fast
- * as they go); 0, or -1 after a message.
- */
-int measure_updates(struct engine *e, double seconds, double rate, struct bench_result *r);
+/* How measure_updates() writes. */
+struct update_opts {
+	double rate; /* writes a second at most (0: as fast as they go) */
+	/*
+	 * Only the widest 1 % of the filters (fewest mask bits) get written: each
+	 * replaced goes stale in its compiled base and promotes the most (the
+	 * worst case for the engine's writes).
+	 */
+	bool wide;
+};
+
+/* measure_updates() figures in r; 0, or -1 after a message. */
+int measure_updates(struct engine *e, double seconds, const struct update_opts *how,
+		    struct bench_result *r);
 
 /* Bytes allocated from the rte_malloc heaps of every socket. */
 size_t heap_allocated(void);

@@ -29,7 +29,7 @@ struct options {
 	uint16_t burst;
 	double seconds;
 	bool updates;
-	double rate; /* -w */
+	struct update_opts how; /* -w, -W */
 	uint32_t adversary; /* -A */
 	bool sp, acl;
 	const char *csv;
@@ -41,7 +41,7 @@ usage(FILE *out)
 	fprintf(out,
 		"usage: sp-bench-lookup [EAL options] -- -r RULES [-r RULES]... [-t TRACE]\n"
 		"           [-n KEYS] [-S SLICES] [-b KEYS] [-d SECONDS] [-u [-w RATE]]\n"
-		"           [-A FILTERS] [--engine sp|acl|both]\n"
+		"           [-W] [-A FILTERS] [--engine sp|acl|both]\n"
 		"           [--csv FILE]\n"
 		"  -r RULES   a ClassBench rule file (repeatable)\n"
 		"  -t TRACE   its trace (one -r only); without, KEYS random keys (-n, default "
@@ -52,6 +52,7 @@ usage(FILE *out)
 		"  -d SECONDS time per measurement (default 3)\n"
 		"  -u         also measure lookups on a second thread while this one writes\n"
 		"  -w RATE    with -u, RATE writes a second at most (default: as fast as they go)\n"
+		"  -W         with -u, write only the widest 1 %% of the filters (the worst case)\n"
 		"  -A FILTERS with -u, sp only: the writes rewrite an adversary slice of FILTERS\n"
 		"             random-mask filters, not the set's (cost isolation)\n"
 		"  --engine   the slicepath engine, rte_acl (ternary and native ranges) or both\n"
@@ -95,7 +96,7 @@ parse_args(int argc, char **argv, struct options *o)
 			      .seconds = 3, .sp = true, .acl = true};
 	optind = 1;
 	while (rc == 0 &&
-	       (opt = getopt_long(argc, argv, "r:t:n:S:b:d:uw:A:h", longopts, NULL)) != -1) {
+	       (opt = getopt_long(argc, argv, "r:t:n:S:b:d:uw:WA:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'r':
 			if (o->nb_sets == MAX_SETS) {
@@ -130,7 +131,10 @@ parse_args(int argc, char **argv, struct options *o)
 			o->adversary = (uint32_t)v;
 			break;
 		case 'w':
-			rc = positive_of(optarg, &o->rate);
+			rc = positive_of(optarg, &o->how.rate);
+			break;
+		case 'W':
+			o->how.wide = true;
 			break;
 		case 'e':
 			o->sp = strcmp(optarg, "sp") == 0 || strcmp(optarg, "both") == 0;
@@ -226,7 +230,7 @@ run_engines(const struct engine_ops *const *ops, size_t nb, const struct bench_s
 	}
 	for (j = 0; j < n; j++) {
 		if (o->updates && e[j].ops->write != NULL) {
-			if (measure_updates(&e[j], o->seconds, o->rate, &r[j]) != 0)
+			if (measure_updates(&e[j], o->seconds, &o->how, &r[j]) != 0)
 				*failed = true;
 			else
 				printf("  %s: reader %.3g Mlookups/s idle; %.1f writes/s, reader %.3g "

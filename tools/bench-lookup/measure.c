@@ -269,7 +269,52 @@ struct writer {
 	size_t room;
 	double held_max_us;
 	double rate; /* writes a second at most (0: no pacing) */
+	uint32_t *targets; /* the positions written (NULL: any) */
+	uint32_t nb_targets;
 };
+
+static const struct bench_set *by_width; /* cmp_width()'s: qsort has no context */
+
+/* Fewer mask bits first: the widest filters. */
+static int
+cmp_width(const void *a, const void *b)
+{
+	const struct sp_key *ma = &by_width->x.filters[*(const uint32_t *)a].mask;
+	const struct sp_key *mb = &by_width->x.filters[*(const uint32_t *)b].mask;
+	int na = 0, nb = 0;
+
+	for (unsigned int i = 0; i < SP_KEY_BYTES; i++) {
+		na += __builtin_popcount(ma->b[i]);
+		nb += __builtin_popcount(mb->b[i]);
+	}
+	return na - nb;
+}
+
+/* The widest 1 % of the n filters (at least one) as w's targets; 0, or -1 after a message. */
+static int
+widest(const struct bench_set *s, uint32_t n, struct writer *w)
+{
+	w->targets = malloc((size_t)n * sizeof(*w->targets));
+	if (w->targets == NULL) {
+		fprintf(stderr, "sp-bench-lookup: no memory for %u positions\n", n);
+		return -1;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		w->targets[i] = i;
+	by_width = s;
+	qsort(w->targets, n, sizeof(*w->targets), cmp_width);
+	w->nb_targets = RTE_MAX(n / 100, 1u);
+	return 0;
+}
+
+/* A position to write: any, or one of the targets. */
+static uint32_t
+next_pos(const struct writer *w, uint32_t n)
+{
+	if (w->targets != NULL)
+		return w->targets[bench_rand() % w->nb_targets];
+	return (uint32_t)(bench_rand() % n);
+}
 
 /* Sleep until t (CLOCK_MONOTONIC seconds). */
 static void
@@ -322,11 +367,11 @@ write_for(struct engine *e, struct writer *w, double seconds)
 		t0 = now_s();
 		switch (w->writes % 4) {
 		case 0:
-			w->pos = (uint32_t)(bench_rand() % n);
+			w->pos = next_pos(w, n);
 			rc = e->ops->write(e, w->pos, (uint32_t)(bench_rand() % n));
 			break;
 		case 2:
-			w->pos = (uint32_t)(bench_rand() % n);
+			w->pos = next_pos(w, n);
 			rc = e->ops->erase(e, w->pos);
 			break;
 		default: /* 1 and 3: the position's own filter */
@@ -370,17 +415,22 @@ timed(struct period *p, struct reader *r, double seconds,
 }
 
 int
-measure_updates(struct engine *e, double seconds, double rate, struct bench_result *res)
+measure_updates(struct engine *e, double seconds, const struct update_opts *how,
+		struct bench_result *res)
 {
 	struct reader r = {.e = e};
 	struct period idle = {0}, busy = {0};
-	struct writer w = {.rate = rate};
+	struct writer w = {.rate = how->rate};
 	double part = seconds / UPDATE_ROUNDS;
 	pthread_t th;
 	int rc = 0, i;
 
-	if (start_reader(&r, &th) != 0)
+	if (how->wide && widest(e->set, e->entries, &w) != 0)
 		return -1;
+	if (start_reader(&r, &th) != 0) {
+		free(w.targets);
+		return -1;
+	}
 	/* Alternated, so that a drift of the machine's speed touches both alike. */
 	for (i = 0; i < UPDATE_ROUNDS && rc == 0; i++) {
 		timed(&idle, &r, part, NULL, NULL);
@@ -388,6 +438,7 @@ measure_updates(struct engine *e, double seconds, double rate, struct bench_resu
 	}
 	__atomic_store_n(&r.stop, true, __ATOMIC_RELEASE);
 	pthread_join(th, NULL);
+	free(w.targets);
 	if (rc != 0 || w.writes == 0) {
 		free(w.us);
 		return -1;
