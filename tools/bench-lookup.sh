@@ -20,7 +20,7 @@
 #   -e ENGINE   sp, acl or both (default)
 #   -U          no update measurement (-u of sp-bench-lookup)
 #   -w RATE     writes a second at most in the update measurement (default: flat out)
-#   -W          write only the widest 1 % of the filters (the worst case for writes)
+#   -W          write only the widest tenth of the first tenth of the filters (the worst case)
 #   -o DIR      logs and CSV files (default /tmp/slicepath-bench-lookup)
 #   SET...      set names (acl1_10K, fw1_100k, ...) instead of the default list
 #   environment: SLICEPATH_BUILD_DIR (default build), SLICEPATH_DATA (default

@@ -156,9 +156,9 @@ void measure_lookups(struct engine *const *e, size_t nb_engines, double seconds,
 struct update_opts {
 	double rate; /* writes a second at most (0: as fast as they go) */
 	/*
-	 * Only the widest 1 % of the filters (fewest mask bits) get written: each
-	 * replaced goes stale in its compiled base and promotes the most (the
-	 * worst case for the engine's writes).
+	 * Only the widest tenth (fewest mask bits) of the first tenth of the
+	 * filters get written: each replaced goes stale in its compiled base and
+	 * promotes the most (the worst case for the engine's writes).
 	 */
 	bool wide;
 };
