@@ -23,6 +23,9 @@
 
 SP_LOG_TYPE("lookup")
 
+/* A slice's changes are counted from (slices made before it + 1) << SEQ_SHIFT: 2^40 each. */
+#define SEQ_SHIFT 40
+
 void
 lk_wait_readers(const struct sp_lookup *t)
 {
@@ -144,6 +147,9 @@ sp_lookup_slice_add(struct sp_lookup *t, uint16_t slice, uint32_t quota)
 		rc = -ENOMEM;
 		goto out;
 	}
+	/* A ticket of a slice deleted before its compile must never pass for this one's. */
+	s->first_seq = ++t->slices_made << SEQ_SHIFT;
+	s->seq = s->view_seq = s->base_seq = s->first_seq;
 	t->used += quota;
 	__atomic_store_n(&t->slices[slice], s, __ATOMIC_RELEASE);
 	SP_LOG(DEBUG, "%s: slice %u: %u filters, %u of %u used", t->name, slice, quota, t->used,
@@ -380,6 +386,8 @@ sp_lookup_finish(struct sp_lookup *t, uint16_t slice, uint64_t ticket, const uin
 		return -EINVAL;
 	pthread_mutex_lock(&t->lock);
 	rc = locate(t, slice, &s);
+	if (rc == 0 && ticket < s->first_seq)
+		rc = -ENOENT; /* the slice of the ticket was deleted, this one made since */
 	if (rc == 0 && s->view_seq < ticket) {
 		rc = -EINPROGRESS;
 		if (!s->compiling && s->compile_rc != 0 && s->compile_rc != -EAGAIN)

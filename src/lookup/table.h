@@ -25,6 +25,7 @@ struct lk_slice {
 	struct lk_slot *truth;   /* by position: what the slice wrote */
 	struct lk_changes *chg;  /* view->base to truth, while not pending */
 	uint64_t *dirty;         /* bitmap by position: changed since the compile's snapshot */
+	uint64_t first_seq;      /* seq of the slice when made: a ticket below it was an earlier slice's */
 	uint64_t seq;            /* changes made */
 	uint64_t view_seq;       /* changes the view shows */
 	uint64_t base_seq;       /* changes compiled into its base */
@@ -49,6 +50,7 @@ struct sp_lookup {
 	int socket;
 	uint32_t capacity;
 	uint32_t used; /* sum of the slices' quotas */
+	uint64_t slices_made; /* each slice's seq starts at this count << SEQ_SHIFT (lookup.c) */
 	uint16_t max_slices;
 	enum sp_lookup_form form;
 	pthread_mutex_t lock;

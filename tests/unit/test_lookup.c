@@ -1193,6 +1193,8 @@ test_nowait_writes_show_with_their_compile(void **state __rte_unused)
 	assert_int_equal(sp_lookup_slice_add(t, 2, N), 0);
 	assert_int_equal(sp_lookup_write_bulk(t, 2, pos, f, N), 0);
 	assert_int_equal(lookup1(t, 2, ip_key(10, 0, 1, 1), NULL), 1);
+	/* The deleted slice's ticket is not the new slice's, whatever it has written. */
+	assert_int_equal(sp_lookup_finish(t, 2, ticket, pos, N), -ENOENT);
 	sp_lookup_free(t);
 }
 
