@@ -114,11 +114,11 @@ snapshot(const struct sp_lookup *t, struct lk_slice *s)
  * between turns, each change clearing its dirty bit as it is taken and a
  * write made meanwhile setting it again. 0 with *out; -EAGAIN if they do
  * not fit beside b or keep coming (the compile starts again from a new
- * snapshot); -ENOMEM; SLICE_GONE if the slice was deleted meanwhile.
+ * snapshot); -ENOMEM; -ECANCELED if the slice was deleted meanwhile
+ * (s->deleted).
  */
 #define REBASE_TURN 16
 #define REBASE_TURNS 256
-#define SLICE_GONE 1
 static int
 rebase(struct sp_lookup *t, struct lk_slice *s, const struct lk_base *b, struct lk_changes **out)
 {
@@ -150,7 +150,7 @@ rebase(struct sp_lookup *t, struct lk_slice *s, const struct lk_base *b, struct 
 		pthread_mutex_lock(&t->lock);
 		if (s->deleted) {
 			lk_changes_free(c);
-			return SLICE_GONE;
+			return -ECANCELED;
 		}
 	}
 	lk_changes_free(c);
@@ -175,7 +175,7 @@ compile(struct sp_lookup *t, struct lk_slice *s)
 	struct lk_changes *c = NULL;
 	struct lk_view *v = NULL, *old;
 	struct lk_base *b;
-	uint64_t start = lk_now_ns(), snap_seq = s->seq;
+	uint64_t start = lk_now_ns(), end, snap_seq = s->seq;
 	int rc = -ENOMEM;
 
 	s->compiling = true;
@@ -191,7 +191,7 @@ compile(struct sp_lookup *t, struct lk_slice *s)
 		return 0;
 	}
 	if (rc == 0) {
-		v = lk_view_make(b, c, s->truth, t->socket);
+		v = lk_view_make(b, c, s->truth);
 		if (v == NULL)
 			rc = -ENOMEM;
 	}
@@ -206,7 +206,8 @@ compile(struct sp_lookup *t, struct lk_slice *s)
 		pthread_cond_broadcast(&t->published);
 		return rc;
 	}
-	s->next_compile_ns = lk_now_ns() + (COMPILE_SHARE - 1) * (lk_now_ns() - start);
+	end = lk_now_ns();
+	s->next_compile_ns = end + (COMPILE_SHARE - 1) * (end - start);
 	old = s->view;
 	lk_changes_free(s->chg);
 	s->chg = c;
@@ -215,7 +216,7 @@ compile(struct sp_lookup *t, struct lk_slice *s)
 	s->base_seq = snap_seq;
 	s->pending = false;
 	SP_LOG(DEBUG, "%s: compiled %u filters into %u rules in %.3f s, %u changes beside", t->name,
-	       b->n, b->acl.nb_groups, (double)(lk_now_ns() - start) / 1e9, c->n);
+	       b->n, b->acl.nb_groups, (double)(end - start) / 1e9, c->n);
 	pthread_cond_broadcast(&t->published);
 	pthread_mutex_unlock(&t->lock);
 	lk_view_retire(t, old, true);

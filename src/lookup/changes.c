@@ -282,14 +282,14 @@ lk_changes_set(struct lk_changes *c, const struct lk_base *b, const struct lk_sl
 static uint64_t view_epochs;
 
 struct lk_view *
-lk_view_make(struct lk_base *b, const struct lk_changes *c, const struct lk_slot *truth,
-	     int socket)
+lk_view_make(struct lk_base *b, const struct lk_changes *c, const struct lk_slot *truth)
 {
 	uint32_t n = c->n - c->nb_copies, i;
-	size_t size = sizeof(struct lk_view) + n * sizeof(struct lk_dent) + c->nb_copies * sizeof(uint32_t);
-	struct lk_view *v = aligned_alloc(RTE_CACHE_LINE_SIZE, RTE_ALIGN_CEIL(size, RTE_CACHE_LINE_SIZE));
+	size_t size = sizeof(struct lk_view) + n * sizeof(struct lk_dent) +
+		      c->nb_copies * sizeof(uint32_t);
+	struct lk_view *v = aligned_alloc(RTE_CACHE_LINE_SIZE,
+					  RTE_ALIGN_CEIL(size, RTE_CACHE_LINE_SIZE));
 
-	RTE_SET_USED(socket);
 	if (v == NULL)
 		return NULL;
 	v->epoch = __atomic_add_fetch(&view_epochs, 1, __ATOMIC_RELAXED);

@@ -104,7 +104,7 @@ int lk_changes_set(struct lk_changes *c, const struct lk_base *b, const struct l
  * (a writer waited up to 3 ms for it on the 2-vCPU VM).
  */
 struct lk_view *lk_view_make(struct lk_base *b, const struct lk_changes *c,
-			     const struct lk_slot *truth, int socket);
+			     const struct lk_slot *truth);
 static inline void
 lk_view_free(struct lk_view *v)
 {

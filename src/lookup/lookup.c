@@ -136,7 +136,7 @@ sp_lookup_slice_add(struct sp_lookup *t, uint16_t slice, uint32_t quota)
 					      t->socket);
 		s->chg = lk_changes_new();
 		if (s->chg != NULL)
-			s->view = lk_view_make(NULL, s->chg, NULL, t->socket);
+			s->view = lk_view_make(NULL, s->chg, NULL);
 	}
 	if (s == NULL || s->hits == NULL || s->truth == NULL ||
 	    s->dirty == NULL || s->view == NULL) {
@@ -264,7 +264,7 @@ publish(struct sp_lookup *t, struct lk_slice *s, struct lk_view **retired, uint6
 	*retired = NULL;
 	*ticket = s->seq;
 	if (!s->pending) {
-		v = lk_view_make(s->view->base, s->chg, s->truth, t->socket);
+		v = lk_view_make(s->view->base, s->chg, s->truth);
 		if (v != NULL) {
 			*retired = s->view;
 			__atomic_store_n(&s->view, v, __ATOMIC_RELEASE);

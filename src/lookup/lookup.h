@@ -76,7 +76,8 @@ int sp_lookup_slice_del(struct sp_lookup *t, uint16_t slice);
 /* -ENOENT unknown slice, -ERANGE position >= quota. Key bits outside the
  * mask are ignored (stored masked). Resets the position's hit counter. A
  * write that does not fit beside the compiled filters waits for a compile
- * (milliseconds for a thousand filters, seconds for 100K); -ENOMEM if that
+ * (milliseconds for a thousand filters, a fraction of a second for 100K,
+ * and a slice compiles at most a twentieth of the time); -ENOMEM if that
  * compile fails, the write then being kept and shown by a later compile. */
 int sp_lookup_write(struct sp_lookup *t, uint16_t slice, uint32_t pos, const struct sp_filter *f);
 /* n writes, in order, visible together and at the cost of one compile at

@@ -48,9 +48,12 @@ char *sp_rpc_handle(struct sp_node *node, const char *line, size_t len,
 /* rpc_hold.c. The hold that the request being handled may fill (rpc.c). */
 void sp_rpc_hold_begin(struct sp_rpc_hold *hold);
 void sp_rpc_hold_end(void);
-/* A filter method's write to slice s took ticket: hold its answer. 0, -ENOMEM. */
-int sp_rpc_hold_write(const struct sp_node *node, const struct sp_slice *s, uint64_t ticket,
-		      const uint32_t *pos, uint32_t n);
+/*
+ * After a filter method's sp_lookup_*_nowait() on slice s said rc (and
+ * ticket): if -EINPROGRESS, hold its answer (0, or -ENOMEM); else rc.
+ */
+int sp_rpc_hold_write(const struct sp_node *node, const struct sp_slice *s, int rc,
+		      uint64_t ticket, const uint32_t *pos, uint32_t n);
 /*
  * Once the writes show (or their compile failed): true, *line the held
  * answer (or an error answer; NULL for a notification), the hold let go.

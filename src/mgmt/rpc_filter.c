@@ -95,19 +95,6 @@ table_error(const struct sp_slice *s, int rc, struct sp_rpc_error *e)
 			   strerror(-rc));
 }
 
-/*
- * A write the table took but shows only with a compile (-EINPROGRESS): its
- * answer is held (rpc_hold.c) rather than the management thread waiting.
- */
-static int
-held(const struct sp_node *node, const struct sp_slice *s, int rc, uint64_t ticket,
-     const uint32_t *pos, uint32_t n)
-{
-	if (rc != -EINPROGRESS)
-		return rc;
-	return sp_rpc_hold_write(node, s, ticket, pos, n);
-}
-
 /* One filter's keys or "filters": [...], never both (which would one mean?). */
 static int
 one_form(json_t *params, struct sp_rpc_error *e)
@@ -179,7 +166,7 @@ sp_rpc_filter_insert(struct sp_node *node, json_t *params, struct sp_rpc_error *
 			return NULL;
 		rc = sp_lookup_write_bulk_nowait(node->npes[s->npe].lookup, s->id, &p, &one, 1,
 						 &ticket);
-		rc = held(node, s, rc, ticket, &p, 1);
+		rc = sp_rpc_hold_write(node, s, rc, ticket, &p, 1);
 		return rc < 0 ? table_error(s, rc, e) : json_pack("{s:i}", "written", 1);
 	}
 	n = json_array_size(list);
@@ -204,7 +191,7 @@ sp_rpc_filter_insert(struct sp_node *node, json_t *params, struct sp_rpc_error *
 	rc = ok ? sp_lookup_write_bulk_nowait(node->npes[s->npe].lookup, s->id, pos, f,
 					      (uint32_t)n, &ticket) : 0;
 	if (ok)
-		rc = held(node, s, rc, ticket, pos, (uint32_t)n);
+		rc = sp_rpc_hold_write(node, s, rc, ticket, pos, (uint32_t)n);
 	free(pos);
 	free(f);
 	if (!ok)
@@ -218,6 +205,7 @@ sp_rpc_filter_delete(struct sp_node *node, json_t *params, struct sp_rpc_error *
 {
 	struct sp_slice *s;
 	uint64_t p, ticket = 0;
+	uint32_t at;
 	int rc;
 
 	if (sp_rpc_slice(node, params, &s, e) < 0 || sp_rpc_uint(params, "position", UINT32_MAX,
@@ -226,12 +214,9 @@ sp_rpc_filter_delete(struct sp_node *node, json_t *params, struct sp_rpc_error *
 	if (p >= s->filter_quota)
 		return sp_rpc_fail(e, SP_RPC_QUOTA, "position %" PRIu64 " is beyond slice %s's "
 				   "filter quota of %u", p, s->name, s->filter_quota);
-	rc = sp_lookup_delete_nowait(node->npes[s->npe].lookup, s->id, (uint32_t)p, &ticket);
-	if (rc != -ENOENT) {
-		uint32_t at = (uint32_t)p;
-
-		rc = held(node, s, rc, ticket, &at, 1);
-	}
+	at = (uint32_t)p;
+	rc = sp_lookup_delete_nowait(node->npes[s->npe].lookup, s->id, at, &ticket);
+	rc = sp_rpc_hold_write(node, s, rc, ticket, &at, 1);
 	if (rc == -ENOENT)
 		return sp_rpc_fail(e, SP_RPC_NOT_FOUND, "slice %s has no filter at position %" PRIu64,
 				   s->name, p);

@@ -29,11 +29,13 @@ sp_rpc_hold_end(void)
 }
 
 int
-sp_rpc_hold_write(const struct sp_node *node, const struct sp_slice *s, uint64_t ticket,
+sp_rpc_hold_write(const struct sp_node *node, const struct sp_slice *s, int rc, uint64_t ticket,
 		  const uint32_t *pos, uint32_t n)
 {
 	struct sp_rpc_hold *h = current;
 
+	if (rc != -EINPROGRESS)
+		return rc;
 	if (h == NULL)
 		return -EINVAL;
 	h->pos = malloc((n > 0 ? n : 1) * sizeof(*h->pos));
