@@ -15,6 +15,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "breathe.h"
 #include "table.h"
 #include "../common/log.h"
 
@@ -232,6 +233,7 @@ compiler_main(void *arg)
 	struct timespec until;
 	int rc;
 
+	lk_breathe_start();
 	pthread_mutex_lock(&t->lock);
 	while (!t->stop) {
 		s = pick(t);
