@@ -110,10 +110,11 @@ covered(const struct lk_base *b, const uint32_t *idx, uint32_t n, const struct l
  * *n = 0 if none; -ENOSPC if more than LK_COPIES_MAX, -ENOMEM.
  */
 static int
-promote(const struct lk_base *b, uint32_t s, uint32_t **out, uint32_t *n)
+promote(const struct lk_base *b, uint32_t s, struct lk_prom **out, uint32_t *n)
 {
 	const struct lk_filter *f = &b->filt[s];
 	uint32_t *idx = malloc(LK_COPIES_MAX * sizeof(*idx)), j, k = 0, sig = b->sig[s];
+	struct lk_prom *prom;
 
 	*n = 0;
 	*out = NULL;
@@ -136,14 +137,14 @@ promote(const struct lk_base *b, uint32_t s, uint32_t **out, uint32_t *n)
 		if (lk_covers(&b->filt[j], f))
 			break;
 	}
-	if (k == 0) {
-		free(idx);
-		return 0;
-	}
-	for (j = 0; j < k; j++) /* the list holds positions: indexes change with the base */
-		idx[j] = b->ent[idx[j]].pos;
+	prom = k > 0 ? malloc(k * sizeof(*prom)) : NULL;
+	for (j = 0; prom != NULL && j < k; j++)
+		prom[j] = (struct lk_prom){.pos = b->ent[idx[j]].pos, .idx = idx[j]};
+	free(idx);
+	if (k > 0 && prom == NULL)
+		return -ENOMEM;
 	*n = k;
-	*out = idx;
+	*out = prom;
 	return 0;
 }
 
@@ -159,7 +160,7 @@ same_as_base(const struct lk_base *b, uint32_t idx, const struct lk_slot *s)
  * if nothing left, which errs on the side of a compile.
  */
 static bool
-room(struct lk_changes *c, uint32_t pos, enum lk_kind kind, const uint32_t *prom,
+room(struct lk_changes *c, uint32_t pos, enum lk_kind kind, const struct lk_prom *prom,
      uint32_t nb_prom)
 {
 	const struct lk_change *x = find(c, pos);
@@ -168,7 +169,7 @@ room(struct lk_changes *c, uint32_t pos, enum lk_kind kind, const uint32_t *prom
 	if (kind != LK_COPY && (x == NULL || x->kind == LK_COPY))
 		writes++;
 	for (i = 0; i < nb_prom; i++)
-		copies += find(c, prom[i]) == NULL;
+		copies += find(c, prom[i].pos) == NULL;
 	return writes <= LK_WRITES_MAX && copies <= LK_COPIES_MAX;
 }
 
@@ -178,30 +179,33 @@ room(struct lk_changes *c, uint32_t pos, enum lk_kind kind, const uint32_t *prom
  * insertion each (thousands of copies made a write take milliseconds).
  */
 static void
-reference(struct lk_changes *c, const uint32_t *prom, uint32_t n)
+reference(struct lk_changes *c, const struct lk_prom *prom, uint32_t n)
 {
 	uint32_t i = 0, j = 0, added = 0;
 	int64_t a, p, k;
 
 	while (j < n) { /* the positions with no change yet */
-		if (i < c->n && c->c[i].pos < prom[j]) {
+		if (i < c->n && c->c[i].pos < prom[j].pos) {
 			i++;
 			continue;
 		}
-		added += !(i < c->n && c->c[i].pos == prom[j]);
+		added += !(i < c->n && c->c[i].pos == prom[j].pos);
 		j++;
 	}
 	a = (int64_t)c->n - 1;
 	k = a + added;
 	for (p = (int64_t)n - 1; p >= 0; k--) {
-		if (a >= 0 && c->c[a].pos > prom[p]) {
+		if (a >= 0 && c->c[a].pos > prom[p].pos) {
 			c->c[k] = c->c[a--];
-		} else if (a >= 0 && c->c[a].pos == prom[p]) {
+		} else if (a >= 0 && c->c[a].pos == prom[p].pos) {
 			c->c[a].refs++;
+			c->c[a].idx = prom[p].idx;
 			c->c[k] = c->c[a--];
 			p--;
 		} else {
-			c->c[k] = (struct lk_change){.pos = prom[p--], .kind = LK_COPY, .refs = 1};
+			c->c[k] = (struct lk_change){.pos = prom[p].pos, .kind = LK_COPY, .refs = 1,
+						     .idx = prom[p].idx};
+			p--;
 		}
 	}
 	c->n += added;
@@ -210,12 +214,12 @@ reference(struct lk_changes *c, const uint32_t *prom, uint32_t n)
 
 /* Let go of the copies a filter no longer stale promoted: those left unreferenced go, in one pass. */
 static void
-release(struct lk_changes *c, const uint32_t *prom, uint32_t n)
+release(struct lk_changes *c, const struct lk_prom *prom, uint32_t n)
 {
 	uint32_t i, k = 0;
 
 	for (i = 0; i < n; i++)
-		find(c, prom[i])->refs--;
+		find(c, prom[i].pos)->refs--;
 	for (i = 0; i < c->n; i++) {
 		if (c->c[i].kind == LK_COPY && c->c[i].refs == 0) {
 			free(c->c[i].prom);
@@ -231,7 +235,8 @@ int
 lk_changes_set(struct lk_changes *c, const struct lk_base *b, const struct lk_slot *truth,
 	       uint32_t pos)
 {
-	uint32_t idx = lk_base_find(b, pos), nb_prom = 0, *prom = NULL;
+	uint32_t idx = lk_base_find(b, pos), nb_prom = 0;
+	struct lk_prom *prom = NULL;
 	const struct lk_slot *s = &truth[pos];
 	struct lk_change *x = find(c, pos);
 	bool was_stale = stale_in_acl(x, b, idx), now_stale;
@@ -259,7 +264,8 @@ lk_changes_set(struct lk_changes *c, const struct lk_base *b, const struct lk_sl
 		return -ENOSPC;
 	}
 	if (was_stale && !now_stale) {
-		uint32_t *old = x->prom, nb_old = x->nb_prom;
+		struct lk_prom *old = x->prom;
+		uint32_t nb_old = x->nb_prom;
 
 		x->prom = NULL;
 		x->nb_prom = 0;
@@ -286,7 +292,7 @@ lk_view_make(struct lk_base *b, const struct lk_changes *c, const struct lk_slot
 {
 	uint32_t n = c->n - c->nb_copies, i;
 	size_t size = sizeof(struct lk_view) + n * sizeof(struct lk_dent) +
-		      c->nb_copies * sizeof(uint32_t);
+		      c->nb_copies * (sizeof(struct lk_filter) + sizeof(uint32_t));
 	struct lk_view *v = aligned_alloc(RTE_CACHE_LINE_SIZE,
 					  RTE_ALIGN_CEIL(size, RTE_CACHE_LINE_SIZE));
 
@@ -296,13 +302,15 @@ lk_view_make(struct lk_base *b, const struct lk_changes *c, const struct lk_slot
 	v->base = b;
 	v->n = 0;
 	v->nb_copies = 0;
-	v->copies = (uint32_t *)&v->d[n];
+	v->copy_f = (struct lk_filter *)&v->d[n];
+	v->copies = (uint32_t *)&v->copy_f[c->nb_copies];
 	for (i = 0; i < c->n; i++) {
 		const struct lk_change *x = &c->c[i];
 		struct lk_dent *d;
 
 		if (x->kind == LK_COPY) { /* the base's own filter */
-			v->copies[v->nb_copies++] = lk_base_find(b, x->pos);
+			v->copy_f[v->nb_copies] = b->filt[x->idx];
+			v->copies[v->nb_copies++] = x->idx;
 			continue;
 		}
 		d = &v->d[v->n++];

@@ -26,19 +26,29 @@ stale(const struct lk_view *v, uint32_t pos)
 	return i < v->n && v->d[i].pos == pos;
 }
 
-/* The first live copy (changes.h) matching k: a base index, or LK_NONE. */
+/*
+ * The first live copy (changes.h) matching k, whose compiled first match
+ * at position after went stale: a base index, or LK_NONE. A copy before it
+ * cannot match k (the compiled answer would be that copy), so the scan
+ * starts past it.
+ */
 static inline uint32_t
-first_copy(const struct lk_view *v, const struct lk_bits *k)
+first_copy(const struct lk_view *v, const struct lk_bits *k, uint32_t after)
 {
 	const struct lk_base *b = v->base;
-	uint32_t i;
+	uint32_t lo = 0, hi = v->nb_copies, i;
 
-	for (i = 0; i < v->nb_copies; i++) {
-		uint32_t idx = v->copies[i];
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (lk_match(&b->filt[idx], k) && !stale(v, b->ent[idx].pos))
-			return idx;
+		if (b->ent[v->copies[mid]].pos <= after)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	for (i = lo; i < v->nb_copies; i++)
+		if (lk_match(&v->copy_f[i], k) && !stale(v, b->ent[v->copies[i]].pos))
+			return v->copies[i];
 	return LK_NONE;
 }
 
@@ -70,7 +80,7 @@ resolve(const struct lk_view *v, const struct lk_tree_hit *h, const struct lk_bi
 	if (b != NULL) {
 		bpos = h->pos;
 		if (bpos != SP_LOOKUP_MISS && v->n > 0 && stale(v, bpos)) {
-			bi = first_copy(v, k);
+			bi = first_copy(v, k, bpos);
 			bpos = bi != LK_NONE ? b->ent[bi].pos : SP_LOOKUP_MISS;
 		}
 		if (b->nb_odd > 0) {
