@@ -124,11 +124,12 @@ NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 {
 	set = $col["set"]; eng = $col["engine"]; bpe = $col["bytes_per_entry"]
 	ns = $col["ns_per_lookup"]; w = $col["writes_per_s"]; pct = $col["writing_pct_of_idle"]
-	wmax = $col["write_max_us"]; held = $col["held_max_us"]
-	rows[++n] = sprintf("| %s | %s | %s | %.1f | %.3g | %s | %.0f | %.4f | %s | %s | %s | %s |",
+	wmax = $col["write_max_us"]; held = $col["held_max_us"]; gap = $col["gap_max_us"]
+	rows[++n] = sprintf("| %s | %s | %s | %.1f | %.3g | %s | %.0f | %.4f | %s | %s | %s | %s | %s |",
 		set, $col["filters"], eng, ns, $col["mlookups_per_s"], $col["p99_burst_ns"], bpe,
 		$col["build_s"], w == "" ? "-" : w, wmax == "" ? "-" : sprintf("%.0f", wmax),
-		held == "" ? "-" : sprintf("%.0f", held), pct == "" ? "-" : sprintf("%.0f%%", pct))
+		held == "" ? "-" : sprintf("%.0f", held), gap == "" ? "-" : sprintf("%.0f", gap),
+		pct == "" ? "-" : sprintf("%.0f%%", pct))
 	if (!(set in seen)) { seen[set] = 1; order[++m] = set }
 	if (eng == "sp") { sp_ns[set] = ns; sp_b[set] = bpe }
 	if (eng == "acl") { acl_ns[set] = ns; acl_b[set] = bpe }
@@ -136,8 +137,8 @@ NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 END {
 	print "\nSummary (all sets)\n"
 	printf "| set | filters | engine | ns/lookup | Mlookups/s | p99 burst ns | B/entry | build s |"
-	print " writes/s | write max us | thread held max us | lookups while writing (% of idle) |"
-	print "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+	print " writes/s | write max us | thread held max us | machine gap max us | lookups while writing (% of idle) |"
+	print "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 	for (i = 1; i <= n; i++) print rows[i]
 	print "\n| set | sp/acl ns/lookup | sp/acl B/entry |\n| --- | ---: | ---: |"
 	for (i = 1; i <= m; i++) {

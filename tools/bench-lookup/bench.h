@@ -137,6 +137,12 @@ struct bench_result {
 	double writes_per_s;
 	double write_p99_us, write_max_us; /* until a write showed: its client waits that long */
 	double held_max_us; /* the longest a write held the writing (management) thread */
+	/*
+	 * The machine's own share of that: the longest a thread on the writer's
+	 * CPU that only reads the clock went unscheduled, while the reader looked
+	 * up and nothing was written (a VM's other vCPU busy delays its siblings).
+	 */
+	double gap_max_us;
 	double idle_lookups_per_s, busy_lookups_per_s; /* the reader's, without and with writes */
 };
 

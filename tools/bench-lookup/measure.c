@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <rte_common.h>
 #include <rte_cycles.h>
@@ -401,9 +400,22 @@ write_for(struct engine *e, struct writer *w, double seconds)
 struct period {
 	double s;
 	uint64_t lookups;
+	double gap_max_us; /* the idle periods': bench_result.gap_max_us */
 };
 
-/* Run fn (NULL: sleep) for seconds and add what the reader did meanwhile to p. */
+/* Read the clock for seconds; the longest between two reads into *gap_max_us. */
+static void
+watch_gaps(double seconds, double *gap_max_us)
+{
+	double last = now_s(), stop = last + seconds, t;
+
+	for (t = last; t < stop; last = t) {
+		t = now_s();
+		*gap_max_us = RTE_MAX(*gap_max_us, (t - last) * 1e6);
+	}
+}
+
+/* Run fn (NULL: watch the machine's gaps) for seconds and add what the reader did meanwhile to p. */
 static int
 timed(struct period *p, struct reader *r, double seconds,
       int (*fn)(struct engine *, struct writer *, double), struct writer *w)
@@ -415,7 +427,7 @@ timed(struct period *p, struct reader *r, double seconds,
 	if (fn != NULL)
 		rc = fn(r->e, w, seconds);
 	else
-		usleep((useconds_t)(seconds * 1e6));
+		watch_gaps(seconds, &p->gap_max_us);
 	p->s += now_s() - t0;
 	p->lookups += reader_lookups(r) - l0;
 	return rc;
@@ -456,6 +468,7 @@ measure_updates(struct engine *e, double seconds, const struct update_opts *how,
 	res->write_p99_us = w.us[(size_t)w.writes * 99 / 100];
 	res->write_max_us = w.us[w.writes - 1];
 	res->held_max_us = w.held_max_us;
+	res->gap_max_us = idle.gap_max_us;
 	free(w.us);
 	res->idle_lookups_per_s = (double)idle.lookups / idle.s;
 	res->busy_lookups_per_s = (double)busy.lookups / busy.s;

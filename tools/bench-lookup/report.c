@@ -42,21 +42,21 @@ upd(char buf[CELL], const struct bench_result *r, const char *none, const char *
 void
 report_set(FILE *out, const struct bench_set *s, const struct bench_result *r, size_t n)
 {
-	char c[7][CELL];
+	char c[8][CELL];
 	size_t i;
 
 	fprintf(out, "\n%s: %zu filters of %zu rules in %u slice(s), %zu %s keys\n\n", s->name,
 		s->x.n, s->x.nb_rules, s->nb_slices, s->nb_keys, s->from_trace ? "trace" : "random");
 	fprintf(out, "| engine | alg | entries | build s | memory MB | B/entry | verified | "
 		     "mismatches | ns/lookup | Mlookups/s | p99 burst ns | writes/s | "
-		     "write p99 us | write max us | thread held max us | reader Mlookups/s | "
-		     "while writing | %% of idle |\n");
+		     "write p99 us | write max us | thread held max us | machine gap max us | "
+		     "reader Mlookups/s | while writing | %% of idle |\n");
 	fprintf(out, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
-		     "---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+		     "---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
 	for (i = 0; i < n; i++)
 		fprintf(out,
 			"| %s | %s | %u | %.4f | %.2f | %.0f | %zu | %zu | %.1f | %.3g | %.0f | %s | "
-			"%s | %s | %s | %s | %s | %s |\n",
+			"%s | %s | %s | %s | %s | %s | %s |\n",
 			r[i].engine, r[i].alg[0] != '\0' ? r[i].alg : "-", r[i].entries,
 			r[i].build_s, r[i].mem_bytes / 1e6, bytes_per_entry(&r[i]), r[i].verified,
 			r[i].mismatches, r[i].ns_per_lookup, mlookups(&r[i]), r[i].p99_burst_ns,
@@ -64,6 +64,7 @@ report_set(FILE *out, const struct bench_set *s, const struct bench_result *r, s
 			upd(c[4], &r[i], "-", "%.0f", r[i].write_p99_us),
 			upd(c[5], &r[i], "-", "%.0f", r[i].write_max_us),
 			upd(c[6], &r[i], "-", "%.0f", r[i].held_max_us),
+			upd(c[7], &r[i], "-", "%.0f", r[i].gap_max_us),
 			upd(c[1], &r[i], "-", "%.3g", r[i].idle_lookups_per_s / 1e6),
 			upd(c[2], &r[i], "-", "%.3g", r[i].busy_lookups_per_s / 1e6),
 			upd(c[3], &r[i], "-", "%.0f%%", busy_pct(&r[i])));
@@ -85,23 +86,24 @@ void
 report_summary(FILE *out, const struct bench_result *r, size_t n)
 {
 	const struct bench_result *acl;
-	char c[4][CELL];
+	char c[5][CELL];
 	size_t i;
 
 	fprintf(out, "\nSummary\n\n| set | filters | engine | ns/lookup | Mlookups/s | "
 		     "p99 burst ns | B/entry | build s | writes/s | write max us | thread held max "
-		     "us | lookups while writing (%% of idle) |\n");
+		     "us | machine gap max us | lookups while writing (%% of idle) |\n");
 	fprintf(out, "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
-		     "---: | ---: |\n");
+		     "---: | ---: | ---: |\n");
 	for (i = 0; i < n; i++)
 		fprintf(out, "| %s | %zu | %s | %.1f | %.3g | %.0f | %.0f | %.4f | %s | %s | %s | "
-			"%s |\n",
+			"%s | %s |\n",
 			r[i].set, r[i].filters, r[i].engine, r[i].ns_per_lookup, mlookups(&r[i]),
 			r[i].p99_burst_ns,
 			bytes_per_entry(&r[i]), r[i].build_s,
 			upd(c[0], &r[i], "-", "%.1f", r[i].writes_per_s),
 			upd(c[2], &r[i], "-", "%.0f", r[i].write_max_us),
 			upd(c[3], &r[i], "-", "%.0f", r[i].held_max_us),
+			upd(c[4], &r[i], "-", "%.0f", r[i].gap_max_us),
 			upd(c[1], &r[i], "-", "%.0f%%", busy_pct(&r[i])));
 
 	fprintf(out, "\n| set | sp/acl ns/lookup | sp/acl B/entry |\n| --- | ---: | ---: |\n");
@@ -121,7 +123,7 @@ int
 report_csv(const char *path, const struct bench_result *r, size_t n)
 {
 	FILE *f = fopen(path, "w");
-	char c[7][CELL];
+	char c[8][CELL];
 	size_t i;
 	int rc;
 
@@ -131,9 +133,9 @@ report_csv(const char *path, const struct bench_result *r, size_t n)
 	}
 	fprintf(f, "set,filters,engine,alg,entries,build_s,mem_bytes,bytes_per_entry,"
 		   "verified_keys,mismatches,ns_per_lookup,mlookups_per_s,p99_burst_ns,writes_per_s,"
-		   "write_p99_us,write_max_us,held_max_us,reader_idle_mlookups_per_s,reader_writing_mlookups_per_s,writing_pct_of_idle\n");
+		   "write_p99_us,write_max_us,held_max_us,gap_max_us,reader_idle_mlookups_per_s,reader_writing_mlookups_per_s,writing_pct_of_idle\n");
 	for (i = 0; i < n; i++)
-		fprintf(f, "%s,%zu,%s,%s,%u,%.6f,%zu,%.1f,%zu,%zu,%.2f,%.6g,%.0f,%s,%s,%s,%s,%s,%s,%s\n",
+		fprintf(f, "%s,%zu,%s,%s,%u,%.6f,%zu,%.1f,%zu,%zu,%.2f,%.6g,%.0f,%s,%s,%s,%s,%s,%s,%s,%s\n",
 			r[i].set, r[i].filters, r[i].engine, r[i].alg, r[i].entries, r[i].build_s,
 			r[i].mem_bytes, bytes_per_entry(&r[i]), r[i].verified, r[i].mismatches,
 			r[i].ns_per_lookup, mlookups(&r[i]), r[i].p99_burst_ns,
@@ -141,6 +143,7 @@ report_csv(const char *path, const struct bench_result *r, size_t n)
 			upd(c[4], &r[i], "", "%.1f", r[i].write_p99_us),
 			upd(c[5], &r[i], "", "%.1f", r[i].write_max_us),
 			upd(c[6], &r[i], "", "%.1f", r[i].held_max_us),
+			upd(c[7], &r[i], "", "%.1f", r[i].gap_max_us),
 			upd(c[1], &r[i], "", "%.6g", r[i].idle_lookups_per_s / 1e6),
 			upd(c[2], &r[i], "", "%.6g", r[i].busy_lookups_per_s / 1e6),
 			upd(c[3], &r[i], "", "%.1f", busy_pct(&r[i])));
