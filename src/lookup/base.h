@@ -3,11 +3,13 @@
  * A base: one slice's filters compiled for lookups, immutable once built.
  * Filters are held by index, in position order.
  *
- * rte_acl takes the filters whose mask is a prefix within each of its
- * fields (bytes 12, 0-3, 4-7, 8-9, 10-11, 13): addresses, ports, protocol,
- * exact keys (acl.h). Filters with other masks (arbitrary bits, which make
- * rte_acl's tries explode) are scanned in order beside it: the first match
- * is the lower index of the two answers.
+ * The filters whose mask is a prefix within each field (bytes 0-3, 4-7,
+ * 8-9, 10-11, 12, 13: addresses, ports, protocol, exact keys) are compiled
+ * into the slice's decision tree (tree.h), or, where the form asks, into
+ * rte_acl (acl.h); the code calls them the compiled ("acl") filters either
+ * way. Filters with other masks (arbitrary bits, which make any cut or
+ * trie explode) are scanned in order beside them: the first match is the
+ * lower index of the two answers.
  */
 #ifndef SP_LOOKUP_BASE_H
 #define SP_LOOKUP_BASE_H

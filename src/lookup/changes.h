@@ -4,20 +4,21 @@
  * write is visible as soon as it returns.
  *
  * A write or delete at a position the base holds makes the base's filter
- * there stale: a key whose first match in rte_acl is stale needs the next
- * live match, which rte_acl cannot give. So a stale filter s of rte_acl's
- * "promotes" the later filters of rte_acl's that overlap it, up to and
- * including the first that covers it: their copies join the changes. The
- * first live match of a key is then the lowest of: rte_acl's (if not
- * stale), the first live one among the odd filters (base.h) scanned in
- * order, and the first among the changes. (If that covering filter is
- * itself stale, it promotes its own successors; by induction on position
- * every successor a key could need is there.) Copies are reference-counted
- * by the stale filters that promoted them.
+ * there stale: a key whose first match in the compiled classifier (the
+ * tree, or rte_acl) is stale needs the next live match, which the
+ * classifier cannot give. So a stale compiled filter s "promotes" the later
+ * compiled filters that overlap it, up to and including the first that
+ * covers it: their copies join the changes. The first live match of a key
+ * is then the lowest of: the classifier's (if not stale), the first live
+ * one among the odd filters (base.h) scanned in order, and the first among
+ * the changes. (If that covering filter is itself stale, it promotes its
+ * own successors; by induction on position every successor a key could
+ * need is there.) Copies are reference-counted by the stale filters that
+ * promoted them.
  *
- * A copy can only be a key's first match when rte_acl's answer is stale
- * (otherwise that answer comes first), so lookups search the copies only
- * then, and there can be many more copies than writes.
+ * A copy can only be a key's first match when the classifier's answer is
+ * stale (otherwise that answer comes first), so lookups search the copies
+ * only then, and there can be many more copies than writes.
  *
  * The writer's change set (struct lk_changes) becomes an immutable view
  * (struct lk_view) for the lookups: the writes and holes, and apart the

@@ -140,8 +140,10 @@ check_cpus(const struct sp_config *cfg, int extra_argc, char **extra_argv)
 /*
  * argv for rte_eal_init: the config's "eal", the command line's extras,
  * "-l 0,<workers>" unless an lcore option was given, and 512-bit SIMD
- * unless capped: rte_acl's AVX-512 classifiers make lookups 1.3-1.6x faster
- * than the 256-bit ones EAL would otherwise allow (docs/lookup.md).
+ * unless capped, so that DPDK's code chosen at run time may use AVX-512
+ * (rte_acl's classifiers, which serve the filter table's rte_acl forms, are
+ * 1.3-1.6x faster with it; the default tree needs only 16-byte vectors:
+ * docs/lookup.md).
  */
 static int
 eal_start(const struct sp_config *cfg, const char *argv0, int extra_argc, char **extra_argv)
