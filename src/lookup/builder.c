@@ -225,6 +225,20 @@ compile(struct sp_lookup *t, struct lk_slice *s)
 	return 0;
 }
 
+/* Every LK_HITS_FOLD_NS, the slices' hit counters into their totals (hits.h; locked). */
+static void
+fold_hits(struct sp_lookup *t)
+{
+	uint64_t now = lk_now_ns();
+
+	if (now < t->next_fold_ns)
+		return;
+	t->next_fold_ns = now + LK_HITS_FOLD_NS;
+	for (uint16_t i = 0; i < t->max_slices; i++)
+		if (t->slices[i] != NULL)
+			lk_hits_fold(&t->slices[i]->hits);
+}
+
 static void *
 compiler_main(void *arg)
 {
@@ -236,6 +250,7 @@ compiler_main(void *arg)
 	lk_breathe_start();
 	pthread_mutex_lock(&t->lock);
 	while (!t->stop) {
+		fold_hits(t);
 		s = pick(t);
 		if (s != NULL) {
 			rc = compile(t, s);

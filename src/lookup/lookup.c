@@ -52,7 +52,7 @@ lk_slice_free(struct lk_slice *s)
 	lk_view_free(s->view);
 	lk_changes_free(s->chg);
 	rte_free(s->truth);
-	rte_free(s->hits);
+	lk_hits_free(&s->hits);
 	rte_free(s->dirty);
 	rte_free(s);
 }
@@ -128,8 +128,6 @@ sp_lookup_slice_add(struct sp_lookup *t, uint16_t slice, uint32_t quota)
 	s = rte_zmalloc_socket("lk_slice", sizeof(*s), RTE_CACHE_LINE_SIZE, t->socket);
 	if (s != NULL) {
 		s->quota = quota;
-		s->hits = rte_zmalloc_socket("lk_hits", quota * sizeof(s->hits[0]),
-					     RTE_CACHE_LINE_SIZE, t->socket);
 		s->truth = rte_zmalloc_socket("lk_truth", quota * sizeof(s->truth[0]), 0,
 					      t->socket);
 		s->dirty = rte_zmalloc_socket("lk_dirty", words * sizeof(s->dirty[0]), 0,
@@ -138,7 +136,7 @@ sp_lookup_slice_add(struct sp_lookup *t, uint16_t slice, uint32_t quota)
 		if (s->chg != NULL)
 			s->view = lk_view_make(NULL, s->chg, NULL);
 	}
-	if (s == NULL || s->hits == NULL || s->truth == NULL ||
+	if (s == NULL || lk_hits_init(&s->hits, quota, t->socket) != 0 || s->truth == NULL ||
 	    s->dirty == NULL || s->view == NULL) {
 		SP_LOG(ERR, "%s: no memory for slice %u's table of %u filters", t->name, slice,
 		       quota);
@@ -309,8 +307,7 @@ restart_hits(struct sp_lookup *t, uint16_t slice, const uint32_t *pos, uint32_t 
 	pthread_mutex_lock(&t->lock);
 	if (locate(t, slice, &s) == 0)
 		for (i = 0; i < n; i++)
-			s->truth[pos[i]].hits_zero = __atomic_load_n(&s->hits[pos[i]],
-								     __ATOMIC_RELAXED);
+			s->truth[pos[i]].hits_zero = lk_hits_now(&s->hits, pos[i]);
 	pthread_mutex_unlock(&t->lock);
 }
 
@@ -469,7 +466,7 @@ sp_lookup_read(const struct sp_lookup *t, uint16_t slice, uint32_t pos, struct s
 		memcpy(f->key.b, slot->f.key.b, SP_KEY_BYTES);
 		memcpy(f->mask.b, slot->f.mask.b, SP_KEY_BYTES);
 		f->result = slot->res;
-		*hits = __atomic_load_n(&s->hits[pos], __ATOMIC_RELAXED) - slot->hits_zero;
+		*hits = lk_hits_now(&s->hits, pos) - slot->hits_zero;
 	}
 	pthread_mutex_unlock(&w->lock);
 	return rc;
@@ -522,6 +519,7 @@ sp_lookup_info(const struct sp_lookup *t, uint16_t slice, struct sp_lookup_info 
 			     b != NULL && b->acl.nb_ctx > 0 ? (b->acl.ranges ? "ranges" : "ternary") :
 			     "list";
 		info->classifier_bytes = lk_base_classifier_bytes(b);
+		info->counter_bytes = (size_t)s->quota * sizeof(s->hits.count[0]);
 		info->changes = s->view->n;
 		info->copies = s->view->nb_copies;
 		info->classifier = b != NULL && b->tree != NULL ? "tree" : lk_acl_method();

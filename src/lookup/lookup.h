@@ -130,6 +130,7 @@ struct sp_lookup_info {
 	const char *form;
 	const char *classifier; /* "tree", or the rte_acl classify method */
 	size_t classifier_bytes; /* tree: nodes, leaves and distinct results (rte_acl's: 0, not told) */
+	size_t counter_bytes;    /* the hit counters the lookups add to: the quota's */
 	uint64_t flow_lookups;  /* keys looked up since the slice was made (flows.h) */
 	uint64_t flow_hits;     /* of them, answered by the flow cache */
 	bool flow_resting;      /* the cache stands aside: it timed slower than the classifier */
@@ -165,7 +166,7 @@ uint16_t sp_lookup_bulk(struct sp_lookup *t, uint16_t slice, const struct sp_key
 
 struct sp_lookup_later {
 	uint32_t n;
-	uint64_t *counter[SP_LOOKUP_LATER];
+	uint32_t *counter[SP_LOOKUP_LATER];
 };
 
 /*

@@ -14,11 +14,12 @@
 
 #include "changes.h"
 #include "flows.h"
+#include "hits.h"
 #include "lookup.h"
 
 struct lk_slice {
 	struct lk_view *view; /* the lookups': RCU-protected */
-	uint64_t *hits;       /* by position, written by the lookup lcore only */
+	struct lk_hits hits;  /* count: by position, written by the lookup lcore only */
 	uint32_t quota;
 	uint32_t nb_used; /* positions holding a filter */
 	/* The rest is the writer's and the compiler's, under the table's lock. */
@@ -59,6 +60,7 @@ struct sp_lookup {
 	pthread_t compiler;
 	bool compiler_started;
 	bool stop;
+	uint64_t next_fold_ns; /* the compiler folds the hit counters then (hits.h) */
 	struct lk_slice *slices[]; /* max_slices RCU-protected pointers */
 };
 

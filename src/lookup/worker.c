@@ -111,7 +111,7 @@ resolve(const struct lk_view *v, const struct lk_tree_hit *h, const struct lk_bi
  * line prefetched meanwhile. lookup_chunk() made room for a chunk's hits.
  */
 static __rte_always_inline void
-count_hit(uint64_t *counter, struct sp_lookup_later *later, uint32_t *nb_later)
+count_hit(uint32_t *counter, struct sp_lookup_later *later, uint32_t *nb_later)
 {
 	if (later == NULL) {
 		(*counter)++;
@@ -271,7 +271,7 @@ ask_cache(const struct lk_batch *b, uint32_t first, struct lk_chunk *c, struct l
 		if (e->pos == SP_LOOKUP_MISS)
 			continue;
 		*batch_result(b, i) = e->res;
-		count_hit(&r->s->hits[e->pos], later, nb_later);
+		count_hit(&r->s->hits.count[e->pos], later, nb_later);
 		nb_hits++;
 	}
 	r->nb_miss = c->nb_miss - r->miss_first;
@@ -310,7 +310,7 @@ settle(const struct lk_batch *b, uint32_t first, const struct lk_chunk *c, struc
 		*batch_position(b, i) = pos;
 		if (pos != SP_LOOKUP_MISS) {
 			*batch_result(b, i) = *res;
-			count_hit(&r->s->hits[pos], later, nb_later);
+			count_hit(&r->s->hits.count[pos], later, nb_later);
 			nb_hits++;
 		}
 		if (!r->use || lk_flow_find(c->set[i - first], v->epoch, c->w[i - first]) != NULL)

@@ -21,6 +21,7 @@
 
 #include "sp_test.h"
 #include "lookup/flows.h"
+#include "lookup/hits.h"
 #include "lookup/lookup.h"
 
 #define MAX_SLICES 8
@@ -293,6 +294,31 @@ hits_at(struct sp_lookup *t, uint16_t slice, uint32_t pos)
 
 	assert_int_equal(sp_lookup_read(t, slice, pos, &f, &hits), 0);
 	return hits;
+}
+
+/*
+ * The lookup lcore's 32-bit counters wrap; the totals do not: a fold takes
+ * each counter's gain since the last one, read any time after.
+ */
+static void
+test_hit_counters_fold_across_the_wrap(void **state)
+{
+	struct lk_hits h;
+
+	(void)state;
+	assert_int_equal(lk_hits_init(&h, 2, SOCKET_ID_ANY), 0);
+	h.count[0] = 0xfffffff0u; /* the lcore counted that many */
+	lk_hits_fold(&h);
+	assert_true(lk_hits_now(&h, 0) == 0xfffffff0ull);
+	h.count[0] += 0x20; /* wraps to 0x10 */
+	assert_true(lk_hits_now(&h, 0) == 0x100000010ull);
+	lk_hits_fold(&h);
+	assert_true(lk_hits_now(&h, 0) == 0x100000010ull);
+	h.count[0] += 0xffffffffu; /* as much as one fold can take */
+	lk_hits_fold(&h);
+	assert_true(lk_hits_now(&h, 0) == 0x20000000full);
+	assert_true(lk_hits_now(&h, 1) == 0);
+	lk_hits_free(&h);
 }
 
 static void
@@ -1210,6 +1236,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_bits_outside_mask_ignored, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_every_byte_compiled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hit_counters, setup, teardown),
+		cmocka_unit_test(test_hit_counters_fold_across_the_wrap),
 		cmocka_unit_test_setup_teardown(test_flow_cache_follows_the_table, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flow_cache_answers_through_its_phases, setup,
 						teardown),

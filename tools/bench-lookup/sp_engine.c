@@ -224,7 +224,7 @@ sp_build(struct engine *e)
 				snprintf(e->alg, sizeof(e->alg), "%s", info.classifier);
 				rules += info.rules;
 				classifier += info.classifier_bytes;
-				counters += (size_t)info.quota * sizeof(uint64_t);
+				counters += info.counter_bytes;
 			}
 		printf("  sp: %zu filters in %u slice(s), classified by %s%s\n", s->x.n,
 		       s->nb_slices, e->alg, strcmp(e->alg, "tree") == 0 ? "" : " (rte_acl)");
