@@ -37,7 +37,7 @@ struct lcore_ctx {
 	uint16_t nb_npes;
 	struct sp_npe *npes[SP_MAX_NPES];
 	struct tx_port tx[SP_MAX_PORTS];
-	unsigned int rcu_thread;
+	unsigned int rcu_thread; /* also its tx queue on a port of one queue a lcore */
 	uint64_t next_stamp; /* TSC at which the LC stamps its next received frame */
 };
 
@@ -58,6 +58,15 @@ void lc_rx(struct lcore_ctx *c);
 void lc_tx(struct lcore_ctx *c);
 /* Hand the port what its hold has; what it does not take yet stays, in order (tx.c). */
 void lc_tx_flush(struct lcore_ctx *c, uint16_t port);
+/* lc_tx_flush() for every port. */
+void lc_tx_flush_all(struct lcore_ctx *c);
+
+/* Does this lcore transmit on the port itself: the LC lcore, or any lcore where each has a queue? */
+static inline bool
+tx_own(const struct lcore_ctx *c, uint16_t port)
+{
+	return c->lc || c->node->ports[port].nb_txq > 1;
+}
 
 /* Hold m for the port; with no room (frames besides the queue manager's), drop it as tx_full. */
 static inline void

@@ -17,9 +17,9 @@
 SP_LOG_TYPE("lc")
 
 /*
- * Queue manager output of an NPE, into the tx holds (on the LC lcore) or
- * the NPE's tx rings: up to OUTPUT_TURN a port, never more than the hold
- * or ring takes.
+ * Queue manager output of an NPE, into its lcore's tx holds (where the lcore
+ * transmits on the port itself: tx_own()) or the NPE's tx ring to the LC
+ * lcore: up to OUTPUT_TURN a port, never more than the hold or ring takes.
  */
 static void
 npe_output(struct lcore_ctx *c, struct sp_npe *npe)
@@ -29,17 +29,20 @@ npe_output(struct lcore_ctx *c, struct sp_npe *npe)
 
 	for (uint16_t p = 0; p < c->node->nb_ports; p++) {
 		for (unsigned int done = 0; done < OUTPUT_TURN;) {
+			bool own = tx_own(c, p);
 			uint16_t max, n;
 
-			if (npe->on_lc)
+			if (own) {
 				max = hold_room(c, p, &out);
-			else
+			} else {
+				out = pkts;
 				max = (uint16_t)RTE_MIN((unsigned int)SP_BURST,
 							rte_ring_free_count(npe->tx_ring[p]));
+			}
 			n = max == 0 ? 0 : sp_qm_dequeue_burst(npe->qm, p, now, out, max);
 			if (n == 0)
 				break;
-			if (npe->on_lc)
+			if (own)
 				hold_filled(c, p, n);
 			else
 				rte_ring_enqueue_burst(npe->tx_ring[p], (void **)pkts, n, NULL);
@@ -103,6 +106,8 @@ sp_lcore_main(void *arg)
 		}
 		if (c.lc)
 			lc_tx(&c);
+		else
+			lc_tx_flush_all(&c);
 		rte_rcu_qsbr_quiescent(node->qsbr, c.rcu_thread);
 	}
 	rte_rcu_qsbr_thread_offline(node->qsbr, c.rcu_thread);

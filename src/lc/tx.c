@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The LC's transmit side: each port's hold handed to the port, frames from other lcores' NPEs
- * and the management thread put in the holds. */
+/* The transmit side: each port's hold handed to the port (on the lcore's own queue, or the LC
+ * lcore's where a port has one), and on the LC lcore the frames of the management thread and of
+ * the other lcores' NPEs for the ports of one queue put in the holds. */
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -31,7 +32,9 @@ lc_tx_flush(struct lcore_ctx *c, uint16_t port)
 			stamped[nb_stamped++] = i;
 		}
 	}
-	sent = rte_eth_tx_burst(c->node->ports[port].port_id, 0, tx->held, tx->nb_held);
+	sent = rte_eth_tx_burst(c->node->ports[port].port_id,
+				c->node->ports[port].nb_txq > 1 ? (uint16_t)c->rcu_thread : 0, tx->held,
+				tx->nb_held);
 	if (nb_stamped > 0) {
 		now = rte_rdtsc();
 		for (uint16_t j = 0; j < nb_stamped && stamped[j] < sent; j++)
@@ -58,6 +61,8 @@ lc_tx(struct lcore_ctx *c)
 		if (node->npes[e].on_lc)
 			continue;
 		for (uint16_t p = 0; p < node->nb_ports; p++) {
+			if (node->npes[e].tx_ring[p] == NULL)
+				continue; /* its lcore transmits on its own queue */
 			/* What the hold cannot take waits in the ring, then in the NPE's queues. */
 			for (unsigned int done = 0; done < OUTPUT_TURN; done += n) {
 				uint16_t room = hold_room(c, p, &at);
@@ -73,6 +78,12 @@ lc_tx(struct lcore_ctx *c)
 	n = rte_ring_dequeue_burst(node->ctrl_tx_ring, (void **)pkts, SP_BURST, NULL);
 	for (unsigned int i = 0; i < n; i++)
 		tx_one(c, pkts[i]->port, pkts[i]);
-	for (uint16_t p = 0; p < node->nb_ports; p++)
+	lc_tx_flush_all(c);
+}
+
+void
+lc_tx_flush_all(struct lcore_ctx *c)
+{
+	for (uint16_t p = 0; p < c->node->nb_ports; p++)
 		lc_tx_flush(c, p);
 }

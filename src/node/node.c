@@ -50,7 +50,8 @@ static int
 open_ports(struct sp_node *node, const struct sp_config *cfg, char *err, size_t errlen)
 {
 	for (uint16_t i = 0; i < cfg->nb_ports; i++) {
-		int rc = sp_port_open(&cfg->ports[i], node->pool, &node->ports[i], err, errlen);
+		int rc = sp_port_open(&cfg->ports[i], node->pool, (uint16_t)cfg->nb_lcores,
+				      &node->ports[i], err, errlen);
 
 		if (rc < 0)
 			return rc;
@@ -159,6 +160,8 @@ init_npe(struct sp_node *node, const struct sp_config *config, uint16_t id)
 	if (npe->rx_ring == NULL)
 		return -ENOMEM;
 	for (uint16_t p = 0; p < node->nb_ports; p++) {
+		if (node->ports[p].nb_txq > 1)
+			continue; /* the NPE's lcore transmits on its own queue */
 		snprintf(name, sizeof(name), "sp_tx_npe%u_p%u", id, p);
 		npe->tx_ring[p] = ring(name, NPE_RING_SIZE, RING_F_SP_ENQ | RING_F_SC_DEQ);
 		if (npe->tx_ring[p] == NULL)

@@ -57,7 +57,7 @@ struct sp_npe {
 	uint64_t queue_quotas;   /* the slices' queue_quota, summed */
 	struct rte_ring *rx_ring;               /* LC -> NPE */
 	struct rte_ring *inject_ring;           /* mgmt -> NPE: packets slow paths inject */
-	struct rte_ring *tx_ring[SP_MAX_PORTS]; /* NPE -> LC, per output port */
+	struct rte_ring *tx_ring[SP_MAX_PORTS]; /* NPE -> LC, per output port of one tx queue */
 	struct sp_neigh_cache neigh_cache;      /* its lcore's, for the outer headers */
 	struct sp_lookup_later hits_later;      /* its lcore's: filter hits not yet counted */
 	struct rte_mbuf *round_lookups[SP_NPE_ROUND]; /* its lcore's: a round's packets to look up */

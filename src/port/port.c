@@ -66,8 +66,21 @@ find_or_probe(const char *devargs, uint16_t *port_id)
 	return rte_eth_dev_get_port_by_name(name, port_id) == 0 ? 0 : -ENODEV;
 }
 
+/* A tx queue for each of the nb_lcores forwarding lcores, if the device has as many. */
+static uint16_t
+tx_queues(uint16_t pid, uint16_t nb_lcores)
+{
+	struct rte_eth_dev_info info;
+
+	if (nb_lcores > 1 && rte_eth_dev_info_get(pid, &info) == 0 &&
+	    info.max_tx_queues >= nb_lcores)
+		return nb_lcores;
+	return 1;
+}
+
 static int
-configure(const struct sp_cfg_port *cfg, struct rte_mempool *pool, uint16_t pid, const char **what)
+configure(const struct sp_cfg_port *cfg, struct rte_mempool *pool, uint16_t pid, uint16_t nb_txq,
+	  const char **what)
 {
 	struct rte_eth_conf conf = {0};
 	uint16_t rxd = cfg->rx_desc, txd = cfg->tx_desc;
@@ -75,7 +88,7 @@ configure(const struct sp_cfg_port *cfg, struct rte_mempool *pool, uint16_t pid,
 	int rc;
 
 	*what = "configure";
-	rc = rte_eth_dev_configure(pid, 1, 1, &conf);
+	rc = rte_eth_dev_configure(pid, 1, nb_txq, &conf);
 	if (rc < 0)
 		return rc;
 	*what = "adjust descriptor counts";
@@ -86,10 +99,12 @@ configure(const struct sp_cfg_port *cfg, struct rte_mempool *pool, uint16_t pid,
 	rc = rte_eth_rx_queue_setup(pid, 0, rxd, socket, NULL, pool);
 	if (rc < 0)
 		return rc;
-	*what = "set up the tx queue";
-	rc = rte_eth_tx_queue_setup(pid, 0, txd, socket, NULL);
-	if (rc < 0)
-		return rc;
+	*what = "set up the tx queues";
+	for (uint16_t q = 0; q < nb_txq; q++) {
+		rc = rte_eth_tx_queue_setup(pid, q, txd, socket, NULL);
+		if (rc < 0)
+			return rc;
+	}
 	if (cfg->has_mac) {
 		struct rte_ether_addr mac;
 
@@ -118,11 +133,11 @@ probe_error(int rc)
 }
 
 int
-sp_port_open(const struct sp_cfg_port *cfg, struct rte_mempool *pool, struct sp_port *out,
-	     char *err, size_t errlen)
+sp_port_open(const struct sp_cfg_port *cfg, struct rte_mempool *pool, uint16_t nb_lcores,
+	     struct sp_port *out, char *err, size_t errlen)
 {
 	const char *what = "probe";
-	uint16_t pid;
+	uint16_t pid, nb_txq;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -135,7 +150,8 @@ sp_port_open(const struct sp_cfg_port *cfg, struct rte_mempool *pool, struct sp_
 			 cfg->name, cfg->device, probe_error(rc));
 		return -ENODEV;
 	}
-	rc = configure(cfg, pool, pid, &what);
+	nb_txq = tx_queues(pid, nb_lcores);
+	rc = configure(cfg, pool, pid, nb_txq, &what);
 	if (rc < 0) {
 		snprintf(err, errlen, "port %s: device \"%s\" failed to %s: %s", cfg->name,
 			 cfg->device, what, rte_strerror(-rc));
@@ -149,11 +165,14 @@ sp_port_open(const struct sp_cfg_port *cfg, struct rte_mempool *pool, struct sp_
 	out->overhead = cfg->overhead;
 	out->rx_desc = cfg->rx_desc;
 	out->tx_desc = cfg->tx_desc;
+	out->nb_txq = nb_txq;
 	if (cfg->has_mac)
 		memcpy(out->mac.addr_bytes, cfg->mac, RTE_ETHER_ADDR_LEN);
 	else
 		rte_eth_macaddr_get(pid, &out->mac);
-	SP_LOG(INFO, "%s: device %s is DPDK port %u", cfg->name, cfg->device, pid);
+	SP_LOG(INFO, "%s: device %s is DPDK port %u, %s", cfg->name, cfg->device, pid,
+	       nb_txq > 1 ? "a tx queue for each forwarding lcore"
+			  : "one tx queue, the LC lcore's");
 	return 0;
 }
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Ports: probing the devices named in the config (PCI address or vdev
- * devargs), configuring one rx and one tx queue each, and the packet buffer
- * pool whose private area holds struct sp_meta.
+ * devargs), configuring one rx queue and a tx queue for each forwarding
+ * lcore (one, the LC lcore's, where the device has fewer), and the packet
+ * buffer pool whose private area holds struct sp_meta.
  */
 #ifndef SP_PORT_H
 #define SP_PORT_H
@@ -28,15 +29,22 @@ struct sp_port {
 	uint64_t rate_bps;
 	uint16_t overhead; /* bytes a frame adds on the wire beyond its data */
 	uint16_t rx_desc, tx_desc;
+	/*
+	 * 1: the LC lcore transmits everything on queue 0, the other lcores'
+	 * NPEs handing it their frames through rings; else one queue a
+	 * forwarding lcore (the node's lcores[] index), each its NPEs' own.
+	 */
+	uint16_t nb_txq;
 };
 
 /*
- * Probe, configure and start the port described by cfg. On error returns a
- * negative errno and writes a message naming the port and device and what
- * to check into err.
+ * Probe, configure and start the port described by cfg, with nb_lcores tx
+ * queues if the device has as many (else one). On error returns a negative
+ * errno and writes a message naming the port and device and what to check
+ * into err.
  */
-int sp_port_open(const struct sp_cfg_port *cfg, struct rte_mempool *pool, struct sp_port *out,
-		 char *err, size_t errlen);
+int sp_port_open(const struct sp_cfg_port *cfg, struct rte_mempool *pool, uint16_t nb_lcores,
+		 struct sp_port *out, char *err, size_t errlen);
 void sp_port_close(struct sp_port *p);
 
 #endif

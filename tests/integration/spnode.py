@@ -272,6 +272,7 @@ class Port:
         self.mac = mac
         self.rx = rx      # give the port an rx pcap (possibly empty)
         self.tx = tx      # give the port a tx pcap
+        self.tx_queues = 1  # tx pcaps, one a queue: the device's tx queues
         self.device = device
         self.rate = rate  # "rate" in the config, or the default
 
@@ -378,8 +379,8 @@ class Node:
     def rx_pcap(self, port):
         return self.dir / f"{port.name}-rx.pcap"
 
-    def tx_pcap(self, port):
-        return self.dir / f"{port.name}-tx.pcap"
+    def tx_pcap(self, port, queue=0):
+        return self.dir / (f"{port.name}-tx.pcap" if queue == 0 else f"{port.name}-tx{queue}.pcap")
 
     def device(self, port):
         if port.device is not None:
@@ -388,7 +389,7 @@ class Node:
         if port.rx:
             args.append(f"rx_pcap={self.rx_pcap(port)}")
         if port.tx:
-            args.append(f"tx_pcap={self.tx_pcap(port)}")
+            args.extend(f"tx_pcap={self.tx_pcap(port, q)}" for q in range(port.tx_queues))
         return ",".join(args)
 
     def config(self):
@@ -581,9 +582,10 @@ class Node:
             c["queues"][name] = self.cmd(f"/slicepath/queues,{name}")
         return c
 
-    def output(self, port):
-        """Frames the port transmitted (read after stop())."""
-        return read_pcap(self.tx_pcap(port))
+    def output(self, port, queue=None):
+        """Frames the port transmitted, on one tx queue or all (read after stop())."""
+        queues = range(port.tx_queues) if queue is None else [queue]
+        return [f for q in queues for f in read_pcap(self.tx_pcap(port, q))]
 
     def check_config(self):
         """Run slicepathd --check-config; returns (exit status, output)."""

@@ -137,6 +137,35 @@ def test_slices_forward_to_two_interfaces(std, layout):
     assert eps[("beta", "p2", 5002)]["tx_pkts"] == 3
 
 
+def test_each_lcore_transmits_on_its_own_tx_queue(std):
+    """Ports with a tx queue for each forwarding lcore: NPE 1's lcore sends slice beta's
+    frames on its own queue (the pcap of queue 1), not through the LC lcore (queue 0)."""
+    n = std.node
+    lay = LAYOUTS["two-npes"]
+    n.lcores, n.eal_extra = lay["lcores"], lay["eal"]
+    n.npes = [{"filters": 4096, "queues": 256}, {"filters": 4096, "queues": 256}]
+    std.beta.npe = 1
+    for port in (std.p1, std.p2):
+        port.tx_queues = 2
+
+    rx, out, _plan = traffic(std)
+    n.receive(std.p0, rx)
+    n.start()
+    try:
+        info = n.call("node.info")
+        ports = n.cmd("/slicepath/ports")
+    finally:
+        n.stop()
+
+    assert {p["name"]: p["tx_queues"] for p in info["ports"]} == {"p0": 1, "p1": 2, "p2": 2}
+    assert (ports["p0"]["tx_queues"], ports["p1"]["tx_queues"]) == (1, 2)
+    check_output(std, out)
+    for port in (std.p1, std.p2):
+        for queue, s in ((0, std.alpha), (1, std.beta)):
+            assert_frames(n.output(port, queue), [f for t, f in out[port.name] if t is s],
+                          f"{port.name} tx queue {queue}")
+
+
 def test_static_neighbors_are_reported(std):
     """/slicepath/neighbors lists the config's static neighbors ("<port>/<ipv4>": mac)."""
     n = std.node
