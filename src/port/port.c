@@ -66,14 +66,19 @@ find_or_probe(const char *devargs, uint16_t *port_id)
 	return rte_eth_dev_get_port_by_name(name, port_id) == 0 ? 0 : -ENODEV;
 }
 
-/* A tx queue for each of the nb_lcores forwarding lcores, if the device has as many. */
+/*
+ * A tx queue for each of the nb_lcores forwarding lcores, if the device has
+ * as many. Not on memif: its queues are rings shared with the peer, which
+ * negotiates how many connect, and DPDK 22.11 sets up only those
+ * (memif_connect()): a queue past the peer's count has no ring of its own.
+ */
 static uint16_t
 tx_queues(uint16_t pid, uint16_t nb_lcores)
 {
 	struct rte_eth_dev_info info;
 
 	if (nb_lcores > 1 && rte_eth_dev_info_get(pid, &info) == 0 &&
-	    info.max_tx_queues >= nb_lcores)
+	    info.max_tx_queues >= nb_lcores && strcmp(info.driver_name, "net_memif") != 0)
 		return nb_lcores;
 	return 1;
 }

@@ -166,6 +166,25 @@ def test_each_lcore_transmits_on_its_own_tx_queue(std):
                           f"{port.name} tx queue {queue}")
 
 
+def test_memif_ports_keep_one_tx_queue(std):
+    """A memif port's queues are rings the peer negotiates: with two forwarding lcores it
+    keeps the LC lcore's one tx queue, while a pcap port with two tx files gets two."""
+    n = std.node
+    n.lcores, n.eal_extra = LAYOUTS["two-npes"]["lcores"], LAYOUTS["two-npes"]["eal"]
+    n.npes = [{"filters": 4096, "queues": 256}, {"filters": 4096, "queues": 256}]
+    std.beta.npe = 1
+    std.p1.tx_queues = 2
+    std.p2.device = (f"net_memif{std.p2.index},role=server,"
+                     f"socket=/tmp/{n.prefix}-p2.sock,socket-abstract=no")
+    n.start()
+    try:
+        info = n.call("node.info")
+    finally:
+        n.stop()
+    assert {p["name"]: p["tx_queues"] for p in info["ports"]} == {"p0": 1, "p1": 2, "p2": 1}
+    assert "one tx queue, the LC lcore's" in n.log()
+
+
 def test_static_neighbors_are_reported(std):
     """/slicepath/neighbors lists the config's static neighbors ("<port>/<ipv4>": mac)."""
     n = std.node
