@@ -157,6 +157,15 @@ sp_port_open(const struct sp_cfg_port *cfg, struct rte_mempool *pool, uint16_t n
 	}
 	nb_txq = tx_queues(pid, nb_lcores);
 	rc = configure(cfg, pool, pid, nb_txq, &what);
+	if (rc < 0 && nb_txq > 1 && strcmp(what, "configure") == 0) {
+		/* net_tap, for one, wants as many rx queues as tx: its kernel side would
+		 * spread frames over rx queues no lcore polls. */
+		SP_LOG(INFO, "%s: device %s takes no %u tx queues beside one rx queue (the "
+		       "driver says why above); it gets one, the LC lcore's", cfg->name,
+		       cfg->device, nb_txq);
+		nb_txq = 1;
+		rc = configure(cfg, pool, pid, nb_txq, &what);
+	}
 	if (rc < 0) {
 		snprintf(err, errlen, "port %s: device \"%s\" failed to %s: %s", cfg->name,
 			 cfg->device, what, rte_strerror(-rc));

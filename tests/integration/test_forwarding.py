@@ -2,6 +2,8 @@
 """Forwarding through the ipv4 code option: several slices on one node, two
 output interfaces, and the same traffic with every lcore layout."""
 
+import os
+
 import pytest
 
 from conftest import needs_root
@@ -166,10 +168,12 @@ def test_each_lcore_transmits_on_its_own_tx_queue(std):
                           f"{port.name} tx queue {queue}")
 
 
-def test_memif_ports_keep_one_tx_queue(std):
-    """A memif port's queues are rings the peer negotiates: with two forwarding lcores it
-    keeps the LC lcore's one tx queue, while a pcap port with two tx files gets two."""
+def test_memif_and_tap_ports_keep_one_tx_queue(std):
+    """With two forwarding lcores a memif port (its queues are rings the peer negotiates)
+    and a tap port (it takes no more tx queues than rx) keep the LC lcore's one tx queue,
+    while a pcap port with two tx files gets two."""
     n = std.node
+    std.p0.device = f"net_tap{std.p0.index},iface=spq{os.getpid() % 100000}"
     n.lcores, n.eal_extra = LAYOUTS["two-npes"]["lcores"], LAYOUTS["two-npes"]["eal"]
     n.npes = [{"filters": 4096, "queues": 256}, {"filters": 4096, "queues": 256}]
     std.beta.npe = 1
@@ -182,7 +186,8 @@ def test_memif_ports_keep_one_tx_queue(std):
     finally:
         n.stop()
     assert {p["name"]: p["tx_queues"] for p in info["ports"]} == {"p0": 1, "p1": 2, "p2": 1}
-    assert "one tx queue, the LC lcore's" in n.log()
+    assert "p0: device net_tap0" in n.log() and "takes no 2 tx queues" in n.log()
+    assert "p2: device net_memif2" in n.log() and "one tx queue, the LC lcore's" in n.log()
 
 
 def test_static_neighbors_are_reported(std):
