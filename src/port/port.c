@@ -157,12 +157,13 @@ sp_port_open(const struct sp_cfg_port *cfg, struct rte_mempool *pool, uint16_t n
 	}
 	nb_txq = tx_queues(pid, nb_lcores);
 	rc = configure(cfg, pool, pid, nb_txq, &what);
-	if (rc < 0 && nb_txq > 1 && strcmp(what, "configure") == 0) {
+	if (rc < 0 && nb_txq > 1) {
 		/* net_tap, for one, wants as many rx queues as tx: its kernel side would
 		 * spread frames over rx queues no lcore polls. */
-		SP_LOG(INFO, "%s: device %s takes no %u tx queues beside one rx queue (the "
-		       "driver says why above); it gets one, the LC lcore's", cfg->name,
-		       cfg->device, nb_txq);
+		SP_LOG(INFO, "%s: device %s failed to %s with %u tx queues beside one rx queue "
+		       "(the driver says why above); it gets one, the LC lcore's", cfg->name,
+		       cfg->device, what, nb_txq);
+		rte_eth_dev_stop(pid);
 		nb_txq = 1;
 		rc = configure(cfg, pool, pid, nb_txq, &what);
 	}

@@ -186,7 +186,7 @@ def test_memif_and_tap_ports_keep_one_tx_queue(std):
     finally:
         n.stop()
     assert {p["name"]: p["tx_queues"] for p in info["ports"]} == {"p0": 1, "p1": 2, "p2": 1}
-    assert "p0: device net_tap0" in n.log() and "takes no 2 tx queues" in n.log()
+    assert "p0: device net_tap0" in n.log() and "failed to configure with 2 tx queues" in n.log()
     assert "p2: device net_memif2" in n.log() and "one tx queue, the LC lcore's" in n.log()
 
 
