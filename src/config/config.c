@@ -368,16 +368,12 @@ parse_lcores(struct parser *p, json_t *root)
 		cfg_item_path(path, "", "lcores", i);
 		TRY(parse_lcore(p, o, path, (uint16_t)i, owner));
 		cfg->nb_lcores = (uint16_t)(i + 1);
-		if (cfg->lcores[i].lc && lc_index >= 0)
-			return cfg_fail(p, path, "lc", "lcores[%d] is already the LC lcore; in this "
-				        "version one LC lcore owns all ports, so set \"lc\": true on "
-				        "exactly one lcore", lc_index);
 		if (cfg->lcores[i].lc)
 			lc_index = (int)i;
 	}
 	if (lc_index < 0)
-		return cfg_fail(p, "", "lcores", "no lcore has \"lc\": true; in this version one LC "
-			        "lcore owns all ports, so set \"lc\": true on exactly one lcore");
+		return cfg_fail(p, "", "lcores", "no lcore has \"lc\": true; set it on the lcores "
+			        "that receive from the ports (one at least)");
 	for (uint16_t n = 0; n < cfg->nb_npes; n++)
 		if (owner[n] == 0)
 			return cfg_fail(p, "", "lcores", "NPE %u runs on no lcore; add %u to the "

@@ -50,7 +50,7 @@ struct sp_cfg_neighbor {
 
 struct sp_cfg_lcore {
 	unsigned int id; /* DPDK lcore id, never the main lcore 0 */
-	bool lc;         /* owns the ports: rx, decap, demux, tx */
+	bool lc;         /* an LC lcore: rx (its own queue of every port), decap, demux */
 	uint16_t nb_npes;
 	uint16_t npes[SP_MAX_NPES]; /* NPEs this lcore runs */
 };

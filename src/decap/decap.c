@@ -18,6 +18,7 @@
 #include <rte_ip.h>
 #include <rte_log.h>
 #include <rte_malloc.h>
+#include <rte_spinlock.h>
 #include <rte_udp.h>
 
 #include <slicepath/cksum.h>
@@ -56,11 +57,13 @@ ep_matches(uint64_t e, uint32_t ip_be)
 
 /*
  * An endpoint's inbound policer. Configured while the endpoint is not in the
- * table; from then on only the lcore running sp_decap_burst() touches it.
+ * table; from then on only the lcores running sp_decap_burst() touch it,
+ * under its lock if there are several (the table is shared).
  */
 struct policer {
 	struct sp_tb_rate rate; /* rate.rate_bps 0: not policed */
 	uint64_t tokens, last;
+	rte_spinlock_t lock;
 };
 
 struct sp_decap_table {
@@ -70,6 +73,7 @@ struct sp_decap_table {
 	uint32_t max_endpoints;
 	uint32_t nb_endpoints;
 	struct sp_port_addr ports[SP_MAX_PORTS];
+	bool shared;
 	struct policer police[SP_MAX_ENDPOINTS];
 };
 
@@ -110,6 +114,12 @@ sp_decap_create(const char *name, uint32_t max_endpoints, int socket)
 	t->socket = socket;
 	t->max_endpoints = max_endpoints;
 	return t;
+}
+
+void
+sp_decap_set_shared(struct sp_decap_table *t, bool shared)
+{
+	t->shared = shared;
 }
 
 void
@@ -367,21 +377,35 @@ common_datagram(uint32_t ip_be, uint64_t mac, struct rte_mbuf *m, struct candida
 	return true;
 }
 
-/* Whether a frame of rx_len bytes fits the endpoint's inbound rate at TSC now; takes its tokens. */
+/* The bucket's arithmetic: does the frame fit at TSC now (taking its tokens)? */
 static bool
-within_inbound(struct policer *p, uint32_t rx_len, uint64_t now)
+take_tokens(struct policer *p, uint32_t rx_len, uint64_t now)
 {
-	uint64_t cost;
+	uint64_t cost = sp_tb_cost(sp_wire_bytes(rx_len, SP_ETHER_OVERHEAD));
 
-	if (p->rate.rate_bps == 0)
-		return true;
-	p->tokens = sp_tb_refill(&p->rate, p->tokens, now - p->last);
-	p->last = now;
-	cost = sp_tb_cost(sp_wire_bytes(rx_len, SP_ETHER_OVERHEAD));
+	/* Another lcore may have stamped a later TSC: no time passed for this one. */
+	p->tokens = sp_tb_refill(&p->rate, p->tokens, now > p->last ? now - p->last : 0);
+	p->last = RTE_MAX(now, p->last);
 	if (cost > p->tokens)
 		return false;
 	p->tokens -= cost;
 	return true;
+}
+
+/* Whether a frame of rx_len bytes fits the endpoint's inbound rate at TSC now; takes its tokens. */
+static bool
+within_inbound(const struct sp_decap_table *t, struct policer *p, uint32_t rx_len, uint64_t now)
+{
+	bool fits;
+
+	if (p->rate.rate_bps == 0)
+		return true;
+	if (!t->shared)
+		return take_tokens(p, rx_len, now);
+	rte_spinlock_lock(&p->lock);
+	fits = take_tokens(p, rx_len, now);
+	rte_spinlock_unlock(&p->lock);
+	return fits;
 }
 
 /*
@@ -401,7 +425,7 @@ to_slice(struct sp_decap_table *t, const struct candidate *c, uint32_t value, ui
 	st->slice[slice].rx.bytes += c->rx_len;
 	st->endpoint[endpoint].rx.pkts++;
 	st->endpoint[endpoint].rx.bytes += c->rx_len;
-	if (!within_inbound(&t->police[endpoint], c->rx_len, now)) {
+	if (!within_inbound(t, &t->police[endpoint], c->rx_len, now)) {
 		st->slice[slice].drop.pkts++;
 		st->slice[slice].drop.bytes += c->rx_len;
 		st->slice[slice].reason[SP_REASON_INBOUND_RATE]++;

@@ -29,6 +29,13 @@ struct sp_decap_table;
 struct sp_decap_table *sp_decap_create(const char *name, uint32_t max_endpoints, int socket);
 void sp_decap_free(struct sp_decap_table *t);
 
+/*
+ * Several lcores run sp_decap_burst() on the table (LC lcores each with
+ * their own rx queues, software steering): an endpoint's policer is then
+ * taken under a lock. Set before the lcores start.
+ */
+void sp_decap_set_shared(struct sp_decap_table *t, bool shared);
+
 /* The node's own address on a port (ARP, ICMP echo, destination check). */
 int sp_decap_set_port(struct sp_decap_table *t, uint16_t port, uint32_t ip_be,
 		      const struct rte_ether_addr *mac);
@@ -37,7 +44,7 @@ int sp_decap_set_port(struct sp_decap_table *t, uint16_t port, uint32_t ip_be,
  * Police what arrives on endpoint (the index sp_decap_add_endpoint() maps to)
  * to inbound_bps on the wire, frames counted as qm counts them with the
  * default Ethernet overhead; 0: not policed. Set it before adding the
- * endpoint: from then on the bucket is the receiving lcore's. -EINVAL bad index.
+ * endpoint: from then on the bucket is the receiving lcores'. -EINVAL bad index.
  */
 int sp_decap_set_inbound(struct sp_decap_table *t, uint16_t endpoint, uint64_t inbound_bps);
 

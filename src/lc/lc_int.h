@@ -34,6 +34,8 @@ struct lcore_ctx {
 	struct sp_node *node;
 	struct sp_lcore_stats *st;
 	bool lc;
+	uint16_t lc_index; /* an LC lcore's: the rx queue it polls on every port */
+	unsigned int lcore;
 	uint16_t nb_npes;
 	struct sp_npe *npes[SP_MAX_NPES];
 	struct tx_port tx[SP_MAX_PORTS];

@@ -70,7 +70,9 @@ ctx_init(struct lcore_ctx *c, struct sp_node *node, unsigned int lcore)
 	memset(c, 0, sizeof(*c));
 	c->node = node;
 	c->st = sp_stats_lcore(lcore);
-	c->lc = lcore == node->lc_lcore;
+	c->lcore = lcore;
+	c->lc = sp_node_lc_index(node, lcore) >= 0;
+	c->lc_index = c->lc ? (uint16_t)sp_node_lc_index(node, lcore) : 0;
 	c->rcu_thread = sp_node_rcu_thread(node, lcore);
 	for (uint16_t e = 0; e < node->nb_npes; e++)
 		if (node->npes[e].lcore == lcore)
@@ -99,7 +101,7 @@ sp_lcore_main(void *arg)
 		if (c.lc)
 			lc_rx(&c);
 		for (uint16_t i = 0; i < c.nb_npes; i++) {
-			if (!c.npes[i]->on_lc)
+			if (c.npes[i]->rx_ring != NULL)
 				npe_rx(&c, c.npes[i], c.npes[i]->rx_ring);
 			npe_rx(&c, c.npes[i], c.npes[i]->inject_ring);
 			npe_output(&c, c.npes[i]);

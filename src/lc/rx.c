@@ -16,8 +16,8 @@ demux(struct lcore_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 	struct rte_mbuf *per_npe[SP_MAX_NPES][SP_NPE_ROUND];
 	uint16_t cnt[SP_MAX_NPES] = {0};
 
-	/* One NPE on this lcore: every frame is its (a deleted slice's too, as below). */
-	if (node->nb_npes == 1 && node->npes[0].on_lc) {
+	/* One NPE, on this lcore: every frame is its (a deleted slice's too, as below). */
+	if (node->nb_npes == 1 && node->npes[0].lcore == c->lcore) {
 		sp_npe_process(node, &c->node->npes[0], pkts, n, c->st);
 		return;
 	}
@@ -34,7 +34,7 @@ demux(struct lcore_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 
 		if (cnt[e] == 0)
 			continue;
-		if (npe->on_lc) {
+		if (npe->lcore == c->lcore) {
 			sp_npe_process(node, npe, per_npe[e], cnt[e], c->st);
 			continue;
 		}
@@ -58,7 +58,7 @@ lc_rx_burst(struct lcore_ctx *c, uint16_t p, struct rte_mbuf **fwd, uint16_t *nb
 	struct sp_node *node = c->node;
 	struct rte_mbuf *pkts[SP_BURST];
 	struct sp_decap_out out;
-	uint16_t n = rte_eth_rx_burst(node->ports[p].port_id, 0, pkts, SP_BURST);
+	uint16_t n = rte_eth_rx_burst(node->ports[p].port_id, c->lc_index, pkts, SP_BURST);
 	unsigned int learned;
 	uint64_t rx_tsc = 0;
 

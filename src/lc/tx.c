@@ -75,7 +75,9 @@ lc_tx(struct lcore_ctx *c)
 			}
 		}
 	}
-	n = rte_ring_dequeue_burst(node->ctrl_tx_ring, (void **)pkts, SP_BURST, NULL);
+	/* The management thread's frames: the first LC lcore's (the ring has one consumer). */
+	n = c->lc_index == 0 ? rte_ring_dequeue_burst(node->ctrl_tx_ring, (void **)pkts, SP_BURST,
+						      NULL) : 0;
 	for (unsigned int i = 0; i < n; i++)
 		tx_one(c, pkts[i]->port, pkts[i]);
 	lc_tx_flush_all(c);

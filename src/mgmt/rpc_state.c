@@ -85,11 +85,12 @@ port_info(const struct sp_node *node, uint16_t p)
 
 	inet_ntop(AF_INET, &a, ip, sizeof(ip));
 	rte_ether_format_addr(mac, sizeof(mac), &port->mac);
-	return json_pack("{s:s, s:i, s:s, s:s, s:I, s:I, s:i, s:i, s:i, s:i}", "name", port->name,
-			 "index", p, "ipv4", ip, "mac", mac, "rate", (json_int_t)port->rate_bps,
-			 "inbound_reserved", (json_int_t)sp_node_inbound_reserved(node, p),
-			 "overhead", port->overhead, "rx_desc", port->rx_desc, "tx_desc",
-			 port->tx_desc, "tx_queues", port->nb_txq);
+	return json_pack("{s:s, s:i, s:s, s:s, s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:s}", "name",
+			 port->name, "index", p, "ipv4", ip, "mac", mac, "rate",
+			 (json_int_t)port->rate_bps, "inbound_reserved",
+			 (json_int_t)sp_node_inbound_reserved(node, p), "overhead", port->overhead,
+			 "rx_desc", port->rx_desc, "tx_desc", port->tx_desc, "rx_queues",
+			 port->nb_rxq, "tx_queues", port->nb_txq, "steering", sp_port_steering(port));
 }
 
 /*

@@ -93,7 +93,9 @@ cmd_ports(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 		add_ipv4(c, "ipv4", port->ip_be);
 		add_mac(c, "mac", &port->mac);
 		rte_tel_data_add_dict_u64(c, "rate_bps", port->rate_bps);
+		rte_tel_data_add_dict_u64(c, "rx_queues", port->nb_rxq);
 		rte_tel_data_add_dict_u64(c, "tx_queues", port->nb_txq);
+		rte_tel_data_add_dict_string(c, "steering", sp_port_steering(port));
 		sp_stats_port_read(p, tel_field, c);
 		rte_tel_data_add_dict_container(d, port->name, c, 0);
 	}

@@ -21,6 +21,15 @@
 #define INJECT_RING_SIZE 1024
 #define NEIGH_ENTRIES 4096
 
+int
+sp_node_lc_index(const struct sp_node *node, unsigned int lcore)
+{
+	for (uint16_t k = 0; k < node->nb_lc; k++)
+		if (node->lc_lcores[k] == lcore)
+			return k;
+	return -1;
+}
+
 unsigned int
 sp_node_rcu_thread(const struct sp_node *node, unsigned int lcore)
 {
@@ -46,12 +55,19 @@ ring(const char *name, unsigned int size, unsigned int flags)
 	return rte_ring_create(name, size, (int)rte_socket_id(), flags);
 }
 
+/* The flags of a ring the LC lcores fill: one producer, or several. */
+static unsigned int
+producers(const struct sp_node *node)
+{
+	return node->nb_lc > 1 ? 0 : RING_F_SP_ENQ;
+}
+
 static int
 open_ports(struct sp_node *node, const struct sp_config *cfg, char *err, size_t errlen)
 {
 	for (uint16_t i = 0; i < cfg->nb_ports; i++) {
 		int rc = sp_port_open(&cfg->ports[i], node->pool, (uint16_t)cfg->nb_lcores,
-				      &node->ports[i], err, errlen);
+				      node->nb_lc, &node->ports[i], err, errlen);
 
 		if (rc < 0)
 			return rc;
@@ -72,6 +88,7 @@ init_addresses(struct sp_node *node, const struct sp_config *cfg, char *err, siz
 			 rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
+	sp_decap_set_shared(node->decap, node->nb_lc > 1);
 	for (uint16_t i = 0; i < node->nb_ports; i++)
 		sp_decap_set_port(node->decap, i, node->ports[i].ip_be, &node->ports[i].mac);
 	for (uint16_t i = 0; i < cfg->nb_neighbors; i++) {
@@ -107,7 +124,7 @@ init_rcu(struct sp_node *node)
 static int
 init_rings(struct sp_node *node)
 {
-	node->learn_ring = ring("sp_learn", LEARN_RING_SIZE, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	node->learn_ring = ring("sp_learn", LEARN_RING_SIZE, producers(node) | RING_F_SC_DEQ);
 	node->resolve_ring = ring("sp_resolve", RESOLVE_RING_SIZE, RING_F_SC_DEQ);
 	node->ctrl_tx_ring = ring("sp_ctrl_tx", CTRL_TX_RING_SIZE, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	node->exc_ring = ring("sp_exceptions", EXC_RING_SIZE, RING_F_SC_DEQ);
@@ -140,7 +157,7 @@ init_npe(struct sp_node *node, const struct sp_config *config, uint16_t id)
 	npe->filter_capacity = cfg->filters;
 	npe->queue_capacity = cfg->queues;
 	npe->lcore = npe_lcore(config, id);
-	npe->on_lc = npe->lcore == node->lc_lcore;
+	npe->on_lc = sp_node_lc_index(node, npe->lcore) >= 0;
 	snprintf(name, sizeof(name), "sp_npe%u", id);
 	npe->lookup = sp_lookup_create(&lp);
 	npe->qm = sp_qm_create(&qp);
@@ -153,12 +170,14 @@ init_npe(struct sp_node *node, const struct sp_config *config, uint16_t id)
 	npe->inject_ring = ring(name, INJECT_RING_SIZE, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	if (npe->inject_ring == NULL)
 		return -ENOMEM;
-	if (npe->on_lc)
+	if (npe->on_lc && node->nb_lc == 1)
 		return 0;
 	snprintf(name, sizeof(name), "sp_rx_npe%u", id);
-	npe->rx_ring = ring(name, NPE_RING_SIZE, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	npe->rx_ring = ring(name, NPE_RING_SIZE, producers(node) | RING_F_SC_DEQ);
 	if (npe->rx_ring == NULL)
 		return -ENOMEM;
+	if (npe->on_lc)
+		return 0;
 	for (uint16_t p = 0; p < node->nb_ports; p++) {
 		if (node->ports[p].nb_txq > 1)
 			continue; /* the NPE's lcore transmits on its own queue */
@@ -320,7 +339,7 @@ sp_node_init(struct sp_node *node, const struct sp_config *cfg, char *err, size_
 	for (unsigned int i = 0; i < cfg->nb_lcores; i++) {
 		node->lcores[i] = cfg->lcores[i].id;
 		if (cfg->lcores[i].lc)
-			node->lc_lcore = cfg->lcores[i].id;
+			node->lc_lcores[node->nb_lc++] = cfg->lcores[i].id;
 	}
 	rc = sp_residence_init(&node->residence);
 	if (rc < 0) {

@@ -47,7 +47,7 @@ struct sp_endpoint {
 struct sp_npe {
 	uint16_t id;
 	unsigned int lcore;
-	bool on_lc;              /* runs on the LC lcore: no rings, direct calls */
+	bool on_lc;              /* runs on an LC lcore: that LC's frames by direct calls */
 	struct sp_lookup *lookup;
 	struct sp_qm *qm;
 	uint32_t filter_capacity; /* its table's positions, all slices together */
@@ -55,7 +55,7 @@ struct sp_npe {
 	uint32_t nb_queues;      /* physical queues handed out so far (some may be free again) */
 	uint64_t filter_quotas;  /* the slices' filter_quota, summed */
 	uint64_t queue_quotas;   /* the slices' queue_quota, summed */
-	struct rte_ring *rx_ring;               /* LC -> NPE */
+	struct rte_ring *rx_ring;               /* LCs -> NPE (NULL: on the one LC lcore) */
 	struct rte_ring *inject_ring;           /* mgmt -> NPE: packets slow paths inject */
 	struct rte_ring *tx_ring[SP_MAX_PORTS]; /* NPE -> LC, per output port of one tx queue */
 	struct sp_neigh_cache neigh_cache;      /* its lcore's, for the outer headers */
@@ -74,7 +74,13 @@ struct sp_node {
 	unsigned int rcu_reader;   /* thread id for readers off the lcores (telemetry) */
 	unsigned int nb_lcores;
 	unsigned int lcores[SP_MAX_WORKERS]; /* the forwarding lcores; index: RCU thread id */
-	unsigned int lc_lcore;
+	/*
+	 * The LC lcores; LC k polls rx queue k of every port. With several, the
+	 * frames of an NPE may come from any of them: its rx ring has several
+	 * producers, and an NPE on an LC lcore has one too.
+	 */
+	uint16_t nb_lc;
+	unsigned int lc_lcores[SP_MAX_WORKERS];
 	uint16_t nb_npes;
 	struct sp_npe npes[SP_MAX_NPES];
 	struct sp_slice *slices[SP_MAX_SLICES];
@@ -183,5 +189,7 @@ int sp_node_queue_unbind(struct sp_node *node, struct sp_slice *s, uint16_t qid,
 
 /* Index of the worker lcore in the RCU thread list (0..). */
 unsigned int sp_node_rcu_thread(const struct sp_node *node, unsigned int lcore);
+/* Which LC lcore this is (it polls that rx queue of every port), or -1. */
+int sp_node_lc_index(const struct sp_node *node, unsigned int lcore);
 
 #endif

@@ -54,7 +54,7 @@ ring_passed(const struct rte_ring *r)
 
 /*
  * Packets of a withdrawn slice may still wait in the rings into the NPEs
- * (from the LC lcore, from a slow path). Wait until the NPEs have taken
+ * (from the LC lcores, from a slow path). Wait until the NPEs have taken
  * them (and dropped them, the slice being gone), so that none is ever
  * taken for a packet of a slice created later with the same id.
  */

@@ -66,47 +66,85 @@ find_or_probe(const char *devargs, uint16_t *port_id)
 	return rte_eth_dev_get_port_by_name(name, port_id) == 0 ? 0 : -ENODEV;
 }
 
+/* The flows RSS spreads over the LC lcores' rx queues: the substrate's UDP. */
+#define RSS_FLOWS (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP)
+
+/* A port's queues: rx, one an LC lcore; tx, one a forwarding lcore, or one. */
+struct queues {
+	uint16_t rx, tx;
+	uint64_t rss_hf; /* 0: no RSS */
+};
+
 /*
- * A tx queue for each of the nb_lcores forwarding lcores, if the device has
- * as many. Not on memif: its queues are rings shared with the peer, which
- * negotiates how many connect, and DPDK 22.11 sets up only those
- * (memif_connect()): a queue past the peer's count has no ring of its own.
+ * The queues for nb_lc LC lcores of nb_lcores: 0, or -ENOTSUP with a
+ * reason. A tx queue each where the device has as many; not on memif: its
+ * queues are rings shared with the peer, which negotiates how many
+ * connect, and DPDK 22.11 sets up only those (memif_connect()). Several LC
+ * lcores need both: each receives on its own queue and answers ARP on its
+ * own.
  */
-static uint16_t
-tx_queues(uint16_t pid, uint16_t nb_lcores)
+static int
+plan_queues(uint16_t pid, uint16_t nb_lcores, uint16_t nb_lc, struct queues *q, const char **why)
 {
 	struct rte_eth_dev_info info;
+	bool memif;
 
-	if (nb_lcores > 1 && rte_eth_dev_info_get(pid, &info) == 0 &&
-	    info.max_tx_queues >= nb_lcores && strcmp(info.driver_name, "net_memif") != 0)
-		return nb_lcores;
-	return 1;
+	*q = (struct queues){.rx = 1, .tx = 1};
+	if (nb_lcores == 1)
+		return 0;
+	if (rte_eth_dev_info_get(pid, &info) != 0) {
+		*why = "the device tells nothing of its queues";
+		return nb_lc > 1 ? -ENOTSUP : 0;
+	}
+	memif = strcmp(info.driver_name, "net_memif") == 0;
+	if (info.max_tx_queues >= nb_lcores && !memif)
+		q->tx = nb_lcores;
+	if (nb_lc == 1)
+		return 0;
+	q->rx = nb_lc;
+	if (info.max_rx_queues < nb_lc) {
+		*why = "the device has fewer rx queues than LC lcores (net_pcap: one a rx_pcap=)";
+		return -ENOTSUP;
+	}
+	if (q->tx == 1) {
+		*why = memif ? "net_memif's queues are the peer's to count"
+			     : "the device has fewer tx queues than forwarding lcores";
+		return -ENOTSUP;
+	}
+	q->rss_hf = RSS_FLOWS & info.flow_type_rss_offloads;
+	return 0;
 }
 
 static int
-configure(const struct sp_cfg_port *cfg, struct rte_mempool *pool, uint16_t pid, uint16_t nb_txq,
-	  const char **what)
+configure(const struct sp_cfg_port *cfg, struct rte_mempool *pool, uint16_t pid,
+	  const struct queues *q, const char **what)
 {
 	struct rte_eth_conf conf = {0};
 	uint16_t rxd = cfg->rx_desc, txd = cfg->tx_desc;
 	int socket = rte_eth_dev_socket_id(pid);
 	int rc;
 
+	if (q->rss_hf != 0) {
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf = q->rss_hf;
+	}
 	*what = "configure";
-	rc = rte_eth_dev_configure(pid, 1, nb_txq, &conf);
+	rc = rte_eth_dev_configure(pid, q->rx, q->tx, &conf);
 	if (rc < 0)
 		return rc;
 	*what = "adjust descriptor counts";
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(pid, &rxd, &txd);
 	if (rc < 0)
 		return rc;
-	*what = "set up the rx queue";
-	rc = rte_eth_rx_queue_setup(pid, 0, rxd, socket, NULL, pool);
-	if (rc < 0)
-		return rc;
+	*what = "set up the rx queues";
+	for (uint16_t r = 0; r < q->rx; r++) {
+		rc = rte_eth_rx_queue_setup(pid, r, rxd, socket, NULL, pool);
+		if (rc < 0)
+			return rc;
+	}
 	*what = "set up the tx queues";
-	for (uint16_t q = 0; q < nb_txq; q++) {
-		rc = rte_eth_tx_queue_setup(pid, q, txd, socket, NULL);
+	for (uint16_t t = 0; t < q->tx; t++) {
+		rc = rte_eth_tx_queue_setup(pid, t, txd, socket, NULL);
 		if (rc < 0)
 			return rc;
 	}
@@ -139,10 +177,11 @@ probe_error(int rc)
 
 int
 sp_port_open(const struct sp_cfg_port *cfg, struct rte_mempool *pool, uint16_t nb_lcores,
-	     struct sp_port *out, char *err, size_t errlen)
+	     uint16_t nb_lc, struct sp_port *out, char *err, size_t errlen)
 {
-	const char *what = "probe";
-	uint16_t pid, nb_txq;
+	const char *what = "probe", *why = "";
+	struct queues q;
+	uint16_t pid;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -155,17 +194,25 @@ sp_port_open(const struct sp_cfg_port *cfg, struct rte_mempool *pool, uint16_t n
 			 cfg->name, cfg->device, probe_error(rc));
 		return -ENODEV;
 	}
-	nb_txq = tx_queues(pid, nb_lcores);
-	rc = configure(cfg, pool, pid, nb_txq, &what);
-	if (rc < 0 && nb_txq > 1) {
+	rc = plan_queues(pid, nb_lcores, nb_lc, &q, &why);
+	if (rc < 0) {
+		snprintf(err, errlen, "port %s: device \"%s\" cannot serve %u LC lcores of %u "
+			 "forwarding lcores, which need an rx queue each and a tx queue each: %s; "
+			 "give the port's device more queues or the node one LC lcore "
+			 "(docs/config.md)", cfg->name, cfg->device, nb_lc, nb_lcores, why);
+		rte_eth_dev_close(pid);
+		return -ENODEV;
+	}
+	rc = configure(cfg, pool, pid, &q, &what);
+	if (rc < 0 && q.tx > 1 && nb_lc == 1) {
 		/* net_tap, for one, wants as many rx queues as tx: its kernel side would
 		 * spread frames over rx queues no lcore polls. */
 		SP_LOG(INFO, "%s: device %s failed to %s with %u tx queues beside one rx queue "
 		       "(the driver says why above); it gets one, the LC lcore's", cfg->name,
-		       cfg->device, what, nb_txq);
+		       cfg->device, what, q.tx);
 		rte_eth_dev_stop(pid);
-		nb_txq = 1;
-		rc = configure(cfg, pool, pid, nb_txq, &what);
+		q.tx = 1;
+		rc = configure(cfg, pool, pid, &q, &what);
 	}
 	if (rc < 0) {
 		snprintf(err, errlen, "port %s: device \"%s\" failed to %s: %s", cfg->name,
@@ -180,15 +227,23 @@ sp_port_open(const struct sp_cfg_port *cfg, struct rte_mempool *pool, uint16_t n
 	out->overhead = cfg->overhead;
 	out->rx_desc = cfg->rx_desc;
 	out->tx_desc = cfg->tx_desc;
-	out->nb_txq = nb_txq;
+	out->nb_txq = q.tx;
+	out->nb_rxq = q.rx;
+	out->rss = q.rss_hf != 0;
 	if (cfg->has_mac)
 		memcpy(out->mac.addr_bytes, cfg->mac, RTE_ETHER_ADDR_LEN);
 	else
 		rte_eth_macaddr_get(pid, &out->mac);
-	SP_LOG(INFO, "%s: device %s is DPDK port %u, %s", cfg->name, cfg->device, pid,
-	       nb_txq > 1 ? "a tx queue for each forwarding lcore"
-			  : "one tx queue, the LC lcore's");
+	SP_LOG(INFO, "%s: device %s is DPDK port %u, %u rx queue(s), steering: %s; %s", cfg->name,
+	       cfg->device, pid, q.rx, sp_port_steering(out),
+	       q.tx > 1 ? "a tx queue for each forwarding lcore" : "one tx queue, the LC lcore's");
 	return 0;
+}
+
+const char *
+sp_port_steering(const struct sp_port *p)
+{
+	return p->nb_rxq == 1 ? "one queue" : p->rss ? "rss" : "device";
 }
 
 void

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Ports: probing the devices named in the config (PCI address or vdev
- * devargs), configuring one rx queue and a tx queue for each forwarding
- * lcore (one, the LC lcore's, where the device has fewer), and the packet
- * buffer pool whose private area holds struct sp_meta.
+ * devargs), configuring an rx queue for each LC lcore (RSS spreading the
+ * flows where the device has it) and a tx queue for each forwarding lcore
+ * (one, the LC lcore's, where the device has fewer and there is one LC
+ * lcore), and the packet buffer pool whose private area holds struct
+ * sp_meta.
  */
 #ifndef SP_PORT_H
 #define SP_PORT_H
@@ -35,16 +37,25 @@ struct sp_port {
 	 * forwarding lcore (the node's lcores[] index), each its NPEs' own.
 	 */
 	uint16_t nb_txq;
+	uint16_t nb_rxq; /* one an LC lcore */
+	bool rss;        /* the device spreads flows over the rx queues (else its own way) */
 };
 
 /*
- * Probe, configure and start the port described by cfg, with nb_lcores tx
- * queues if the device has as many (else one). On error returns a negative
- * errno and writes a message naming the port and device and what to check
- * into err.
+ * Probe, configure and start the port described by cfg, with nb_lc rx
+ * queues and nb_lcores tx queues if the device has as many (else, with one
+ * LC lcore, one tx queue). On error returns a negative errno and writes a
+ * message naming the port and device and what to check into err.
  */
 int sp_port_open(const struct sp_cfg_port *cfg, struct rte_mempool *pool, uint16_t nb_lcores,
-		 struct sp_port *out, char *err, size_t errlen);
+		 uint16_t nb_lc, struct sp_port *out, char *err, size_t errlen);
 void sp_port_close(struct sp_port *p);
+
+/*
+ * How frames reach the LC lcores, in words: "one queue" (one LC lcore),
+ * "rss" (the device hashes flows over the queues), or "device" (each queue
+ * filled as the device does: a pcap file, a memif or tap peer's queue).
+ */
+const char *sp_port_steering(const struct sp_port *p);
 
 #endif

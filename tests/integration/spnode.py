@@ -273,6 +273,7 @@ class Port:
         self.rx = rx      # give the port an rx pcap (possibly empty)
         self.tx = tx      # give the port a tx pcap
         self.tx_queues = 1  # tx pcaps, one a queue: the device's tx queues
+        self.rx_queues = 1  # rx pcaps likewise
         self.device = device
         self.rate = rate  # "rate" in the config, or the default
 
@@ -345,7 +346,8 @@ class Node:
         self.mbufs = 8192
         self.eal_extra = []       # EAL args for the command line (after --)
         self.eal = TEST_EAL       # hugepages or not: HUGE_EAL shares memory with secondaries
-        self.rx = {}              # port name -> [frame bytes]
+        self.rx = {}              # port name -> [frame bytes], all its rx queues
+        self.rx_queue = {}        # (port name, rx queue) -> [frame bytes]
         self.proc = None
         self.returncode = None
         self.log_path = self.dir / "slicepathd.log"
@@ -371,13 +373,15 @@ class Node:
         self.slices[name] = s
         return s
 
-    def receive(self, port, frames):
-        """Frames the port reads from its rx pcap (appended)."""
-        self.rx.setdefault(port.name if isinstance(port, Port) else port, []).extend(
-            bytes(f) for f in frames)
+    def receive(self, port, frames, queue=0):
+        """Frames the port reads from its rx pcap, of that rx queue (appended)."""
+        name = port.name if isinstance(port, Port) else port
+        frames = [bytes(f) for f in frames]
+        self.rx.setdefault(name, []).extend(frames)
+        self.rx_queue.setdefault((name, queue), []).extend(frames)
 
-    def rx_pcap(self, port):
-        return self.dir / f"{port.name}-rx.pcap"
+    def rx_pcap(self, port, queue=0):
+        return self.dir / (f"{port.name}-rx.pcap" if queue == 0 else f"{port.name}-rx{queue}.pcap")
 
     def tx_pcap(self, port, queue=0):
         return self.dir / (f"{port.name}-tx.pcap" if queue == 0 else f"{port.name}-tx{queue}.pcap")
@@ -387,7 +391,7 @@ class Node:
             return port.device
         args = [f"net_pcap{port.index}"]
         if port.rx:
-            args.append(f"rx_pcap={self.rx_pcap(port)}")
+            args.extend(f"rx_pcap={self.rx_pcap(port, q)}" for q in range(port.rx_queues))
         if port.tx:
             args.extend(f"tx_pcap={self.tx_pcap(port, q)}" for q in range(port.tx_queues))
         return ",".join(args)
@@ -413,7 +417,8 @@ class Node:
     def write(self):
         for p in self.ports.values():
             if p.device is None and p.rx:
-                write_pcap(self.rx_pcap(p), self.rx.get(p.name, []))
+                for q in range(p.rx_queues):
+                    write_pcap(self.rx_pcap(p, q), self.rx_queue.get((p.name, q), []))
         self.config_path.write_text(json.dumps(self.config(), indent=2))
 
     # ---- running

@@ -67,6 +67,9 @@ LAYOUTS = {
                      eal=["--lcores", "0@0,1@1,2@0"], npes=2),
 }
 
+# Two LC lcores, each running an NPE, each receiving on its own queue of every port.
+TWO_LCS = [{"id": 1, "lc": True, "npes": [0]}, {"id": 2, "lc": True, "npes": [1]}]
+
 
 @pytest.mark.parametrize("layout", list(LAYOUTS))
 def test_slices_forward_to_two_interfaces(std, layout):
@@ -166,6 +169,82 @@ def test_each_lcore_transmits_on_its_own_tx_queue(std):
         for queue, s in ((0, std.alpha), (1, std.beta)):
             assert_frames(n.output(port, queue), [f for t, f in out[port.name] if t is s],
                           f"{port.name} tx queue {queue}")
+
+
+def test_two_lc_lcores_each_receive_their_own_queue(std):
+    """Two LC lcores, each with NPE: p0's two rx queues (a pcap file each, both slices in
+    both) go one to each LC, which hands every frame to its slice's NPE, directly or through
+    the other's ring. Every frame comes out right, each input queue's frames of a slice in
+    their order, and the counters add up."""
+    n = std.node
+    n.lcores, n.eal_extra = TWO_LCS, ["--lcores", "0@0,1@1,2@0"]
+    n.npes = [{"filters": 4096, "queues": 256}, {"filters": 4096, "queues": 256}]
+    std.beta.npe = 1
+    for port in (std.p0, std.p1, std.p2):
+        port.rx_queues = port.tx_queues = 2
+
+    rx, out, plan = traffic(std)
+    by_queue = {0: rx[0::2], 1: rx[1::2]}  # frame seq goes to rx queue seq % 2
+    for q, frames in by_queue.items():
+        n.receive(std.p0, frames, queue=q)
+    n.start()
+    try:
+        n.wait_rx()
+        info = n.call("node.info")
+        c = n.counters()
+    finally:
+        n.stop()
+
+    p0 = next(p for p in info["ports"] if p["name"] == "p0")
+    assert (p0["rx_queues"], p0["tx_queues"], p0["steering"]) == (2, 2, "device"), p0
+    seqs = {"p1": [], "p2": []}  # the input seq of each expected output frame, in order
+    for seq, entry in enumerate(plan):
+        seqs[entry[2].name].append(seq)
+    for port in (std.p1, std.p2):
+        got = n.output(port)
+        assert_frames(got, [f for _s, f in out[port.name]], f"{port.name} output", ordered=False)
+        for s in (std.alpha, std.beta):
+            sport = s.udp_port_on(port).to_bytes(2, "big")
+            mine = [f for f in got if f[34:36] == sport]
+            want = [(seq, f) for seq, (t, f) in zip(seqs[port.name], out[port.name]) if t is s]
+            assert_frames(mine, [f for _seq, f in want], f"{port.name}, slice {s.name}",
+                          ordered=False)
+            for q in by_queue:  # an input queue's frames of a slice keep their order
+                order = [f for seq, f in want if seq % 2 == q]
+                assert [f for f in mine if f in order] == order, f"{port.name} {s.name} rxq {q}"
+    assert c["ports"]["p0"]["rx_pkts"] == len(rx)
+    assert not any(c["drops"].values()), c["drops"]
+    for s, fwd in ((std.alpha, 7), (std.beta, 5)):
+        sl = c["slices"][s.name]
+        assert (sl["rx_pkts"], sl["fwd_pkts"], sl["drop_pkts"]) == (fwd, fwd, 0), sl
+
+
+def test_two_lc_lcores_police_an_endpoint_with_one_bucket(std):
+    """An endpoint's inbound policer is one bucket whichever LC lcore receives: 400 frames
+    at once over both rx queues, 1 Mb/s inbound, pass about the bucket's depth (2 frames of
+    2 KB: 37 of these), not twice it, and every frame is counted once."""
+    n = std.node
+    n.lcores, n.eal_extra = TWO_LCS, ["--lcores", "0@0,1@1,2@0"]
+    n.npes = [{"filters": 4096, "queues": 256}, {"filters": 4096, "queues": 256}]
+    std.beta.npe = 1
+    for port in (std.p0, std.p1, std.p2):
+        port.rx_queues = port.tx_queues = 2
+    std.alpha.endpoints[0] = ("p0", 5001, {"inbound": 1_000_000})
+    frames = [std.to_slice(std.alpha, inner_udp(f"192.168.1.{i % 200 + 1}", payload=bytes(18),
+                                                sport=1000 + i, ident=i)) for i in range(400)]
+    n.receive(std.p0, frames[0::2], queue=0)
+    n.receive(std.p0, frames[1::2], queue=1)
+    n.start()
+    try:
+        n.wait_rx()
+        c = n.counters()
+    finally:
+        n.stop()
+    sl = c["slices"]["alpha"]
+    policed = c["slice"]["alpha"]["reasons"]["inbound_rate"]
+    assert sl["rx_pkts"] == 400 and sl["fwd_pkts"] + policed == 400, sl
+    assert 30 <= sl["fwd_pkts"] <= 60, sl
+    assert c["ports"]["p1"]["tx_pkts"] == sl["fwd_pkts"]
 
 
 def test_memif_and_tap_ports_keep_one_tx_queue(std):

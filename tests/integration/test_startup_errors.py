@@ -164,3 +164,18 @@ def test_codeopt_data_that_does_not_load_stops_the_start(std, tmp_path, what):
     assert f'slice alpha: "codeopt_data" {path}' in out or f"slice alpha: cannot read " \
         f'"codeopt_data" {path}' in out, out
     assert why in out, out
+
+
+@needs_root
+def test_two_lc_lcores_on_a_port_of_one_rx_queue_exit_2(std):
+    """Each LC lcore receives on its own queue of every port: a device with one rx queue
+    (one rx_pcap) cannot serve two, and the error says which port and what to do."""
+    n = std.node
+    n.lcores = [{"id": 1, "lc": True, "npes": [0]}, {"id": 2, "lc": True}]
+    n.eal_extra = ["--lcores", "0@0,1@1,2@0"]
+    for port in (std.p0, std.p1, std.p2):
+        port.tx_queues = 2
+    rc, out = n.run_to_exit()
+    assert rc == 2, f"exit status {rc}, expected 2:\n{out}"
+    assert 'port p0: device "net_pcap0' in out and "cannot serve 2 LC lcores" in out, out
+    assert "fewer rx queues than LC lcores (net_pcap: one a rx_pcap=)" in out, out

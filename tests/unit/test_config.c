@@ -273,9 +273,7 @@ static const struct bad_case bad_cases[] = {
 	{ LCORES("{'id':2,'lc':true,'npes':0}"), -EINVAL, "lcores[0].npes: expected an array",
 	  { "integer" } },
 	{ LCORES("{'id':2,'npes':[0,1]}"), -EINVAL, "lcores: no lcore has \"lc\": true",
-	  { "one LC lcore owns all ports" } },
-	{ LCORES("{'id':2,'lc':true},{'id':3,'lc':true,'npes':[0,1]}"), -EINVAL,
-	  "lcores[1].lc: lcores[0] is already the LC lcore", { "one LC lcore owns all ports" } },
+	  { "receive from the ports", "one at least" } },
 	{ LCORES("{'id':2,'lc':true,'npes':[0,2]}"), -EINVAL,
 	  "lcores[0].npes[1]: NPE 2 does not exist", { "npes has 2", "0 to 1" } },
 	{ LCORES("{'id':2,'lc':true,'npes':[0,'1']}"), -EINVAL,
@@ -643,6 +641,22 @@ test_default_lcore_runs_every_npe(void **state)
 	assert_int_equal(cfg->lcores[0].nb_npes, 3);
 	for (uint16_t i = 0; i < 3; i++)
 		assert_int_equal(cfg->lcores[0].npes[i], i);
+	free_cfg(cfg);
+}
+
+/* Several LC lcores: each receives on its own queue of every port (docs/config.md). */
+static void
+test_several_lc_lcores(void **state)
+{
+	struct sp_config *cfg = parse_ok(
+		ONE_PORT ",'npes':[{},{}],"
+		"'lcores':[{'id':2,'lc':true},{'id':3,'lc':true,'npes':[0,1]}]}");
+
+	(void)state;
+	assert_int_equal(cfg->nb_lcores, 2);
+	assert_true(cfg->lcores[0].lc && cfg->lcores[1].lc);
+	assert_int_equal(cfg->lcores[0].nb_npes, 0);
+	assert_int_equal(cfg->lcores[1].nb_npes, 2);
 	free_cfg(cfg);
 }
 
@@ -1122,6 +1136,7 @@ main(void)
 		cmocka_unit_test(test_list_limits),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_default_lcore_runs_every_npe),
+		cmocka_unit_test(test_several_lc_lcores),
 		cmocka_unit_test(test_explicit_values),
 		cmocka_unit_test(test_slice_defaults),
 		cmocka_unit_test(test_filter_bytes),
