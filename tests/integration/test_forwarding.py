@@ -67,8 +67,18 @@ LAYOUTS = {
                      eal=["--lcores", "0@0,1@1,2@0"], npes=2),
 }
 
-# Two LC lcores, each running an NPE, each receiving on its own queue of every port.
-TWO_LCS = [{"id": 1, "lc": True, "npes": [0]}, {"id": 2, "lc": True, "npes": [1]}]
+
+def two_lc_node(std):
+    """The standard node on two LC lcores, each running an NPE (alpha's 0, beta's 1), each
+    receiving on its own queue of every port; returns the node."""
+    n = std.node
+    n.lcores = [{"id": 1, "lc": True, "npes": [0]}, {"id": 2, "lc": True, "npes": [1]}]
+    n.eal_extra = ["--lcores", "0@0,1@1,2@0"]
+    n.npes = [{"filters": 4096, "queues": 256}, {"filters": 4096, "queues": 256}]
+    std.beta.npe = 1
+    for port in (std.p0, std.p1, std.p2):
+        port.rx_queues = port.tx_queues = 2
+    return n
 
 
 @pytest.mark.parametrize("layout", list(LAYOUTS))
@@ -176,12 +186,7 @@ def test_two_lc_lcores_each_receive_their_own_queue(std):
     both) go one to each LC, which hands every frame to its slice's NPE, directly or through
     the other's ring. Every frame comes out right, each input queue's frames of a slice in
     their order, and the counters add up."""
-    n = std.node
-    n.lcores, n.eal_extra = TWO_LCS, ["--lcores", "0@0,1@1,2@0"]
-    n.npes = [{"filters": 4096, "queues": 256}, {"filters": 4096, "queues": 256}]
-    std.beta.npe = 1
-    for port in (std.p0, std.p1, std.p2):
-        port.rx_queues = port.tx_queues = 2
+    n = two_lc_node(std)
 
     rx, out, plan = traffic(std)
     by_queue = {0: rx[0::2], 1: rx[1::2]}  # frame seq goes to rx queue seq % 2
@@ -223,12 +228,7 @@ def test_two_lc_lcores_police_an_endpoint_with_one_bucket(std):
     """An endpoint's inbound policer is one bucket whichever LC lcore receives: 400 frames
     at once over both rx queues, 1 Mb/s inbound, pass about the bucket's depth (2 frames of
     2 KB: 37 of these), not twice it, and every frame is counted once."""
-    n = std.node
-    n.lcores, n.eal_extra = TWO_LCS, ["--lcores", "0@0,1@1,2@0"]
-    n.npes = [{"filters": 4096, "queues": 256}, {"filters": 4096, "queues": 256}]
-    std.beta.npe = 1
-    for port in (std.p0, std.p1, std.p2):
-        port.rx_queues = port.tx_queues = 2
+    n = two_lc_node(std)
     std.alpha.endpoints[0] = ("p0", 5001, {"inbound": 1_000_000})
     frames = [std.to_slice(std.alpha, inner_udp(f"192.168.1.{i % 200 + 1}", payload=bytes(18),
                                                 sport=1000 + i, ident=i)) for i in range(400)]
