@@ -28,8 +28,9 @@ npe_output(struct lcore_ctx *c, struct sp_npe *npe)
 	uint64_t now = rte_rdtsc();
 
 	for (uint16_t p = 0; p < c->node->nb_ports; p++) {
+		bool own = tx_own(c, p);
+
 		for (unsigned int done = 0; done < OUTPUT_TURN;) {
-			bool own = tx_own(c, p);
 			uint16_t max, n;
 
 			if (own) {
@@ -67,12 +68,14 @@ npe_rx(struct lcore_ctx *c, struct sp_npe *npe, struct rte_ring *r)
 static void
 ctx_init(struct lcore_ctx *c, struct sp_node *node, unsigned int lcore)
 {
+	int lc_index = sp_node_lc_index(node, lcore);
+
 	memset(c, 0, sizeof(*c));
 	c->node = node;
 	c->st = sp_stats_lcore(lcore);
 	c->lcore = lcore;
-	c->lc = sp_node_lc_index(node, lcore) >= 0;
-	c->lc_index = c->lc ? (uint16_t)sp_node_lc_index(node, lcore) : 0;
+	c->lc = lc_index >= 0;
+	c->lc_index = c->lc ? (uint16_t)lc_index : 0;
 	c->rcu_thread = sp_node_rcu_thread(node, lcore);
 	for (uint16_t e = 0; e < node->nb_npes; e++)
 		if (node->npes[e].lcore == lcore)

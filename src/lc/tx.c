@@ -58,11 +58,9 @@ lc_tx(struct lcore_ctx *c)
 	unsigned int n;
 
 	for (uint16_t e = 0; e < node->nb_npes; e++) {
-		if (node->npes[e].on_lc)
-			continue;
 		for (uint16_t p = 0; p < node->nb_ports; p++) {
 			if (node->npes[e].tx_ring[p] == NULL)
-				continue; /* its lcore transmits on its own queue */
+				continue; /* an LC lcore's NPE, or its lcore has a queue of its own */
 			/* What the hold cannot take waits in the ring, then in the NPE's queues. */
 			for (unsigned int done = 0; done < OUTPUT_TURN; done += n) {
 				uint16_t room = hold_room(c, p, &at);

@@ -74,13 +74,6 @@ struct sp_node {
 	unsigned int rcu_reader;   /* thread id for readers off the lcores (telemetry) */
 	unsigned int nb_lcores;
 	unsigned int lcores[SP_MAX_WORKERS]; /* the forwarding lcores; index: RCU thread id */
-	/*
-	 * The LC lcores; LC k polls rx queue k of every port. With several, the
-	 * frames of an NPE may come from any of them: its rx ring has several
-	 * producers, and an NPE on an LC lcore has one too.
-	 */
-	uint16_t nb_lc;
-	unsigned int lc_lcores[SP_MAX_WORKERS];
 	uint16_t nb_npes;
 	struct sp_npe npes[SP_MAX_NPES];
 	struct sp_slice *slices[SP_MAX_SLICES];
@@ -93,6 +86,13 @@ struct sp_node {
 	struct rte_ring *exc_ring;     /* NPEs -> mgmt: exceptions for the slow paths */
 	struct sp_channels *channels;  /* the slices' exception channels (mgmt/channel.h), or NULL */
 	struct sp_residence residence; /* sampling of the time frames spend in the node */
+	/*
+	 * The LC lcores; LC k polls rx queue k of every port. With several, the
+	 * frames of an NPE may come from any of them: its rx ring has several
+	 * producers, and an NPE on an LC lcore has one too.
+	 */
+	uint16_t nb_lc;
+	unsigned int lc_lcores[SP_MAX_WORKERS];
 	volatile bool quit;
 };
 
