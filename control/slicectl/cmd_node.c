@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* whoami, iface, sched, state, channel and call: the node and the raw API. */
+/* whoami, iface, node, sched, state, channel and call: the node and the raw API. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -68,6 +68,38 @@ iface(struct cli *cli)
 			  json_string_value(json_object_get(o, "mac")), rate(o, "rate", a, 16),
 			  rate(o, "reserved", b, 16), rate(o, "available", c, 16),
 			  rate(o, "inbound_reserved", d, 16), rate(o, "inbound_available", e, 16));
+	}
+	table_print(t);
+	json_decref(r);
+	return 0;
+}
+
+/* How each interface's frames reach the lcores: queues and steering, and why not rte_flow. */
+static int
+node(struct cli *cli)
+{
+	int status;
+	json_t *r = cli_call(cli, SP_M_IFACE_LIST, NULL, &status), *o;
+	struct table *t;
+	size_t i;
+
+	if (r == NULL)
+		return status;
+	if (cli->json) {
+		cli_print_json(r);
+		json_decref(r);
+		return 0;
+	}
+	t = table_new(6, "IFACE", "RX_QUEUES", "TX_QUEUES", "STEERING", "RULES", "NOTE");
+	json_array_foreach(r, i, o) {
+		char rxq[16], txq[16], rules[16];
+		const char *note = json_string_value(json_object_get(o, "steering_note"));
+
+		table_row(t, json_string_value(json_object_get(o, "name")),
+			  num(o, "rx_queues", rxq, 16), num(o, "tx_queues", txq, 16),
+			  json_string_value(json_object_get(o, "steering")),
+			  num(o, "steering_rules", rules, 16),
+			  note != NULL && note[0] != '\0' ? note : "-");
 	}
 	table_print(t);
 	json_decref(r);
@@ -162,6 +194,8 @@ cmd_node(struct cli *cli, const char *object, int argc, char **argv)
 	if (strcmp(object, "iface") == 0 && (argc == 0 || (argc == 1 &&
 							   strcmp(argv[0], "list") == 0)))
 		return iface(cli);
+	if (strcmp(object, "node") == 0 && argc == 0)
+		return node(cli);
 	if (strcmp(object, "sched") == 0)
 		return sched(cli, argc, argv);
 	if (strcmp(object, "state") == 0 && argc == 0)

@@ -22,7 +22,7 @@ static const char USAGE[] =
 	"  -j, --json         print results as JSON\n"
 	"  -h, --help         this text;  -V, --version  the version\n"
 	"objects (slicectl slice|endpoint|queue|filter help lists their commands):\n"
-	"  whoami | iface | slice | endpoint | queue | filter | mem | codeopt | stats | top |\n"
+	"  whoami | iface | node | slice | endpoint | queue | filter | mem | codeopt | stats | top |\n"
 	"  sched | state | channel SLICE | call METHOD [JSON]\n";
 
 /* Connect to slicectld, or say why not. */

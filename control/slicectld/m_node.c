@@ -35,9 +35,17 @@ reserved_on(json_t *info, const char *port)
 
 /*
  * {} -> [{"name", "index", "ipv4", "mac", "rate", "reserved", "available",
- * "inbound_reserved", "inbound_available"}]: SPP's get_ifaces, what an
- * endpoint may still reserve on each interface, outbound and inbound.
+ * "inbound_reserved", "inbound_available", "rx_queues", "tx_queues",
+ * "steering", "steering_note", "steering_rules"}]: SPP's get_ifaces, what
+ * an endpoint may still reserve on each interface, outbound and inbound,
+ * and how the interface's frames reach the lcores (slicectl node).
  */
+/* node.info's keys of a port that iface.list passes on as they are. */
+static const char *const AS_REPORTED[] = {
+	"index", "ipv4", "mac", "rx_queues", "tx_queues", "steering", "steering_note",
+	"steering_rules", NULL,
+};
+
 json_t *
 m_iface_list(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
@@ -55,17 +63,15 @@ m_iface_list(struct ctld *c, const struct caller *who, json_t *params, struct sp
 		uint64_t reserved = reserved_on(info, name);
 		uint64_t in = (uint64_t)json_integer_value(json_object_get(port, "inbound_reserved"));
 
-		json_array_append_new(list, json_pack("{s:s, s:O, s:O, s:O, s:I, s:I, s:I, s:I, s:I}",
-						      "name", name, "index",
-						      json_object_get(port, "index"), "ipv4",
-						      json_object_get(port, "ipv4"), "mac",
-						      json_object_get(port, "mac"), "rate",
-						      (json_int_t)rate, "reserved",
-						      (json_int_t)reserved, "available",
-						      (json_int_t)(rate > reserved ? rate - reserved : 0),
-						      "inbound_reserved", (json_int_t)in,
-						      "inbound_available",
-						      (json_int_t)(rate > in ? rate - in : 0)));
+		json_t *o = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "name", name, "rate",
+				      (json_int_t)rate, "reserved", (json_int_t)reserved,
+				      "available", (json_int_t)(rate > reserved ? rate - reserved : 0),
+				      "inbound_reserved", (json_int_t)in, "inbound_available",
+				      (json_int_t)(rate > in ? rate - in : 0));
+
+		for (const char *const *k = AS_REPORTED; *k != NULL; k++)
+			json_object_set(o, *k, json_object_get(port, *k));
+		json_array_append_new(list, o);
 	}
 	json_decref(info);
 	return list;

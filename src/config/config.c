@@ -73,8 +73,31 @@ store_codeopt_lib(struct sp_config *cfg, size_t i, const char *s)
 }
 
 static const char *const PORT_KEYS[] = {
-	"name", "device", "ipv4", "mac", "rate", "rx_desc", "tx_desc", "overhead", NULL,
+	"name", "device", "ipv4", "mac", "rate", "rx_desc", "tx_desc", "overhead", "steering", NULL,
 };
+
+/* "steering"'s words, in the order of enum sp_steering. */
+static const char *const STEERINGS[] = { "auto", "rte_flow", "software", NULL };
+
+static int
+parse_steering(struct parser *p, json_t *o, const char *path, enum sp_steering *out)
+{
+	const char *s;
+	int rc = cfg_get_string(p, o, path, "steering", false, SIZE_MAX, &s);
+
+	*out = SP_STEERING_AUTO;
+	if (rc <= 0)
+		return rc;
+	for (unsigned int i = 0; STEERINGS[i] != NULL; i++) {
+		if (strcmp(s, STEERINGS[i]) == 0) {
+			*out = (enum sp_steering)i;
+			return 0;
+		}
+	}
+	return cfg_fail(p, path, "steering", "\"%s\" is not a way of steering; use \"auto\" "
+		        "(rte_flow rules where the device takes them), \"rte_flow\" or "
+		        "\"software\"", s);
+}
 
 static int
 parse_port(struct parser *p, json_t *o, const char *path, struct sp_cfg_port *port)
@@ -93,7 +116,7 @@ parse_port(struct parser *p, json_t *o, const char *path, struct sp_cfg_port *po
 	port->tx_desc = (uint16_t)v;
 	TRY(cfg_get_uint(p, o, path, &OVERHEAD, &v));
 	port->overhead = (uint16_t)v;
-	return 0;
+	return parse_steering(p, o, path, &port->steering);
 }
 
 /* Port i against the ports before it. */
@@ -344,6 +367,40 @@ parse_lcore(struct parser *p, json_t *o, const char *path, uint16_t i, uint16_t 
 	return 0;
 }
 
+/*
+ * A port set to "steering": "rte_flow" sends each endpoint's frames to the
+ * rx queue of its NPE's lcore: there must be several (one an LC lcore) and
+ * every NPE's lcore must have one. owner as in parse_lcore().
+ */
+static int
+check_rte_flow_plan(struct parser *p, const uint16_t owner[])
+{
+	const struct sp_config *cfg = p->cfg;
+	uint16_t nb_lc = 0;
+	char path[PATH_LEN];
+
+	for (uint16_t i = 0; i < cfg->nb_lcores; i++)
+		nb_lc += cfg->lcores[i].lc;
+	for (uint16_t i = 0; i < cfg->nb_ports; i++) {
+		if (cfg->ports[i].steering != SP_STEERING_RTE_FLOW)
+			continue;
+		cfg_item_path(path, "", "ports", i);
+		if (nb_lc == 1)
+			return cfg_fail(p, path, "steering", "\"rte_flow\" needs several LC lcores, "
+				        "each receiving on its own queue; with one, every frame reaches "
+				        "it anyway: set \"lc\": true on the lcores that run NPEs, or "
+				        "remove \"steering\"");
+		for (uint16_t n = 0; n < cfg->nb_npes; n++)
+			if (!cfg->lcores[owner[n] - 1].lc)
+				return cfg_fail(p, path, "steering", "\"rte_flow\" steers each "
+					        "endpoint to the rx queue of its NPE's lcore, but NPE %u "
+					        "runs on lcore %u, which has no queue (it is no LC lcore); "
+					        "set \"lc\": true on it, or \"steering\": \"auto\"", n,
+					        cfg->lcores[owner[n] - 1].id);
+	}
+	return 0;
+}
+
 static int
 parse_lcores(struct parser *p, json_t *root)
 {
@@ -360,9 +417,11 @@ parse_lcores(struct parser *p, json_t *root)
 		cfg->nb_lcores = 1;
 		cfg->lcores[0].id = 1;
 		cfg->lcores[0].lc = true;
-		for (uint16_t n = 0; n < cfg->nb_npes; n++)
+		for (uint16_t n = 0; n < cfg->nb_npes; n++) {
 			cfg->lcores[0].npes[cfg->lcores[0].nb_npes++] = n;
-		return 0;
+			owner[n] = 1;
+		}
+		return check_rte_flow_plan(p, owner);
 	}
 	json_array_foreach(arr, i, o) {
 		cfg_item_path(path, "", "lcores", i);
@@ -378,7 +437,7 @@ parse_lcores(struct parser *p, json_t *root)
 		if (owner[n] == 0)
 			return cfg_fail(p, "", "lcores", "NPE %u runs on no lcore; add %u to the "
 				        "\"npes\" of exactly one lcore", n, n);
-	return 0;
+	return check_rte_flow_plan(p, owner);
 }
 
 static const char *const TOP_KEYS[] = {

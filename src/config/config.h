@@ -30,6 +30,13 @@
 /* Room for "/<slice name>.sock" after the channel directory in a sockaddr_un. */
 #define SP_CHANNEL_DIR_LEN (SP_SOCKET_PATH_LEN - SP_NAME_LEN - 6)
 
+/* A port's "steering": how endpoints' frames reach their NPE's lcore (src/lc/steer.h). */
+enum sp_steering {
+	SP_STEERING_AUTO,     /* rte_flow rules where the device takes them, else software */
+	SP_STEERING_RTE_FLOW, /* rte_flow rules, or the node does not start */
+	SP_STEERING_SOFTWARE, /* RSS or the device's spreading, and the rings between lcores */
+};
+
 struct sp_cfg_port {
 	char name[SP_NAME_LEN];       /* "name": how the rest of the config refers to it */
 	char device[SP_DEVARGS_LEN];  /* "device": PCI address or vdev devargs */
@@ -40,6 +47,7 @@ struct sp_cfg_port {
 	uint16_t rx_desc;             /* "rx_desc": default 1024 */
 	uint16_t tx_desc;             /* "tx_desc": default 1024 */
 	uint16_t overhead;            /* "overhead": bytes a frame adds on the wire, default 24 */
+	enum sp_steering steering;    /* "steering": "auto" (default), "rte_flow", "software" */
 };
 
 struct sp_cfg_neighbor {

@@ -10,6 +10,7 @@
 
 #include "../stats/stats.h"
 #include "channel.h"
+#include "../lc/steer.h"
 #include "../common/text.h"
 #include "rpc.h"
 
@@ -85,12 +86,14 @@ port_info(const struct sp_node *node, uint16_t p)
 
 	inet_ntop(AF_INET, &a, ip, sizeof(ip));
 	rte_ether_format_addr(mac, sizeof(mac), &port->mac);
-	return json_pack("{s:s, s:i, s:s, s:s, s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:s}", "name",
-			 port->name, "index", p, "ipv4", ip, "mac", mac, "rate",
+	return json_pack("{s:s, s:i, s:s, s:s, s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:s, s:s, s:I}",
+			 "name", port->name, "index", p, "ipv4", ip, "mac", mac, "rate",
 			 (json_int_t)port->rate_bps, "inbound_reserved",
 			 (json_int_t)sp_node_inbound_reserved(node, p), "overhead", port->overhead,
 			 "rx_desc", port->rx_desc, "tx_desc", port->tx_desc, "rx_queues",
-			 port->nb_rxq, "tx_queues", port->nb_txq, "steering", sp_port_steering(port));
+			 port->nb_rxq, "tx_queues", port->nb_txq, "steering", sp_steer_name(node, p),
+			 "steering_note", sp_steer_note(node, p), "steering_rules",
+			 (json_int_t)sp_steer_rules(node, p));
 }
 
 /*

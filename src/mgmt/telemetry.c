@@ -15,6 +15,7 @@
 
 #include "../stats/stats.h"
 #include "mgmt.h"
+#include "../lc/steer.h"
 
 static const struct sp_node *tnode;
 /* DPDK runs a telemetry thread per client; they share one RCU reader id. */
@@ -95,7 +96,9 @@ cmd_ports(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 		rte_tel_data_add_dict_u64(c, "rate_bps", port->rate_bps);
 		rte_tel_data_add_dict_u64(c, "rx_queues", port->nb_rxq);
 		rte_tel_data_add_dict_u64(c, "tx_queues", port->nb_txq);
-		rte_tel_data_add_dict_string(c, "steering", sp_port_steering(port));
+		rte_tel_data_add_dict_string(c, "steering", sp_steer_name(tnode, p));
+		rte_tel_data_add_dict_string(c, "steering_note", sp_steer_note(tnode, p));
+		rte_tel_data_add_dict_u64(c, "steering_rules", sp_steer_rules(tnode, p));
 		sp_stats_port_read(p, tel_field, c);
 		rte_tel_data_add_dict_container(d, port->name, c, 0);
 	}

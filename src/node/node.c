@@ -2,6 +2,7 @@
 #include "node.h"
 
 #include "../config/config.h"
+#include "../lc/steer.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -371,6 +372,8 @@ sp_node_init(struct sp_node *node, const struct sp_config *cfg, char *err, size_
 	}
 	for (uint16_t i = 0; rc == 0 && i < cfg->nb_slices; i++)
 		rc = add_slice(node, &cfg->slices[i], err, errlen);
+	if (rc == 0)
+		rc = sp_steer_start(node, cfg, err, errlen);
 	if (rc < 0)
 		sp_node_fini(node);
 	return rc;
@@ -393,6 +396,7 @@ sp_node_fini(struct sp_node *node)
 		for (uint16_t p = 0; p < node->nb_ports; p++)
 			rte_ring_free(npe->tx_ring[p]);
 	}
+	sp_steer_stop(node);
 	for (uint16_t p = 0; p < node->nb_ports; p++)
 		sp_port_close(&node->ports[p]);
 	rte_ring_free(node->learn_ring);

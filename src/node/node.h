@@ -93,6 +93,7 @@ struct sp_node {
 	 */
 	uint16_t nb_lc;
 	unsigned int lc_lcores[SP_MAX_WORKERS];
+	struct sp_steer *steer; /* the ports' rte_flow rules (lc/steer.h); the management thread's */
 	volatile bool quit;
 };
 

@@ -19,6 +19,7 @@
 #include "node.h"
 #include "../encap/encap.h"
 #include "../npe/npe.h"
+#include "../lc/steer.h"
 
 #define FLUSH_WAIT_US 100
 #define FLUSH_TIMEOUT_US 2000000 /* an NPE lcore that does not dequeue for 2 s is stuck */
@@ -222,6 +223,7 @@ sp_node_endpoint_add(struct sp_node *node, struct sp_slice *s, const struct sp_e
 	}
 	if (slot >= node->nb_endpoints)
 		node->nb_endpoints = slot + 1;
+	sp_steer_endpoint_added(node, slot);
 	*index = idx;
 	return 0;
 }
@@ -249,6 +251,7 @@ sp_node_endpoint_del(struct sp_node *node, struct sp_slice *s, uint16_t idx, cha
 	slot = s->endpoints[idx];
 	ep = &node->endpoints[slot];
 	/* First: no new packet to it, no new result sent from it. */
+	sp_steer_endpoint_removed(node, slot);
 	sp_decap_del_endpoint(node->decap, ep->port, ep->ip_be, ep->udp_port_be);
 	__atomic_store_n(&s->endpoints[idx], SP_ENDPOINT_NONE, __ATOMIC_RELEASE);
 	wait_lcores(node);
@@ -452,6 +455,7 @@ sp_node_slice_del(struct sp_node *node, struct sp_slice *s, char *err, size_t er
 		if (s->endpoints[i] == SP_ENDPOINT_NONE)
 			continue; /* released: no slot to index */
 		ep = &node->endpoints[s->endpoints[i]];
+		sp_steer_endpoint_removed(node, s->endpoints[i]);
 		sp_decap_del_endpoint(node->decap, ep->port, ep->ip_be, ep->udp_port_be);
 	}
 	__atomic_store_n(&node->slices[s->id], NULL, __ATOMIC_RELEASE);

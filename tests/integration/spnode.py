@@ -276,6 +276,7 @@ class Port:
         self.rx_queues = 1  # rx pcaps likewise
         self.device = device
         self.rate = rate  # "rate" in the config, or the default
+        self.steering = None  # "steering" in the config, or the default
 
     def __repr__(self):
         return f"Port({self.name}, {self.ipv4}, {self.mac})"
@@ -401,7 +402,8 @@ class Node:
             "eal": [],
             "mbufs": self.mbufs,
             "ports": [{"name": p.name, "device": self.device(p), "ipv4": p.ipv4, "mac": p.mac,
-                       **({"rate": p.rate} if p.rate else {})}
+                       **({"rate": p.rate} if p.rate else {}),
+                       **({"steering": p.steering} if p.steering else {})}
                       for p in self.ports.values()],
             "neighbors": [{"port": p, "ipv4": ip, "mac": mac} for p, ip, mac in self.neighbors],
             "npes": self.npes,

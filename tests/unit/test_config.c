@@ -282,6 +282,16 @@ static const struct bad_case bad_cases[] = {
 	  "lcores[1].npes[1]: NPE 0 already runs on lcores[0]", { "exactly one lcore" } },
 	{ LCORES("{'id':2,'lc':true,'npes':[0]}"), -EINVAL, "lcores: NPE 1 runs on no lcore",
 	  { "add 1 to the \"npes\"" } },
+	/* steering */
+	{ PORT(",'steering':'flow'"), -EINVAL, "ports[0].steering: \"flow\" is not a way of steering",
+	  { "\"auto\"", "\"rte_flow\" or \"software\"" } },
+	{ PORT(",'steering':'rte_flow'"), -EINVAL,
+	  "ports[0].steering: \"rte_flow\" needs several LC lcores", { "set \"lc\": true" } },
+	{ "{'ports':[{'name':'p0','device':'net_null0','ipv4':'10.0.0.1','steering':'rte_flow'}],"
+	  "'npes':[{},{}],'lcores':[{'id':2,'lc':true,'npes':[0]},{'id':3,'lc':true},"
+	  "{'id':4,'npes':[1]}]}", -EINVAL, "ports[0].steering: \"rte_flow\" steers each endpoint "
+	  "to the rx queue of its NPE's lcore, but NPE 1 runs on lcore 4, which has no queue",
+	  { "set \"lc\": true on it", "\"auto\"" } },
 	{ LCORES("{'id':2,'lc':true,'npes':[0,1]},{'id':3}"), -EINVAL,
 	  "lcores[1]: lcore 3 has no role", { "\"lc\": true", "\"npes\"" } },
 	{ LCORES("{'id':2,'lc':false,'npes':[]},{'id':3,'lc':true,'npes':[0,1]}"), -EINVAL,
@@ -657,6 +667,23 @@ test_several_lc_lcores(void **state)
 	assert_true(cfg->lcores[0].lc && cfg->lcores[1].lc);
 	assert_int_equal(cfg->lcores[0].nb_npes, 0);
 	assert_int_equal(cfg->lcores[1].nb_npes, 2);
+	free_cfg(cfg);
+}
+
+/* "steering": auto unless said; rte_flow where every NPE's lcore has a queue. */
+static void
+test_steering(void **state)
+{
+	struct sp_config *cfg = parse_ok(
+		"{'ports':[{'name':'p0','device':'net_null0','ipv4':'10.0.0.1','steering':'rte_flow'},"
+		"{'name':'p1','device':'net_null1','ipv4':'10.0.1.1','steering':'software'},"
+		"{'name':'p2','device':'net_null2','ipv4':'10.0.2.1'}],'npes':[{},{}],"
+		"'lcores':[{'id':2,'lc':true,'npes':[0]},{'id':3,'lc':true,'npes':[1]}]}");
+
+	(void)state;
+	assert_int_equal(cfg->ports[0].steering, SP_STEERING_RTE_FLOW);
+	assert_int_equal(cfg->ports[1].steering, SP_STEERING_SOFTWARE);
+	assert_int_equal(cfg->ports[2].steering, SP_STEERING_AUTO);
 	free_cfg(cfg);
 }
 
@@ -1137,6 +1164,7 @@ main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_default_lcore_runs_every_npe),
 		cmocka_unit_test(test_several_lc_lcores),
+		cmocka_unit_test(test_steering),
 		cmocka_unit_test(test_explicit_values),
 		cmocka_unit_test(test_slice_defaults),
 		cmocka_unit_test(test_filter_bytes),
