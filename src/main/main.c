@@ -26,6 +26,7 @@
 
 #include "common/notify.h"
 #include "config/config.h"
+#include "config/lcore_cpus.h"
 #include "mgmt/channel.h"
 #include "mgmt/mgmt.h"
 #include "node/node.h"
@@ -131,6 +132,63 @@ check_cpus(const struct sp_config *cfg, int extra_argc, char **extra_argv)
 			fprintf(stderr, "slicepathd: lcores[%u].id: this machine has no CPU %u for "
 					"lcore %u (it has %d); pick another id, or map lcores to "
 					"CPUs with --lcores in \"eal\"\n", i, id, id, CPU_COUNT(&cpus));
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The value of the last --lcores in the config's "eal" and the command line's extras, or NULL. */
+static const char *
+lcores_map(const struct sp_config *cfg, int extra_argc, char **extra_argv)
+{
+	const char *map = NULL;
+
+	for (int i = 0; i < cfg->eal_argc + extra_argc; i++) {
+		const char *a = i < cfg->eal_argc ? cfg->eal_argv[i] : extra_argv[i - cfg->eal_argc];
+		const char *next = i + 1 >= cfg->eal_argc + extra_argc ? NULL
+				   : i + 1 < cfg->eal_argc ? cfg->eal_argv[i + 1]
+				   : extra_argv[i + 1 - cfg->eal_argc];
+
+		if (strncmp(a, "--lcores=", 9) == 0)
+			map = a + 9;
+		else if (strcmp(a, "--lcores") == 0 && next != NULL)
+			map = next;
+	}
+	return map;
+}
+
+/*
+ * Two forwarding lcores pinned to one CPU (--lcores 1@1,2@1) would each
+ * poll half the time, waiting out the other's time slices (milliseconds):
+ * a plan that cannot forward at the rate of two, explained before a start.
+ * Sharing with the main lcore, mostly asleep, is fine (2-CPU machines).
+ */
+static int
+check_cpu_sharing(const struct sp_config *cfg, int extra_argc, char **extra_argv)
+{
+	const char *map = lcores_map(cfg, extra_argc, extra_argv);
+	int cpu[SP_MAX_WORKERS]; /* the one CPU of each forwarding lcore, or -1 */
+
+	if (map == NULL)
+		return 0; /* -l, -c or none: lcore N on CPU N */
+	for (unsigned int i = 0; i < cfg->nb_lcores; i++) {
+		cpu_set_t set;
+
+		cpu[i] = -1;
+		/* EAL explains a map that does not parse; an lcore over several CPUs floats. */
+		if (sp_lcore_cpus(map, cfg->lcores[i].id, &set) == 1 && CPU_COUNT(&set) == 1)
+			for (int c = 0; c < CPU_SETSIZE && cpu[i] < 0; c++)
+				cpu[i] = CPU_ISSET(c, &set) ? c : -1;
+		for (unsigned int j = 0; j < i && cpu[i] >= 0; j++) {
+			if (cpu[j] != cpu[i])
+				continue;
+			fprintf(stderr, "slicepathd: lcores[%u] (lcore %u) and lcores[%u] (lcore %u) "
+					"both run on CPU %d (--lcores %s): two forwarding lcores poll "
+					"without rest, so on one CPU each forwards only while the other "
+					"waits out its time slice; give each its own CPU, or run both "
+					"roles on one lcore (docs/config.md)\n", j, cfg->lcores[j].id, i,
+				cfg->lcores[i].id, cpu[i], map);
 			return -EINVAL;
 		}
 	}
@@ -305,7 +363,8 @@ main(int argc, char **argv)
 		return EXIT_CONFIG;
 	}
 	if (load_codeopt_libs(&cfg) < 0 || check_codeopts(&cfg) < 0 ||
-	    check_cpus(&cfg, argc - optind, argv + optind) < 0) {
+	    check_cpus(&cfg, argc - optind, argv + optind) < 0 ||
+	    check_cpu_sharing(&cfg, argc - optind, argv + optind) < 0) {
 		sp_config_free(&cfg);
 		return EXIT_CONFIG;
 	}

@@ -179,3 +179,24 @@ def test_two_lc_lcores_on_a_port_of_one_rx_queue_exit_2(std):
     assert rc == 2, f"exit status {rc}, expected 2:\n{out}"
     assert 'port p0: device "net_pcap0' in out and "cannot serve 2 LC lcores" in out, out
     assert "fewer rx queues than LC lcores (net_pcap: one a rx_pcap=)" in out, out
+
+
+@pytest.mark.parametrize("check_only", [True, False], ids=["check-config", "start"])
+def test_two_forwarding_lcores_on_one_cpu_exit_1(std, check_only):
+    """--lcores pinning two forwarding lcores to one CPU: refused before EAL starts, by
+    --check-config too, naming both lcores and the CPU (sharing with the main lcore is
+    allowed: the two-lcore layouts of these tests do it)."""
+    n = std.node
+    n.lcores = [{"id": 1, "lc": True, "npes": [0]}, {"id": 2, "lc": True}]
+    for port in (std.p0, std.p1, std.p2):
+        port.rx_queues = port.tx_queues = 2
+    cfg = n.config()
+    cfg["eal"] = ["--lcores", "0@0,1@1,2@1"]
+    n.config = lambda: cfg
+    rc, out = n.check_config() if check_only else n.run_to_exit()
+    assert rc == 1, f"exit status {rc}, expected 1:\n{out}"
+    assert ("lcores[0] (lcore 1) and lcores[1] (lcore 2) both run on CPU 1 (--lcores "
+            "0@0,1@1,2@1)") in out, out
+    assert "give each its own CPU" in out, out
+    cfg["eal"] = ["--lcores", "0@0,1@1,2@0"]
+    assert n.check_config()[0] == 0

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "config/config.h"
+#include "config/lcore_cpus.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -670,6 +671,45 @@ test_several_lc_lcores(void **state)
 	free_cfg(cfg);
 }
 
+/* The CPUs of lcore under map, as a list "a,b" ("" if map does not name it, "bad"). */
+static const char *
+cpus_of(const char *map, unsigned int lcore)
+{
+	static char buf[64];
+	cpu_set_t set;
+	int rc = sp_lcore_cpus(map, lcore, &set);
+	size_t off = 0;
+
+	buf[0] = '\0';
+	if (rc < 0)
+		return "bad";
+	for (unsigned int c = 0; rc == 1 && c < 64; c++)
+		if (CPU_ISSET(c, &set))
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%u", off ? "," : "", c);
+	return buf;
+}
+
+/* EAL's --lcores as DPDK documents it: numbers, ranges, groups, @ CPUs. */
+static void
+test_lcore_cpus(void **state)
+{
+	static const char *map = "1,2@(5-7),(3-5)@(0,2),(0,6),7-8";
+
+	(void)state;
+	assert_string_equal(cpus_of(map, 1), "1");
+	assert_string_equal(cpus_of(map, 2), "5,6,7");
+	assert_string_equal(cpus_of(map, 4), "0,2");
+	assert_string_equal(cpus_of(map, 6), "0,6");
+	assert_string_equal(cpus_of(map, 8), "8");
+	assert_string_equal(cpus_of(map, 9), "");
+	assert_string_equal(cpus_of("0@0,1@1,2@0", 2), "0");
+	assert_string_equal(cpus_of("0@0,1@1,2@0", 1), "1");
+	assert_string_equal(cpus_of("1@", 1), "bad");
+	assert_string_equal(cpus_of("(1,2", 1), "bad");
+	assert_string_equal(cpus_of("3-1", 1), "bad");
+	assert_string_equal(cpus_of("1;2", 1), "bad");
+}
+
 /* "steering": auto unless said; rte_flow where every NPE's lcore has a queue. */
 static void
 test_steering(void **state)
@@ -1165,6 +1205,7 @@ main(void)
 		cmocka_unit_test(test_default_lcore_runs_every_npe),
 		cmocka_unit_test(test_several_lc_lcores),
 		cmocka_unit_test(test_steering),
+		cmocka_unit_test(test_lcore_cpus),
 		cmocka_unit_test(test_explicit_values),
 		cmocka_unit_test(test_slice_defaults),
 		cmocka_unit_test(test_filter_bytes),
