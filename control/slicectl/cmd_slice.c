@@ -102,6 +102,26 @@ slice_delete(struct cli *cli, int argc, char **argv)
 							       cli_slice(argv[0])), said);
 }
 
+/* slice move SLICE npe N */
+static int
+slice_move(struct cli *cli, int argc, char **argv)
+{
+	json_t *p;
+	char said[128];
+	int rc;
+
+	if (argc != 3 || strcmp(argv[1], "npe") != 0)
+		return cli_usage("usage: slicectl slice move SLICE npe N");
+	p = json_pack("{s:o}", "slice", cli_slice(argv[0]));
+	rc = cli_put_uint(p, "npe", argv[2], UINT16_MAX);
+	if (rc != 0) {
+		json_decref(p);
+		return rc;
+	}
+	snprintf(said, sizeof(said), "slice %s moved to NPE %s", argv[0], argv[2]);
+	return cli_call_and_say(cli, SP_M_SLICE_MOVE, p, said);
+}
+
 static const char *
 slice_state(json_t *o)
 {
@@ -158,6 +178,7 @@ cmd_slice(struct cli *cli, int argc, char **argv)
 					 "[queues N] [buffers N] [memory BYTES] [bandwidth RATE] "
 					 "[inbound RATE]"},
 		{"delete", slice_delete, "SLICE"},
+		{"move", slice_move, "SLICE npe N"},
 		{NULL, NULL, NULL},
 	};
 

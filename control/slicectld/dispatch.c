@@ -22,6 +22,7 @@ static const struct {
 	{SP_M_SLICE_CREATE, m_slice_create, OPERATOR, "name codeopt owner npe memory filter_quota "
 	 "queue_quota buffer_quota bandwidth inbound"},
 	{SP_M_SLICE_DELETE, m_slice_delete, OPERATOR, "slice"},
+	{SP_M_SLICE_MOVE, m_slice_move, OPERATOR, "slice npe"},
 	{SP_M_SLICE_LIST, m_slice_list, ANYONE, ""},
 	{SP_M_EXCEPTION_CHANNEL, m_exception_channel, ANYONE, "slice"},
 	{SP_M_ENDPOINT_RESERVE, m_endpoint_reserve, ANYONE, "slice port udp_port bandwidth inbound"},

@@ -281,6 +281,37 @@ m_slice_delete(struct ctld *c, const struct caller *who, json_t *params, struct 
 	return json_pack("{s:i}", "deleted", 1);
 }
 
+/* {"slice", "npe"} -> {"npe"}: the slice and what it holds to another NPE (operators). */
+json_t *
+m_slice_move(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
+{
+	struct ctld_slice *s = ctld_slice_to_change(c, who, params, e), moved;
+	uint64_t npe;
+	json_t *r;
+	bool stored;
+
+	if (s == NULL || sp_rpc_uint(params, "npe", UINT16_MAX, &npe, e) < 0 || !txn_begin(c, e))
+		return NULL;
+	r = backend_call(c->backend, SP_M_SLICE_MOVE,
+			 json_pack("{s:s, s:I}", "slice", s->name, "npe", (json_int_t)npe), e);
+	if (r == NULL) {
+		txn_abort(c);
+		return NULL;
+	}
+	moved = *s;
+	moved.npe = (uint16_t)npe;
+	stored = store_put_slice(c->store, &moved) == 0;
+	/* Not stored: the model still says the old NPE, and reconciling puts it back there. */
+	if (!txn_commit(c, stored, s->id, e)) {
+		json_decref(r);
+		return NULL;
+	}
+	ctld_log("slice %s (id %u) moved from NPE %u to NPE %u by uid %u", s->name, s->id, s->npe,
+		 moved.npe, (unsigned int)who->uid);
+	s->npe = moved.npe;
+	return r;
+}
+
 /* A stored slice as slice.list shows it, beside what slicepathd says of it. */
 static void
 add_stored(json_t *o, const struct ctld_slice *s)

@@ -56,6 +56,8 @@ json_t *m_stats_get(struct ctld *c, const struct caller *who, json_t *params,
 		    struct sp_rpc_error *e);
 json_t *m_slice_create(struct ctld *c, const struct caller *who, json_t *params,
 		       struct sp_rpc_error *e);
+json_t *m_slice_move(struct ctld *c, const struct caller *who, json_t *params,
+		     struct sp_rpc_error *e);
 json_t *m_slice_delete(struct ctld *c, const struct caller *who, json_t *params,
 		       struct sp_rpc_error *e);
 json_t *m_slice_list(struct ctld *c, const struct caller *who, json_t *params,

@@ -12,6 +12,7 @@
 #define SP_M_IFACE_LIST        "iface.list"
 #define SP_M_SLICE_CREATE      "slice.create"
 #define SP_M_SLICE_DELETE      "slice.delete"
+#define SP_M_SLICE_MOVE        "slice.move"
 #define SP_M_SLICE_LIST        "slice.list"
 #define SP_M_EXCEPTION_CHANNEL "exception.channel"
 #define SP_M_ENDPOINT_RESERVE  "endpoint.reserve"

@@ -16,6 +16,7 @@ static const struct {
 	{SP_M_SLICE_CREATE, sp_rpc_slice_create, "name codeopt id npe memory filter_quota queue_quota "
 	 "buffer_quota owner managed"},
 	{SP_M_SLICE_DELETE, sp_rpc_slice_delete, "slice"},
+	{SP_M_SLICE_MOVE, sp_rpc_slice_move, "slice npe"},
 	{SP_M_SLICE_LIST, sp_rpc_slice_list, ""},
 	{SP_M_ENDPOINT_RESERVE, sp_rpc_endpoint_reserve, "slice port udp_port bandwidth inbound index"},
 	{SP_M_ENDPOINT_RELEASE, sp_rpc_endpoint_release, "slice endpoint"},

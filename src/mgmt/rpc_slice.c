@@ -125,6 +125,22 @@ sp_rpc_slice_delete(struct sp_node *node, json_t *params, struct sp_rpc_error *e
 	return rc < 0 ? sp_rpc_node_error(rc, why, e) : json_pack("{s:i}", "deleted", 1);
 }
 
+/* {"slice", "npe"} -> {"npe"}: its filters, queues and reservations go with it. */
+json_t *
+sp_rpc_slice_move(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+{
+	struct sp_slice *s;
+	uint64_t npe;
+	char why[512];
+	int rc;
+
+	if (sp_rpc_slice(node, params, &s, e) < 0 ||
+	    sp_rpc_uint(params, "npe", UINT16_MAX, &npe, e) < 0)
+		return NULL;
+	rc = sp_node_slice_move(node, s, (uint16_t)npe, why, sizeof(why));
+	return rc < 0 ? sp_rpc_node_error(rc, why, e) : json_pack("{s:i}", "npe", s->npe);
+}
+
 /* What slice.list and state.dump say of every slice. */
 json_t *
 sp_rpc_slice_json(const struct sp_node *node, const struct sp_slice *s)

@@ -138,6 +138,14 @@ int sp_node_slice_add(struct sp_node *node, const struct sp_slice_spec *spec, st
  * (its NPE lcore is stuck); the slice is then out of service, not freed.
  */
 int sp_node_slice_del(struct sp_node *node, struct sp_slice *s, char *err, size_t errlen);
+/*
+ * Move slice s to NPE npe (docs/api.md, slice.move): 0 (also when it is
+ * there already), or a negative errno with why in err: -EINVAL no such
+ * NPE, -ENOSPC it lacks room (nothing changed then), -EBUSY an NPE lcore
+ * did not empty a queue.
+ */
+int sp_node_slice_move(struct sp_node *node, struct sp_slice *s, uint16_t npe, char *err,
+		       size_t errlen);
 
 /*
  * Hand data to the slice's code option (its load callback: an eBPF object,

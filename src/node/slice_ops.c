@@ -17,6 +17,7 @@
 
 #include "../stats/stats.h"
 #include "node.h"
+#include "node_int.h"
 #include "../encap/encap.h"
 #include "../npe/npe.h"
 #include "../lc/steer.h"
@@ -25,9 +26,8 @@
 #define FLUSH_TIMEOUT_US 2000000 /* an NPE lcore that does not dequeue for 2 s is stuck */
 #define FIRST_ANY_UDP_PORT 1024  /* "any free port" starts above the well-known ones */
 
-/* Every lcore has passed a quiescent state: nothing unpublished before is still in use. */
-static void
-wait_lcores(const struct sp_node *node)
+void
+sp_node_wait_lcores(const struct sp_node *node)
 {
 	if (node->qsbr != NULL)
 		rte_rcu_qsbr_synchronize(node->qsbr, RTE_QSBR_THRID_INVALID);
@@ -53,14 +53,8 @@ ring_passed(const struct rte_ring *r)
 	return true;
 }
 
-/*
- * Packets of a withdrawn slice may still wait in the rings into the NPEs
- * (from the LC lcores, from a slow path). Wait until the NPEs have taken
- * them (and dropped them, the slice being gone), so that none is ever
- * taken for a packet of a slice created later with the same id.
- */
-static void
-drain_npe_inputs(const struct sp_node *node)
+void
+sp_node_drain_npe_inputs(const struct sp_node *node)
 {
 	for (uint16_t e = 0; e < node->nb_npes; e++) {
 		const struct sp_npe *npe = &node->npes[e];
@@ -215,7 +209,7 @@ sp_node_endpoint_add(struct sp_node *node, struct sp_slice *s, const struct sp_e
 		__atomic_store_n(&s->endpoints[idx], SP_ENDPOINT_NONE, __ATOMIC_RELEASE);
 		s->nb_endpoints = nb_before; /* as if never asked */
 		/* A result naming the index may have reached the endpoint meanwhile. */
-		wait_lcores(node);
+		sp_node_wait_lcores(node);
 		sp_qm_owner_reserve(qm, s->id, port, r.owner_bps);
 		sp_stats_reset_endpoint(slot);
 		memset(ep, 0, sizeof(*ep));
@@ -254,7 +248,7 @@ sp_node_endpoint_del(struct sp_node *node, struct sp_slice *s, uint16_t idx, cha
 	sp_steer_endpoint_removed(node, slot);
 	sp_decap_del_endpoint(node->decap, ep->port, ep->ip_be, ep->udp_port_be);
 	__atomic_store_n(&s->endpoints[idx], SP_ENDPOINT_NONE, __ATOMIC_RELEASE);
-	wait_lcores(node);
+	sp_node_wait_lcores(node);
 	sp_qm_room(qm, s->id, ep->port, &r);
 	sp_qm_owner_reserve(qm, s->id, ep->port, r.owner_bps - ep->bandwidth_bps);
 	sp_stats_reset_endpoint(slot);
@@ -350,7 +344,7 @@ sp_node_queue_unbind(struct sp_node *node, struct sp_slice *s, uint16_t qid, cha
 	phys = s->qmap[qid];
 	/* First: no packet is sent to it once the NPE's current burst is done. */
 	__atomic_store_n(&s->qmap[qid], SP_QUEUE_UNBOUND, __ATOMIC_RELEASE);
-	wait_lcores(node);
+	sp_node_wait_lcores(node);
 	/* What it holds goes, dropped by the NPE lcore (it owns the queues' lists). */
 	while (sp_qm_queue_flush(qm, phys) != 0 && waited < FLUSH_TIMEOUT_US) {
 		rte_delay_us_sleep(FLUSH_WAIT_US);
@@ -459,9 +453,9 @@ sp_node_slice_del(struct sp_node *node, struct sp_slice *s, char *err, size_t er
 		sp_decap_del_endpoint(node->decap, ep->port, ep->ip_be, ep->udp_port_be);
 	}
 	__atomic_store_n(&node->slices[s->id], NULL, __ATOMIC_RELEASE);
-	wait_lcores(node);
+	sp_node_wait_lcores(node);
 	if (node->qsbr != NULL)
-		drain_npe_inputs(node);
+		sp_node_drain_npe_inputs(node);
 	for (uint16_t q = 0; q < s->queue_quota && rc == 0; q++)
 		if (s->qmap[q] != SP_QUEUE_UNBOUND)
 			rc = sp_node_queue_unbind(node, s, q, err, errlen);
@@ -501,7 +495,7 @@ sp_node_codeopt_load(struct sp_node *node, struct sp_slice *s, const void *data,
 	if (rc < 0)
 		return rc;
 	if (old != NULL) {
-		wait_lcores(node);
+		sp_node_wait_lcores(node);
 		s->co->release(old);
 	}
 	return 0;

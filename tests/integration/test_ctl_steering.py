@@ -2,7 +2,8 @@
 """Steering through slicectl on a node of two LC lcores (docs/config.md, "Steering"): its
 ports take no rte_flow rule here (p0 a tap on a kernel without flower, p1 a pcap), so
 `slicectl node` shows each steered in software and why; slices created on both NPEs at run
-time receive every frame of theirs, from both queues of the tap, and forward it."""
+time receive every frame of theirs, from both queues of the tap, and forward it; an
+operator moves one to the other NPE with `slicectl slice move`, and the move is kept."""
 
 from conftest import needs_root
 from ctlnode import NH1
@@ -59,8 +60,28 @@ def test_slicectl_node_and_slices_on_two_npes(ctl, users):
     for name in udp:
         sl = ctl.ctld.json("stats", name, user=owner)["slice"]
         assert (sl["rx_pkts"], sl["fwd_pkts"]) == (24, 24), sl
-    ctl.stop()
+
+    # An operator moves beta to NPE 0 (its owner may not), where it forwards; the move is
+    # stored: slicepathd restarted, slicectld puts beta back on NPE 0.
+    refused = sc("slice", "move", "beta", "npe", 0, user=owner, check=False)
+    assert refused.returncode != 0 and "operator" in refused.stderr, refused.stderr
+    assert "slice beta moved to NPE 0" in sc("slice", "move", "beta", "npe", 0).stdout
+    assert {s["name"]: s["npe"] for s in ctl.ctld.json("slice", "list")} == {"alpha": 0,
+                                                                            "beta": 0}
+    inners = [inner_udp("192.168.1.5", seq=50 + i) for i in range(4)]
+    ctl.send("beta", udp["beta"], *inners)
+    want += [ctl.expected(inner, udp["beta"], NH1) for inner in inners]
+    ctl.node.stop()
     assert_frames(ctl.node.output(ctl.p1), want, "p1 output", ordered=False)
+    ctl.start_node()
+    ctl.ctld.wait_log("slice beta (id 2) restored with its 1 filter(s)")
+    assert {s["name"]: s["npe"] for s in ctl.node.call("slice.list")} == {"alpha": 0, "beta": 0}
+    inners = [inner_udp("192.168.1.5", seq=100 + i) for i in range(4)]
+    ctl.send("beta", udp["beta"], *inners)
+    want_after = [ctl.expected(inner, udp["beta"], NH1) for inner in inners]
+    ctl.stop()
+    assert_frames(ctl.node.output(ctl.p1), want_after, "p1 output after the restart",
+                  ordered=False)
 
 
 def rx_queue_packets(ctl):

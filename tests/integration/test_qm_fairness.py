@@ -10,6 +10,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import pytest
+
 from conftest import needs_root
 from spnode import LOAD_NH, Node, inner_udp, loaded_node, substrate, write_pcap
 
@@ -164,6 +166,59 @@ def test_flooding_slice_cannot_squeeze_another(tmp_path):
     assert a_offered >= 10 * reserved, "the input did not reach ten times a's reservation"
     assert b["offered"] * (PAYLOAD + 70) * 8 / period > reserved, "b was not backlogged"
     assert b_rate >= 0.99 * reserved
+    check_lengths(got)
+
+
+@pytest.mark.parametrize("layout", ["steered", "mixed"])
+def test_flooding_slice_on_npe_1_leaves_npe_0_its_rate(tmp_path, layout):
+    """Cost isolation across cores: two LC lcores, each running an NPE; slice a on NPE 0,
+    slice b on NPE 1, each reserving its NPE's scheduler on p1. b is offered far more than
+    ten times its reservation (its frames replayed forever), a just enough to keep its
+    queue backlogged: a keeps 99 % of its rate. "steered": p0's rx queue 0 holds a's
+    frames and queue 1 b's (as rte_flow rules deliver them); "mixed": both queues carry
+    both, so LC 0 also hands b's flood to NPE 1's ring (software steering)."""
+    n = Node(tmp_path, f"xcore{layout[0]}")
+    q0, q1 = tmp_path / "q0.pcap", tmp_path / "q1.pcap"
+    p0 = n.port("p0", "10.0.0.1", "02:00:00:00:00:10",
+                device=f"net_pcap0,rx_pcap={q0},rx_pcap={q1},infinite_rx=1")
+    p1 = n.port("p1", "10.1.0.1", "02:00:00:00:01:10", device="net_null1,no-rx=1", rate="1G")
+    n.neighbor(p1, NH[0], NH[2])
+    reserved = RATE // 2
+    n.npes = [{"filters": 4096, "queues": 256, "rates": {"p1": reserved}}] * 2
+    n.lcores = [{"id": 1, "lc": True, "npes": [0]}, {"id": 2, "lc": True, "npes": [1]}]
+    n.eal_extra = ["--lcores", "0@0,1@1,2@0"]
+    n.mbufs = 32768
+    for sid, name in ((1, "a"), (2, "b")):
+        s = n.slice(name, sid)
+        s.npe = sid - 1
+        s.endpoint(p0, 5000 + sid)
+        out = s.endpoint(p1, 5000 + sid, bandwidth=reserved)
+        s.queue(0, out, threshold=THRESHOLD, threshold_packets=THRESHOLD_PKTS, share=reserved)
+        s.route(0, "10.9.0.0/16", endpoint=out, queue=0, next_hop=f"{NH[0]}:{NH[1]}")
+    a = [f for i in range(10) for f in stream(p0, 5001, f"10.9.1.{i + 1}", 1)]
+    b = [f for i in range(10) for f in stream(p0, 5002, f"10.9.2.{i + 1}", 10)]
+    if layout == "steered":
+        write_pcap(q0, a)
+        write_pcap(q1, b)
+    else:
+        write_pcap(q0, a + b)
+        write_pcap(q1, b + a)
+    n.start()
+    try:
+        got, period = measure(n, ["a", "b"])
+        info = n.call("node.info")
+    finally:
+        n.stop()
+    assert [p["rx_queues"] for p in info["ports"]] == [2, 2], info["ports"]
+    ga, gb = got[("a", "0")], got[("b", "0")]
+    b_offered = gb["offered"] * (PAYLOAD + 70) * 8 / period
+    a_rate, b_rate = ga["wire"] * 8 / period, gb["wire"] * 8 / period
+    print(f"{layout}: b offered {b_offered / 1e6:.0f} Mb/s ({b_offered / reserved:.1f} x its "
+          f"reservation), sent {b_rate / 1e6:.1f} Mb/s; a sent {a_rate / 1e6:.1f} Mb/s of its "
+          f"{reserved / 1e6:.0f}")
+    assert b_offered >= 10 * reserved, "the input did not reach ten times b's reservation"
+    assert ga["offered"] * (PAYLOAD + 70) * 8 / period > reserved, "a was not backlogged"
+    assert a_rate >= 0.99 * reserved
     check_lengths(got)
 
 
