@@ -40,6 +40,7 @@ demux(struct lcore_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 		}
 		sent = (uint16_t)rte_ring_enqueue_burst(npe->rx_ring, (void **)per_npe[e], cnt[e],
 							NULL);
+		c->st->work.crossed_pkts += sent;
 		for (uint16_t i = sent; i < cnt[e]; i++)
 			sp_meta_drop(per_npe[e][i], SP_REASON_RING_FULL);
 		sp_retire_burst(node, &per_npe[e][sent], cnt[e] - sent, c->st);
@@ -65,6 +66,7 @@ lc_rx_burst(struct lcore_ctx *c, uint16_t p, struct rte_mbuf **fwd, uint16_t *nb
 	*nb_fwd = 0;
 	if (n == 0)
 		return 0;
+	c->st->work.rx_pkts += n;
 	if (*stamp)
 		rx_tsc = rte_rdtsc();
 	/* Decap touches each frame's headers and metadata first: start

@@ -117,6 +117,37 @@ cmd_drops(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 	return 0;
 }
 
+/* Each forwarding lcore: its roles and its share of the work (stats.h, struct sp_lcore_work). */
+static int
+cmd_lcores(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
+{
+	rte_tel_data_start_dict(d);
+	for (unsigned int i = 0; i < tnode->nb_lcores; i++) {
+		unsigned int lcore = tnode->lcores[i];
+		const struct sp_lcore_work *w = &sp_stats_lcore(lcore)->work;
+		struct rte_tel_data *c = rte_tel_data_alloc();
+		char name[16], npes[SP_MAX_NPES * 4] = "";
+		size_t off = 0;
+
+		if (c == NULL)
+			return -ENOMEM;
+		/* A list as text: a container in a container's container is more than DPDK takes. */
+		for (uint16_t e = 0; e < tnode->nb_npes; e++)
+			if (tnode->npes[e].lcore == lcore)
+				off += (size_t)snprintf(npes + off, sizeof(npes) - off, "%s%u",
+							off > 0 ? "," : "", e);
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_int(c, "lc_index", sp_node_lc_index(tnode, lcore));
+		rte_tel_data_add_dict_string(c, "npes", npes);
+		rte_tel_data_add_dict_u64(c, "rx_pkts", w->rx_pkts);
+		rte_tel_data_add_dict_u64(c, "crossed_pkts", w->crossed_pkts);
+		rte_tel_data_add_dict_u64(c, "npe_pkts", w->npe_pkts);
+		snprintf(name, sizeof(name), "%u", lcore);
+		rte_tel_data_add_dict_container(d, name, c, 0);
+	}
+	return 0;
+}
+
 /* ARP answers the neighbor table took and their MAC changes (ignored ones are a drop reason). */
 static int
 cmd_arp(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
@@ -396,6 +427,9 @@ static const struct {
 	 "A slice's filter table: filters, compiled rules, changes beside. Parameter: slice."},
 	{"/slicepath/queues", cmd_queues, "A slice's queues and counters. Parameter: slice."},
 	{"/slicepath/neighbors", cmd_neighbors, "Resolved next hops. Takes no parameters."},
+	{"/slicepath/lcores", cmd_lcores,
+	 "Per forwarding lcore: LC index, NPEs, frames received, crossed to another lcore, "
+	 "taken by its NPEs."},
 	{"/slicepath/arp", cmd_arp,
 	 "ARP answers learned, and learned neighbors whose MAC changed. Takes no parameters."},
 };

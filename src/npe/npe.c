@@ -229,6 +229,7 @@ sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf *
 	 * packets once: a round's metadata is more than the L1 cache holds.
 	 */
 	RTE_ASSERT(n <= SP_NPE_ROUND);
+	st->work.npe_pkts += n;
 	for (uint16_t i = 0; i < n; i++) {
 		uint16_t slice = sp_meta(pkts[i])->slice;
 

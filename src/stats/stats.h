@@ -43,6 +43,19 @@ struct sp_endpoint_stats {
 	SP_ENDPOINT_COUNTERS(SP_STATS_COUNTER)
 };
 
+/*
+ * A forwarding lcore's share of the work (telemetry /slicepath/lcores):
+ * frames from its rx queues, those of them it handed to an NPE on another
+ * lcore (software steering's cross-core hop; 0 where the NIC steers each
+ * endpoint to its NPE's lcore), and packets its NPEs took (from its own
+ * rx, other lcores' rings and the slow paths).
+ */
+struct sp_lcore_work {
+	uint64_t rx_pkts;
+	uint64_t crossed_pkts;
+	uint64_t npe_pkts;
+};
+
 struct sp_lcore_stats {
 	struct sp_port_stats port[SP_MAX_PORTS];
 	struct sp_slice_stats slice[SP_MAX_SLICES];
@@ -56,6 +69,7 @@ struct sp_lcore_stats {
 	uint64_t neigh_changed;
 	/* Sampled frames' time from rx to the port taking them (the LC lcore's). */
 	struct sp_latency residence;
+	struct sp_lcore_work work;
 } __rte_cache_aligned;
 
 /* Allocate a block for each enabled lcore. Call once after EAL init. */

@@ -197,11 +197,19 @@ def test_two_lc_lcores_each_receive_their_own_queue(std):
         n.wait_rx()
         info = n.call("node.info")
         c = n.counters()
+        lcores = n.cmd("/slicepath/lcores")
     finally:
         n.stop()
 
     p0 = next(p for p in info["ports"] if p["name"] == "p0")
     assert (p0["rx_queues"], p0["tx_queues"], p0["steering"]) == (2, 2, "device"), p0
+    # Each LC lcore hands the other NPE's frames of its queue over; each NPE takes its own.
+    for q, (lcore, mine) in enumerate((("1", std.alpha), ("2", std.beta))):
+        frames = [entry[0] for seq, entry in enumerate(plan) if seq % 2 == q]
+        want = {"lc_index": q, "npes": str(q), "rx_pkts": len(frames),
+                "crossed_pkts": sum(s is not mine for s in frames),
+                "npe_pkts": sum(entry[0] is mine for entry in plan)}
+        assert lcores[lcore] == want, lcores
     seqs = {"p1": [], "p2": []}  # the input seq of each expected output frame, in order
     for seq, entry in enumerate(plan):
         seqs[entry[2].name].append(seq)
@@ -222,6 +230,30 @@ def test_two_lc_lcores_each_receive_their_own_queue(std):
     for s, fwd in ((std.alpha, 7), (std.beta, 5)):
         sl = c["slices"][s.name]
         assert (sl["rx_pkts"], sl["fwd_pkts"], sl["drop_pkts"]) == (fwd, fwd, 0), sl
+
+
+def test_two_lc_lcores_steered_take_each_frame_on_its_npes_lcore(std):
+    """Each of p0's rx queues carrying only the frames of the slice whose NPE runs on its
+    LC lcore (what rte_flow rules per endpoint deliver on a NIC): every frame goes from rx
+    to tx on the lcore that received it, none crosses to the other (/slicepath/lcores),
+    and every frame comes out right."""
+    n = two_lc_node(std)
+    rx, out, plan = traffic(std)
+    for q, mine in enumerate((std.alpha, std.beta)):
+        n.receive(std.p0, [f for f, entry in zip(rx, plan) if entry[0] is mine], queue=q)
+    n.start()
+    try:
+        n.wait_rx()
+        lcores = n.cmd("/slicepath/lcores")
+    finally:
+        n.stop()
+    for q, (lcore, mine) in enumerate((("1", std.alpha), ("2", std.beta))):
+        count = sum(entry[0] is mine for entry in plan)
+        assert lcores[lcore] == {"lc_index": q, "npes": str(q), "rx_pkts": count,
+                                 "crossed_pkts": 0, "npe_pkts": count}, lcores
+    for port in (std.p1, std.p2):
+        assert_frames(n.output(port), [f for _s, f in out[port.name]], f"{port.name} output",
+                      ordered=False)
 
 
 def test_two_lc_lcores_police_an_endpoint_with_one_bucket(std):
