@@ -11,6 +11,7 @@
 #include <slicepath/proto.h>
 
 #define SP_MAX_PORTS 16
+#define SP_MAX_PORT_RXQ 64   /* a port's rx queues ("rx_queues") */
 #define SP_MAX_NPES 16
 #define SP_MAX_WORKERS 32     /* forwarding lcores */
 #define SP_MAX_ENDPOINTS 1024 /* the node's, all slices together */

@@ -24,6 +24,7 @@ static const struct uint_spec MBUFS = OPT("mbufs", 1024, 64 * MIB, 16384);
 static const struct uint_spec RX_DESC = { "rx_desc", 64, 16384, 1024, false, .pow2 = true };
 static const struct uint_spec TX_DESC = { "tx_desc", 64, 16384, 1024, false, .pow2 = true };
 static const struct uint_spec OVERHEAD = OPT("overhead", 0, 255, 24);
+static const struct uint_spec RX_QUEUES = OPT("rx_queues", 1, SP_MAX_PORT_RXQ, 0);
 static const struct uint_spec NPE_FILTERS = OPT("filters", 1, MIB, SP_DEFAULT_NPE_FILTERS);
 static const struct uint_spec NPE_QUEUES = OPT("queues", 1, MIB, 65536);
 static const struct uint_spec LCORE_ID = REQ("id", 1, RTE_MAX_LCORE - 1);
@@ -73,7 +74,8 @@ store_codeopt_lib(struct sp_config *cfg, size_t i, const char *s)
 }
 
 static const char *const PORT_KEYS[] = {
-	"name", "device", "ipv4", "mac", "rate", "rx_desc", "tx_desc", "overhead", "steering", NULL,
+	"name", "device", "ipv4", "mac", "rate", "rx_desc", "tx_desc", "overhead", "steering",
+	"rx_queues", NULL,
 };
 
 /* "steering"'s words, in the order of enum sp_steering. */
@@ -116,6 +118,8 @@ parse_port(struct parser *p, json_t *o, const char *path, struct sp_cfg_port *po
 	port->tx_desc = (uint16_t)v;
 	TRY(cfg_get_uint(p, o, path, &OVERHEAD, &v));
 	port->overhead = (uint16_t)v;
+	TRY(cfg_get_uint(p, o, path, &RX_QUEUES, &v));
+	port->rx_queues = (uint16_t)v;
 	return parse_steering(p, o, path, &port->steering);
 }
 
@@ -368,12 +372,56 @@ parse_lcore(struct parser *p, json_t *o, const char *path, uint16_t i, uint16_t 
 }
 
 /*
- * A port set to "steering": "rte_flow" sends each endpoint's frames to the
- * rx queue of its NPE's lcore: there must be several (one an LC lcore) and
- * every NPE's lcore must have one. owner as in parse_lcore().
+ * The rx queues a net_pcap device makes (one a rx_pcap=, rx_iface= or
+ * rx_iface_in=, or one for iface=), or 0 for another device: its own
+ * count is known only when it is opened.
+ */
+static unsigned int
+pcap_rx_queues(const char *devargs)
+{
+	static const char *const rx_args[] = { ",rx_pcap=", ",rx_iface=", ",rx_iface_in=",
+					       ",iface=", NULL };
+	unsigned int n = 0;
+
+	if (strncmp(devargs, "net_pcap", 8) != 0)
+		return 0;
+	for (unsigned int k = 0; rx_args[k] != NULL; k++)
+		for (const char *a = strstr(devargs, rx_args[k]); a != NULL;
+		     a = strstr(a + 1, rx_args[k]))
+			n++;
+	return n;
+}
+
+/* Every LC lcore has a queue of port i; so many the device has, where known. */
+static int
+check_port_queues(struct parser *p, uint16_t i, uint16_t nb_lc)
+{
+	const struct sp_cfg_port *port = &p->cfg->ports[i];
+	unsigned int want = port->rx_queues != 0 ? port->rx_queues : nb_lc;
+	unsigned int has = pcap_rx_queues(port->device);
+	char path[PATH_LEN];
+
+	cfg_item_path(path, "", "ports", i);
+	if (port->rx_queues != 0 && port->rx_queues < nb_lc)
+		return cfg_fail(p, path, "rx_queues", "%u rx queues cannot serve %u LC lcores, "
+			        "which receive on one each at least; give at least %u, or remove "
+			        "\"rx_queues\" (one an LC lcore)", port->rx_queues, nb_lc, nb_lc);
+	if (has != 0 && want > has)
+		return cfg_fail(p, path, "device", "net_pcap makes one rx queue a rx_pcap= (or "
+			        "rx_iface=), and \"%s\" has %u, while the port needs %u (%s); add "
+			        "rx_pcap= files or use fewer queues", port->device, has, want,
+			        port->rx_queues != 0 ? "its \"rx_queues\"" : "one an LC lcore");
+	return 0;
+}
+
+/*
+ * The ports' queues against the LC lcores; and a port set to "steering":
+ * "rte_flow" sends each endpoint's frames to the rx queue of its NPE's
+ * lcore: there must be several LC lcores and every NPE's lcore must be
+ * one. owner as in parse_lcore().
  */
 static int
-check_rte_flow_plan(struct parser *p, const uint16_t owner[])
+check_queue_plan(struct parser *p, const uint16_t owner[])
 {
 	const struct sp_config *cfg = p->cfg;
 	uint16_t nb_lc = 0;
@@ -382,6 +430,7 @@ check_rte_flow_plan(struct parser *p, const uint16_t owner[])
 	for (uint16_t i = 0; i < cfg->nb_lcores; i++)
 		nb_lc += cfg->lcores[i].lc;
 	for (uint16_t i = 0; i < cfg->nb_ports; i++) {
+		TRY(check_port_queues(p, i, nb_lc));
 		if (cfg->ports[i].steering != SP_STEERING_RTE_FLOW)
 			continue;
 		cfg_item_path(path, "", "ports", i);
@@ -421,7 +470,7 @@ parse_lcores(struct parser *p, json_t *root)
 			cfg->lcores[0].npes[cfg->lcores[0].nb_npes++] = n;
 			owner[n] = 1;
 		}
-		return check_rte_flow_plan(p, owner);
+		return check_queue_plan(p, owner);
 	}
 	json_array_foreach(arr, i, o) {
 		cfg_item_path(path, "", "lcores", i);
@@ -437,7 +486,7 @@ parse_lcores(struct parser *p, json_t *root)
 		if (owner[n] == 0)
 			return cfg_fail(p, "", "lcores", "NPE %u runs on no lcore; add %u to the "
 				        "\"npes\" of exactly one lcore", n, n);
-	return check_rte_flow_plan(p, owner);
+	return check_queue_plan(p, owner);
 }
 
 static const char *const TOP_KEYS[] = {

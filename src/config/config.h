@@ -48,6 +48,7 @@ struct sp_cfg_port {
 	uint16_t tx_desc;             /* "tx_desc": default 1024 */
 	uint16_t overhead;            /* "overhead": bytes a frame adds on the wire, default 24 */
 	enum sp_steering steering;    /* "steering": "auto" (default), "rte_flow", "software" */
+	uint16_t rx_queues;           /* "rx_queues": at least one an LC lcore; 0: exactly one */
 };
 
 struct sp_cfg_neighbor {

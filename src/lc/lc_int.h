@@ -30,17 +30,29 @@ struct tx_port {
 	uint16_t nb_held;
 };
 
+/* An rx queue an LC lcore polls, and whether its last burst came full. */
+struct lc_rxq {
+	uint16_t port, queue;
+	bool full;
+};
+
+/* The most an LC lcore polls: every queue of every port (one LC lcore). */
+#define LC_MAX_RXQ (SP_MAX_PORTS * SP_MAX_PORT_RXQ)
+
 struct lcore_ctx {
 	struct sp_node *node;
 	struct sp_lcore_stats *st;
 	bool lc;
-	uint16_t lc_index; /* an LC lcore's: the rx queue it polls on every port */
+	uint16_t lc_index; /* an LC lcore's k: it polls queues k, k + LC lcores, ... of each port */
+	uint16_t nb_rxq;   /* those queues, in rxq */
+	uint16_t rxq_first; /* where its next round starts: one further each round */
 	unsigned int lcore;
 	uint16_t nb_npes;
 	struct sp_npe *npes[SP_MAX_NPES];
 	struct tx_port tx[SP_MAX_PORTS];
 	unsigned int rcu_thread; /* also its tx queue on a port of one queue a lcore */
 	uint64_t next_stamp; /* TSC at which the LC stamps its next received frame */
+	struct lc_rxq rxq[LC_MAX_RXQ];
 };
 
 

@@ -77,6 +77,9 @@ ctx_init(struct lcore_ctx *c, struct sp_node *node, unsigned int lcore)
 	c->lc = lc_index >= 0;
 	c->lc_index = c->lc ? (uint16_t)lc_index : 0;
 	c->rcu_thread = sp_node_rcu_thread(node, lcore);
+	for (uint16_t p = 0; c->lc && p < node->nb_ports; p++)
+		for (uint16_t q = c->lc_index; q < node->ports[p].nb_rxq; q += node->nb_lc)
+			c->rxq[c->nb_rxq++] = (struct lc_rxq){.port = p, .queue = q};
 	for (uint16_t e = 0; e < node->nb_npes; e++)
 		if (node->npes[e].lcore == lcore)
 			c->npes[c->nb_npes++] = &node->npes[e];

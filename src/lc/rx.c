@@ -48,18 +48,19 @@ demux(struct lcore_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 }
 
 /*
- * One burst from port p, decapped, the frames for the slices appended to fwd
- * (room for a burst) and counted in *nb_fwd. Returns how many were received.
- * With *stamp set, the first frame for a slice takes the burst's rx time
- * and *stamp is cleared.
+ * One burst from rx queue q of port p, decapped, the frames for the slices
+ * appended to fwd (room for a burst) and counted in *nb_fwd. Returns how
+ * many were received. With *stamp set, the first frame for a slice takes
+ * the burst's rx time and *stamp is cleared.
  */
 static uint16_t
-lc_rx_burst(struct lcore_ctx *c, uint16_t p, struct rte_mbuf **fwd, uint16_t *nb_fwd, bool *stamp)
+lc_rx_burst(struct lcore_ctx *c, uint16_t p, uint16_t q, struct rte_mbuf **fwd, uint16_t *nb_fwd,
+	    bool *stamp)
 {
 	struct sp_node *node = c->node;
 	struct rte_mbuf *pkts[SP_BURST];
 	struct sp_decap_out out;
-	uint16_t n = rte_eth_rx_burst(node->ports[p].port_id, c->lc_index, pkts, SP_BURST);
+	uint16_t n = rte_eth_rx_burst(node->ports[p].port_id, q, pkts, SP_BURST);
 	unsigned int learned;
 	uint64_t rx_tsc = 0;
 
@@ -91,31 +92,37 @@ lc_rx_burst(struct lcore_ctx *c, uint16_t p, struct rte_mbuf **fwd, uint16_t *nb
 }
 
 /*
- * Receive a round: a burst from every port, then more, port by port in turn,
- * from those whose last burst came full, up to SP_NPE_ROUND frames for the
- * slices in all and SP_NPE_ROUND / SP_BURST bursts a port;
- * then one hand-over to the NPEs. Under load the NPEs get batches several
- * bursts deep; idle, a round is a burst a port and nothing waits.
+ * Receive a round: a burst from every queue this lcore polls, then more,
+ * queue by queue in turn, from those whose last burst came full, up to
+ * SP_NPE_ROUND frames for the slices in all and SP_NPE_ROUND / SP_BURST
+ * bursts a queue; then one hand-over to the NPEs. Under load the NPEs get
+ * batches several bursts deep; idle, a round is a burst a queue and nothing
+ * waits. Each round starts one queue further than the last: with more
+ * queues than a round holds bursts, none is left out for good.
  */
 void
 lc_rx(struct lcore_ctx *c)
 {
 	struct rte_mbuf *round[SP_NPE_ROUND];
-	bool full[SP_MAX_PORTS] = {false};
-	uint16_t nb_round = 0, f;
+	uint16_t nb_round = 0, f, first = c->rxq_first;
 	bool more = true, stamp = rte_rdtsc() >= c->next_stamp;
 
-	/* At most a round's worth of bursts from a port, whatever decap drops of them. */
+	/* At most a round's worth of bursts from a queue, whatever decap drops of them. */
 	for (unsigned int pass = 0; more && pass < SP_NPE_ROUND / SP_BURST; pass++) {
 		more = false;
-		for (uint16_t p = 0; p < c->node->nb_ports; p++) {
-			if ((pass > 0 && !full[p]) || nb_round + SP_BURST > SP_NPE_ROUND)
+		for (uint16_t i = 0; i < c->nb_rxq && nb_round + SP_BURST <= SP_NPE_ROUND; i++) {
+			uint16_t at = first + i < c->nb_rxq ? first + i : first + i - c->nb_rxq;
+			struct lc_rxq *q = &c->rxq[at];
+
+			if (pass > 0 && !q->full)
 				continue;
-			full[p] = lc_rx_burst(c, p, &round[nb_round], &f, &stamp) == SP_BURST;
+			q->full = lc_rx_burst(c, q->port, q->queue, &round[nb_round], &f, &stamp) ==
+				  SP_BURST;
 			nb_round += f;
-			more |= full[p];
+			more |= q->full;
 		}
 	}
+	c->rxq_first = first + 1 < c->nb_rxq ? first + 1 : 0;
 	if (nb_round > 0)
 		demux(c, round, nb_round);
 }

@@ -76,42 +76,45 @@ struct queues {
 };
 
 /*
- * The queues for nb_lc LC lcores of nb_lcores: 0, or -ENOTSUP with a
- * reason. A tx queue each where the device has as many; not on memif: its
- * queues are rings shared with the peer, which negotiates how many
- * connect, and DPDK 22.11 sets up only those (memif_connect()). Several LC
- * lcores need both: each receives on its own queue and answers ARP on its
- * own.
+ * The queues for nb_lc LC lcores of nb_lcores, rx_queues rx queues (0: one
+ * an LC lcore): 0, or -ENOTSUP with a reason. A tx queue each where the
+ * device has as many; not on memif: its queues are rings shared with the
+ * peer, which negotiates how many connect, and DPDK 22.11 sets up only
+ * those (memif_connect()). Several LC lcores need both: each receives on
+ * its own queues and answers ARP on its own tx queue.
  */
 static int
-plan_queues(uint16_t pid, uint16_t nb_lcores, uint16_t nb_lc, struct queues *q, const char **why)
+plan_queues(uint16_t pid, uint16_t nb_lcores, uint16_t nb_lc, uint16_t rx_queues,
+	    struct queues *q, const char **why)
 {
 	struct rte_eth_dev_info info;
 	bool memif;
 
-	*q = (struct queues){.rx = 1, .tx = 1};
-	if (nb_lcores == 1)
+	*q = (struct queues){.rx = rx_queues != 0 ? rx_queues : nb_lc, .tx = 1};
+	if (nb_lcores == 1 && q->rx == 1)
 		return 0;
 	if (rte_eth_dev_info_get(pid, &info) != 0) {
 		*why = "the device tells nothing of its queues";
-		return nb_lc > 1 ? -ENOTSUP : 0;
+		return q->rx > 1 ? -ENOTSUP : 0;
 	}
 	memif = strcmp(info.driver_name, "net_memif") == 0;
 	if (info.max_tx_queues >= nb_lcores && !memif)
 		q->tx = nb_lcores;
-	if (nb_lc == 1)
+	if (q->rx == 1)
 		return 0;
-	q->rx = nb_lc;
-	if (info.max_rx_queues < nb_lc) {
-		*why = "the device has fewer rx queues than LC lcores (net_pcap: one a rx_pcap=)";
+	if (info.max_rx_queues < q->rx) {
+		*why = "the device has fewer rx queues than the port needs (net_pcap: one a "
+		       "rx_pcap=)";
 		return -ENOTSUP;
 	}
+	q->rss_hf = RSS_FLOWS & info.flow_type_rss_offloads;
+	if (nb_lc == 1)
+		return 0; /* one LC lcore: it answers ARP on the one tx queue it owns */
 	if (q->tx == 1) {
 		*why = memif ? "net_memif's queues are the peer's to count"
 			     : "the device has fewer tx queues than forwarding lcores";
 		return -ENOTSUP;
 	}
-	q->rss_hf = RSS_FLOWS & info.flow_type_rss_offloads;
 	return 0;
 }
 
@@ -194,12 +197,13 @@ sp_port_open(const struct sp_cfg_port *cfg, struct rte_mempool *pool, uint16_t n
 			 cfg->name, cfg->device, probe_error(rc));
 		return -ENODEV;
 	}
-	rc = plan_queues(pid, nb_lcores, nb_lc, &q, &why);
+	rc = plan_queues(pid, nb_lcores, nb_lc, cfg->rx_queues, &q, &why);
 	if (rc < 0) {
 		snprintf(err, errlen, "port %s: device \"%s\" cannot serve %u LC lcores of %u "
-			 "forwarding lcores, which need an rx queue each and a tx queue each: %s; "
-			 "give the port's device more queues or the node one LC lcore "
-			 "(docs/config.md)", cfg->name, cfg->device, nb_lc, nb_lcores, why);
+			 "forwarding lcores with %u rx queues (an LC lcore needs one at least and "
+			 "a tx queue of its own): %s; give the port's device more queues, it fewer "
+			 "\"rx_queues\" or the node fewer LC lcores (docs/config.md)", cfg->name,
+			 cfg->device, nb_lc, nb_lcores, q.rx, why);
 		rte_eth_dev_close(pid);
 		return -ENODEV;
 	}

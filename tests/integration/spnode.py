@@ -277,6 +277,7 @@ class Port:
         self.device = device
         self.rate = rate  # "rate" in the config, or the default
         self.steering = None  # "steering" in the config, or the default
+        self.rx_queues_key = None  # "rx_queues" in the config, or the default
 
     def __repr__(self):
         return f"Port({self.name}, {self.ipv4}, {self.mac})"
@@ -403,7 +404,8 @@ class Node:
             "mbufs": self.mbufs,
             "ports": [{"name": p.name, "device": self.device(p), "ipv4": p.ipv4, "mac": p.mac,
                        **({"rate": p.rate} if p.rate else {}),
-                       **({"steering": p.steering} if p.steering else {})}
+                       **({"steering": p.steering} if p.steering else {}),
+                       **({"rx_queues": p.rx_queues_key} if p.rx_queues_key else {})}
                       for p in self.ports.values()],
             "neighbors": [{"port": p, "ipv4": ip, "mac": mac} for p, ip, mac in self.neighbors],
             "npes": self.npes,

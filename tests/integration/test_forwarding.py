@@ -256,6 +256,32 @@ def test_two_lc_lcores_steered_take_each_frame_on_its_npes_lcore(std):
                       ordered=False)
 
 
+@pytest.mark.parametrize("nb_lc", [1, 2])
+def test_lc_lcores_poll_every_rx_queue_of_theirs(std, nb_lc):
+    """"rx_queues": 4 on p0 (four rx_pcap files): one LC lcore polls all four, two poll
+    two each (LC k queues k and k + 2); every frame is received once, by the lcore of its
+    queue, and comes out right."""
+    n = two_lc_node(std) if nb_lc == 2 else std.node
+    std.p0.rx_queues = std.p0.rx_queues_key = 4
+    rx, out, _plan = traffic(std)
+    for q in range(4):
+        n.receive(std.p0, rx[q::4], queue=q)
+    n.start()
+    try:
+        n.wait_rx()
+        info = n.call("node.info")
+        lcores = n.cmd("/slicepath/lcores")
+    finally:
+        n.stop()
+    assert next(p["rx_queues"] for p in info["ports"] if p["name"] == "p0") == 4
+    got = {k: v["rx_pkts"] for k, v in lcores.items()}
+    want = {str(k + 1): sum(len(rx[q::4]) for q in range(k, 4, nb_lc)) for k in range(nb_lc)}
+    assert got == want, lcores
+    for port in (std.p1, std.p2):  # a slice's frames in several queues: no order among them
+        assert_frames(n.output(port), [f for _s, f in out[port.name]], f"{port.name} output",
+                      ordered=False)
+
+
 def test_two_lc_lcores_police_an_endpoint_with_one_bucket(std):
     """An endpoint's inbound policer is one bucket whichever LC lcore receives: 400 frames
     at once over both rx queues, 1 Mb/s inbound, pass about the bucket's depth (2 frames of

@@ -9,6 +9,7 @@ import subprocess
 import pytest
 
 from conftest import needs_root
+from test_forwarding import two_lc_node
 from spnode import DAEMON, inner_udp
 
 
@@ -166,19 +167,34 @@ def test_codeopt_data_that_does_not_load_stops_the_start(std, tmp_path, what):
     assert why in out, out
 
 
-@needs_root
-def test_two_lc_lcores_on_a_port_of_one_rx_queue_exit_2(std):
-    """Each LC lcore receives on its own queue of every port: a device with one rx queue
-    (one rx_pcap) cannot serve two, and the error says which port and what to do."""
+@pytest.mark.parametrize("check_only", [True, False], ids=["check-config", "start"])
+def test_two_lc_lcores_on_a_pcap_port_of_one_rx_queue_exit_1(std, check_only):
+    """Each LC lcore receives on its own queue of every port: a net_pcap device with one
+    rx_pcap makes one rx queue, too few for two; --check-config already says which port,
+    how many it has and needs, and what to do."""
     n = std.node
     n.lcores = [{"id": 1, "lc": True, "npes": [0]}, {"id": 2, "lc": True}]
     n.eal_extra = ["--lcores", "0@0,1@1,2@0"]
     for port in (std.p0, std.p1, std.p2):
         port.tx_queues = 2
+    rc, out = n.check_config() if check_only else n.run_to_exit()
+    assert rc == 1, f"exit status {rc}, expected 1:\n{out}"
+    assert 'ports[0].device: net_pcap makes one rx queue a rx_pcap=' in out, out
+    assert "has 1, while the port needs 2 (one an LC lcore); add rx_pcap= files" in out, out
+
+
+@needs_root
+def test_two_lc_lcores_on_a_memif_port_exit_2(std):
+    """A device whose queues are known only when opened: net_memif's tx queues are the
+    peer's to count, so two LC lcores (each answering ARP on its own tx queue) cannot share
+    it; the start stops (exit 2) naming the port and why."""
+    n = two_lc_node(std)
+    std.p2.device = (f"net_memif{std.p2.index},role=server,"
+                     f"socket=/tmp/{n.prefix}-p2.sock,socket-abstract=no")
     rc, out = n.run_to_exit()
     assert rc == 2, f"exit status {rc}, expected 2:\n{out}"
-    assert 'port p0: device "net_pcap0' in out and "cannot serve 2 LC lcores" in out, out
-    assert "fewer rx queues than LC lcores (net_pcap: one a rx_pcap=)" in out, out
+    assert 'port p2: device "net_memif2' in out and "cannot serve 2 LC lcores" in out, out
+    assert "net_memif's queues are the peer's to count" in out, out
 
 
 @pytest.mark.parametrize("check_only", [True, False], ids=["check-config", "start"])

@@ -283,6 +283,21 @@ static const struct bad_case bad_cases[] = {
 	  "lcores[1].npes[1]: NPE 0 already runs on lcores[0]", { "exactly one lcore" } },
 	{ LCORES("{'id':2,'lc':true,'npes':[0]}"), -EINVAL, "lcores: NPE 1 runs on no lcore",
 	  { "add 1 to the \"npes\"" } },
+	/* rx_queues */
+	{ PORT(",'rx_queues':0"), -EINVAL, "ports[0].rx_queues: 0 is out of range", { "from 1 to 64" } },
+	{ "{'ports':[{'name':'p0','device':'net_null0','ipv4':'10.0.0.1','rx_queues':1}],"
+	  "'npes':[{},{}],'lcores':[{'id':2,'lc':true,'npes':[0]},{'id':3,'lc':true,'npes':[1]}]}",
+	  -EINVAL, "ports[0].rx_queues: 1 rx queues cannot serve 2 LC lcores",
+	  { "give at least 2" } },
+	{ "{'ports':[{'name':'p0','device':'net_pcap0,rx_pcap=/a.pcap,tx_pcap=/b.pcap',"
+	  "'ipv4':'10.0.0.1'}],'npes':[{},{}],"
+	  "'lcores':[{'id':2,'lc':true,'npes':[0]},{'id':3,'lc':true,'npes':[1]}]}", -EINVAL,
+	  "ports[0].device: net_pcap makes one rx queue a rx_pcap=",
+	  { "has 1, while the port needs 2 (one an LC lcore)" } },
+	{ "{'ports':[{'name':'p0','device':'net_pcap0,rx_pcap=/a,rx_iface=eth0','ipv4':'10.0.0.1',"
+	  "'rx_queues':3}]}", -EINVAL,
+	  "ports[0].device: net_pcap makes one rx queue", { "has 2, while the port needs 3 (its "
+	  "\"rx_queues\")" } },
 	/* steering */
 	{ PORT(",'steering':'flow'"), -EINVAL, "ports[0].steering: \"flow\" is not a way of steering",
 	  { "\"auto\"", "\"rte_flow\" or \"software\"" } },
@@ -724,6 +739,11 @@ test_steering(void **state)
 	assert_int_equal(cfg->ports[0].steering, SP_STEERING_RTE_FLOW);
 	assert_int_equal(cfg->ports[1].steering, SP_STEERING_SOFTWARE);
 	assert_int_equal(cfg->ports[2].steering, SP_STEERING_AUTO);
+	assert_int_equal(cfg->ports[0].rx_queues, 0); /* one an LC lcore */
+	free_cfg(cfg);
+	cfg = parse_ok("{'ports':[{'name':'p0','device':'net_pcap0,rx_pcap=/a,rx_pcap=/b,iface=x',"
+		       "'ipv4':'10.0.0.1','rx_queues':3}]}");
+	assert_int_equal(cfg->ports[0].rx_queues, 3);
 	free_cfg(cfg);
 }
 
