@@ -10,6 +10,7 @@
 #include <rte_ethdev.h>
 
 #include "../common/log.h"
+#include "../common/notify.h"
 #include "../config/config.h"
 #include "../node/node.h"
 
@@ -23,6 +24,7 @@ struct sp_steer {
 	uint32_t nb_rules[SP_MAX_PORTS];        /* its endpoint rules */
 	char note[SP_MAX_PORTS][NOTE_LEN];      /* why not, where it has several queues */
 	struct rte_flow *rule[SP_MAX_ENDPOINTS]; /* an endpoint slot's rule, or NULL */
+	bool notified; /* systemd was told the node is ready: tell it of changes */
 };
 
 static void
@@ -102,6 +104,8 @@ fall_back(struct sp_node *node, uint16_t p, const char *why)
 	snprintf(st->note[p], NOTE_LEN, "%s", why);
 	SP_LOG(WARNING, "%s: steering endpoints in software (%s): %s", node->ports[p].name,
 	       sp_port_steering(&node->ports[p]), why);
+	if (st->notified)
+		sp_steer_notify(node, false);
 }
 
 /* Install slot's rule where its port is steered by rules: 0, or why not in err. */
@@ -260,4 +264,19 @@ uint32_t
 sp_steer_rules(const struct sp_node *node, uint16_t p)
 {
 	return node->steer != NULL ? node->steer->nb_rules[p] : 0;
+}
+
+void
+sp_steer_notify(const struct sp_node *node, bool ready)
+{
+	char status[SP_MAX_PORTS * (SP_NAME_LEN + 16) + 64];
+	int off = snprintf(status, sizeof(status), "%sSTATUS=forwarding; steering:",
+			   ready ? "READY=1\n" : "");
+
+	for (uint16_t p = 0; p < node->nb_ports; p++)
+		off += snprintf(status + off, sizeof(status) - (size_t)off, "%s %s %s",
+				p > 0 ? "," : "", node->ports[p].name, sp_steer_name(node, p));
+	sp_notify(status);
+	if (node->steer != NULL)
+		node->steer->notified = true;
 }

@@ -65,4 +65,11 @@ const char *sp_steer_note(const struct sp_node *node, uint16_t p);
 /* Endpoint rules in force on port p. */
 uint32_t sp_steer_rules(const struct sp_node *node, uint16_t p);
 
+/*
+ * Tell systemd (STATUS=, systemctl status) that the node forwards and how
+ * each port is steered: "forwarding; steering: p0 rte_flow, p1 rss"; with
+ * ready, READY=1 too. Again whenever a port falls back at run time.
+ */
+void sp_steer_notify(const struct sp_node *node, bool ready);
+
 #endif

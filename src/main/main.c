@@ -31,6 +31,7 @@
 #include "mgmt/mgmt.h"
 #include "node/node.h"
 #include "lc/lcore.h"
+#include "lc/steer.h"
 #include "stats/stats.h"
 
 enum { EXIT_CONFIG = 1, EXIT_RUNTIME = 2 };
@@ -312,7 +313,7 @@ run(const struct sp_config *cfg)
 	fprintf(stderr, "slicepathd: forwarding on %u port(s) with %u slice(s), %u NPE(s), %u "
 			"lcore(s); management socket %s\n", node.nb_ports, slices, node.nb_npes,
 		cfg->nb_lcores, cfg->mgmt_socket);
-	sp_notify("READY=1\nSTATUS=forwarding");
+	sp_steer_notify(&node, true);
 	sp_mgmt_run(&node, rpc);
 	sp_notify("STOPPING=1");
 	rte_eal_mp_wait_lcore();

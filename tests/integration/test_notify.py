@@ -29,7 +29,7 @@ def test_daemons_say_ready_and_stopping(ctl, notify, monkeypatch):
     sock, path = notify
     monkeypatch.setenv("NOTIFY_SOCKET", path)
     ctl.node.start()
-    assert sock.recv(256) == b"READY=1\nSTATUS=forwarding"
+    assert sock.recv(256) == b"READY=1\nSTATUS=forwarding; steering: p0 one queue, p1 one queue"
     assert "slicepathd: forwarding" in ctl.node.log()
     ctl.ctld.start()
     assert sock.recv(256) == b"READY=1\nSTATUS=serving"
