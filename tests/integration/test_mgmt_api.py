@@ -415,7 +415,8 @@ def test_scheduler_rate_changes_under_load(tmp_path):
     n = slices_under_load(tmp_path, "sched", ["a"])
     n.start()
     try:
-        def rate(seconds=1.0):
+        # 2 s: one stall of the VM's lcore (tens of ms) costs a 1 s sample over 3 %.
+        def rate(seconds=2.0):
             def wire():
                 q = n.call("stats.get", slice="a")["queues"]["0"]
                 return q["sent_bytes"] + 24 * q["sent_pkts"], time.monotonic()
