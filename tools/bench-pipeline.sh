@@ -250,74 +250,8 @@ measure() {
 	setsid "$@" >"$logf" 2>&1 </dev/null &
 	PID=$!
 	local out rc=0
-	out="$("$PY" - "$prefix" "$WARMUP" "$DURATION" "$PID" "$ROOT/tools" "$startup" "$COUNT" <<'EOF'
-import os, subprocess, sys, time
-sys.path.insert(0, sys.argv[5])
-from sp_telemetry import TelemetryError, wait_for_socket
-
-prefix, warmup, duration, pid = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
-startup, counting = float(sys.argv[6]), sys.argv[7] == "1"
-
-def alive():
-    try:
-        os.kill(pid, 0)
-        return True
-    except ProcessLookupError:
-        return False
-
-deadline = time.monotonic() + startup
-t = None
-while t is None:
-    if not alive():
-        sys.exit("the program exited during start-up")
-    try:
-        t = wait_for_socket(prefix, timeout=1)
-    except TelemetryError:
-        if time.monotonic() > deadline:
-            sys.exit(f"no telemetry socket after {startup:.0f} s")
-
-def null_port():
-    for pid_ in t.cmd("/ethdev/list"):
-        if t.cmd(f"/ethdev/info,{pid_}").get("name", "").startswith("net_null"):
-            return pid_
-    return None
-
-port = None
-while port is None:
-    if time.monotonic() > deadline:
-        sys.exit(f"no net_null port after {startup:.0f} s")
-    try:
-        port = null_port()
-    except TelemetryError:
-        pass
-    if port is None:
-        time.sleep(0.2)
-
-def opackets():
-    return t.cmd(f"/ethdev/stats,{port}")["opackets"], time.monotonic()
-
-# Wait until packets flow, then warm up.
-while opackets()[0] == 0:
-    if not alive() or time.monotonic() > deadline:
-        sys.exit("no packets forwarded")
-    time.sleep(0.1)
-
-def around(command):
-    """Frames sent and time, read around callgrind_control's command with -I (zero, dump)."""
-    if not counting:
-        return opackets()
-    before = opackets()
-    subprocess.run(["callgrind_control", command, str(pid)], check=True, capture_output=True)
-    after = opackets()
-    return (before[0] + after[0]) / 2, after[1]
-
-time.sleep(warmup)
-p0, t0 = around("-z")  # with -I, count from here...
-time.sleep(duration)
-p1, t1 = around("-d")  # ...to here: frames p1 - p0
-print(f"{(p1 - p0) / (t1 - t0) / 1e6:.2f} {round(p1 - p0)}")
-EOF
-)" || rc=$?
+	out="$("$PY" "$ROOT/tools/sp_null_rate.py" "$prefix" "$PID" "$WARMUP" "$DURATION" "$startup" \
+		$([ "$COUNT" -eq 1 ] && echo --callgrind))" || rc=$?
 	kill -INT "$PID" 2>/dev/null || true
 	local waited=0
 	while kill -0 "$PID" 2>/dev/null && [ "$waited" -lt "$stop" ]; do sleep 0.1; waited=$((waited + 1)); done

@@ -323,68 +323,8 @@ measure() {
 	PID=$!
 	echo "$PID $PREFIX" >"$RUNNING"
 	local out why="$WORK/logs/measure.err" rc=0
-	out="$("$PY" - "$PREFIX" "$WARMUP" "$DURATION" "$PID" "$ROOT/tools" 60 2>"$why" <<'EOF'
-import os, sys, time
-sys.path.insert(0, sys.argv[5])
-from sp_telemetry import TelemetryError, wait_for_socket
-
-prefix, warmup, duration, pid = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
-startup = float(sys.argv[6])
-
-def alive():
-    try:
-        os.kill(pid, 0)
-        return True
-    except ProcessLookupError:
-        return False
-
-deadline = time.monotonic() + startup
-t = None
-while t is None:
-    if not alive():
-        sys.exit("the program exited during start-up")
-    try:
-        t = wait_for_socket(prefix, timeout=1)
-    except TelemetryError:
-        if time.monotonic() > deadline:
-            sys.exit(f"no telemetry socket after {startup:.0f} s")
-
-def null_port():
-    for p in t.cmd("/ethdev/list"):
-        if t.cmd(f"/ethdev/info,{p}").get("name", "").startswith("net_null"):
-            return p
-    return None
-
-port = None
-while port is None:
-    if not alive():
-        sys.exit("the program exited during start-up")
-    if time.monotonic() > deadline:
-        sys.exit(f"no net_null port after {startup:.0f} s")
-    try:
-        port = null_port()
-    except TelemetryError:
-        pass
-    if port is None:
-        time.sleep(0.2)
-
-def opackets():
-    return t.cmd(f"/ethdev/stats,{port}")["opackets"], time.monotonic()
-
-try:
-    while opackets()[0] == 0:
-        if not alive() or time.monotonic() > deadline:
-            sys.exit("no packets forwarded")
-        time.sleep(0.1)
-    time.sleep(warmup)
-    p0, t0 = opackets()
-    time.sleep(duration)
-    p1, t1 = opackets()
-except TelemetryError as e:
-    sys.exit(f"telemetry: {e} (did the program stop?)")
-print(f"{(p1 - p0) / (t1 - t0) / 1e6:.2f}")
-EOF
-)" || rc=$?
+	out="$("$PY" "$ROOT/tools/sp_null_rate.py" "$PREFIX" "$PID" "$WARMUP" "$DURATION" 60 \
+		2>"$why" | cut -d' ' -f1)" || rc=$?
 	kill -INT "$PID" 2>/dev/null || true
 	local waited=0
 	while kill -0 "$PID" 2>/dev/null && [ "$waited" -lt "$stop" ]; do sleep 0.1; waited=$((waited + 1)); done

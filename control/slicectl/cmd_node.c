@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* whoami, iface, node, sched, state, channel and call: the node and the raw API. */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,41 +43,34 @@ whoami(struct cli *cli)
 	return 0;
 }
 
-/* SPP's get_ifaces: what each interface has and what is left to reserve. */
-static int
-iface(struct cli *cli)
+/* iface's row of an interface (SPP's get_ifaces): what it has and what is left to reserve. */
+static void
+reservation_row(struct table *t, json_t *o)
 {
-	int status;
-	json_t *r = cli_call(cli, SP_M_IFACE_LIST, NULL, &status), *o;
-	struct table *t;
-	size_t i;
+	char idx[16], a[16], b[16], c[16], d[16], e[16];
 
-	if (r == NULL)
-		return status;
-	if (cli->json) {
-		cli_print_json(r);
-		json_decref(r);
-		return 0;
-	}
-	t = table_new(9, "IFACE", "INDEX", "IPV4", "MAC", "RATE", "RESERVED", "AVAILABLE",
-		      "IN_RESERVED", "IN_AVAILABLE");
-	json_array_foreach(r, i, o) {
-		char idx[16], a[16], b[16], c[16], d[16], e[16];
-
-		table_row(t, json_string_value(json_object_get(o, "name")), num(o, "index", idx, 16),
-			  json_string_value(json_object_get(o, "ipv4")),
-			  json_string_value(json_object_get(o, "mac")), rate(o, "rate", a, 16),
-			  rate(o, "reserved", b, 16), rate(o, "available", c, 16),
-			  rate(o, "inbound_reserved", d, 16), rate(o, "inbound_available", e, 16));
-	}
-	table_print(t);
-	json_decref(r);
-	return 0;
+	table_row(t, json_string_value(json_object_get(o, "name")), num(o, "index", idx, 16),
+		  json_string_value(json_object_get(o, "ipv4")),
+		  json_string_value(json_object_get(o, "mac")), rate(o, "rate", a, 16),
+		  rate(o, "reserved", b, 16), rate(o, "available", c, 16),
+		  rate(o, "inbound_reserved", d, 16), rate(o, "inbound_available", e, 16));
 }
 
-/* How each interface's frames reach the lcores: queues and steering, and why not rte_flow. */
+/* node's row: how the interface's frames reach the lcores, and why not rte_flow. */
+static void
+steering_row(struct table *t, json_t *o)
+{
+	char rxq[16], txq[16], rules[16];
+	const char *note = json_string_value(json_object_get(o, "steering_note"));
+
+	table_row(t, json_string_value(json_object_get(o, "name")), num(o, "rx_queues", rxq, 16),
+		  num(o, "tx_queues", txq, 16), json_string_value(json_object_get(o, "steering")),
+		  num(o, "steering_rules", rules, 16), note != NULL && note[0] != '\0' ? note : "-");
+}
+
+/* iface.list as a table of rows: iface's (reservations) or node's (steering). */
 static int
-node(struct cli *cli)
+ifaces(struct cli *cli, bool steering)
 {
 	int status;
 	json_t *r = cli_call(cli, SP_M_IFACE_LIST, NULL, &status), *o;
@@ -90,16 +84,14 @@ node(struct cli *cli)
 		json_decref(r);
 		return 0;
 	}
-	t = table_new(6, "IFACE", "RX_QUEUES", "TX_QUEUES", "STEERING", "RULES", "NOTE");
+	t = steering ? table_new(6, "IFACE", "RX_QUEUES", "TX_QUEUES", "STEERING", "RULES", "NOTE")
+		     : table_new(9, "IFACE", "INDEX", "IPV4", "MAC", "RATE", "RESERVED",
+				 "AVAILABLE", "IN_RESERVED", "IN_AVAILABLE");
 	json_array_foreach(r, i, o) {
-		char rxq[16], txq[16], rules[16];
-		const char *note = json_string_value(json_object_get(o, "steering_note"));
-
-		table_row(t, json_string_value(json_object_get(o, "name")),
-			  num(o, "rx_queues", rxq, 16), num(o, "tx_queues", txq, 16),
-			  json_string_value(json_object_get(o, "steering")),
-			  num(o, "steering_rules", rules, 16),
-			  note != NULL && note[0] != '\0' ? note : "-");
+		if (steering)
+			steering_row(t, o);
+		else
+			reservation_row(t, o);
 	}
 	table_print(t);
 	json_decref(r);
@@ -193,9 +185,9 @@ cmd_node(struct cli *cli, const char *object, int argc, char **argv)
 		return whoami(cli);
 	if (strcmp(object, "iface") == 0 && (argc == 0 || (argc == 1 &&
 							   strcmp(argv[0], "list") == 0)))
-		return iface(cli);
+		return ifaces(cli, false);
 	if (strcmp(object, "node") == 0 && argc == 0)
-		return node(cli);
+		return ifaces(cli, true);
 	if (strcmp(object, "sched") == 0)
 		return sched(cli, argc, argv);
 	if (strcmp(object, "state") == 0 && argc == 0)
