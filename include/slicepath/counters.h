@@ -18,7 +18,9 @@
 #define SP_PORT_COUNTERS(X)                                                                        \
 	X(rx, "frames received")                                                                   \
 	X(tx, "frames the port took")                                                              \
-	X(tx_drop, "frames the port refused (tx_full)")
+	X(tx_drop, "frames the port refused (tx_full)")                                            \
+	X(to_host, "frames handed to the host's interface (host path)")                            \
+	X(from_host, "frames the host's interface sent out of the port")
 
 /* A slice's packets by stage. */
 #define SP_SLICE_COUNTERS(X)                                                                       \

@@ -44,6 +44,7 @@ enum sp_reason {
 	SP_REASON_SLOW_PATH_FULL, /* the slow path does not read: its channel is full */
 	/* substrate again (numbers only ever grow: slow paths see them) */
 	SP_REASON_INBOUND_RATE,  /* beyond its endpoint's inbound bandwidth */
+	SP_REASON_HOST_FULL,     /* for the host, whose interface did not take it (queue full) */
 	SP_REASON_MAX
 };
 
@@ -78,6 +79,7 @@ sp_reason_name(unsigned int r)
 		[SP_REASON_NO_SLOW_PATH] = "no_slow_path",
 		[SP_REASON_SLOW_PATH_FULL] = "slow_path_full",
 		[SP_REASON_INBOUND_RATE] = "inbound_rate",
+		[SP_REASON_HOST_FULL] = "host_full",
 	};
 
 	return r < SP_REASON_MAX && names[r] != 0 ? names[r] : "unknown";

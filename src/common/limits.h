@@ -12,6 +12,7 @@
 
 #define SP_MAX_PORTS 16
 #define SP_MAX_PORT_RXQ 64   /* a port's rx queues ("rx_queues") */
+#define SP_IFNAME_LEN 16     /* a Linux interface name and its NUL (IFNAMSIZ) */
 #define SP_MAX_NPES 16
 #define SP_MAX_WORKERS 32     /* forwarding lcores */
 #define SP_MAX_ENDPOINTS 1024 /* the node's, all slices together */

@@ -11,6 +11,7 @@
  * docs/config.md: keep both in step.
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,7 +76,7 @@ store_codeopt_lib(struct sp_config *cfg, size_t i, const char *s)
 
 static const char *const PORT_KEYS[] = {
 	"name", "device", "ipv4", "mac", "rate", "rx_desc", "tx_desc", "overhead", "steering",
-	"rx_queues", NULL,
+	"rx_queues", "host", NULL,
 };
 
 /* "steering"'s words, in the order of enum sp_steering. */
@@ -101,6 +102,23 @@ parse_steering(struct parser *p, json_t *o, const char *path, enum sp_steering *
 		        "\"software\"", s);
 }
 
+/* "host": a Linux interface name the node creates for the port's host path. */
+static int
+parse_host(struct parser *p, json_t *o, const char *path, char *out)
+{
+	const char *s;
+	int rc = cfg_get_string(p, o, path, "host", false, SP_IFNAME_LEN, &s);
+
+	if (rc <= 0)
+		return rc;
+	for (const char *c = s; *c != '\0'; c++)
+		if (!isalnum((unsigned char)*c) && *c != '-' && *c != '_' && *c != '.')
+			return cfg_fail(p, path, "host", "\"%s\" is no interface name: use "
+				        "letters, digits, '-', '_' and '.'", s);
+	memcpy(out, s, strlen(s) + 1);
+	return 0;
+}
+
 static int
 parse_port(struct parser *p, json_t *o, const char *path, struct sp_cfg_port *port)
 {
@@ -120,6 +138,7 @@ parse_port(struct parser *p, json_t *o, const char *path, struct sp_cfg_port *po
 	port->overhead = (uint16_t)v;
 	TRY(cfg_get_uint(p, o, path, &RX_QUEUES, &v));
 	port->rx_queues = (uint16_t)v;
+	TRY(parse_host(p, o, path, port->host));
 	return parse_steering(p, o, path, &port->steering);
 }
 

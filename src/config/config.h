@@ -49,6 +49,7 @@ struct sp_cfg_port {
 	uint16_t overhead;            /* "overhead": bytes a frame adds on the wire, default 24 */
 	enum sp_steering steering;    /* "steering": "auto" (default), "rte_flow", "software" */
 	uint16_t rx_queues;           /* "rx_queues": at least one an LC lcore; 0: exactly one */
+	char host[SP_IFNAME_LEN];     /* "host": the host path's interface, or "" (none) */
 };
 
 struct sp_cfg_neighbor {

@@ -22,6 +22,7 @@
 struct sp_port_addr {
 	uint32_t ip_be; /* 0: the port has no address */
 	struct rte_ether_addr mac;
+	bool host;      /* what no slice claims goes to the host (sp_decap_set_host) */
 };
 
 /* NULL when port is out of range. */

@@ -94,6 +94,7 @@ enum step {
 	STEP_DROP,   /* for the reason returned alongside */
 	STEP_DONE,   /* answered or passed up by arp_echo.c */
 	STEP_LOOKUP, /* a datagram for the endpoint lookup */
+	STEP_HOST,   /* for the host's interface (the port's host path) */
 };
 
 struct sp_decap_table *
@@ -147,6 +148,13 @@ sp_decap_set_port(struct sp_decap_table *t, uint16_t port, uint32_t ip_be,
 	t->ports[port].ip_be = ip_be;
 	t->ports[port].mac = *mac;
 	return 0;
+}
+
+void
+sp_decap_set_host(struct sp_decap_table *t, uint16_t port, bool host)
+{
+	if (t != NULL && port < SP_MAX_PORTS)
+		t->ports[port].host = host;
 }
 
 int
@@ -313,10 +321,12 @@ classify_ipv4(const struct sp_port_addr *a, struct rte_mbuf *m, struct sp_decap_
 		return *why == SP_REASON_NONE ? STEP_LOOKUP : STEP_DROP;
 	case IPPROTO_ICMP:
 		*why = sp_icmp_input(a, m, ip, out);
+		if (*why == SP_REASON_ICMP_IGNORED && a->host)
+			return STEP_HOST; /* errors and echo replies for the host's connections */
 		return *why == SP_REASON_NONE ? STEP_DONE : STEP_DROP;
 	default:
 		*why = SP_REASON_NOT_UDP;
-		return STEP_DROP;
+		return a->host ? STEP_HOST : STEP_DROP;
 	}
 }
 
@@ -442,16 +452,22 @@ to_slice(struct sp_decap_table *t, const struct candidate *c, uint32_t value, ui
 
 /*
  * The endpoint of a datagram to the port's address, in eps (the port's
- * entries, NULL before its first endpoint), then to_slice(). False when
- * dropped, the reason counted.
+ * entries, NULL before its first endpoint), then to_slice(); with none, the
+ * host's when the port has a host path. False when dropped, the reason
+ * counted.
  */
 static bool
-to_endpoint(struct sp_decap_table *t, const uint64_t *eps, const struct candidate *c,
-	    uint64_t now, struct sp_decap_out *out, struct sp_lcore_stats *st)
+to_endpoint(struct sp_decap_table *t, const struct sp_port_addr *a, const uint64_t *eps,
+	    const struct candidate *c, uint64_t now, struct sp_decap_out *out,
+	    struct sp_lcore_stats *st)
 {
 	uint64_t e = eps != NULL ? __atomic_load_n(&eps[c->udp_port], __ATOMIC_ACQUIRE) : 0;
 
 	if (!ep_matches(e, c->ip_be)) {
+		if (a->host) {
+			out->host[out->nb_host++] = c->m;
+			return true;
+		}
 		st->reason[SP_REASON_NO_ENDPOINT]++;
 		return false;
 	}
@@ -475,6 +491,7 @@ sp_decap_burst(struct sp_decap_table *t, uint16_t port, struct rte_mbuf **pkts,
 	out->nb_fwd = 0;
 	out->nb_reply = 0;
 	out->nb_learn = 0;
+	out->nb_host = 0;
 	rx->pkts += n;
 	for (i = 0; i < n; i++) {
 		rx->bytes += rte_pktmbuf_pkt_len(pkts[i]);
@@ -483,8 +500,11 @@ sp_decap_burst(struct sp_decap_table *t, uint16_t port, struct rte_mbuf **pkts,
 
 		switch (step) {
 		case STEP_LOOKUP:
-			if (!to_endpoint(t, eps, &c, now, out, st))
+			if (!to_endpoint(t, a, eps, &c, now, out, st))
 				drop[nb_drop++] = pkts[i];
+			break;
+		case STEP_HOST:
+			out->host[out->nb_host++] = pkts[i];
 			break;
 		case STEP_DROP:
 			st->reason[why]++;
@@ -496,4 +516,12 @@ sp_decap_burst(struct sp_decap_table *t, uint16_t port, struct rte_mbuf **pkts,
 	}
 	if (nb_drop > 0)
 		rte_pktmbuf_free_bulk(drop, nb_drop);
+	/* The host resolves its own neighbors: it gets a copy of the ARP replies to us. */
+	for (i = 0; a->host && i < out->nb_learn && out->nb_host < SP_BURST; i++) {
+		struct rte_mbuf *copy = rte_pktmbuf_copy(out->learn[i], out->learn[i]->pool, 0,
+							 UINT32_MAX);
+
+		if (copy != NULL)
+			out->host[out->nb_host++] = copy;
+	}
 }

@@ -41,6 +41,15 @@ int sp_decap_set_port(struct sp_decap_table *t, uint16_t port, uint32_t ip_be,
 		      const struct rte_ether_addr *mac);
 
 /*
+ * The port's host path: IPv4 to its address that no slice claims (UDP to a
+ * port no endpoint holds, TCP and other protocols, ICMP but echo requests,
+ * which the node answers) goes to the host's interface instead of being
+ * dropped, and a copy of each ARP reply to us, so that the host's own
+ * neighbors resolve. Set before the lcores start.
+ */
+void sp_decap_set_host(struct sp_decap_table *t, uint16_t port, bool host);
+
+/*
  * Police what arrives on endpoint (the index sp_decap_add_endpoint() maps to)
  * to inbound_bps on the wire, frames counted as qm counts them with the
  * default Ethernet overhead; 0: not policed. Set it before adding the
@@ -63,9 +72,11 @@ struct sp_decap_out {
 	uint16_t nb_fwd;   /* for slices: sp_meta slice and in_ep set, data at inner header */
 	uint16_t nb_reply; /* ARP replies and ICMP echo replies to send out the same port */
 	uint16_t nb_learn; /* ARP replies addressed to us, for the neighbor table */
+	uint16_t nb_host;  /* whole frames for the host's interface (a port's host path) */
 	struct rte_mbuf *fwd[SP_BURST];
 	struct rte_mbuf *reply[SP_BURST];
 	struct rte_mbuf *learn[SP_BURST];
+	struct rte_mbuf *host[SP_BURST];
 };
 
 /*

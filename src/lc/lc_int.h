@@ -46,12 +46,14 @@ struct lcore_ctx {
 	uint16_t lc_index; /* an LC lcore's k: it polls queues k, k + LC lcores, ... of each port */
 	uint16_t nb_rxq;   /* those queues, in rxq */
 	uint16_t rxq_first; /* where its next round starts: one further each round */
+	bool hosts;         /* an LC lcore of a node with host paths: it reads their interfaces */
 	unsigned int lcore;
 	uint16_t nb_npes;
 	struct sp_npe *npes[SP_MAX_NPES];
 	struct tx_port tx[SP_MAX_PORTS];
 	unsigned int rcu_thread; /* also its tx queue on a port of one queue a lcore */
 	uint64_t next_stamp; /* TSC at which the LC stamps its next received frame */
+	uint64_t next_host_poll; /* TSC at which the LC next reads the hosts' interfaces */
 	struct lc_rxq rxq[LC_MAX_RXQ];
 };
 
@@ -68,6 +70,8 @@ struct lcore_ctx {
 
 /* Receive a round from the ports and hand it to the NPEs (rx.c). */
 void lc_rx(struct lcore_ctx *c);
+/* Send what the ports' host paths' interfaces sent out of their ports (rx.c). */
+void lc_from_hosts(struct lcore_ctx *c);
 /* Everything the LC lcore transmits besides its own NPEs' output, then every hold (tx.c). */
 void lc_tx(struct lcore_ctx *c);
 /* Hand the port what its hold has; what it does not take yet stays, in order (tx.c). */

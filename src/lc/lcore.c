@@ -77,9 +77,11 @@ ctx_init(struct lcore_ctx *c, struct sp_node *node, unsigned int lcore)
 	c->lc = lc_index >= 0;
 	c->lc_index = c->lc ? (uint16_t)lc_index : 0;
 	c->rcu_thread = sp_node_rcu_thread(node, lcore);
-	for (uint16_t p = 0; c->lc && p < node->nb_ports; p++)
+	for (uint16_t p = 0; c->lc && p < node->nb_ports; p++) {
 		for (uint16_t q = c->lc_index; q < node->ports[p].nb_rxq; q += node->nb_lc)
 			c->rxq[c->nb_rxq++] = (struct lc_rxq){.port = p, .queue = q};
+		c->hosts |= node->ports[p].has_host;
+	}
 	for (uint16_t e = 0; e < node->nb_npes; e++)
 		if (node->npes[e].lcore == lcore)
 			c->npes[c->nb_npes++] = &node->npes[e];
@@ -106,6 +108,8 @@ sp_lcore_main(void *arg)
 	while (!node->quit) {
 		if (c.lc)
 			lc_rx(&c);
+		if (c.hosts)
+			lc_from_hosts(&c);
 		for (uint16_t i = 0; i < c.nb_npes; i++) {
 			if (c.npes[i]->rx_ring != NULL)
 				npe_rx(&c, c.npes[i], c.npes[i]->rx_ring);

@@ -47,6 +47,48 @@ demux(struct lcore_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 	}
 }
 
+/* Frames for the host's interface of port p, on this LC lcore's queue; what it refuses is dropped. */
+static void
+to_host(struct lcore_ctx *c, uint16_t p, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct sp_counter *host = &c->st->port[p].to_host;
+	uint16_t sent = rte_eth_tx_burst(c->node->ports[p].host_pid, c->lc_index, pkts, n);
+
+	for (uint16_t i = 0; i < sent; i++)
+		sp_counter_add(host, pkts[i]);
+	c->st->reason[SP_REASON_HOST_FULL] += n - sent;
+	rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
+}
+
+/*
+ * What the hosts' interfaces send, out of their ports, every HOST_POLL_US
+ * at most: a tap's receive is a system call, too dear for every turn of
+ * the loop; the host's traffic (SSH, its own connections) waits that long.
+ */
+#define HOST_POLL_US 20
+
+void
+lc_from_hosts(struct lcore_ctx *c)
+{
+	const struct sp_node *node = c->node;
+	uint64_t now = rte_rdtsc();
+
+	if (now < c->next_host_poll)
+		return;
+	c->next_host_poll = now + rte_get_tsc_hz() / (1000000 / HOST_POLL_US);
+	for (uint16_t p = 0; p < node->nb_ports; p++) {
+		struct rte_mbuf *pkts[SP_BURST];
+		uint16_t n;
+
+		if (!node->ports[p].has_host)
+			continue;
+		n = rte_eth_rx_burst(node->ports[p].host_pid, c->lc_index, pkts, SP_BURST);
+		for (uint16_t i = 0; i < n; i++)
+			sp_counter_add(&c->st->port[p].from_host, pkts[i]);
+		tx_burst(c, p, pkts, n);
+	}
+}
+
 /*
  * One burst from rx queue q of port p, decapped, the frames for the slices
  * appended to fwd (room for a burst) and counted in *nb_fwd. Returns how
@@ -78,6 +120,8 @@ lc_rx_burst(struct lcore_ctx *c, uint16_t p, uint16_t q, struct rte_mbuf **fwd, 
 	}
 	sp_decap_burst(node->decap, p, pkts, n, &out, c->st);
 	tx_burst(c, p, out.reply, out.nb_reply);
+	if (out.nb_host > 0)
+		to_host(c, p, out.host, out.nb_host);
 	learned = rte_ring_enqueue_burst(node->learn_ring, (void **)out.learn, out.nb_learn, NULL);
 	/* The management thread is behind; a later reply teaches the same. */
 	rte_pktmbuf_free_bulk(&out.learn[learned], out.nb_learn - learned);

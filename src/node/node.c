@@ -90,8 +90,10 @@ init_addresses(struct sp_node *node, const struct sp_config *cfg, char *err, siz
 		return -ENOMEM;
 	}
 	sp_decap_set_shared(node->decap, node->nb_lc > 1);
-	for (uint16_t i = 0; i < node->nb_ports; i++)
+	for (uint16_t i = 0; i < node->nb_ports; i++) {
 		sp_decap_set_port(node->decap, i, node->ports[i].ip_be, &node->ports[i].mac);
+		sp_decap_set_host(node->decap, i, node->ports[i].has_host);
+	}
 	for (uint16_t i = 0; i < cfg->nb_neighbors; i++) {
 		struct rte_ether_addr mac;
 

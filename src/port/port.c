@@ -178,6 +178,42 @@ probe_error(int rc)
 	return rte_strerror(-rc);
 }
 
+/*
+ * The host path's interface: a net_tap named cfg->host with the port's
+ * MAC (what the host sends leaves the port as it is), a queue pair for
+ * each LC lcore (net_tap wants as many rx as tx queues). net_tap rather
+ * than virtio_user: vhost-net is not in every kernel (docs/config.md).
+ */
+static int
+open_host(const struct sp_cfg_port *cfg, struct rte_mempool *pool, uint16_t nb_lc,
+	  struct sp_port *out, char *err, size_t errlen)
+{
+	char devargs[128], mac[RTE_ETHER_ADDR_FMT_SIZE];
+	struct sp_cfg_port host = *cfg;
+	struct queues q = {.rx = nb_lc, .tx = nb_lc};
+	const char *what = "probe";
+	uint16_t pid;
+	int rc;
+
+	rte_ether_format_addr(mac, sizeof(mac), &out->mac);
+	snprintf(devargs, sizeof(devargs), "net_tap_host_%s,iface=%s,mac=%s", cfg->name,
+		 cfg->host, mac);
+	host.has_mac = false; /* the tap has it from its devargs */
+	rc = find_or_probe(devargs, &pid);
+	if (rc == 0)
+		rc = configure(&host, pool, pid, &q, &what);
+	if (rc < 0) {
+		snprintf(err, errlen, "port %s: cannot %s the host's interface \"%s\" (%s): %s; "
+			 "check that no interface has that name and that /dev/net/tun exists",
+			 cfg->name, what, cfg->host, devargs, rte_strerror(-rc));
+		return rc;
+	}
+	out->has_host = true;
+	out->host_pid = pid;
+	SP_LOG(INFO, "%s: host path on interface %s (DPDK port %u)", cfg->name, cfg->host, pid);
+	return 0;
+}
+
 int
 sp_port_open(const struct sp_cfg_port *cfg, struct rte_mempool *pool, uint16_t nb_lcores,
 	     uint16_t nb_lc, struct sp_port *out, char *err, size_t errlen)
@@ -241,6 +277,10 @@ sp_port_open(const struct sp_cfg_port *cfg, struct rte_mempool *pool, uint16_t n
 	SP_LOG(INFO, "%s: device %s is DPDK port %u, %u rx queue(s), steering: %s; %s", cfg->name,
 	       cfg->device, pid, q.rx, sp_port_steering(out),
 	       q.tx > 1 ? "a tx queue for each forwarding lcore" : "one tx queue, the LC lcore's");
+	if (cfg->host[0] != '\0' && open_host(cfg, pool, nb_lc, out, err, errlen) < 0) {
+		sp_port_close(out);
+		return -ENODEV;
+	}
 	return 0;
 }
 
@@ -256,4 +296,8 @@ sp_port_close(struct sp_port *p)
 	/* Stopping flushes what a pcap port has written. */
 	rte_eth_dev_stop(p->port_id);
 	rte_eth_dev_close(p->port_id);
+	if (p->has_host) {
+		rte_eth_dev_stop(p->host_pid);
+		rte_eth_dev_close(p->host_pid);
+	}
 }

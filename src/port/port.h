@@ -39,6 +39,8 @@ struct sp_port {
 	uint16_t nb_txq;
 	uint16_t nb_rxq; /* one an LC lcore */
 	bool rss;        /* the device spreads flows over the rx queues (else its own way) */
+	bool has_host;   /* a host path: the host's interface is DPDK port host_pid */
+	uint16_t host_pid; /* a net_tap, a queue pair an LC lcore (LC k's: k) */
 };
 
 /*

@@ -278,6 +278,7 @@ class Port:
         self.rate = rate  # "rate" in the config, or the default
         self.steering = None  # "steering" in the config, or the default
         self.rx_queues_key = None  # "rx_queues" in the config, or the default
+        self.host = None  # "host": the host path's interface name, or none
 
     def __repr__(self):
         return f"Port({self.name}, {self.ipv4}, {self.mac})"
@@ -405,7 +406,8 @@ class Node:
             "ports": [{"name": p.name, "device": self.device(p), "ipv4": p.ipv4, "mac": p.mac,
                        **({"rate": p.rate} if p.rate else {}),
                        **({"steering": p.steering} if p.steering else {}),
-                       **({"rx_queues": p.rx_queues_key} if p.rx_queues_key else {})}
+                       **({"rx_queues": p.rx_queues_key} if p.rx_queues_key else {}),
+                       **({"host": p.host} if p.host else {})}
                       for p in self.ports.values()],
             "neighbors": [{"port": p, "ipv4": ip, "mac": mac} for p, ip, mac in self.neighbors],
             "npes": self.npes,

@@ -298,6 +298,11 @@ static const struct bad_case bad_cases[] = {
 	  "'rx_queues':3}]}", -EINVAL,
 	  "ports[0].device: net_pcap makes one rx queue", { "has 2, while the port needs 3 (its "
 	  "\"rx_queues\")" } },
+	/* host */
+	{ PORT(",'host':'sp p0'"), -EINVAL, "ports[0].host: \"sp p0\" is no interface name",
+	  { "letters, digits" } },
+	{ PORT(",'host':'sp-port-zero-x16'"), -EINVAL, "ports[0].host: is 16 characters long",
+	  { "at most 15" } },
 	/* steering */
 	{ PORT(",'steering':'flow'"), -EINVAL, "ports[0].steering: \"flow\" is not a way of steering",
 	  { "\"auto\"", "\"rte_flow\" or \"software\"" } },
@@ -740,6 +745,7 @@ test_steering(void **state)
 	assert_int_equal(cfg->ports[1].steering, SP_STEERING_SOFTWARE);
 	assert_int_equal(cfg->ports[2].steering, SP_STEERING_AUTO);
 	assert_int_equal(cfg->ports[0].rx_queues, 0); /* one an LC lcore */
+	assert_string_equal(cfg->ports[0].host, ""); /* no host path */
 	free_cfg(cfg);
 	cfg = parse_ok("{'ports':[{'name':'p0','device':'net_pcap0,rx_pcap=/a,rx_pcap=/b,iface=x',"
 		       "'ipv4':'10.0.0.1','rx_queues':3}]}");
