@@ -39,6 +39,7 @@ PACKAGES=(
 	python3-matplotlib                             # slicepath-bench plots
 	python3-prometheus-client                      # tests parse the metrics as Prometheus does
 	tmux                                           # tests drive slicectl top in a terminal
+	openssh-server                                 # tests reach an sshd through a DPDK-owned port
 	debhelper                                      # debian/: the .deb packages
 )
 

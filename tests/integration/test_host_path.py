@@ -6,6 +6,7 @@ the host sends leaves the port; slices, ARP and echo stay the node's. The port i
 here, its kernel side the wire the test writes and reads; the host's interface is a tap
 slicepathd creates."""
 
+import contextlib
 import os
 import select
 import socket
@@ -13,6 +14,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 from scapy.layers.inet import ICMP, IP, TCP, UDP
 from scapy.layers.l2 import ARP, Ether
 from scapy.packet import Raw
@@ -23,6 +25,7 @@ from spnode import PEER_IP, PEER_MAC, Node, inner_udp, substrate
 pytestmark = needs_root
 
 P0_MAC, P0_IP = "02:00:00:00:00:10", "10.0.0.1"
+SSHD = "/usr/sbin/sshd"
 
 
 class Wire:
@@ -121,18 +124,16 @@ def netns(name, *cmd, check=True, **kw):
                           timeout=30, check=check, **kw)
 
 
-def test_a_host_server_answers_through_the_dpdk_port(tmp_path):
-    """A TCP server of the host (python3's http.server on the port's address) answers a
-    client across the port DPDK owns: the client's SYN reaches the host through the host
-    path, the host's ARP for the client goes out and its answer comes back to it as a
-    copy, and the reply leaves the port. slicepathd runs in a namespace of its own (the
-    host), the wire's far end in another (the client)."""
+@contextlib.contextmanager
+def host_and_client(tmp_path):
+    """slicepathd in a namespace of its own (the host, its host path's interface there
+    with the port's address), the wire's far end moved to another (the client, at
+    PEER_IP); yields (node, host namespace, client namespace)."""
     tag = os.getpid() % 100000
     node_ns, cli_ns = f"sphost{tag}", f"spcli{tag}"
     n, _p0, wire_if, host_if = host_node(tmp_path)
     plain = n.command
     n.command = lambda: ["ip", "netns", "exec", node_ns, *plain()]
-    server = None
     for ns in (node_ns, cli_ns):
         subprocess.run(["ip", "netns", "add", ns], check=True)
     try:
@@ -142,27 +143,67 @@ def test_a_host_server_answers_through_the_dpdk_port(tmp_path):
         for ns, ifname, ip in ((node_ns, host_if, P0_IP), (cli_ns, wire_if, PEER_IP)):
             netns(ns, "ip", "addr", "add", f"{ip}/24", "dev", ifname)
             netns(ns, "ip", "link", "set", ifname, "up")
-        (tmp_path / "www").mkdir()
-        (tmp_path / "www" / "hello.txt").write_text("served by the host\n")
-        server = subprocess.Popen(["ip", "netns", "exec", node_ns, sys.executable, "-m",
-                                   "http.server", "--bind", P0_IP, "8080"],
-                                  cwd=tmp_path / "www", stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL)
-        fetch = ("import sys, time, urllib.request\n"
-                 "for _ in range(50):\n"
-                 "    try:\n"
-                 f"        print(urllib.request.urlopen('http://{P0_IP}:8080/hello.txt',"
-                 " timeout=2).read().decode(), end=''); sys.exit(0)\n"
-                 "    except OSError: time.sleep(0.2)\n"
-                 "sys.exit('no answer')\n")
-        r = netns(cli_ns, sys.executable, "-c", fetch, check=False)
-        assert r.returncode == 0 and r.stdout == "served by the host\n", r.stdout + r.stderr
-        ports = n.cmd("/slicepath/ports")["p0"]
+        yield n, node_ns, cli_ns
     finally:
-        if server is not None:
-            server.kill()
-            server.wait()
         n.stop()
         for ns in (node_ns, cli_ns):
             subprocess.run(["ip", "netns", "del", ns], check=False)
+
+
+@contextlib.contextmanager
+def running(*cmd, **kw):
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kw)
+    try:
+        yield p
+    finally:
+        p.kill()
+        p.wait()
+
+
+def retried(cli_ns, *cmd):
+    """cmd in the client namespace, again every 0.2 s for 10 s until it succeeds."""
+    deadline = time.monotonic() + 10
+    while True:
+        r = netns(cli_ns, *cmd, check=False)
+        if r.returncode == 0 or time.monotonic() > deadline:
+            return r
+        time.sleep(0.2)
+
+
+def test_a_host_server_answers_through_the_dpdk_port(tmp_path):
+    """A TCP server of the host (python3's http.server on the port's address) answers a
+    client across the port DPDK owns: the client's SYN reaches the host through the host
+    path, the host's ARP for the client goes out and its answer comes back to it as a
+    copy, and the reply leaves the port."""
+    (tmp_path / "www").mkdir()
+    (tmp_path / "www" / "hello.txt").write_text("served by the host\n")
+    with host_and_client(tmp_path) as (n, node_ns, cli_ns), \
+            running("ip", "netns", "exec", node_ns, sys.executable, "-m", "http.server",
+                    "--bind", P0_IP, "8080", cwd=tmp_path / "www"):
+        r = retried(cli_ns, sys.executable, "-c", "import urllib.request; print(urllib.request"
+                    f".urlopen('http://{P0_IP}:8080/hello.txt', timeout=2).read().decode(),"
+                    " end='')")
+        ports = n.cmd("/slicepath/ports")["p0"]
+    assert r.returncode == 0 and r.stdout == "served by the host\n", r.stdout + r.stderr
     assert ports["to_host_pkts"] >= 4 and ports["from_host_pkts"] >= 4, ports
+
+
+@pytest.mark.skipif(not os.path.exists(SSHD), reason="no sshd (Debian package openssh-server)")
+def test_ssh_to_the_host_through_the_dpdk_port(tmp_path):
+    """The host's own sshd, reached with ssh across the port DPDK owns."""
+    key = tmp_path / "id"
+    for k in (key, tmp_path / "host_key"):
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(k)], check=True)
+    (tmp_path / "authorized_keys").write_text((tmp_path / "id.pub").read_text())
+    os.makedirs("/run/sshd", exist_ok=True)  # sshd's privilege separation directory
+    sshd = [SSHD, "-D", "-e", "-f", "/dev/null", "-o", f"ListenAddress={P0_IP}:2222",
+            "-o", f"HostKey={tmp_path / 'host_key'}", "-o", "PidFile=none", "-o", "UsePAM=no",
+            "-o", "PermitRootLogin=prohibit-password", "-o", "StrictModes=no",
+            "-o", f"AuthorizedKeysFile={tmp_path / 'authorized_keys'}"]
+    with host_and_client(tmp_path) as (_n, node_ns, cli_ns), \
+            running("ip", "netns", "exec", node_ns, *sshd):
+        r = retried(cli_ns, "ssh", "-i", str(key), "-p", "2222", "-o", "BatchMode=yes",
+                    "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+                    "-o", "ConnectTimeout=3", f"root@{P0_IP}", "ip -o -4 addr show")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"inet {P0_IP}/24" in r.stdout, r.stdout  # the host namespace answered
