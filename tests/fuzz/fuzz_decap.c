@@ -32,6 +32,7 @@
 #include "fuzz_pkt.h"
 
 #define NB_PORTS 3 /* port 2: no address, no endpoints */
+#define HOST_PORT 1 /* with a host path: what no slice claims goes to the host */
 #define LEN_MASK 0x07ff
 #define FIX_CKSUM 0x0800
 #define SPLIT_SHIFT 12
@@ -74,6 +75,7 @@ static struct {
 	uint8_t bytes[SP_BURST][SP_FUZZ_MAX_PKT + 1];
 	struct rte_mbuf *pkts[SP_BURST];
 	uint8_t seen[SP_BURST]; /* times the frame came out */
+	uint8_t scratch[SP_FUZZ_MAX_PKT + 1]; /* a segmented packet's bytes, read whole */
 } b;
 
 int
@@ -91,6 +93,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 			SP_TEST_CHECK(sp_decap_set_port(table, i, rte_cpu_to_be_32(port_ip[i]),
 							&port_mac[i]) == 0,
 				      "cannot set port %u", i);
+	sp_decap_set_host(table, HOST_PORT, true);
 	for (i = 0; i < RTE_DIM(endpoints); i++) {
 		const struct endpoint *e = &endpoints[i];
 
@@ -284,6 +287,45 @@ check_learn(struct rte_mbuf *m)
 		      "frame %u: handed up for learning, but no usable ARP sender", i);
 }
 
+/*
+ * A frame for the host: a copy of an ARP reply handed up for learning
+ * (false; its mbuf may be one a dropped frame of the burst had), or a frame
+ * of the burst, IPv4 to the host-path port's address and no slice's (true).
+ */
+static bool
+check_host(struct rte_mbuf *m, const struct sp_decap_out *out)
+{
+	const uint8_t *f;
+	unsigned int i;
+
+	SP_TEST_CHECK(b.port == HOST_PORT, "a frame for the host from port %u, which has no host "
+		      "path", b.port);
+	for (unsigned int k = 0; k < out->nb_learn; k++)
+		if (m != out->learn[k] &&
+		    rte_pktmbuf_pkt_len(m) == rte_pktmbuf_pkt_len(out->learn[k]) &&
+		    rte_pktmbuf_data_len(m) == rte_pktmbuf_pkt_len(m) &&
+		    memcmp(rte_pktmbuf_mtod(m, void *),
+			   rte_pktmbuf_read(out->learn[k], 0, rte_pktmbuf_pkt_len(m),
+					    b.scratch), rte_pktmbuf_data_len(m)) == 0)
+			return false;
+	i = frame_of(m, "host");
+	f = b.bytes[i];
+	SP_TEST_CHECK(b.len[i] >= RTE_ETHER_HDR_LEN + 20 && be16_at(f + 12) == 0x0800 &&
+			      be32_at(f + 30) == port_ip[HOST_PORT],
+		      "frame %u for the host is no IPv4 to the port's address", i);
+	if (f[23] == IPPROTO_UDP) {
+		size_t ihl = (size_t)(f[14] & 0xf) * 4;
+
+		SP_TEST_CHECK(find_endpoint(HOST_PORT, port_ip[HOST_PORT],
+					    be16_at(f + RTE_ETHER_HDR_LEN + ihl + 2)) == NULL,
+			      "frame %u for the host is a slice's datagram", i);
+	}
+	SP_TEST_CHECK(f[23] != IPPROTO_ICMP || f[RTE_ETHER_HDR_LEN + (f[14] & 0xf) * 4] !=
+			      RTE_IP_ICMP_ECHO_REQUEST,
+		      "frame %u for the host is an echo request the node answers", i);
+	return true;
+}
+
 static uint64_t
 sum_reasons(void)
 {
@@ -359,6 +401,7 @@ free_outputs(struct sp_decap_out *out)
 	rte_pktmbuf_free_bulk(out->fwd, out->nb_fwd);
 	rte_pktmbuf_free_bulk(out->reply, out->nb_reply);
 	rte_pktmbuf_free_bulk(out->learn, out->nb_learn);
+	rte_pktmbuf_free_bulk(out->host, out->nb_host);
 }
 
 int
@@ -376,6 +419,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sp_decap_burst(table, b.port, b.pkts, b.n, &out, &st);
 
 	nb_out = out.nb_fwd + out.nb_reply + out.nb_learn;
+	SP_TEST_CHECK(out.nb_host <= SP_BURST, "%u frames for the host", out.nb_host);
+	for (i = 0; i < out.nb_host; i++)
+		nb_out += check_host(out.host[i], &out);
 	SP_TEST_CHECK(nb_out <= b.n, "%u packets out of a burst of %u", nb_out, b.n);
 	for (i = 0; i < out.nb_fwd; i++) {
 		const struct endpoint *e = check_fwd(out.fwd[i]);
