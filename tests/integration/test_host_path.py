@@ -207,3 +207,28 @@ def test_ssh_to_the_host_through_the_dpdk_port(tmp_path):
                     "-o", "ConnectTimeout=3", f"root@{P0_IP}", "ip -o -4 addr show")
     assert r.returncode == 0, r.stdout + r.stderr
     assert f"inet {P0_IP}/24" in r.stdout, r.stdout  # the host namespace answered
+
+
+def test_host_interface_deleted_under_the_node(tmp_path):
+    """The host's interface deleted while the node runs (ip link del): frames for the host
+    are counted as host_full, nothing else changes, the slices forward, no crash."""
+    n, p0, wire_if, host_if = host_node(tmp_path)
+    n.start()
+    wire = Wire(wire_if)
+    try:
+        gone = subprocess.run(["ip", "link", "del", host_if], capture_output=True, text=True)
+        for i in range(5):
+            wire.send(to_node(TCP(sport=40000 + i, dport=22, flags="S")))
+        wire.send(substrate(inner_udp("192.168.1.5"), p0, 5001))
+        deadline = time.monotonic() + 3
+        while n.cmd("/slicepath/slice,alpha")["rx_pkts"] < 1 or \
+                n.cmd("/slicepath/ports")["p0"]["rx_pkts"] < 6:
+            assert time.monotonic() < deadline, n.cmd("/slicepath/ports")["p0"]
+            time.sleep(0.05)
+        drops = n.cmd("/slicepath/drops")
+        ports = n.cmd("/slicepath/ports")["p0"]
+    finally:
+        wire.close()
+        n.stop()
+    assert gone.returncode == 0, gone.stderr
+    assert drops["host_full"] == 5 and ports["to_host_pkts"] == 0, (ports, drops)
