@@ -136,6 +136,21 @@ def test_idle_shares_taken_up(tmp_path):
     check_lengths(got)
 
 
+def check_isolation(got, period, flooder, kept, reserved):
+    """The flooder (queue 0 of the slice) was offered ten times its reservation at least,
+    the kept slice was backlogged and sent 99 % of its reservation at least."""
+    f, k = got[(flooder, "0")], got[(kept, "0")]
+    offered = f["offered"] * (PAYLOAD + 70) * 8 / period
+    kept_rate = k["wire"] * 8 / period
+    print(f"{flooder} offered {offered / 1e6:.0f} Mb/s ({offered / reserved:.1f} x its "
+          f"reservation), sent {f['wire'] * 8 / period / 1e6:.1f} Mb/s; {kept} sent "
+          f"{kept_rate / 1e6:.1f} Mb/s of its {reserved / 1e6:.0f}")
+    assert offered >= 10 * reserved, f"the input did not reach ten times {flooder}'s reservation"
+    assert k["offered"] * (PAYLOAD + 70) * 8 / period > reserved, f"{kept} was not backlogged"
+    assert kept_rate >= 0.99 * reserved
+    check_lengths(got)
+
+
 def test_flooding_slice_cannot_squeeze_another(tmp_path):
     """Slices a and b each reserve half the scheduler; a sends ten times as many
     packets as b, and far more than ten times its reservation: b keeps 99 % of its."""
@@ -157,16 +172,7 @@ def test_flooding_slice_cannot_squeeze_another(tmp_path):
         got, period = measure(n, ["a", "b"])
     finally:
         n.stop()
-    a, b = got[("a", "0")], got[("b", "0")]
-    a_offered = a["offered"] * (PAYLOAD + 70) * 8 / period
-    b_rate = b["wire"] * 8 / period
-    print(f"a offered {a_offered / 1e6:.0f} Mb/s ({a_offered / reserved:.1f} x its reservation), "
-          f"sent {a['wire'] * 8 / period / 1e6:.1f} Mb/s; b sent {b_rate / 1e6:.1f} Mb/s of its "
-          f"{reserved / 1e6:.0f}")
-    assert a_offered >= 10 * reserved, "the input did not reach ten times a's reservation"
-    assert b["offered"] * (PAYLOAD + 70) * 8 / period > reserved, "b was not backlogged"
-    assert b_rate >= 0.99 * reserved
-    check_lengths(got)
+    check_isolation(got, period, "a", "b", reserved)
 
 
 @pytest.mark.parametrize("layout", ["steered", "mixed"])
@@ -210,16 +216,7 @@ def test_flooding_slice_on_npe_1_leaves_npe_0_its_rate(tmp_path, layout):
     finally:
         n.stop()
     assert [p["rx_queues"] for p in info["ports"]] == [2, 2], info["ports"]
-    ga, gb = got[("a", "0")], got[("b", "0")]
-    b_offered = gb["offered"] * (PAYLOAD + 70) * 8 / period
-    a_rate, b_rate = ga["wire"] * 8 / period, gb["wire"] * 8 / period
-    print(f"{layout}: b offered {b_offered / 1e6:.0f} Mb/s ({b_offered / reserved:.1f} x its "
-          f"reservation), sent {b_rate / 1e6:.1f} Mb/s; a sent {a_rate / 1e6:.1f} Mb/s of its "
-          f"{reserved / 1e6:.0f}")
-    assert b_offered >= 10 * reserved, "the input did not reach ten times b's reservation"
-    assert ga["offered"] * (PAYLOAD + 70) * 8 / period > reserved, "a was not backlogged"
-    assert a_rate >= 0.99 * reserved
-    check_lengths(got)
+    check_isolation(got, period, "b", "a", reserved)
 
 
 def test_output_that_keeps_up_holds_no_backlog(tmp_path):
