@@ -76,17 +76,19 @@ print_residence(json_t *r)
 static void
 print_node(json_t *r)
 {
-	struct table *t = table_new(7, "IFACE", "RX_PKTS", "RX_BYTES", "TX_PKTS", "TX_BYTES",
-				    "TX_DROP_PKTS", "TX_DROP_BYTES");
+	struct table *t = table_new(9, "IFACE", "RX_PKTS", "RX_BYTES", "TX_PKTS", "TX_BYTES",
+				    "TX_DROP_PKTS", "TX_DROP_BYTES", "TO_HOST_PKTS",
+				    "FROM_HOST_PKTS");
 	const char *name;
 	json_t *o;
 
 	json_object_foreach(json_object_get(r, "ports"), name, o) {
-		char b[6][24];
+		char b[8][24];
 
 		table_row(t, name, num(o, "rx_pkts", b[0], 24), num(o, "rx_bytes", b[1], 24),
 			  num(o, "tx_pkts", b[2], 24), num(o, "tx_bytes", b[3], 24),
-			  num(o, "tx_drop_pkts", b[4], 24), num(o, "tx_drop_bytes", b[5], 24));
+			  num(o, "tx_drop_pkts", b[4], 24), num(o, "tx_drop_bytes", b[5], 24),
+			  num(o, "to_host_pkts", b[6], 24), num(o, "from_host_pkts", b[7], 24));
 	}
 	table_print(t);
 	print_reasons("drops and exceptions", json_object_get(r, "drops"));

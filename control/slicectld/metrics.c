@@ -77,8 +77,9 @@ ports(FILE *f, json_t *node)
 		const char *metric = unit == 0 ? "slicepath_port_packets_total"
 					       : "slicepath_port_bytes_total";
 
-		family(f, metric, "counter", unit == 0 ? "Packets a port received (rx), sent (tx) "
-		       "or could not send (tx_drop)." : "Bytes likewise, without FCS.");
+		family(f, metric, "counter", unit == 0 ? "Packets a port received (rx), sent (tx), "
+		       "could not send (tx_drop), handed its host path's interface (to_host) or "
+		       "sent for it (from_host)." : "Bytes likewise, without FCS.");
 		json_object_foreach(ports, name, p)
 			for (size_t d = 0; d < DIM(dirs); d++) {
 				snprintf(key, sizeof(key), "%s_%s", dirs[d], unit == 0 ? "pkts" : "bytes");

@@ -21,6 +21,7 @@ from scapy.packet import Raw
 
 from conftest import needs_root
 from spnode import PEER_IP, PEER_MAC, Node, inner_udp, substrate
+from test_metrics import scrape, value
 
 pytestmark = needs_root
 
@@ -239,3 +240,19 @@ def test_host_interface_deleted_under_the_node(tmp_path):
         n.stop()
     assert gone.returncode == 0, gone.stderr
     assert drops["host_full"] == 5 and ports["to_host_pkts"] == 0, (ports, drops)
+
+
+def test_host_path_counters_in_slicectl_and_metrics(ctl, users):
+    """slicectl stats and the Prometheus metrics show what the host path carried."""
+    ctl.p0.host = f"sphc{os.getpid() % 100000}"
+    ctl.start()
+    for i in range(3):
+        ctl.sock.send(bytes(to_node(TCP(sport=41000 + i, dport=22, flags="S"))))
+    ctl.wait(lambda: ctl.ctld.call("stats.get")["ports"]["p0"]["to_host_pkts"] == 3,
+             "the host path did not count 3 frames")
+    out = ctl.ctld.slicectl("stats").stdout.splitlines()
+    head = out[0].split()
+    row = next(line.split() for line in out if line.startswith("p0 "))
+    assert row[head.index("TO_HOST_PKTS")] == "3", out
+    got = scrape(ctl.ctld.metrics_url())
+    assert value(got, "slicepath_port_packets_total", port="p0", direction="to_host") == 3

@@ -54,7 +54,7 @@ def test_metrics_match_stats(ctl, users):
 
     assert value(got, "slicepath_up") == 1
     for port, st in node["ports"].items():
-        for d in ("rx", "tx", "tx_drop"):
+        for d in ("rx", "tx", "tx_drop", "to_host", "from_host"):
             assert value(got, "slicepath_port_packets_total", port=port, direction=d) == \
                 st[f"{d}_pkts"]
             assert value(got, "slicepath_port_bytes_total", port=port, direction=d) == \
