@@ -139,24 +139,24 @@ check_cpus(const struct sp_config *cfg, int extra_argc, char **extra_argv)
 	return 0;
 }
 
+/* The value of the last --lcores among argv's, else map. */
+static const char *
+last_lcores(char *const *argv, int argc, const char *map)
+{
+	for (int i = 0; i < argc; i++) {
+		if (strncmp(argv[i], "--lcores=", 9) == 0)
+			map = argv[i] + 9;
+		else if (strcmp(argv[i], "--lcores") == 0 && i + 1 < argc)
+			map = argv[++i];
+	}
+	return map;
+}
+
 /* The value of the last --lcores in the config's "eal" and the command line's extras, or NULL. */
 static const char *
 lcores_map(const struct sp_config *cfg, int extra_argc, char **extra_argv)
 {
-	const char *map = NULL;
-
-	for (int i = 0; i < cfg->eal_argc + extra_argc; i++) {
-		const char *a = i < cfg->eal_argc ? cfg->eal_argv[i] : extra_argv[i - cfg->eal_argc];
-		const char *next = i + 1 >= cfg->eal_argc + extra_argc ? NULL
-				   : i + 1 < cfg->eal_argc ? cfg->eal_argv[i + 1]
-				   : extra_argv[i + 1 - cfg->eal_argc];
-
-		if (strncmp(a, "--lcores=", 9) == 0)
-			map = a + 9;
-		else if (strcmp(a, "--lcores") == 0 && next != NULL)
-			map = next;
-	}
-	return map;
+	return last_lcores(extra_argv, extra_argc, last_lcores(cfg->eal_argv, cfg->eal_argc, NULL));
 }
 
 /*

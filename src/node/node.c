@@ -140,6 +140,7 @@ init_npe(struct sp_node *node, const struct sp_config *config, uint16_t id)
 {
 	const struct sp_cfg_npe *cfg = &config->npes[id];
 	struct sp_npe *npe = &node->npes[id];
+	bool on_lc; /* runs on an LC lcore */
 	char name[32];
 	struct sp_lookup_params lp = {
 		.name = name,
@@ -160,7 +161,7 @@ init_npe(struct sp_node *node, const struct sp_config *config, uint16_t id)
 	npe->filter_capacity = cfg->filters;
 	npe->queue_capacity = cfg->queues;
 	npe->lcore = npe_lcore(config, id);
-	npe->on_lc = sp_node_lc_index(node, npe->lcore) >= 0;
+	on_lc = sp_node_lc_index(node, npe->lcore) >= 0;
 	snprintf(name, sizeof(name), "sp_npe%u", id);
 	npe->lookup = sp_lookup_create(&lp);
 	npe->qm = sp_qm_create(&qp);
@@ -173,13 +174,14 @@ init_npe(struct sp_node *node, const struct sp_config *config, uint16_t id)
 	npe->inject_ring = ring(name, INJECT_RING_SIZE, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	if (npe->inject_ring == NULL)
 		return -ENOMEM;
-	if (npe->on_lc && node->nb_lc == 1)
+	/* One LC lcore hands the NPEs on it their frames by direct calls. */
+	if (on_lc && node->nb_lc == 1)
 		return 0;
 	snprintf(name, sizeof(name), "sp_rx_npe%u", id);
 	npe->rx_ring = ring(name, NPE_RING_SIZE, producers(node) | RING_F_SC_DEQ);
 	if (npe->rx_ring == NULL)
 		return -ENOMEM;
-	if (npe->on_lc)
+	if (on_lc)
 		return 0;
 	for (uint16_t p = 0; p < node->nb_ports; p++) {
 		if (node->ports[p].nb_txq > 1)

@@ -47,7 +47,6 @@ struct sp_endpoint {
 struct sp_npe {
 	uint16_t id;
 	unsigned int lcore;
-	bool on_lc;              /* runs on an LC lcore: that LC's frames by direct calls */
 	struct sp_lookup *lookup;
 	struct sp_qm *qm;
 	uint32_t filter_capacity; /* its table's positions, all slices together */

@@ -19,6 +19,9 @@
 #include "node_int.h"
 #include "../lc/steer.h"
 
+/* No reservation on any port. */
+static const uint64_t none[SP_MAX_PORTS];
+
 struct moved_queue {
 	uint16_t qid, endpoint;
 	struct sp_qm_queue_conf conf;
@@ -49,7 +52,6 @@ static int
 reserve_on(const struct sp_node *node, const struct sp_slice *s, struct sp_npe *to,
 	   uint64_t bps[], char *err, size_t errlen)
 {
-	static const uint64_t none[SP_MAX_PORTS];
 	struct sp_qm_room r;
 
 	for (uint16_t p = 0; p < node->nb_ports; p++) {
@@ -97,7 +99,6 @@ static int
 take_room(struct sp_node *node, const struct sp_slice *s, struct sp_npe *to, uint16_t nb_queues,
 	  uint64_t bps[], char *err, size_t errlen)
 {
-	static const uint64_t none[SP_MAX_PORTS];
 	int rc;
 
 	if (to->queue_quotas + s->queue_quota > to->queue_capacity) {
@@ -132,7 +133,6 @@ int
 sp_node_slice_move(struct sp_node *node, struct sp_slice *s, uint16_t npe, char *err,
 		   size_t errlen)
 {
-	static const uint64_t none[SP_MAX_PORTS];
 	struct moved_queue mq[SP_MAX_SLICE_QUEUES];
 	uint64_t bps[SP_MAX_PORTS];
 	struct sp_npe *from, *to;

@@ -49,7 +49,6 @@ make_tables(struct sp_node *node, unsigned int n)
 			      npe->qm != NULL, "no tables");
 	npe->filter_capacity = SP_TEST_FILTERS;
 	npe->queue_capacity = SP_TEST_QUEUES;
-	npe->on_lc = true;
 	node->nb_npes = 1;
 	for (uint16_t p = 0; p < 2; p++) {
 		SP_TEST_CHECK(sp_decap_set_port(node->decap, p, node->ports[p].ip_be,
