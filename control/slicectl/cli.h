@@ -78,6 +78,7 @@ int cmd_queue(struct cli *cli, int argc, char **argv);
 int cmd_filter(struct cli *cli, int argc, char **argv);
 int cmd_mem(struct cli *cli, int argc, char **argv);
 int cmd_codeopt(struct cli *cli, int argc, char **argv);
+int cmd_nat(struct cli *cli, int argc, char **argv);
 /* cmd_watch.c: stats sampled every interval seconds, count times (0: until Ctrl-C); top. */
 int cmd_stats_watch(struct cli *cli, const char *slice, double interval, unsigned long count);
 int cmd_top(struct cli *cli, int argc, char **argv);

@@ -41,20 +41,24 @@ rate(json_t *o, const char *key, char *buf, size_t len)
 
 /* ---------------------------------------------------------------- slice */
 
-/* slice create NAME codeopt CO [owner USER] [npe N] [filters N] [queues N] [buffers N] ... */
+/*
+ * slice create NAME codeopt CO [owner USER] [npe N] [filters N] [queues N] [buffers N] ...
+ * [netns NS] [nat N]: a host slice (codeopt host) runs in namespace NS, made if missing.
+ */
 static int
 slice_create(struct cli *cli, int argc, char **argv)
 {
 	static const char *const keys[] = {"codeopt", "owner", "npe", "filters", "queues",
-					   "buffers", "memory", "bandwidth", "inbound", NULL};
-	const char *v[9];
+					   "buffers", "memory", "bandwidth", "inbound", "netns",
+					   "nat", NULL};
+	const char *v[11];
 	json_t *p, *r;
 	int rc;
 
 	if (argc < 1)
 		return cli_usage("usage: slicectl slice create NAME codeopt CODEOPT [owner USER] "
 				 "[npe N] [filters N] [queues N] [buffers N] [memory BYTES] "
-				 "[bandwidth RATE] [inbound RATE]");
+				 "[bandwidth RATE] [inbound RATE] [netns NS] [nat PORTS]");
 	rc = cli_pairs(argc - 1, argv + 1, keys, v);
 	if (rc != 0)
 		return rc;
@@ -71,6 +75,12 @@ slice_create(struct cli *cli, int argc, char **argv)
 	rc = rc != 0 ? rc : cli_put_uint(p, "memory", v[6], SP_MAX_MEMORY);
 	rc = rc != 0 ? rc : cli_put_rate(p, "bandwidth", v[7]);
 	rc = rc != 0 ? rc : cli_put_rate(p, "inbound", v[8]);
+	rc = rc != 0 ? rc : cli_put_uint(p, "nat_ports", v[10], SP_MAX_NAT_PORTS);
+	if (v[9] != NULL) {
+		/* The namespace is made if missing, and goes with the slice then. */
+		json_object_set_new(p, "netns", json_string(v[9]));
+		json_object_set_new(p, "create_netns", json_true());
+	}
 	if (rc != 0) {
 		json_decref(p);
 		return rc;
@@ -187,17 +197,17 @@ cmd_slice(struct cli *cli, int argc, char **argv)
 
 /* ---------------------------------------------------------------- endpoint */
 
-/* endpoint reserve SLICE port PORT [udp UDP] [bandwidth RATE] [inbound RATE] */
+/* endpoint reserve SLICE port PORT [udp UDP | tcp TCP] [bandwidth RATE] [inbound RATE] */
 static int
 endpoint_reserve(struct cli *cli, int argc, char **argv)
 {
-	static const char *const keys[] = {"port", "udp", "bandwidth", "inbound", NULL};
-	const char *v[4];
+	static const char *const keys[] = {"port", "udp", "bandwidth", "inbound", "tcp", NULL};
+	const char *v[5];
 	int rc, status;
 	json_t *p, *r;
 
 	if (argc < 1)
-		return cli_usage("usage: slicectl endpoint reserve SLICE port PORT [udp UDP] "
+		return cli_usage("usage: slicectl endpoint reserve SLICE port PORT [udp UDP | tcp TCP] "
 				 "[bandwidth RATE] [inbound RATE]");
 	rc = cli_pairs(argc - 1, argv + 1, keys, v);
 	if (rc != 0)
@@ -206,7 +216,8 @@ endpoint_reserve(struct cli *cli, int argc, char **argv)
 		return cli_usage("endpoint reserve: give the interface: port NAME (slicectl iface "
 				 "lists them)");
 	p = json_pack("{s:o, s:s}", "slice", cli_slice(argv[0]), "port", v[0]);
-	rc = cli_put_uint(p, "udp_port", v[1], UINT16_MAX);
+	rc = cli_put_uint(p, v[4] != NULL ? "tcp_port" : "udp_port", v[4] != NULL ? v[4] : v[1],
+			  UINT16_MAX);
 	rc = rc != 0 ? rc : cli_put_rate(p, "bandwidth", v[2]);
 	rc = rc != 0 ? rc : cli_put_rate(p, "inbound", v[3]);
 	if (rc != 0) {
@@ -219,9 +230,10 @@ endpoint_reserve(struct cli *cli, int argc, char **argv)
 	if (cli->json)
 		cli_print_json(r);
 	else
-		printf("endpoint %" JSON_INTEGER_FORMAT ": UDP port %" JSON_INTEGER_FORMAT " on %s\n",
-		       json_integer_value(json_object_get(r, "endpoint")),
-		       json_integer_value(json_object_get(r, "udp_port")), v[0]);
+		printf("endpoint %" JSON_INTEGER_FORMAT ": %s port %" JSON_INTEGER_FORMAT " on %s\n",
+		       json_integer_value(json_object_get(r, "endpoint")), v[4] != NULL ? "TCP" : "UDP",
+		       json_integer_value(json_object_get(r, v[4] != NULL ? "tcp_port" : "udp_port")),
+		       v[0]);
 	json_decref(r);
 	return 0;
 }
@@ -279,13 +291,18 @@ endpoint_list(struct cli *cli, int argc, char **argv)
 		json_decref(r);
 		return 0;
 	}
-	t = table_new(9, "ENDPOINT", "IFACE", "UDP", "BANDWIDTH", "INBOUND", "RX_PKTS", "RX_BYTES",
+	t = table_new(9, "ENDPOINT", "IFACE", "PORT", "BANDWIDTH", "INBOUND", "RX_PKTS", "RX_BYTES",
 		      "TX_PKTS", "TX_BYTES");
 	json_array_foreach(eps, i, o) {
+		bool tcp = json_object_get(o, "tcp_port") != NULL;
 		char b[8][24];
 
+		/* As /etc/services writes them: 5001/udp, 8080/tcp. */
+		snprintf(b[1], 24, "%" JSON_INTEGER_FORMAT "/%s",
+			 json_integer_value(json_object_get(o, tcp ? "tcp_port" : "udp_port")),
+			 tcp ? "tcp" : "udp");
 		table_row(t, num(o, "index", b[0], 24), json_string_value(json_object_get(o, "port")),
-			  num(o, "udp_port", b[1], 24), rate(o, "bandwidth", b[2], 24),
+			  b[1], rate(o, "bandwidth", b[2], 24),
 			  rate(o, "inbound", b[7], 24), num(o, "rx_pkts", b[3], 24),
 			  num(o, "rx_bytes", b[4], 24), num(o, "tx_pkts", b[5], 24),
 			  num(o, "tx_bytes", b[6], 24));

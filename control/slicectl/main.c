@@ -23,7 +23,7 @@ static const char USAGE[] =
 	"  -h, --help         this text;  -V, --version  the version\n"
 	"objects (slicectl slice|endpoint|queue|filter help lists their commands):\n"
 	"  whoami | iface | node | slice | endpoint | queue | filter | mem | codeopt | stats | top |\n"
-	"  sched | state | channel SLICE | call METHOD [JSON]\n";
+	"  sched | state | channel SLICE | nat SLICE | call METHOD [JSON]\n";
 
 /* Connect to slicectld, or say why not. */
 static bool
@@ -116,6 +116,8 @@ dispatch(struct cli *cli, int argc, char **argv)
 		return cmd_top(cli, argc - 1, argv + 1);
 	if (strcmp(object, "stats") == 0)
 		return cmd_stats(cli, argc - 1, argv + 1);
+	if (strcmp(object, "nat") == 0)
+		return cmd_nat(cli, argc - 1, argv + 1);
 	return cmd_node(cli, object, argc - 1, argv + 1);
 }
 

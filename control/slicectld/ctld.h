@@ -57,7 +57,8 @@ struct caller {
 struct ctld_endpoint {
 	bool used;
 	char port[SP_NAME_LEN];
-	uint16_t udp_port;
+	uint16_t l4_port; /* UDP, or TCP (a host slice's) */
+	bool tcp;
 	uint64_t bandwidth;
 	uint64_t inbound; /* 0: not policed */
 };
@@ -83,6 +84,11 @@ struct ctld_slice {
 	uint32_t buffer_quota;
 	uint64_t bandwidth; /* its endpoints' outbound reservations together, at most */
 	uint64_t inbound;   /* their inbound reservations together, at most */
+	/* A host slice's (codeopt "host"): its network namespace, NAT range size, and
+	 * whether slicectld made the namespace (it then removes it with the slice). */
+	char netns[SP_NETNS_NAME_LEN];
+	uint16_t nat_ports;
+	bool netns_made;
 	struct ctld_endpoint ep[SP_MAX_SLICE_ENDPOINTS];
 	struct ctld_queue q[SP_MAX_SLICE_QUEUES];
 	/* Not stored: why slicepathd does not have it as stored ("" when it does). */
@@ -116,6 +122,9 @@ struct ctld {
 struct ctld_slice *model_find(struct model *m, const char *name);
 /* What its endpoints reserve together, outbound or inbound. */
 uint64_t model_reserved(const struct ctld_slice *s, bool inbound);
+/* slicepathd's slice.create for s (managed, its id and NPE), and endpoint.reserve for its endpoint i. */
+json_t *model_create_params(const struct ctld_slice *s);
+json_t *model_endpoint_params(const struct ctld_slice *s, unsigned int i);
 
 /*
  * Handle one request line of caller (dispatch.c): the response line

@@ -20,12 +20,14 @@ static const struct {
 	{SP_M_WHOAMI, m_whoami, ANYONE, ""},
 	{SP_M_IFACE_LIST, m_iface_list, ANYONE, ""},
 	{SP_M_SLICE_CREATE, m_slice_create, OPERATOR, "name codeopt owner npe memory filter_quota "
-	 "queue_quota buffer_quota bandwidth inbound"},
+	 "queue_quota buffer_quota bandwidth inbound netns nat_ports create_netns"},
 	{SP_M_SLICE_DELETE, m_slice_delete, OPERATOR, "slice"},
 	{SP_M_SLICE_MOVE, m_slice_move, OPERATOR, "slice npe"},
 	{SP_M_SLICE_LIST, m_slice_list, ANYONE, ""},
+	{SP_M_NAT_LIST, m_nat_list, ANYONE, "slice"},
 	{SP_M_EXCEPTION_CHANNEL, m_exception_channel, ANYONE, "slice"},
-	{SP_M_ENDPOINT_RESERVE, m_endpoint_reserve, ANYONE, "slice port udp_port bandwidth inbound"},
+	{SP_M_ENDPOINT_RESERVE, m_endpoint_reserve, ANYONE, "slice port udp_port tcp_port bandwidth "
+	 "inbound"},
 	{SP_M_ENDPOINT_RELEASE, m_endpoint_release, ANYONE, "slice endpoint"},
 	{SP_M_QUEUE_BIND, m_queue_bind, ANYONE, "slice queue endpoint threshold threshold_packets share"},
 	{SP_M_QUEUE_SET, m_queue_set, ANYONE, "slice queue threshold threshold_packets share"},
@@ -96,6 +98,33 @@ model_reserved(const struct ctld_slice *s, bool inbound)
 		if (s->ep[i].used)
 			sum += inbound ? s->ep[i].inbound : s->ep[i].bandwidth;
 	return sum;
+}
+
+json_t *
+model_create_params(const struct ctld_slice *s)
+{
+	json_t *p = json_pack("{s:s, s:s, s:i, s:i, s:I, s:I, s:i, s:I, s:I, s:b}", "name", s->name,
+			      "codeopt", s->codeopt, "id", s->id, "npe", s->npe, "memory",
+			      (json_int_t)s->memory, "filter_quota", (json_int_t)s->filter_quota,
+			      "queue_quota", s->queue_quota, "buffer_quota",
+			      (json_int_t)s->buffer_quota, "owner", (json_int_t)s->owner, "managed",
+			      1);
+
+	if (s->netns[0] != '\0') {
+		json_object_set_new(p, "netns", json_string(s->netns));
+		json_object_set_new(p, "nat_ports", json_integer(s->nat_ports));
+	}
+	return p;
+}
+
+json_t *
+model_endpoint_params(const struct ctld_slice *s, unsigned int i)
+{
+	const struct ctld_endpoint *e = &s->ep[i];
+
+	return json_pack("{s:s, s:s, s:i, s:I, s:I, s:i}", "slice", s->name, "port", e->port,
+			 e->tcp ? "tcp_port" : "udp_port", e->l4_port, "bandwidth",
+			 (json_int_t)e->bandwidth, "inbound", (json_int_t)e->inbound, "index", i);
 }
 
 /* The managed slice "slice" names (a name or an id), or NULL; false if it is neither. */
@@ -177,6 +206,16 @@ ctld_params_for(json_t *params, json_t *slice)
 
 	json_object_set_new(p, "slice", slice);
 	return p;
+}
+
+json_t *
+ctld_read_slice(struct ctld *c, const struct caller *who, json_t *params, const char *method,
+		struct sp_rpc_error *e)
+{
+	json_t *slice = ctld_slice_to_read(c, who, params, e);
+
+	return slice == NULL ? NULL : backend_call(c->backend, method,
+						   ctld_params_for(params, slice), e);
 }
 
 bool

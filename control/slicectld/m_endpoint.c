@@ -43,7 +43,8 @@ within_quota(const struct ctld_slice *s, bool inbound, uint64_t asked, struct sp
 }
 
 /*
- * {"slice", "port", ["udp_port", "bandwidth", "inbound"]} -> {"endpoint", "udp_port"}:
+ * {"slice", "port", ["udp_port" or a host slice's "tcp_port", "bandwidth", "inbound"]} ->
+ * {"endpoint", "udp_port" or "tcp_port"}:
  * both bandwidths within the slice's quotas; slicepathd checks what the
  * interface has left, both ways.
  */
@@ -59,6 +60,7 @@ m_endpoint_reserve(struct ctld *c, const struct caller *who, json_t *params,
 	json_t *p, *r;
 	bool stored;
 
+	ep.tcp = json_object_get(params, "tcp_port") != NULL;
 	if (s == NULL || sp_rpc_string(params, "port", &port, e) < 0 ||
 	    sp_rpc_optional_uint(params, "bandwidth", 0, SP_MAX_RATE, &bw, e) < 0 ||
 	    sp_rpc_optional_uint(params, "inbound", 0, SP_MAX_RATE, &in, e) < 0)
@@ -81,7 +83,7 @@ m_endpoint_reserve(struct ctld *c, const struct caller *who, json_t *params,
 		return NULL;
 	}
 	snprintf(ep.port, sizeof(ep.port), "%s", port);
-	ep.udp_port = (uint16_t)u64(r, "udp_port");
+	ep.l4_port = (uint16_t)u64(r, ep.tcp ? "tcp_port" : "udp_port");
 	ep.bandwidth = bw;
 	ep.inbound = in;
 	stored = store_put_endpoint(c->store, s->id, idx, &ep) == 0;

@@ -78,29 +78,18 @@ m_filter_delete(struct ctld *c, const struct caller *who, json_t *params, struct
 	return r;
 }
 
-/* A read of a slice's (its owner's, operators'), passed on to slicepathd. */
-static json_t *
-read_slice(struct ctld *c, const struct caller *who, json_t *params, const char *method,
-	   struct sp_rpc_error *e)
-{
-	json_t *slice = ctld_slice_to_read(c, who, params, e);
-
-	return slice == NULL ? NULL : backend_call(c->backend, method,
-						   ctld_params_for(params, slice), e);
-}
-
 /* {"slice"} -> the filters in position order, with their hits. */
 json_t *
 m_filter_list(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
-	return read_slice(c, who, params, SP_M_FILTER_LIST, e);
+	return ctld_read_slice(c, who, params, SP_M_FILTER_LIST, e);
 }
 
 /* {"slice", "offset", "length"} -> {"data": hex} */
 json_t *
 m_mem_read(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
-	return read_slice(c, who, params, SP_M_MEM_READ, e);
+	return ctld_read_slice(c, who, params, SP_M_MEM_READ, e);
 }
 
 /* {"slice", "offset", "data": hex}: written to the fast path and stored, page by page. */

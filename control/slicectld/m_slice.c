@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * slice.create, slice.delete, slice.list and exception.channel: slices,
+ * slice.create, slice.delete, slice.list, exception.channel and nat.list: slices,
  * admitted against the node's memory, packet buffers and NPE room and
  * placed on the NPE with the most room (SPP's LRM).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pwd.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <sys/wait.h>
 
 #include "common/text.h"
 #include "methods.h"
@@ -40,6 +45,99 @@ parse_owner(const struct caller *who, json_t *params, uint32_t *owner, struct sp
 		return false;
 	}
 	*owner = (uint32_t)pw.pw_uid;
+	return true;
+}
+
+/*
+ * A host slice's "netns" (required), "nat_ports" and "create_netns" (make
+ * the namespace if it is missing; it then goes with the slice); none of
+ * them for another code option.
+ */
+static bool
+parse_host(json_t *params, struct ctld_slice *s, bool *create, struct sp_rpc_error *e)
+{
+	uint64_t nat = SP_DEFAULT_NAT_PORTS;
+	const char *netns;
+
+	*create = false;
+	if (strcmp(s->codeopt, SP_CODEOPT_HOST) != 0) {
+		if (json_object_get(params, "netns") == NULL &&
+		    json_object_get(params, "nat_ports") == NULL &&
+		    json_object_get(params, "create_netns") == NULL)
+			return true;
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"netns\", \"nat_ports\" and "
+			    "\"create_netns\" are for host slices (codeopt \"%s\")",
+			    SP_CODEOPT_HOST);
+		return false;
+	}
+	if (json_object_get(params, "netns") == NULL) {
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "a host slice needs \"netns\": the network "
+			    "namespace (under /run/netns) its programs run in");
+		return false;
+	}
+	if (sp_rpc_string(params, "netns", &netns, e) < 0 ||
+	    sp_rpc_optional_uint(params, "nat_ports", 0, SP_MAX_NAT_PORTS, &nat, e) < 0 ||
+	    sp_rpc_optional_bool(params, "create_netns", create, e) < 0)
+		return false;
+	if (sp_netns_name_problem(netns) != NULL) {
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"netns\" %s, got \"%.80s\"",
+			    sp_netns_name_problem(netns), netns);
+		return false;
+	}
+	snprintf(s->netns, sizeof(s->netns), "%s", netns);
+	s->nat_ports = (uint16_t)nat;
+	return true;
+}
+
+/*
+ * iproute2's ip netns add|del NAME (no shell): true on exit 0, else false
+ * with what it said in e.
+ */
+static bool
+run_ip(const char *what, const char *netns, struct sp_rpc_error *e)
+{
+	char *argv[] = {"ip", "netns", (char *)what, (char *)netns, NULL}, out[512] = "";
+	posix_spawn_file_actions_t fa;
+	int pipefd[2], status = -1, rc;
+	ssize_t n = 0;
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0) {
+		sp_rpc_fail(e, SP_RPC_INTERNAL_ERROR, "ip netns %s: %s", what, strerror(errno));
+		return false;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
+	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDERR_FILENO);
+	rc = posix_spawnp(&pid, "ip", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pipefd[1]);
+	if (rc == 0) {
+		n = read(pipefd[0], out, sizeof(out) - 1);
+		waitpid(pid, &status, 0);
+	}
+	close(pipefd[0]);
+	out[n > 0 ? n : 0] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	if (rc == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return true;
+	sp_rpc_fail(e, SP_RPC_INTERNAL_ERROR, "ip netns %s %s failed: %s", what, netns,
+		    rc != 0 ? strerror(rc) : out[0] != '\0' ? out : "no message");
+	return false;
+}
+
+/* The slice's namespace made if asked and missing (remembered: it goes with the slice). */
+static bool
+make_netns(struct ctld_slice *s, bool create, struct sp_rpc_error *e)
+{
+	char path[SP_NETNS_NAME_LEN + 16];
+
+	snprintf(path, sizeof(path), "/run/netns/%s", s->netns);
+	if (!create || access(path, F_OK) == 0)
+		return true;
+	if (!run_ip("add", s->netns, e))
+		return false;
+	s->netns_made = true;
 	return true;
 }
 
@@ -215,34 +313,43 @@ admit(struct ctld *c, struct ctld_slice *s, uint64_t npe, struct sp_rpc_error *e
 	return ok;
 }
 
+/* The namespace slicectld made for the slice, removed (its programs, if any, keep running). */
+static void
+drop_netns(const struct ctld_slice *s)
+{
+	struct sp_rpc_error ignored = {0};
+
+	if (s->netns_made && !run_ip("del", s->netns, &ignored))
+		ctld_log("slice %s: %s", s->name, ignored.message);
+}
+
 /*
  * {"name", "codeopt", ["owner" (uid or user name; the caller), "npe", "memory",
- * "filter_quota", "queue_quota", "buffer_quota", "bandwidth", "inbound"]} ->
- * {"id", "npe", "channel"}
+ * "filter_quota", "queue_quota", "buffer_quota", "bandwidth", "inbound", a host
+ * slice's "netns", "nat_ports", "create_netns"]} -> {"id", "npe", "channel"}
  */
 json_t *
 m_slice_create(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
 	struct ctld_slice s = {.used = true};
 	uint64_t npe = UINT64_MAX;
+	bool stored, create;
 	json_t *r;
-	bool stored;
 
-	if (!parse_slice(who, params, &s, &npe, e))
+	if (!parse_slice(who, params, &s, &npe, e) || !parse_host(params, &s, &create, e))
 		return NULL;
 	if (model_find(&c->model, s.name) != NULL)
 		return sp_rpc_fail(e, SP_RPC_EXISTS, "a slice is already named %s", s.name);
-	if (!admit(c, &s, npe, e) || !txn_begin(c, e))
+	if (!admit(c, &s, npe, e) || !make_netns(&s, create, e))
 		return NULL;
-	r = backend_call(c->backend, SP_M_SLICE_CREATE,
-			 json_pack("{s:s, s:s, s:i, s:i, s:I, s:I, s:i, s:I, s:I, s:b}", "name",
-				   s.name, "codeopt", s.codeopt, "id", s.id, "npe", s.npe,
-				   "memory", (json_int_t)s.memory, "filter_quota",
-				   (json_int_t)s.filter_quota, "queue_quota", s.queue_quota,
-				   "buffer_quota", (json_int_t)s.buffer_quota, "owner",
-				   (json_int_t)s.owner, "managed", 1), e);
+	if (!txn_begin(c, e)) {
+		drop_netns(&s);
+		return NULL;
+	}
+	r = backend_call(c->backend, SP_M_SLICE_CREATE, model_create_params(&s), e);
 	if (r == NULL) {
 		txn_abort(c);
+		drop_netns(&s);
 		return NULL;
 	}
 	stored = store_put_slice(c->store, &s) == 0;
@@ -277,6 +384,7 @@ m_slice_delete(struct ctld *c, const struct caller *who, json_t *params, struct 
 	if (!txn_commit(c, stored, s->id, e))
 		return NULL;
 	ctld_log("slice %s (id %u) deleted by uid %u", s->name, s->id, (unsigned int)who->uid);
+	drop_netns(s);
 	memset(s, 0, sizeof(*s));
 	return json_pack("{s:i}", "deleted", 1);
 }
@@ -396,4 +504,11 @@ m_exception_channel(struct ctld *c, const struct caller *who, json_t *params,
 	snprintf(path, sizeof(path), "%s/%s.sock", dir, s->name);
 	json_decref(info);
 	return json_pack("{s:s}", "path", path);
+}
+
+/* {"slice"} -> a host slice's NAT range and entries (its owner's, operators'). */
+json_t *
+m_nat_list(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
+{
+	return ctld_read_slice(c, who, params, SP_M_NAT_LIST, e);
 }

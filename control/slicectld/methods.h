@@ -33,6 +33,9 @@ json_t *ctld_slice_to_read(struct ctld *c, const struct caller *who, json_t *par
 			   struct sp_rpc_error *e);
 /* A copy of params for slicepathd, with "slice" set to name (a new reference, stolen). */
 json_t *ctld_params_for(json_t *params, json_t *slice);
+/* A read of a slice's (its owner's, operators'), passed on to slicepathd as method. */
+json_t *ctld_read_slice(struct ctld *c, const struct caller *who, json_t *params,
+			const char *method, struct sp_rpc_error *e);
 
 /* A transaction around a change: false with e filled if the database refuses. */
 bool txn_begin(struct ctld *c, struct sp_rpc_error *e);
@@ -60,6 +63,8 @@ json_t *m_slice_move(struct ctld *c, const struct caller *who, json_t *params,
 		     struct sp_rpc_error *e);
 json_t *m_slice_delete(struct ctld *c, const struct caller *who, json_t *params,
 		       struct sp_rpc_error *e);
+json_t *m_nat_list(struct ctld *c, const struct caller *who, json_t *params,
+		   struct sp_rpc_error *e);
 json_t *m_slice_list(struct ctld *c, const struct caller *who, json_t *params,
 		     struct sp_rpc_error *e);
 json_t *m_exception_channel(struct ctld *c, const struct caller *who, json_t *params,

@@ -132,6 +132,12 @@ slice_counters(FILE *f, json_t *slices)
 		reasons(f, json_object_get(json_object_get(s, "slice"), "reasons"), name);
 }
 
+static const char *
+l4_key(json_t *ep)
+{
+	return json_object_get(ep, "tcp_port") != NULL ? "tcp_port" : "udp_port";
+}
+
 static void
 endpoints(FILE *f, json_t *slices)
 {
@@ -139,7 +145,7 @@ endpoints(FILE *f, json_t *slices)
 	const char *name;
 	json_t *s, *ep;
 	size_t i;
-	char key[32], idx[16], udp[16];
+	char key[32], idx[16], l4[16];
 
 	family(f, "slicepath_endpoint_packets_total", "counter",
 	       "Packets a slice's endpoint received (rx) or sent (tx).");
@@ -148,10 +154,11 @@ endpoints(FILE *f, json_t *slices)
 			for (size_t d = 0; d < DIM(dirs); d++) {
 				snprintf(key, sizeof(key), "%s_pkts", dirs[d]);
 				snprintf(idx, sizeof(idx), "%" JSON_INTEGER_FORMAT, num(ep, "index"));
-				snprintf(udp, sizeof(udp), "%" JSON_INTEGER_FORMAT, num(ep, "udp_port"));
+				/* A host slice's TCP endpoint is labelled tcp_port. */
+				snprintf(l4, sizeof(l4), "%" JSON_INTEGER_FORMAT, num(ep, l4_key(ep)));
 				sample(f, "slicepath_endpoint_packets_total", num(ep, key), "slice", name,
 				       "endpoint", idx, "port",
-				       json_string_value(json_object_get(ep, "port")), "udp_port", udp,
+				       json_string_value(json_object_get(ep, "port")), l4_key(ep), l4,
 				       "direction", dirs[d], NULL);
 			}
 }

@@ -205,7 +205,9 @@ same_endpoints(const struct ctld_slice *s, json_t *live)
 		const struct ctld_endpoint *e = idx < SP_MAX_SLICE_ENDPOINTS ? &s->ep[idx] : NULL;
 
 		if (e == NULL || !e->used || strcmp(e->port, str(o, "port")) != 0 ||
-		    e->udp_port != u64(o, "udp_port") || e->bandwidth != u64(o, "bandwidth") ||
+		    json_object_get(o, e->tcp ? "tcp_port" : "udp_port") == NULL ||
+		    e->l4_port != u64(o, e->tcp ? "tcp_port" : "udp_port") ||
+		    e->bandwidth != u64(o, "bandwidth") ||
 		    e->inbound != u64(o, "inbound"))
 			return false;
 	}
@@ -244,8 +246,9 @@ same_slice(const struct ctld_slice *s, json_t *live)
 	       u64(live, "filter_quota") == s->filter_quota &&
 	       u64(live, "queue_quota") == s->queue_quota &&
 	       u64(live, "buffer_quota") == s->buffer_quota && u64(live, "owner") == s->owner &&
-	       json_object_get(live, "owner") != NULL && same_endpoints(s, live) &&
-	       same_queues(s, live);
+	       json_object_get(live, "owner") != NULL &&
+	       strcmp(str(json_object_get(live, "host"), "netns"), s->netns) == 0 &&
+	       same_endpoints(s, live) && same_queues(s, live);
 }
 
 struct mem_replay {
@@ -304,24 +307,13 @@ restore(struct ctld *c, const struct ctld_slice *s, char *why, size_t len)
 {
 	struct mem_replay m = {.c = c, .s = s, .why = why, .len = len};
 	unsigned int filters = 0;
-	bool ok = done(c, SP_M_SLICE_CREATE,
-		       json_pack("{s:s, s:s, s:i, s:i, s:I, s:I, s:i, s:I, s:I, s:b}", "name",
-				 s->name, "codeopt", s->codeopt, "id", s->id, "npe", s->npe,
-				 "memory", (json_int_t)s->memory, "filter_quota",
-				 (json_int_t)s->filter_quota, "queue_quota", s->queue_quota,
-				 "buffer_quota", (json_int_t)s->buffer_quota, "owner",
-				 (json_int_t)s->owner, "managed", 1), why, len);
+	bool ok = done(c, SP_M_SLICE_CREATE, model_create_params(s), why, len);
 
 	if (!ok)
 		return false;
 	for (unsigned int i = 0; ok && i < SP_MAX_SLICE_ENDPOINTS; i++)
 		ok = !s->ep[i].used ||
-		     done(c, SP_M_ENDPOINT_RESERVE, json_pack("{s:s, s:s, s:i, s:I, s:I, s:i}",
-							   "slice", s->name, "port", s->ep[i].port,
-							   "udp_port", s->ep[i].udp_port,
-							   "bandwidth", (json_int_t)s->ep[i].bandwidth,
-							   "inbound", (json_int_t)s->ep[i].inbound,
-							   "index", i), why, len);
+		     done(c, SP_M_ENDPOINT_RESERVE, model_endpoint_params(s, i), why, len);
 	for (unsigned int q = 0; ok && q < SP_MAX_SLICE_QUEUES; q++)
 		ok = !s->q[q].bound ||
 		     done(c, SP_M_QUEUE_BIND, json_pack("{s:s, s:i, s:i, s:I, s:I, s:I}", "slice",

@@ -11,7 +11,7 @@
 
 #include "common/unixsock.h"
 
-#define SCHEMA_VERSION 2
+#define SCHEMA_VERSION 3
 #define BUSY_TIMEOUT_MS 5000
 
 static const char SCHEMA[] =
@@ -22,7 +22,7 @@ static const char SCHEMA[] =
 	" buffer_quota INTEGER NOT NULL, bandwidth INTEGER NOT NULL, inbound INTEGER NOT NULL);"
 	"CREATE TABLE IF NOT EXISTS endpoints(slice INTEGER REFERENCES slices(id) ON DELETE CASCADE,"
 	" idx INTEGER, port TEXT NOT NULL, udp_port INTEGER NOT NULL, bandwidth INTEGER NOT NULL,"
-	" inbound INTEGER NOT NULL, PRIMARY KEY(slice, idx));"
+	" inbound INTEGER NOT NULL, tcp INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(slice, idx));"
 	"CREATE TABLE IF NOT EXISTS queues(slice INTEGER REFERENCES slices(id) ON DELETE CASCADE,"
 	" qid INTEGER, endpoint INTEGER NOT NULL, threshold INTEGER NOT NULL,"
 	" threshold_packets INTEGER NOT NULL, share INTEGER NOT NULL, PRIMARY KEY(slice, qid));"
@@ -38,7 +38,10 @@ static const char SCHEMA[] =
 	" overhead INTEGER NOT NULL, PRIMARY KEY(npe, port));"
 	/* Added in place: a database without it gets it, empty, when opened. */
 	"CREATE TABLE IF NOT EXISTS codeopt_data(slice INTEGER PRIMARY KEY REFERENCES slices(id)"
-	" ON DELETE CASCADE, data BLOB NOT NULL);";
+	" ON DELETE CASCADE, data BLOB NOT NULL);"
+	"CREATE TABLE IF NOT EXISTS host_slices(slice INTEGER PRIMARY KEY REFERENCES slices(id)"
+	" ON DELETE CASCADE, netns TEXT NOT NULL, nat_ports INTEGER NOT NULL,"
+	" netns_made INTEGER NOT NULL);";
 
 /* The statements, prepared once. */
 enum query {
@@ -46,7 +49,7 @@ enum query {
 	Q_PUT_SLICE, Q_DEL_SLICE, Q_PUT_ENDPOINT, Q_DEL_ENDPOINT, Q_PUT_QUEUE, Q_DEL_QUEUE,
 	Q_PUT_SCHED, Q_PUT_FILTER, Q_DEL_FILTER, Q_FILTERS_BY_ENDPOINT, Q_FILTERS_BY_QUEUE,
 	Q_FILTERS, Q_GET_PAGE, Q_PUT_PAGE, Q_PAGES, Q_PUT_CODEOPT_DATA, Q_GET_CODEOPT_DATA,
-	Q_LOAD_SLICES, Q_LOAD_ENDPOINTS, Q_LOAD_QUEUES, Q_LOAD_SCHEDS,
+	Q_LOAD_SLICES, Q_LOAD_ENDPOINTS, Q_LOAD_QUEUES, Q_LOAD_SCHEDS, Q_PUT_HOST, Q_LOAD_HOSTS,
 	Q_MAX
 };
 
@@ -62,7 +65,7 @@ static const char *const SQL[Q_MAX] = {
 			" buffer_quota = excluded.buffer_quota, bandwidth = excluded.bandwidth,"
 			" inbound = excluded.inbound",
 	[Q_DEL_SLICE] = "DELETE FROM slices WHERE id = ?",
-	[Q_PUT_ENDPOINT] = "INSERT OR REPLACE INTO endpoints VALUES(?,?,?,?,?,?)",
+	[Q_PUT_ENDPOINT] = "INSERT OR REPLACE INTO endpoints VALUES(?,?,?,?,?,?,?)",
 	[Q_DEL_ENDPOINT] = "DELETE FROM endpoints WHERE slice = ? AND idx = ?",
 	[Q_PUT_QUEUE] = "INSERT OR REPLACE INTO queues VALUES(?,?,?,?,?,?)",
 	[Q_DEL_QUEUE] = "DELETE FROM queues WHERE slice = ? AND qid = ?",
@@ -82,10 +85,13 @@ static const char *const SQL[Q_MAX] = {
 	[Q_GET_CODEOPT_DATA] = "SELECT data FROM codeopt_data WHERE slice = ?",
 	[Q_LOAD_SLICES] = "SELECT id, name, owner, codeopt, npe, memory, filter_quota, queue_quota,"
 			  " buffer_quota, bandwidth, inbound FROM slices",
-	[Q_LOAD_ENDPOINTS] = "SELECT slice, idx, port, udp_port, bandwidth, inbound FROM endpoints",
+	[Q_LOAD_ENDPOINTS] = "SELECT slice, idx, port, udp_port, bandwidth, inbound, tcp"
+			     " FROM endpoints",
 	[Q_LOAD_QUEUES] = "SELECT slice, qid, endpoint, threshold, threshold_packets, share"
 			  " FROM queues",
 	[Q_LOAD_SCHEDS] = "SELECT npe, port, rate, overhead FROM schedulers ORDER BY npe, port",
+	[Q_PUT_HOST] = "INSERT OR REPLACE INTO host_slices VALUES(?,?,?,?)",
+	[Q_LOAD_HOSTS] = "SELECT slice, netns, nat_ports, netns_made FROM host_slices",
 };
 
 struct store {
@@ -168,6 +174,19 @@ migrate_1_to_2(struct store *st)
 	return -1;
 }
 
+/* Version 2 had no TCP endpoints (host slices' host_slices table is made with the schema). */
+static int
+migrate_2_to_3(struct store *st)
+{
+	if (exec(st, "BEGIN IMMEDIATE;"
+		 "ALTER TABLE endpoints ADD COLUMN tcp INTEGER NOT NULL DEFAULT 0;"
+		 "UPDATE meta SET value = 3 WHERE key = 'schema';"
+		 "COMMIT;") == 0)
+		return 0;
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
 /* The schema, made or checked. */
 static int
 set_up(struct store *st, bool sync_full)
@@ -190,8 +209,10 @@ set_up(struct store *st, bool sync_full)
 		snprintf(sql, sizeof(sql), "INSERT INTO meta VALUES('schema', %d)", SCHEMA_VERSION);
 		return exec(st, sql);
 	}
-	if (version == 1)
-		return migrate_1_to_2(st);
+	if (version == 1 && migrate_1_to_2(st) < 0)
+		return -1;
+	if (version == 1 || version == 2)
+		return migrate_2_to_3(st);
 	if (version != SCHEMA_VERSION) {
 		snprintf(st->error, sizeof(st->error), "the database has schema version %d; this "
 			 "slicectld reads version %d", version, SCHEMA_VERSION);
@@ -338,9 +359,10 @@ load_endpoints_and_queues(struct store *st, struct model *m)
 		e = &m->slices[id].ep[idx];
 		e->used = true;
 		column_text(s, 2, e->port, sizeof(e->port));
-		e->udp_port = (uint16_t)sqlite3_column_int64(s, 3);
+		e->l4_port = (uint16_t)sqlite3_column_int64(s, 3);
 		e->bandwidth = (uint64_t)sqlite3_column_int64(s, 4);
 		e->inbound = (uint64_t)sqlite3_column_int64(s, 5);
+		e->tcp = sqlite3_column_int64(s, 6) != 0;
 	}
 	if (s == NULL || rc != SQLITE_DONE)
 		return fail(st, "loading the endpoints");
@@ -379,12 +401,32 @@ load_scheds(struct store *st, struct model *m)
 									 "schedulers") : 0;
 }
 
+static int
+load_hosts(struct store *st, struct model *m)
+{
+	sqlite3_stmt *s = query(st, Q_LOAD_HOSTS, 0, NULL);
+	int rc = SQLITE_ERROR;
+
+	while (s != NULL && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(s, 0);
+		struct ctld_slice *sl;
+
+		if (id <= 0 || id >= SP_MAX_SLICES)
+			continue;
+		sl = &m->slices[id];
+		column_text(s, 1, sl->netns, sizeof(sl->netns));
+		sl->nat_ports = (uint16_t)sqlite3_column_int64(s, 2);
+		sl->netns_made = sqlite3_column_int64(s, 3) != 0;
+	}
+	return s == NULL || rc != SQLITE_DONE ? fail(st, "loading the host slices") : 0;
+}
+
 int
 store_load(struct store *st, struct model *m)
 {
 	memset(m, 0, sizeof(*m));
 	if (load_slices(st, m) < 0 || load_endpoints_and_queues(st, m) < 0 ||
-	    load_scheds(st, m) < 0)
+	    load_scheds(st, m) < 0 || load_hosts(st, m) < 0)
 		return -1;
 	return 0;
 }
@@ -400,7 +442,15 @@ store_put_slice(struct store *st, const struct ctld_slice *s)
 		return -1;
 	sqlite3_bind_text(q, 2, s->name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 4, s->codeopt, -1, SQLITE_STATIC);
-	return run(st, q, "storing a slice");
+	if (run(st, q, "storing a slice") < 0)
+		return -1;
+	if (s->netns[0] == '\0')
+		return 0;
+	q = QUERY(st, Q_PUT_HOST, s->id, 0, s->nat_ports, s->netns_made);
+	if (q == NULL)
+		return -1;
+	sqlite3_bind_text(q, 2, s->netns, -1, SQLITE_STATIC);
+	return run(st, q, "storing a host slice");
 }
 
 int
@@ -412,8 +462,8 @@ store_del_slice(struct store *st, uint16_t id)
 int
 store_put_endpoint(struct store *st, uint16_t slice, uint16_t index, const struct ctld_endpoint *e)
 {
-	sqlite3_stmt *q = QUERY(st, Q_PUT_ENDPOINT, slice, index, 0, e->udp_port,
-				(int64_t)e->bandwidth, (int64_t)e->inbound);
+	sqlite3_stmt *q = QUERY(st, Q_PUT_ENDPOINT, slice, index, 0, e->l4_port,
+				(int64_t)e->bandwidth, (int64_t)e->inbound, e->tcp);
 
 	if (q == NULL)
 		return -1;

@@ -29,7 +29,9 @@
 	X(exception, "handed to the slow path (reasons say why)")                                  \
 	X(drop, "dropped, any reason")                                                             \
 	X(to_slow_path, "exceptions its channel took; the others counted again by reason")        \
-	X(injected, "packets its slow path injected, then counted as fwd, exception or drop")
+	X(injected, "packets its slow path injected, then counted as fwd, exception or drop")       \
+	X(to_netns, "a host slice's: frames written into its network namespace")                  \
+	X(from_netns, "a host slice's: frames its namespace sent, then counted as fwd or drop")
 
 /* A slice's plain counts. */
 #define SP_SLICE_COUNTS(X)                                                                         \

@@ -31,5 +31,6 @@
 #define SP_M_METRICS_TEXT      "metrics.text"
 #define SP_M_SCHED_SET         "sched.set"
 #define SP_M_NODE_INFO         "node.info"
+#define SP_M_NAT_LIST          "nat.list"
 
 #endif

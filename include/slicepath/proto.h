@@ -36,6 +36,9 @@
  */
 #define SP_NAME_LEN 32 /* slice and port names: 1 to 31 of [A-Za-z0-9_] */
 #define SP_MAX_SLICES 256 /* slice ids are 1 to 255 */
+/* The "codeopt" of a host slice: no code option, its own network namespace. */
+#define SP_CODEOPT_HOST "host"
+#define SP_NETNS_NAME_LEN 64 /* a host slice's namespace name (under /run/netns) and its NUL */
 #define SP_MAX_SLICE_ENDPOINTS 16
 #define SP_MAX_SLICE_QUEUES 64
 #define SP_MAX_RATE UINT64_C(10000000000000) /* 10 Tb/s */
@@ -46,6 +49,8 @@
 #define SP_DEFAULT_QUEUE_QUOTA 16
 #define SP_DEFAULT_BUFFER_QUOTA 4096
 #define SP_MAX_BUFFER_QUOTA (64u << 20)
+#define SP_DEFAULT_NAT_PORTS 256 /* a host slice's NAT range */
+#define SP_MAX_NAT_PORTS 4096
 #define SP_DEFAULT_BANDWIDTH UINT64_C(10000000) /* an endpoint's reservation */
 #define SP_DEFAULT_SHARE UINT64_C(1000000)      /* a queue's share */
 #define SP_MIN_THRESHOLD 2048

@@ -45,6 +45,12 @@ enum sp_reason {
 	/* substrate again (numbers only ever grow: slow paths see them) */
 	SP_REASON_INBOUND_RATE,  /* beyond its endpoint's inbound bandwidth */
 	SP_REASON_HOST_FULL,     /* for the host, whose interface did not take it (queue full) */
+	/* host slices (framework) */
+	SP_REASON_NETNS_FULL,    /* its namespace's interface did not take it (queue full) */
+	SP_REASON_NETNS_GONE,    /* its namespace's interface is gone (namespace deleted) */
+	SP_REASON_NAT_FULL,      /* a new outgoing flow, every number of its NAT range in use */
+	SP_REASON_NAT_MISS,      /* to its NAT range, but no flow of that remote holds the number */
+	SP_REASON_BAD_SOURCE,    /* sent from an address that is not one of the node's */
 	SP_REASON_MAX
 };
 
@@ -80,6 +86,11 @@ sp_reason_name(unsigned int r)
 		[SP_REASON_SLOW_PATH_FULL] = "slow_path_full",
 		[SP_REASON_INBOUND_RATE] = "inbound_rate",
 		[SP_REASON_HOST_FULL] = "host_full",
+		[SP_REASON_NETNS_FULL] = "netns_full",
+		[SP_REASON_NETNS_GONE] = "netns_gone",
+		[SP_REASON_NAT_FULL] = "nat_full",
+		[SP_REASON_NAT_MISS] = "nat_miss",
+		[SP_REASON_BAD_SOURCE] = "bad_source",
 	};
 
 	return r < SP_REASON_MAX && names[r] != 0 ? names[r] : "unknown";

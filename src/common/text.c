@@ -195,6 +195,21 @@ sp_unusable_ipv4(uint32_t ip_be)
 
 
 const char *
+sp_netns_name_problem(const char *name)
+{
+	size_t len = strlen(name);
+
+	_Static_assert(SP_NETNS_NAME_LEN == 64, "the message below says 63");
+	if (len == 0 || len >= SP_NETNS_NAME_LEN)
+		return "must have 1 to 63 characters";
+	if (strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != len)
+		return "may hold only letters, digits, '_', '-' or '.'";
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return "must not be . or ..";
+	return NULL;
+}
+
+const char *
 sp_slice_name_problem(const char *name)
 {
 	size_t len = strlen(name);

@@ -31,4 +31,11 @@ const char *sp_unusable_ipv4(uint32_t ip_be);
  */
 const char *sp_slice_name_problem(const char *name);
 
+/*
+ * What is wrong with a host slice's network namespace name (a file under
+ * /run/netns, passed to ip netns), or NULL: 1 to SP_NETNS_NAME_LEN - 1
+ * letters, digits, '_', '-' or '.', not . or ..
+ */
+const char *sp_netns_name_problem(const char *name);
+
 #endif

@@ -29,6 +29,13 @@ static const struct uint_spec RX_QUEUES = OPT("rx_queues", 1, SP_MAX_PORT_RXQ, 0
 static const struct uint_spec NPE_FILTERS = OPT("filters", 1, MIB, SP_DEFAULT_NPE_FILTERS);
 static const struct uint_spec NPE_QUEUES = OPT("queues", 1, MIB, 65536);
 static const struct uint_spec LCORE_ID = REQ("id", 1, RTE_MAX_LCORE - 1);
+/* Host slices' NAT (src/gpe/nat.h): the numbers slices' ranges come from, idle timeouts in s. */
+static const struct uint_spec NAT_FIRST = OPT("first", 1024, 65535, 61000);
+static const struct uint_spec NAT_LAST = OPT("last", 1024, 65535, 65535);
+static const struct uint_spec NAT_TCP_ESTABLISHED = OPT("tcp_established", 1, 86400 * 7, 7440);
+static const struct uint_spec NAT_TCP_TRANSITORY = OPT("tcp_transitory", 1, 86400, 240);
+static const struct uint_spec NAT_UDP = OPT("udp", 1, 86400, 120);
+static const struct uint_spec NAT_ICMP = OPT("icmp", 1, 86400, 60);
 /* An element of an lcore's "npes" list (checked against the NPE count). */
 static const struct uint_spec NPE_INDEX = OPT(NULL, 0, UINT16_MAX, 0);
 
@@ -510,8 +517,47 @@ parse_lcores(struct parser *p, json_t *root)
 
 static const char *const TOP_KEYS[] = {
 	"eal", "mbufs", "codeopt_libs", "mgmt_socket", "channel_dir", "ports", "neighbors", "npes",
-	"lcores", "slices", NULL,
+	"lcores", "nat", "slices", NULL,
 };
+
+static const char *const NAT_KEYS[] = {
+	"first", "last", "tcp_established", "tcp_transitory", "udp", "icmp", NULL,
+};
+
+/* "nat": optional, every key too. */
+static int
+parse_nat(struct parser *p, json_t *root)
+{
+	json_t *o = json_object_get(root, "nat"), *none = json_object();
+	struct sp_config *c = p->cfg;
+	uint64_t v[6];
+	int rc = -EINVAL;
+
+	if (none == NULL)
+		return cfg_out_of_memory(p, "nat");
+	if (o == NULL)
+		o = none;
+	if (cfg_check_object(p, o, "nat", NAT_KEYS) == 0 &&
+	    cfg_get_uint(p, o, "nat", &NAT_FIRST, &v[0]) == 0 &&
+	    cfg_get_uint(p, o, "nat", &NAT_LAST, &v[1]) == 0 &&
+	    cfg_get_uint(p, o, "nat", &NAT_TCP_ESTABLISHED, &v[2]) == 0 &&
+	    cfg_get_uint(p, o, "nat", &NAT_TCP_TRANSITORY, &v[3]) == 0 &&
+	    cfg_get_uint(p, o, "nat", &NAT_UDP, &v[4]) == 0 &&
+	    cfg_get_uint(p, o, "nat", &NAT_ICMP, &v[5]) == 0) {
+		rc = 0;
+		if (v[1] < v[0])
+			rc = cfg_fail(p, "nat", "last", "%" PRIu64 " is below \"first\" (%" PRIu64
+				      "): the NAT ports are first to last", v[1], v[0]);
+	}
+	json_decref(none);
+	if (rc < 0)
+		return rc;
+	c->nat_first = (uint16_t)v[0];
+	c->nat_last = (uint16_t)v[1];
+	c->nat_timeouts = (struct sp_nat_timeouts){(uint32_t)v[2], (uint32_t)v[3], (uint32_t)v[4],
+						   (uint32_t)v[5]};
+	return 0;
+}
 
 /* An absolute path (a socket's or a directory of sockets) of at most max - 1 bytes, or dflt. */
 static int
@@ -554,6 +600,7 @@ parse_root(struct parser *p, json_t *root)
 	TRY(parse_neighbors(p, root));
 	TRY(parse_npes(p, root));
 	TRY(parse_lcores(p, root));
+	TRY(parse_nat(p, root));
 	return cfg_parse_slices(p, root);
 }
 

@@ -18,6 +18,7 @@
 
 #include "../common/limits.h"
 #include "../common/text.h"
+#include "../gpe/nat.h"
 
 #define SP_MAX_CODEOPT_LIBS 16
 #define SP_MAX_EAL_ARGS 64
@@ -129,6 +130,8 @@ struct sp_config {
 	char codeopt_libs[SP_MAX_CODEOPT_LIBS][SP_PATH_LEN];
 	char mgmt_socket[SP_SOCKET_PATH_LEN]; /* "mgmt_socket": the private JSON-RPC socket */
 	char channel_dir[SP_CHANNEL_DIR_LEN];  /* "channel_dir": the slices' exception channels */
+	uint16_t nat_first, nat_last;          /* "nat": the host slices' NAT ranges come from these */
+	struct sp_nat_timeouts nat_timeouts;
 	uint16_t nb_slices;
 	struct sp_cfg_slice slices[SP_MAX_SLICES];
 };

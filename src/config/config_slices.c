@@ -374,6 +374,9 @@ parse_slice_head(struct parser *p, json_t *o, const char *path, uint16_t si,
 				        "each slice its own id", s->id, k, cfg->slices[k].name);
 	}
 	TRY(cfg_get_text(p, o, path, "codeopt", s->codeopt, sizeof(s->codeopt)));
+	if (strcmp(s->codeopt, SP_CODEOPT_HOST) == 0)
+		return cfg_fail(p, path, "codeopt", "host slices are made at run time, in a network "
+			        "namespace (slicectl slice create NAME codeopt host netns NS)");
 	if (json_object_get(o, "codeopt_data") != NULL)
 		TRY(cfg_get_text(p, o, path, "codeopt_data", s->codeopt_data,
 				 sizeof(s->codeopt_data)));

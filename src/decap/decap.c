@@ -19,6 +19,8 @@
 #include <rte_log.h>
 #include <rte_malloc.h>
 #include <rte_spinlock.h>
+#include <rte_icmp.h>
+#include <rte_tcp.h>
 #include <rte_udp.h>
 
 #include <slicepath/cksum.h>
@@ -32,23 +34,29 @@
 SP_LOG_TYPE("decap")
 
 /*
- * The endpoint table: a port's endpoints in an array by UDP port, since a
- * frame is for an endpoint only if it is addressed to the port's own
- * address (and every endpoint of a port has it): one load finds a frame's
- * endpoint, where a hash lookup cost a tenth of the forwarding lcore. An
- * entry is one 64-bit word, written whole, so lookups never wait and never
- * see half an entry: the endpoint's address, a flag, its slice and index.
+ * The endpoint table: a port's endpoints in an array by UDP (or TCP) port,
+ * since a frame is for an endpoint only if it is addressed to the port's
+ * own address (and every endpoint of a port has it): one load finds a
+ * frame's endpoint, where a hash lookup cost a tenth of the forwarding
+ * lcore. An entry is one 64-bit word, written whole, so lookups never wait
+ * and never see half an entry: the endpoint's address, flags, its slice
+ * and index. A host slice's NAT range holds its numbers in the UDP and TCP
+ * arrays (ICMP echo identifiers are looked up in the UDP one).
  */
-#define EP_UDP_PORTS 65536
+#define EP_L4_PORTS 65536
 #define EP_USED (UINT64_C(1) << 31)
+#define EP_WHOLE (UINT64_C(1) << 30) /* the frame goes to its slice unstripped */
+#define EP_NAT (UINT64_C(1) << 29)   /* a NAT range's number: no endpoint, no policer */
+#define EP_SLICE_SHIFT 16
+#define EP_SLICE_MASK 0x1fffu
 
 static uint64_t
-ep_entry(uint32_t ip_be, uint16_t slice, uint16_t endpoint)
+ep_entry(uint32_t ip_be, uint16_t slice, uint16_t endpoint, uint64_t flags)
 {
-	return (uint64_t)ip_be << 32 | EP_USED | (uint32_t)slice << 16 | endpoint;
+	return (uint64_t)ip_be << 32 | EP_USED | flags | (uint32_t)slice << EP_SLICE_SHIFT | endpoint;
 }
 
-/* Is the entry an endpoint's of that address? */
+/* Is the entry an endpoint's (or a NAT range's) of that address? */
 static bool
 ep_matches(uint64_t e, uint32_t ip_be)
 {
@@ -67,8 +75,8 @@ struct policer {
 };
 
 struct sp_decap_table {
-	/* By port: EP_UDP_PORTS entries (ep_entry) from the port's first endpoint on, else NULL. */
-	uint64_t *eps[SP_MAX_PORTS];
+	/* By protocol and port: EP_L4_PORTS entries (ep_entry) from its first one on, else NULL. */
+	uint64_t *eps[SP_L4_COUNT][SP_MAX_PORTS];
 	int socket;
 	uint32_t max_endpoints;
 	uint32_t nb_endpoints;
@@ -80,13 +88,15 @@ struct sp_decap_table {
 /* A policer's bucket holds at least two of the largest frames an mbuf takes. */
 #define POLICE_MIN_DEPTH_BITS (2 * sp_wire_bytes(RTE_MBUF_DEFAULT_DATAROOM, SP_ETHER_OVERHEAD) * 8)
 
-/* A UDP datagram to the port's address, as the checks found it. */
+/* A datagram (or segment, or echo reply) to the port's address, as the checks found it. */
 struct candidate {
 	struct rte_mbuf *m;
 	uint32_t rx_len;  /* frame length as received, for the slice and endpoint counters */
 	uint32_t ip_be;   /* destination */
-	uint16_t udp_port; /* destination, host order */
+	uint16_t l4_port; /* destination port (an echo reply's identifier), host order */
 	uint16_t hdr_len; /* Ethernet + IPv4 with options + UDP: what is stripped */
+	uint8_t l4;       /* enum sp_l4: the table it is looked up in */
+	uint8_t proto;    /* IPPROTO_UDP, _TCP or _ICMP */
 };
 
 /* What the checks made of one frame. */
@@ -128,8 +138,9 @@ sp_decap_free(struct sp_decap_table *t)
 {
 	if (t == NULL)
 		return;
-	for (uint16_t p = 0; p < SP_MAX_PORTS; p++)
-		rte_free(t->eps[p]);
+	for (unsigned int l4 = 0; l4 < SP_L4_COUNT; l4++)
+		for (uint16_t p = 0; p < SP_MAX_PORTS; p++)
+			rte_free(t->eps[l4][p]);
 	rte_free(t);
 }
 
@@ -174,64 +185,107 @@ sp_decap_set_inbound(struct sp_decap_table *t, uint16_t endpoint, uint64_t inbou
 	return 0;
 }
 
-/* The port's entries, made at its first endpoint; NULL with no memory. */
+/* The port's entries of protocol l4, made at the first; NULL with no memory. */
 static uint64_t *
-port_entries(struct sp_decap_table *t, uint16_t port)
+port_entries(struct sp_decap_table *t, enum sp_l4 l4, uint16_t port)
 {
-	uint64_t *eps = t->eps[port];
+	uint64_t *eps = t->eps[l4][port];
 
 	if (eps != NULL)
 		return eps;
-	eps = rte_zmalloc_socket("sp_decap_eps", EP_UDP_PORTS * sizeof(eps[0]), RTE_CACHE_LINE_SIZE,
+	eps = rte_zmalloc_socket("sp_decap_eps", EP_L4_PORTS * sizeof(eps[0]), RTE_CACHE_LINE_SIZE,
 				 t->socket);
 	if (eps == NULL) {
 		SP_LOG(ERR, "no memory for port %u's endpoint table", port);
 		return NULL;
 	}
 	/* Zeroed before lookups can see it. */
-	__atomic_store_n(&t->eps[port], eps, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->eps[l4][port], eps, __ATOMIC_RELEASE);
 	return eps;
 }
 
-int
-sp_decap_add_endpoint(struct sp_decap_table *t, uint16_t port, uint32_t ip_be,
-		      uint16_t udp_port_be, uint16_t slice, uint16_t endpoint)
+bool
+sp_decap_taken(const struct sp_decap_table *t, uint16_t port, enum sp_l4 l4, uint16_t num)
 {
-	uint16_t udp = rte_be_to_cpu_16(udp_port_be);
+	return t->eps[l4][port] != NULL && (t->eps[l4][port][num] & EP_USED);
+}
+
+int
+sp_decap_add_endpoint(struct sp_decap_table *t, uint16_t port, uint32_t ip_be, enum sp_l4 l4,
+		      uint16_t l4_port_be, uint16_t slice, uint16_t endpoint, bool whole)
+{
+	uint16_t num = rte_be_to_cpu_16(l4_port_be);
 	uint64_t *eps;
 
-	if (t == NULL || port >= SP_MAX_PORTS || slice >= SP_MAX_SLICES ||
+	if (t == NULL || port >= SP_MAX_PORTS || l4 >= SP_L4_COUNT || slice >= SP_MAX_SLICES ||
 	    endpoint >= SP_MAX_ENDPOINTS)
 		return -EINVAL;
 	/* A port has one address: its UDP port is taken whatever address the other names. */
-	if (t->eps[port] != NULL && (t->eps[port][udp] & EP_USED))
+	if (sp_decap_taken(t, port, l4, num))
 		return -EEXIST;
 	if (t->nb_endpoints >= t->max_endpoints)
 		return -ENOSPC;
-	eps = port_entries(t, port);
+	eps = port_entries(t, l4, port);
 	if (eps == NULL)
 		return -ENOMEM;
-	__atomic_store_n(&eps[udp], ep_entry(ip_be, slice, endpoint), __ATOMIC_RELEASE);
+	__atomic_store_n(&eps[num], ep_entry(ip_be, slice, endpoint, whole ? EP_WHOLE : 0),
+			 __ATOMIC_RELEASE);
 	t->nb_endpoints++;
-	SP_LOG(DEBUG, "port %u udp %u: slice %u endpoint %u", port, udp, slice, endpoint);
+	SP_LOG(DEBUG, "port %u %s %u: slice %u endpoint %u", port, l4 == SP_L4_TCP ? "tcp" : "udp",
+	       num, slice, endpoint);
 	return 0;
 }
 
 int
-sp_decap_del_endpoint(struct sp_decap_table *t, uint16_t port, uint32_t ip_be,
-		      uint16_t udp_port_be)
+sp_decap_del_endpoint(struct sp_decap_table *t, uint16_t port, uint32_t ip_be, enum sp_l4 l4,
+		      uint16_t l4_port_be)
 {
-	uint16_t udp = rte_be_to_cpu_16(udp_port_be);
+	uint16_t num = rte_be_to_cpu_16(l4_port_be);
 
-	if (t == NULL || port >= SP_MAX_PORTS)
+	if (t == NULL || port >= SP_MAX_PORTS || l4 >= SP_L4_COUNT)
 		return -EINVAL;
-	if (t->eps[port] == NULL || !ep_matches(t->eps[port][udp], ip_be))
+	if (t->eps[l4][port] == NULL || !ep_matches(t->eps[l4][port][num], ip_be) ||
+	    (t->eps[l4][port][num] & EP_NAT))
 		return -ENOENT;
 	/* A lookup that read the entry just before hands its frame over as before the call. */
-	__atomic_store_n(&t->eps[port][udp], 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->eps[l4][port][num], 0, __ATOMIC_RELEASE);
 	t->nb_endpoints--;
-	SP_LOG(DEBUG, "port %u udp %u: released", port, udp);
+	SP_LOG(DEBUG, "port %u %s %u: released", port, l4 == SP_L4_TCP ? "tcp" : "udp", num);
 	return 0;
+}
+
+int
+sp_decap_add_nat(struct sp_decap_table *t, uint16_t port, uint32_t ip_be, uint16_t first,
+		 uint16_t count, uint16_t slice)
+{
+	uint64_t *eps[SP_L4_COUNT];
+
+	if (t == NULL || port >= SP_MAX_PORTS || slice >= SP_MAX_SLICES || count == 0 ||
+	    first + count - 1 > UINT16_MAX)
+		return -EINVAL;
+	for (unsigned int l4 = 0; l4 < SP_L4_COUNT; l4++) {
+		for (uint32_t num = first; num < (uint32_t)first + count; num++)
+			if (sp_decap_taken(t, port, l4, (uint16_t)num))
+				return -EEXIST;
+		eps[l4] = port_entries(t, l4, port);
+		if (eps[l4] == NULL)
+			return -ENOMEM;
+	}
+	for (unsigned int l4 = 0; l4 < SP_L4_COUNT; l4++)
+		for (uint32_t num = first; num < (uint32_t)first + count; num++)
+			__atomic_store_n(&eps[l4][num], ep_entry(ip_be, slice, 0, EP_NAT),
+					 __ATOMIC_RELEASE);
+	return 0;
+}
+
+void
+sp_decap_del_nat(struct sp_decap_table *t, uint16_t port, uint16_t first, uint16_t count)
+{
+	for (unsigned int l4 = 0; t != NULL && port < SP_MAX_PORTS && l4 < SP_L4_COUNT; l4++)
+		for (uint32_t num = first; t->eps[l4][port] != NULL && num < (uint32_t)first + count;
+		     num++)
+			if (t->eps[l4][port][num] & EP_NAT)
+				__atomic_store_n(&t->eps[l4][port][num], 0, __ATOMIC_RELEASE);
 }
 
 /*
@@ -291,16 +345,68 @@ check_udp(struct rte_mbuf *m, const struct rte_ipv4_hdr *ip, struct candidate *c
 		return SP_REASON_TRUNCATED;
 
 	c->ip_be = ip->dst_addr;
-	c->udp_port = rte_be_to_cpu_16(udp->dst_port);
+	c->l4_port = rte_be_to_cpu_16(udp->dst_port);
 	c->hdr_len = l4 + sizeof(*udp);
+	c->l4 = SP_L4_UDP;
+	c->proto = IPPROTO_UDP;
 	return SP_REASON_NONE;
+}
+
+/* TCP header complete (options included) within the IPv4 payload: for a host slice's endpoint. */
+static enum sp_reason
+check_tcp(struct rte_mbuf *m, const struct rte_ipv4_hdr *ip, struct candidate *c)
+{
+	uint16_t hlen = rte_ipv4_hdr_len(ip);
+	uint16_t payload = rte_be_to_cpu_16(ip->total_length) - hlen;
+	uint16_t l4 = RTE_ETHER_HDR_LEN + hlen;
+	const struct rte_tcp_hdr *tcp;
+
+	if (payload < sizeof(*tcp) || rte_pktmbuf_data_len(m) < l4 + sizeof(*tcp))
+		return SP_REASON_TRUNCATED;
+	tcp = rte_pktmbuf_mtod_offset(m, const struct rte_tcp_hdr *, l4);
+	if ((tcp->data_off >> 4) * 4u < sizeof(*tcp) || (tcp->data_off >> 4) * 4u > payload)
+		return SP_REASON_TRUNCATED;
+	c->ip_be = ip->dst_addr;
+	c->l4_port = rte_be_to_cpu_16(tcp->dst_port);
+	c->hdr_len = 0; /* host slices take whole frames */
+	c->l4 = SP_L4_TCP;
+	c->proto = IPPROTO_TCP;
+	return SP_REASON_NONE;
+}
+
+/*
+ * An echo reply whose identifier is in a host slice's NAT range (the answer
+ * to a ping its program sent): for that slice, whole.
+ */
+static bool
+nat_echo_reply(const struct sp_decap_table *t, uint16_t port, struct rte_mbuf *m,
+	       const struct rte_ipv4_hdr *ip, struct candidate *c)
+{
+	const uint64_t *eps = __atomic_load_n(&t->eps[SP_L4_UDP][port], __ATOMIC_ACQUIRE);
+	uint16_t hlen = rte_ipv4_hdr_len(ip);
+	const struct rte_icmp_hdr *icmp;
+
+	if (eps == NULL || rte_be_to_cpu_16(ip->total_length) < hlen + sizeof(*icmp) ||
+	    rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN + hlen + sizeof(*icmp))
+		return false;
+	icmp = (const struct rte_icmp_hdr *)((const uint8_t *)ip + hlen);
+	if (icmp->icmp_type != RTE_IP_ICMP_ECHO_REPLY ||
+	    !(__atomic_load_n(&eps[rte_be_to_cpu_16(icmp->icmp_ident)], __ATOMIC_ACQUIRE) & EP_NAT))
+		return false;
+	c->ip_be = ip->dst_addr;
+	c->l4_port = rte_be_to_cpu_16(icmp->icmp_ident);
+	c->hdr_len = 0;
+	c->l4 = SP_L4_UDP;
+	c->proto = IPPROTO_ICMP;
+	return true;
 }
 
 /* IPv4 to the receiving port's own address (another port's address does not count). */
 static enum step
-classify_ipv4(const struct sp_port_addr *a, struct rte_mbuf *m, struct sp_decap_out *out,
-	      struct candidate *c, enum sp_reason *why)
+classify_ipv4(const struct sp_decap_table *t, uint16_t port, struct rte_mbuf *m,
+	      struct sp_decap_out *out, struct candidate *c, enum sp_reason *why)
 {
+	const struct sp_port_addr *a = &t->ports[port];
 	struct rte_ipv4_hdr *ip;
 
 	if (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN + sizeof(*ip)) {
@@ -319,21 +425,35 @@ classify_ipv4(const struct sp_port_addr *a, struct rte_mbuf *m, struct sp_decap_
 	case IPPROTO_UDP:
 		*why = check_udp(m, ip, c);
 		return *why == SP_REASON_NONE ? STEP_LOOKUP : STEP_DROP;
+	case IPPROTO_TCP:
+		if (t->eps[SP_L4_TCP][port] == NULL)
+			goto not_udp; /* no host slice has a TCP endpoint on the port */
+		*why = check_tcp(m, ip, c);
+		return *why == SP_REASON_NONE ? STEP_LOOKUP : STEP_DROP;
 	case IPPROTO_ICMP:
+		if (nat_echo_reply(t, port, m, ip, c))
+			return STEP_LOOKUP;
 		*why = sp_icmp_input(a, m, ip, out);
-		if (*why == SP_REASON_ICMP_IGNORED && a->host)
-			return STEP_HOST; /* errors and echo replies for the host's connections */
+		/* Errors and echo replies for the host's connections; an echo request the
+		 * node would not answer (a multicast sender) is nobody's. The ICMP header is
+		 * there: sp_icmp_input() checked it before ignoring. */
+		if (*why == SP_REASON_ICMP_IGNORED && a->host &&
+		    ((const struct rte_icmp_hdr *)((const uint8_t *)ip + rte_ipv4_hdr_len(ip)))
+				    ->icmp_type != RTE_IP_ICMP_ECHO_REQUEST)
+			return STEP_HOST;
 		return *why == SP_REASON_NONE ? STEP_DONE : STEP_DROP;
 	default:
+	not_udp:
 		*why = SP_REASON_NOT_UDP;
 		return a->host ? STEP_HOST : STEP_DROP;
 	}
 }
 
 static enum step
-classify(const struct sp_port_addr *a, uint16_t port, struct rte_mbuf *m,
+classify(const struct sp_decap_table *t, uint16_t port, struct rte_mbuf *m,
 	 struct sp_decap_out *out, struct candidate *c, enum sp_reason *why)
 {
+	const struct sp_port_addr *a = &t->ports[port];
 	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 
 	c->m = m;
@@ -347,7 +467,7 @@ classify(const struct sp_port_addr *a, uint16_t port, struct rte_mbuf *m,
 	else if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_ARP))
 		*why = sp_arp_input(a, port, m, out);
 	else if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV4))
-		return classify_ipv4(a, m, out, c, why);
+		return classify_ipv4(t, port, m, out, c, why);
 	else
 		*why = SP_REASON_NOT_IPV4; /* VLAN tags included: ports are untagged */
 	return *why == SP_REASON_NONE ? STEP_DONE : STEP_DROP;
@@ -382,8 +502,10 @@ common_datagram(uint32_t ip_be, uint64_t mac, struct rte_mbuf *m, struct candida
 	c->m = m;
 	c->rx_len = len;
 	c->ip_be = ip->dst_addr;
-	c->udp_port = rte_be_to_cpu_16(udp->dst_port);
+	c->l4_port = rte_be_to_cpu_16(udp->dst_port);
 	c->hdr_len = SP_OUTER_HDR_LEN;
+	c->l4 = SP_L4_UDP;
+	c->proto = IPPROTO_UDP;
 	return true;
 }
 
@@ -421,29 +543,34 @@ within_inbound(const struct sp_decap_table *t, struct policer *p, uint32_t rx_le
 /*
  * Strip the outer headers (data offset only, no copy) and hand the packet
  * to its slice, or drop it (inbound_rate) beyond its endpoint's inbound rate.
+ * A host slice's frames go whole; those of its NAT range have no endpoint.
  * False when dropped.
  */
 static bool
-to_slice(struct sp_decap_table *t, const struct candidate *c, uint32_t value, uint64_t now,
+to_slice(struct sp_decap_table *t, const struct candidate *c, uint64_t e, uint64_t now,
 	 struct sp_decap_out *out, struct sp_lcore_stats *st)
 {
-	uint16_t slice = value >> 16, endpoint = value & UINT16_MAX;
+	uint16_t slice = (uint32_t)e >> EP_SLICE_SHIFT & EP_SLICE_MASK, endpoint = e & UINT16_MAX;
 	struct sp_meta *meta = sp_meta(c->m);
 
 	/* Whole frames, as received, like the port counter: what arrived, policed or not. */
 	st->slice[slice].rx.pkts++;
 	st->slice[slice].rx.bytes += c->rx_len;
-	st->endpoint[endpoint].rx.pkts++;
-	st->endpoint[endpoint].rx.bytes += c->rx_len;
-	if (!within_inbound(t, &t->police[endpoint], c->rx_len, now)) {
-		st->slice[slice].drop.pkts++;
-		st->slice[slice].drop.bytes += c->rx_len;
-		st->slice[slice].reason[SP_REASON_INBOUND_RATE]++;
-		st->reason[SP_REASON_INBOUND_RATE]++;
-		return false;
+	if (e & EP_NAT) {
+		endpoint = SP_ENDPOINT_NAT;
+	} else {
+		st->endpoint[endpoint].rx.pkts++;
+		st->endpoint[endpoint].rx.bytes += c->rx_len;
+		if (!within_inbound(t, &t->police[endpoint], c->rx_len, now)) {
+			st->slice[slice].drop.pkts++;
+			st->slice[slice].drop.bytes += c->rx_len;
+			st->slice[slice].reason[SP_REASON_INBOUND_RATE]++;
+			st->reason[SP_REASON_INBOUND_RATE]++;
+			return false;
+		}
 	}
-
-	rte_pktmbuf_adj(c->m, c->hdr_len);
+	if (!(e & (EP_WHOLE | EP_NAT)))
+		rte_pktmbuf_adj(c->m, c->hdr_len);
 	/* All else zero, in as few stores as the compiler finds. */
 	*meta = (struct sp_meta){.slice = slice, .in_ep = endpoint, .verdict = SP_FORWARD};
 	out->fwd[out->nb_fwd++] = c->m;
@@ -451,27 +578,32 @@ to_slice(struct sp_decap_table *t, const struct candidate *c, uint32_t value, ui
 }
 
 /*
- * The endpoint of a datagram to the port's address, in eps (the port's
- * entries, NULL before its first endpoint), then to_slice(); with none, the
- * host's when the port has a host path. False when dropped, the reason
- * counted.
+ * The endpoint of a datagram (or a host slice's segment or echo reply) to
+ * the port's address, in its protocol's entries (eps: the port's UDP ones,
+ * NULL before its first endpoint), then to_slice(); with none, the host's
+ * when the port has a host path. False when dropped, the reason counted.
  */
 static bool
-to_endpoint(struct sp_decap_table *t, const struct sp_port_addr *a, const uint64_t *eps,
+to_endpoint(struct sp_decap_table *t, uint16_t port, const uint64_t *eps,
 	    const struct candidate *c, uint64_t now, struct sp_decap_out *out,
 	    struct sp_lcore_stats *st)
 {
-	uint64_t e = eps != NULL ? __atomic_load_n(&eps[c->udp_port], __ATOMIC_ACQUIRE) : 0;
+	uint64_t e;
 
-	if (!ep_matches(e, c->ip_be)) {
-		if (a->host) {
+	if (c->l4 != SP_L4_UDP)
+		eps = __atomic_load_n(&t->eps[c->l4][port], __ATOMIC_ACQUIRE);
+	e = eps != NULL ? __atomic_load_n(&eps[c->l4_port], __ATOMIC_ACQUIRE) : 0;
+	/* A fast-path slice's UDP endpoint takes no echo reply; a NAT range takes any. */
+	if (!ep_matches(e, c->ip_be) || (c->proto == IPPROTO_ICMP && !(e & EP_NAT))) {
+		if (t->ports[port].host) {
 			out->host[out->nb_host++] = c->m;
 			return true;
 		}
-		st->reason[SP_REASON_NO_ENDPOINT]++;
+		st->reason[c->proto == IPPROTO_UDP ? SP_REASON_NO_ENDPOINT :
+			   c->proto == IPPROTO_TCP ? SP_REASON_NOT_UDP : SP_REASON_ICMP_IGNORED]++;
 		return false;
 	}
-	return to_slice(t, c, (uint32_t)e & ~EP_USED, now, out, st);
+	return to_slice(t, c, e, now, out, st);
 }
 
 void
@@ -479,7 +611,7 @@ sp_decap_burst(struct sp_decap_table *t, uint16_t port, struct rte_mbuf **pkts,
 	       uint16_t n, struct sp_decap_out *out, struct sp_lcore_stats *st)
 {
 	const struct sp_port_addr *a = &t->ports[port];
-	const uint64_t *eps = __atomic_load_n(&t->eps[port], __ATOMIC_ACQUIRE);
+	const uint64_t *eps = __atomic_load_n(&t->eps[SP_L4_UDP][port], __ATOMIC_ACQUIRE);
 	uint64_t now = rte_get_tsc_cycles(), mac = sp_mac_word(&a->mac);
 	struct sp_counter *rx = &st->port[port].rx;
 	struct rte_mbuf *drop[SP_BURST];
@@ -496,11 +628,11 @@ sp_decap_burst(struct sp_decap_table *t, uint16_t port, struct rte_mbuf **pkts,
 	for (i = 0; i < n; i++) {
 		rx->bytes += rte_pktmbuf_pkt_len(pkts[i]);
 		enum step step = common_datagram(a->ip_be, mac, pkts[i], &c) ? STEP_LOOKUP :
-				 classify(a, port, pkts[i], out, &c, &why);
+				 classify(t, port, pkts[i], out, &c, &why);
 
 		switch (step) {
 		case STEP_LOOKUP:
-			if (!to_endpoint(t, a, eps, &c, now, out, st))
+			if (!to_endpoint(t, port, eps, &c, now, out, st))
 				drop[nb_drop++] = pkts[i];
 			break;
 		case STEP_HOST:

@@ -12,6 +12,7 @@
 #ifndef SP_DECAP_H
 #define SP_DECAP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <rte_ether.h>
@@ -57,19 +58,52 @@ void sp_decap_set_host(struct sp_decap_table *t, uint16_t port, bool host);
  */
 int sp_decap_set_inbound(struct sp_decap_table *t, uint16_t endpoint, uint64_t inbound_bps);
 
+/* The protocols an endpoint may be of: UDP (any slice), TCP (host slices). */
+enum sp_l4 { SP_L4_UDP, SP_L4_TCP, SP_L4_COUNT };
+
+static inline const char *
+sp_l4_name(enum sp_l4 l4)
+{
+	return l4 == SP_L4_TCP ? "TCP" : "UDP";
+}
+
+/* An endpoint's port number as the API names it: "udp_port" or "tcp_port". */
+static inline const char *
+sp_l4_key(enum sp_l4 l4)
+{
+	return l4 == SP_L4_TCP ? "tcp_port" : "udp_port";
+}
+
+/* sp_meta.in_ep of a frame that arrived for a host slice's NAT range (no endpoint). */
+#define SP_ENDPOINT_NAT UINT16_MAX
+
 /*
  * One writer (management thread); lookups never wait. An endpoint is the
- * port's UDP port at the port's address. -EEXIST if the UDP port is taken
- * on the port, -ENOSPC when max_endpoints are in, -ENOMEM for the port's
- * first endpoint (its table takes 512 KiB).
+ * port's UDP (or TCP) port at the port's address; whole: its frames go to
+ * the slice unstripped (a host slice's). -EEXIST if the port number is
+ * taken on the port (by an endpoint or a NAT range), -ENOSPC when
+ * max_endpoints are in, -ENOMEM for the port's first endpoint of the
+ * protocol (its table takes 512 KiB).
  */
-int sp_decap_add_endpoint(struct sp_decap_table *t, uint16_t port, uint32_t ip_be,
-			  uint16_t udp_port_be, uint16_t slice, uint16_t endpoint);
-int sp_decap_del_endpoint(struct sp_decap_table *t, uint16_t port, uint32_t ip_be,
-			  uint16_t udp_port_be);
+int sp_decap_add_endpoint(struct sp_decap_table *t, uint16_t port, uint32_t ip_be, enum sp_l4 l4,
+			  uint16_t l4_port_be, uint16_t slice, uint16_t endpoint, bool whole);
+int sp_decap_del_endpoint(struct sp_decap_table *t, uint16_t port, uint32_t ip_be, enum sp_l4 l4,
+			  uint16_t l4_port_be);
+/* Is the port number (host order) of that protocol held on port (endpoint or NAT range)? */
+bool sp_decap_taken(const struct sp_decap_table *t, uint16_t port, enum sp_l4 l4, uint16_t num);
+
+/*
+ * A host slice's NAT range on port: numbers first .. first + count - 1 of
+ * both UDP and TCP (and ICMP echo identifiers) go to the slice whole, for
+ * its NAT table to map back. -EEXIST if any is held, nothing written then.
+ */
+int sp_decap_add_nat(struct sp_decap_table *t, uint16_t port, uint32_t ip_be, uint16_t first,
+		     uint16_t count, uint16_t slice);
+void sp_decap_del_nat(struct sp_decap_table *t, uint16_t port, uint16_t first, uint16_t count);
 
 struct sp_decap_out {
-	uint16_t nb_fwd;   /* for slices: sp_meta slice and in_ep set, data at inner header */
+	uint16_t nb_fwd;   /* for slices: sp_meta slice and in_ep set, data at inner header
+			    * (a host slice's: whole frames) */
 	uint16_t nb_reply; /* ARP replies and ICMP echo replies to send out the same port */
 	uint16_t nb_learn; /* ARP replies addressed to us, for the neighbor table */
 	uint16_t nb_host;  /* whole frames for the host's interface (a port's host path) */

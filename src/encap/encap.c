@@ -52,7 +52,7 @@ sp_encap_prepare(const struct sp_node *node, struct sp_endpoint *ep)
 		.ip.time_to_live = OUTER_TTL,
 		.ip.next_proto_id = IPPROTO_UDP,
 		.ip.src_addr = ep->ip_be,
-		.udp.src_port = ep->udp_port_be,
+		.udp.src_port = ep->l4_port_be,
 		/* Zero: "no checksum", valid for UDP over IPv4, and the inner header
 		 * carries its own. */
 		.udp.dgram_cksum = 0,
@@ -161,4 +161,35 @@ sp_encap_burst(const struct sp_node *node, struct sp_neigh_cache *nc, struct rte
 		write_outer(m, eps[j], &sp_meta(m)->result, macs[j].addr_bytes);
 	}
 	return done + (uint16_t)__builtin_popcountll(hit);
+}
+
+uint16_t
+sp_encap_ethernet(const struct sp_node *node, struct sp_neigh_cache *nc, struct rte_mbuf **pkts,
+		  uint16_t n)
+{
+	struct rte_mbuf *missed[SP_BURST];
+	uint16_t found = 0, nb_missed = 0;
+
+	sp_neigh_cache_sync(node->neigh, nc);
+	for (uint16_t i = 0; i < n; i++) {
+		struct sp_meta *meta = sp_meta(pkts[i]);
+		struct rte_ether_hdr *eth = rte_pktmbuf_mtod(pkts[i], struct rte_ether_hdr *);
+		struct rte_ether_addr mac;
+		const uint8_t *hit = sp_neigh_cache_find(nc, meta->out_port, meta->result.nh_ip);
+
+		if (hit == NULL && sp_neigh_get_cached(node->neigh, nc, &meta->out_port,
+						       &meta->result.nh_ip, 1, &mac) != 0)
+			hit = mac.addr_bytes;
+		if (hit == NULL) {
+			sp_meta_drop(pkts[i], SP_REASON_NO_NEIGHBOR);
+			request_resolution(node, meta->out_port, meta->result.nh_ip);
+			missed[nb_missed++] = pkts[i];
+			continue;
+		}
+		memcpy(eth->dst_addr.addr_bytes, hit, RTE_ETHER_ADDR_LEN);
+		eth->src_addr = node->ports[meta->out_port].mac;
+		pkts[found++] = pkts[i];
+	}
+	memcpy(&pkts[found], missed, nb_missed * sizeof(missed[0]));
+	return found;
 }

@@ -21,6 +21,15 @@
 uint16_t sp_encap_burst(const struct sp_node *node, struct sp_neigh_cache *nc,
 			struct rte_mbuf **pkts, uint16_t n);
 
+/*
+ * A host slice's frames, IPv4 already (src/gpe/): the Ethernet header for
+ * the next hop sp_meta.result.nh_ip on sp_meta.out_port. n <= SP_BURST. Those
+ * without a resolved next hop (marked SP_DROP, resolution asked) go to the
+ * end; returns how many are ready, at the front.
+ */
+uint16_t sp_encap_ethernet(const struct sp_node *node, struct sp_neigh_cache *nc,
+			   struct rte_mbuf **pkts, uint16_t n);
+
 /* Fill the endpoint's outer header template from its port (MAC), address and UDP port,
  * before its first packet. */
 void sp_encap_prepare(const struct sp_node *node, struct sp_endpoint *ep);

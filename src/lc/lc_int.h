@@ -25,6 +25,13 @@
  */
 #define TX_HOLD 64
 
+/*
+ * How often a forwarding lcore reads the Linux interfaces it serves (the
+ * hosts', host slices'): a TAP's receive is a system call, too dear for
+ * every turn of the loop; what the host or a host slice sends waits that long.
+ */
+#define SP_HOST_POLL_US 20
+
 struct tx_port {
 	struct rte_mbuf *held[TX_HOLD];
 	uint16_t nb_held;
@@ -54,6 +61,7 @@ struct lcore_ctx {
 	unsigned int rcu_thread; /* also its tx queue on a port of one queue a lcore */
 	uint64_t next_stamp; /* TSC at which the LC stamps its next received frame */
 	uint64_t next_host_poll; /* TSC at which the LC next reads the hosts' interfaces */
+	uint64_t next_slices_poll; /* TSC at which its NPEs next read their host slices' */
 	struct lc_rxq rxq[LC_MAX_RXQ];
 };
 

@@ -65,6 +65,30 @@ npe_rx(struct lcore_ctx *c, struct sp_npe *npe, struct rte_ring *r)
 		sp_npe_process(c->node, npe, pkts, (uint16_t)n, c->st);
 }
 
+/* What its NPEs' host slices sent from their namespaces, every SP_HOST_POLL_US at most. */
+static void
+npe_from_slices(struct lcore_ctx *c)
+{
+	const struct sp_node *node = c->node;
+	uint64_t now = rte_rdtsc();
+
+	if (now < c->next_slices_poll)
+		return;
+	c->next_slices_poll = now + rte_get_tsc_hz() / (1000000 / SP_HOST_POLL_US);
+	for (unsigned int w = 0; w < RTE_DIM(node->host_slice_bits); w++) {
+		uint64_t bits = __atomic_load_n(&node->host_slice_bits[w], __ATOMIC_ACQUIRE);
+
+		for (; bits != 0; bits &= bits - 1) {
+			unsigned int id = w * 64 + (unsigned int)__builtin_ctzll(bits);
+			struct sp_slice *s = __atomic_load_n(&node->slices[id], __ATOMIC_ACQUIRE);
+
+			for (uint16_t i = 0; s != NULL && s->host != NULL && i < c->nb_npes; i++)
+				if (c->npes[i]->id == s->npe)
+					sp_hslice_output(node, c->npes[i], s, c->st);
+		}
+	}
+}
+
 static void
 ctx_init(struct lcore_ctx *c, struct sp_node *node, unsigned int lcore)
 {
@@ -116,6 +140,8 @@ sp_lcore_main(void *arg)
 			npe_rx(&c, c.npes[i], c.npes[i]->inject_ring);
 			npe_output(&c, c.npes[i]);
 		}
+		if (c.nb_npes > 0)
+			npe_from_slices(&c);
 		if (c.lc)
 			lc_tx(&c);
 		else

@@ -60,12 +60,7 @@ to_host(struct lcore_ctx *c, uint16_t p, struct rte_mbuf **pkts, uint16_t n)
 	rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
 }
 
-/*
- * What the hosts' interfaces send, out of their ports, every HOST_POLL_US
- * at most: a tap's receive is a system call, too dear for every turn of
- * the loop; the host's traffic (SSH, its own connections) waits that long.
- */
-#define HOST_POLL_US 20
+/* What the hosts' interfaces send, out of their ports, every SP_SP_HOST_POLL_US at most. */
 
 void
 lc_from_hosts(struct lcore_ctx *c)
@@ -75,7 +70,7 @@ lc_from_hosts(struct lcore_ctx *c)
 
 	if (now < c->next_host_poll)
 		return;
-	c->next_host_poll = now + rte_get_tsc_hz() / (1000000 / HOST_POLL_US);
+	c->next_host_poll = now + rte_get_tsc_hz() / (1000000 / SP_HOST_POLL_US);
 	for (uint16_t p = 0; p < node->nb_ports; p++) {
 		struct rte_mbuf *pkts[SP_BURST];
 		uint16_t n;

@@ -38,18 +38,26 @@ rule_common(struct sp_steer_rule *r, uint32_t priority, uint16_t queue)
 }
 
 void
-sp_steer_rule_endpoint(struct sp_steer_rule *r, uint32_t ip_be, uint16_t udp_be, uint16_t queue)
+sp_steer_rule_endpoint(struct sp_steer_rule *r, enum sp_l4 l4, uint32_t ip_be, uint16_t port_be,
+		       uint16_t queue)
 {
 	memset(r, 0, sizeof(*r));
 	r->ip_spec.hdr.dst_addr = ip_be;
 	r->ip_mask.hdr.dst_addr = UINT32_MAX;
-	r->udp_spec.hdr.dst_port = udp_be;
-	r->udp_mask.hdr.dst_port = UINT16_MAX;
 	r->pattern[0] = (struct rte_flow_item){.type = RTE_FLOW_ITEM_TYPE_ETH};
 	r->pattern[1] = (struct rte_flow_item){.type = RTE_FLOW_ITEM_TYPE_IPV4,
 					       .spec = &r->ip_spec, .mask = &r->ip_mask};
-	r->pattern[2] = (struct rte_flow_item){.type = RTE_FLOW_ITEM_TYPE_UDP,
-					       .spec = &r->udp_spec, .mask = &r->udp_mask};
+	if (l4 == SP_L4_TCP) {
+		r->tcp_spec.hdr.dst_port = port_be;
+		r->tcp_mask.hdr.dst_port = UINT16_MAX;
+		r->pattern[2] = (struct rte_flow_item){.type = RTE_FLOW_ITEM_TYPE_TCP,
+						       .spec = &r->tcp_spec, .mask = &r->tcp_mask};
+	} else {
+		r->udp_spec.hdr.dst_port = port_be;
+		r->udp_mask.hdr.dst_port = UINT16_MAX;
+		r->pattern[2] = (struct rte_flow_item){.type = RTE_FLOW_ITEM_TYPE_UDP,
+							 .spec = &r->udp_spec, .mask = &r->udp_mask};
+	}
 	r->pattern[3] = (struct rte_flow_item){.type = RTE_FLOW_ITEM_TYPE_END};
 	rule_common(r, 0, queue);
 }
@@ -122,7 +130,7 @@ add_rule(struct sp_node *node, uint16_t slot, char *err, size_t errlen)
 
 	if (!st->on[ep->port] || queue < 0)
 		return 0; /* an NPE on no LC lcore: its frames cross from queue 0's LC */
-	sp_steer_rule_endpoint(&r, ep->ip_be, ep->udp_port_be, (uint16_t)queue);
+	sp_steer_rule_endpoint(&r, ep->l4, ep->ip_be, ep->l4_port_be, (uint16_t)queue);
 	st->rule[slot] = rte_flow_create(node->ports[ep->port].port_id, &r.attr, r.pattern,
 					 r.actions, &fe);
 	if (st->rule[slot] != NULL) {
@@ -131,8 +139,8 @@ add_rule(struct sp_node *node, uint16_t slot, char *err, size_t errlen)
 	}
 	rc = rte_errno != 0 ? -rte_errno : -EIO;
 	flow_error_text(&fe, rc, text, sizeof(text));
-	snprintf(err, errlen, "the device refused the rule of UDP port %u to queue %d: %s",
-		 rte_be_to_cpu_16(ep->udp_port_be), queue, text);
+	snprintf(err, errlen, "the device refused the rule of %s port %u to queue %d: %s",
+		 sp_l4_name(ep->l4), rte_be_to_cpu_16(ep->l4_port_be), queue, text);
 	return rc;
 }
 
@@ -146,7 +154,7 @@ steer_port(struct sp_node *node, uint16_t p, char *err, size_t errlen)
 	char text[128];
 	int rc;
 
-	sp_steer_rule_endpoint(&r, node->ports[p].ip_be, rte_cpu_to_be_16(1), 0);
+	sp_steer_rule_endpoint(&r, SP_L4_UDP, node->ports[p].ip_be, rte_cpu_to_be_16(1), 0);
 	rc = rte_flow_validate(node->ports[p].port_id, &r.attr, r.pattern, r.actions, &fe);
 	if (rc < 0) {
 		flow_error_text(&fe, rc, text, sizeof(text));

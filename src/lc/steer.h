@@ -25,6 +25,8 @@
 
 #include <rte_flow.h>
 
+#include "../decap/decap.h"
+
 struct sp_node;
 struct sp_config;
 
@@ -33,13 +35,14 @@ struct sp_steer_rule {
 	struct rte_flow_attr attr;
 	struct rte_flow_item_ipv4 ip_spec, ip_mask;
 	struct rte_flow_item_udp udp_spec, udp_mask;
+	struct rte_flow_item_tcp tcp_spec, tcp_mask; /* a host slice's TCP endpoint */
 	struct rte_flow_action_queue queue;
 	struct rte_flow_item pattern[4];
 	struct rte_flow_action actions[2];
 };
 
-/* Frames to ip_be:udp_be (network order) to rx queue `queue`. */
-void sp_steer_rule_endpoint(struct sp_steer_rule *r, uint32_t ip_be, uint16_t udp_be,
+/* Frames to ip_be and UDP (or TCP, l4: enum sp_l4) port port_be, network order, to rx queue `queue`. */
+void sp_steer_rule_endpoint(struct sp_steer_rule *r, enum sp_l4 l4, uint32_t ip_be, uint16_t port_be,
 			    uint16_t queue);
 /* Every other frame to queue 0, below the endpoints' rules. */
 void sp_steer_rule_default(struct sp_steer_rule *r);

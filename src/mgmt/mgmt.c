@@ -7,6 +7,7 @@
 #include <rte_cycles.h>
 
 #include "channel.h"
+#include "../gpe/hslice.h"
 #include "resolver.h"
 
 #define POLL_MS 2 /* ARP and exceptions need no more; requests and injections wake it at once */
@@ -87,6 +88,7 @@ sp_mgmt_run(struct sp_node *node, struct sp_rpc_server *rpc)
 		learn(node, &r, st);
 		resolve(node, &r);
 		sp_channels_deliver(node->channels);
+		sp_hslices_watch(node);
 		serve_sockets(node, rpc);
 	}
 }

@@ -14,11 +14,12 @@ static const struct {
 	const char *params;
 } methods[] = {
 	{SP_M_SLICE_CREATE, sp_rpc_slice_create, "name codeopt id npe memory filter_quota queue_quota "
-	 "buffer_quota owner managed"},
+	 "buffer_quota owner managed netns nat_ports"},
 	{SP_M_SLICE_DELETE, sp_rpc_slice_delete, "slice"},
 	{SP_M_SLICE_MOVE, sp_rpc_slice_move, "slice npe"},
 	{SP_M_SLICE_LIST, sp_rpc_slice_list, ""},
-	{SP_M_ENDPOINT_RESERVE, sp_rpc_endpoint_reserve, "slice port udp_port bandwidth inbound index"},
+	{SP_M_ENDPOINT_RESERVE, sp_rpc_endpoint_reserve, "slice port udp_port tcp_port bandwidth "
+	 "inbound index"},
 	{SP_M_ENDPOINT_RELEASE, sp_rpc_endpoint_release, "slice endpoint"},
 	{SP_M_FILTER_INSERT, sp_rpc_filter_insert, "slice position key mask result filters"},
 	{SP_M_FILTER_DELETE, sp_rpc_filter_delete, "slice position"},
@@ -33,6 +34,7 @@ static const struct {
 	{SP_M_STATS_GET, sp_rpc_stats_get, "slice"},
 	{SP_M_STATE_DUMP, sp_rpc_state_dump, ""},
 	{SP_M_NODE_INFO, sp_rpc_node_info, ""},
+	{SP_M_NAT_LIST, sp_rpc_nat_list, "slice"},
 };
 
 int

@@ -92,6 +92,7 @@ json_t *sp_rpc_slice_create(struct sp_node *node, json_t *params, struct sp_rpc_
 json_t *sp_rpc_slice_delete(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 json_t *sp_rpc_slice_list(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 json_t *sp_rpc_slice_move(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
+json_t *sp_rpc_nat_list(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 json_t *sp_rpc_endpoint_reserve(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 json_t *sp_rpc_endpoint_release(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 json_t *sp_rpc_queue_unbind(struct sp_node *node, json_t *params, struct sp_rpc_error *e);

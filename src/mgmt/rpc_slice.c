@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * slice.create, slice.delete, slice.list, endpoint.reserve,
- * endpoint.release and queue.unbind: slices and their endpoints on a
- * running node (the node's side is slice_ops.c).
+ * endpoint.release, queue.unbind and nat.list: slices and their endpoints
+ * on a running node (the node's side is slice_ops.c, a host slice's gpe/).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+
 #include <rte_byteorder.h>
+#include <rte_cycles.h>
 
 #include "channel.h"
 #include "../common/text.h"
@@ -52,8 +55,40 @@ free_slice_id(const struct sp_node *node)
 }
 
 /*
+ * A host slice's namespace ("netns", required) and NAT range size
+ * ("nat_ports"); neither for another code option. 0, or -1 with e filled.
+ */
+static int
+host_params(json_t *params, const char *codeopt, struct sp_hslice_spec *h,
+	    struct sp_rpc_error *e)
+{
+	bool host = strcmp(codeopt, SP_CODEOPT_HOST) == 0;
+	uint64_t nat = SP_DEFAULT_NAT_PORTS;
+
+	*h = (struct sp_hslice_spec){0};
+	if (!host) {
+		if (json_object_get(params, "netns") == NULL &&
+		    json_object_get(params, "nat_ports") == NULL)
+			return 0;
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"netns\" and \"nat_ports\" are for host "
+			    "slices (codeopt \"%s\"), not code option %s", SP_CODEOPT_HOST, codeopt);
+		return -1;
+	}
+	if (json_object_get(params, "netns") == NULL) {
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "a host slice needs \"netns\": the network "
+			    "namespace (under /run/netns) its programs run in");
+		return -1;
+	}
+	if (sp_rpc_string(params, "netns", &h->netns, e) < 0 ||
+	    sp_rpc_optional_uint(params, "nat_ports", 0, SP_MAX_NAT_PORTS, &nat, e) < 0)
+		return -1;
+	h->nat_ports = (uint16_t)nat;
+	return 0;
+}
+
+/*
  * {"name", "codeopt", ["id", "npe", "memory", "filter_quota", "queue_quota",
- * "buffer_quota", "owner", "managed"]} -> {"id", "npe", "channel"}
+ * "buffer_quota", "owner", "managed", "netns", "nat_ports"]} -> {"id", "npe", "channel"}
  */
 json_t *
 sp_rpc_slice_create(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
@@ -77,12 +112,14 @@ sp_rpc_slice_create(struct sp_node *node, json_t *params, struct sp_rpc_error *e
 	    sp_rpc_optional_uint(params, "queue_quota", 1, SP_MAX_SLICE_QUEUES, &queues, e) < 0 ||
 	    sp_rpc_optional_uint(params, "buffer_quota", 1, SP_MAX_BUFFER_QUOTA, &buffers, e) < 0 ||
 	    sp_rpc_optional_uint(params, "owner", 0, SP_OWNER_NONE - 1, &owner, e) < 0 ||
-	    sp_rpc_optional_bool(params, "managed", &managed, e) < 0)
+	    sp_rpc_optional_bool(params, "managed", &managed, e) < 0 ||
+	    host_params(params, codeopt, &spec.host, e) < 0)
 		return NULL;
 	if (id == 0)
 		return sp_rpc_fail(e, SP_RPC_NO_ROOM, "the node has %d slices, as many as it takes",
 				   SP_MAX_SLICES - 1);
 	spec = (struct sp_slice_spec){
+		.host = spec.host,
 		.id = (uint16_t)id,
 		.name = name,
 		.codeopt = codeopt,
@@ -141,6 +178,21 @@ sp_rpc_slice_move(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 	return rc < 0 ? sp_rpc_node_error(rc, why, e) : json_pack("{s:i}", "npe", s->npe);
 }
 
+/* A host slice's namespace, interface (up, or gone with its namespace) and NAT range. */
+static json_t *
+host_json(const struct sp_hslice *hs)
+{
+	json_t *o = json_pack("{s:s, s:s, s:s, s:i}", "netns", hs->netns, "interface", hs->ifname,
+			      "state", __atomic_load_n(&hs->gone, __ATOMIC_RELAXED) ? "gone" : "up",
+			      "nat_ports", hs->nat_count);
+
+	if (hs->nat != NULL) {
+		json_object_set_new(o, "nat_first", json_integer(hs->nat_first));
+		json_object_set_new(o, "nat_last", json_integer(hs->nat_first + hs->nat_count - 1));
+	}
+	return o;
+}
+
 /* What slice.list and state.dump say of every slice. */
 json_t *
 sp_rpc_slice_json(const struct sp_node *node, const struct sp_slice *s)
@@ -154,6 +206,8 @@ sp_rpc_slice_json(const struct sp_node *node, const struct sp_slice *s)
 
 	if (s->owner != SP_OWNER_NONE)
 		json_object_set_new(o, "owner", json_integer(s->owner));
+	if (s->host != NULL)
+		json_object_set_new(o, "host", host_json(s->host));
 	return o;
 }
 
@@ -177,8 +231,8 @@ sp_rpc_slice_list(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 json_t *
 sp_rpc_endpoint_reserve(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
-	uint64_t udp = 0, bw = SP_DEFAULT_BANDWIDTH, in = 0, want = SP_ENDPOINT_ANY;
-	struct sp_endpoint_req req;
+	uint64_t udp = 0, tcp = 0, bw = SP_DEFAULT_BANDWIDTH, in = 0, want = SP_ENDPOINT_ANY;
+	struct sp_endpoint_req req = {0};
 	struct sp_slice *s;
 	uint16_t idx;
 	char why[512];
@@ -186,19 +240,24 @@ sp_rpc_endpoint_reserve(struct sp_node *node, json_t *params, struct sp_rpc_erro
 
 	if (sp_rpc_slice(node, params, &s, e) < 0 || sp_rpc_port(node, params, &req.port, e) < 0 ||
 	    sp_rpc_optional_uint(params, "udp_port", 0, UINT16_MAX, &udp, e) < 0 ||
+	    sp_rpc_optional_uint(params, "tcp_port", 0, UINT16_MAX, &tcp, e) < 0 ||
 	    sp_rpc_optional_uint(params, "bandwidth", 0, SP_MAX_RATE, &bw, e) < 0 ||
 	    sp_rpc_optional_uint(params, "inbound", 0, SP_MAX_RATE, &in, e) < 0 ||
 	    sp_rpc_optional_uint(params, "index", 0, SP_MAX_SLICE_ENDPOINTS - 1, &want, e) < 0)
 		return NULL;
-	req.udp_port = (uint16_t)udp;
+	if (json_object_get(params, "udp_port") != NULL && json_object_get(params, "tcp_port") != NULL)
+		return sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "an endpoint is a UDP or a TCP port: "
+				   "give \"udp_port\" or \"tcp_port\", not both");
+	req.l4 = json_object_get(params, "tcp_port") != NULL ? SP_L4_TCP : SP_L4_UDP;
+	req.udp_port = (uint16_t)(req.l4 == SP_L4_TCP ? tcp : udp);
 	req.bandwidth_bps = bw;
 	req.inbound_bps = in;
 	idx = (uint16_t)want;
 	rc = sp_node_endpoint_add(node, s, &req, &idx, why, sizeof(why));
 	if (rc < 0)
 		return sp_rpc_node_error(rc, why, e);
-	return json_pack("{s:i, s:i}", "endpoint", idx, "udp_port",
-			 rte_be_to_cpu_16(node->endpoints[s->endpoints[idx]].udp_port_be));
+	return json_pack("{s:i, s:i}", "endpoint", idx, sp_l4_key(req.l4),
+			 rte_be_to_cpu_16(node->endpoints[s->endpoints[idx]].l4_port_be));
 }
 
 /* {"slice", key}: remove the slice's item of that index with fn, answered {done: 1}. */
@@ -231,4 +290,40 @@ json_t *
 sp_rpc_queue_unbind(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
 	return remove_item(node, params, "queue", "unbound", sp_node_queue_unbind, e);
+}
+
+/* {"slice"}: a host slice's NAT range, its counts and its entries now. */
+json_t *
+sp_rpc_nat_list(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+{
+	uint64_t now = rte_rdtsc();
+	struct sp_nat_stats st;
+	struct sp_nat_view v;
+	struct sp_slice *s;
+	uint32_t pos = 0;
+	json_t *entries;
+
+	if (sp_rpc_slice(node, params, &s, e) < 0)
+		return NULL;
+	if (s->host == NULL || s->host->nat == NULL)
+		return sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "slice %s has no NAT: only host slices "
+				   "(codeopt \"%s\") created with nat_ports above 0 do", s->name,
+				   SP_CODEOPT_HOST);
+	sp_nat_stats(s->host->nat, &st);
+	entries = json_array();
+	while (sp_nat_next(s->host->nat, &pos, now, &v)) {
+		char remote[32];
+		struct in_addr a = {.s_addr = v.rem_ip_be};
+
+		snprintf(remote, sizeof(remote), "%s:%u", inet_ntoa(a), v.rem_port);
+		json_array_append_new(entries, json_pack("{s:s, s:i, s:i, s:s, s:i, s:s}", "proto",
+							 sp_nat_proto_name(v.proto), "port", v.ext,
+							 "inner", v.inner, "remote", remote,
+							 "idle", v.idle_s, "state", v.state));
+	}
+	return json_pack("{s:i, s:i, s:{s:i, s:i, s:i}, s:I, s:I, s:I, s:o}", "first", st.first,
+			 "last", st.first + st.count - 1, "in_use", "tcp", st.in_use[SP_NAT_TCP],
+			 "udp", st.in_use[SP_NAT_UDP], "icmp", st.in_use[SP_NAT_ICMP], "created",
+			 (json_int_t)st.created, "expired", (json_int_t)st.expired, "full",
+			 (json_int_t)st.full, "entries", entries);
 }

@@ -21,7 +21,7 @@ sp_rpc_endpoint_json(const struct sp_node *node, uint16_t i, uint16_t slot)
 	const struct sp_endpoint *ep = &node->endpoints[slot];
 
 	return json_pack("{s:i, s:s, s:i, s:I, s:I}", "index", i, "port",
-			 node->ports[ep->port].name, "udp_port", ntohs(ep->udp_port_be),
+			 node->ports[ep->port].name, sp_l4_key(ep->l4), ntohs(ep->l4_port_be),
 			 "bandwidth", (json_int_t)ep->bandwidth_bps, "inbound",
 			 (json_int_t)ep->inbound_bps);
 }

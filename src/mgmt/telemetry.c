@@ -254,7 +254,7 @@ cmd_endpoints(const char *cmd __rte_unused, const char *params __rte_unused,
 		rte_tel_data_add_dict_string(c, "slice", s->name);
 		rte_tel_data_add_dict_string(c, "port", tnode->ports[ep->port].name);
 		add_ipv4(c, "ipv4", ep->ip_be);
-		rte_tel_data_add_dict_u64(c, "udp_port", rte_be_to_cpu_16(ep->udp_port_be));
+		rte_tel_data_add_dict_u64(c, sp_l4_key(ep->l4), rte_be_to_cpu_16(ep->l4_port_be));
 		rte_tel_data_add_dict_u64(c, "bandwidth", ep->bandwidth_bps);
 		rte_tel_data_add_dict_u64(c, "inbound", ep->inbound_bps);
 		sp_stats_endpoint_read(e, tel_field, c);

@@ -341,6 +341,9 @@ sp_node_init(struct sp_node *node, const struct sp_config *cfg, char *err, size_
 	memset(node, 0, sizeof(*node));
 	node->nb_mbufs = cfg->mbufs;
 	node->nb_lcores = cfg->nb_lcores;
+	node->nat_first = cfg->nat_first;
+	node->nat_last = cfg->nat_last;
+	node->nat_timeouts = cfg->nat_timeouts;
 	for (unsigned int i = 0; i < cfg->nb_lcores; i++) {
 		node->lcores[i] = cfg->lcores[i].id;
 		if (cfg->lcores[i].lc)

@@ -21,11 +21,13 @@
 #include "../qm/qm.h"
 #include "../lc/residence.h"
 #include "../npe/slice.h"
+#include "../gpe/hslice.h"
 
-/* An endpoint (SPP meta-interface): the slice's UDP port on a node port. */
+/* An endpoint (SPP meta-interface): the slice's UDP (a host slice's: or TCP) port on a node port. */
 struct sp_endpoint {
 	uint16_t port;        /* port index */
-	uint16_t udp_port_be;
+	uint8_t l4;           /* enum sp_l4 */
+	uint16_t l4_port_be;
 	uint32_t ip_be;       /* the port's address */
 	uint16_t slice;
 	uint64_t bandwidth_bps; /* outbound reservation */
@@ -76,6 +78,10 @@ struct sp_node {
 	uint16_t nb_npes;
 	struct sp_npe npes[SP_MAX_NPES];
 	struct sp_slice *slices[SP_MAX_SLICES];
+	/* Which slices are host slices (gpe/hslice.h): each NPE asks it of every frame. */
+	uint64_t host_slice_bits[SP_MAX_SLICES / 64];
+	uint16_t nat_first, nat_last; /* the config's NAT ports, host slices' ranges taken from them */
+	struct sp_nat_timeouts nat_timeouts;
 	uint16_t nb_endpoints;
 	struct sp_endpoint endpoints[SP_MAX_ENDPOINTS];
 	/* Management thread plumbing. */
@@ -126,6 +132,7 @@ struct sp_slice_spec {
 	uint32_t buffer_quota;
 	uint32_t owner; /* SP_OWNER_NONE: none */
 	bool managed;
+	struct sp_hslice_spec host; /* codeopt "host" (gpe/hslice.h): its namespace and NAT */
 };
 
 /* -EEXIST id or name taken, -EINVAL no such NPE or code option, -ENOSPC quotas beyond the NPE's room. */
@@ -161,7 +168,8 @@ int sp_node_codeopt_load(struct sp_node *node, struct sp_slice *s, const void *d
  */
 struct sp_endpoint_req {
 	uint16_t port;
-	uint16_t udp_port;
+	uint8_t l4;        /* enum sp_l4: TCP for host slices only */
+	uint16_t udp_port; /* or TCP */
 	uint64_t bandwidth_bps;
 	uint64_t inbound_bps;
 };

@@ -76,22 +76,12 @@ free_endpoint_slot(const struct sp_node *node)
 	return SP_MAX_ENDPOINTS;
 }
 
-/* The lowest UDP port from FIRST_ANY_UDP_PORT no endpoint holds on port, or 0. */
+/* The lowest port number of protocol l4 from FIRST_ANY_UDP_PORT that nothing holds on port, or 0. */
 static uint16_t
-free_udp_port(const struct sp_node *node, uint16_t port)
+free_l4_port(const struct sp_node *node, uint16_t port, enum sp_l4 l4)
 {
-	static uint64_t used[65536 / 64];
-
-	memset(used, 0, sizeof(used));
-	for (uint16_t i = 0; i < SP_MAX_ENDPOINTS; i++) {
-		const struct sp_endpoint *ep = &node->endpoints[i];
-		uint16_t udp = rte_be_to_cpu_16(ep->udp_port_be);
-
-		if (ep->slice != 0 && ep->port == port)
-			used[udp / 64] |= UINT64_C(1) << (udp % 64);
-	}
 	for (uint32_t u = FIRST_ANY_UDP_PORT; u < 65536; u++)
-		if (!(used[u / 64] >> (u % 64) & 1))
+		if (!sp_decap_taken(node->decap, port, l4, (uint16_t)u))
 			return (uint16_t)u;
 	return 0;
 }
@@ -165,10 +155,16 @@ sp_node_endpoint_add(struct sp_node *node, struct sp_slice *s, const struct sp_e
 			 SP_MAX_SLICE_ENDPOINTS, SP_MAX_ENDPOINTS);
 		return -ENOSPC;
 	}
+	if (req->l4 == SP_L4_TCP && s->host == NULL) {
+		snprintf(err, errlen, "slice %s has code option %s: TCP endpoints are for host "
+			 "slices (code option %s)", s->name, s->co->name, SP_CODEOPT_HOST);
+		return -EINVAL;
+	}
 	if (udp_port == 0)
-		udp_port = free_udp_port(node, port);
+		udp_port = free_l4_port(node, port, req->l4);
 	if (udp_port == 0) {
-		snprintf(err, errlen, "no UDP port is free on %s", node->ports[port].name);
+		snprintf(err, errlen, "no %s port is free on %s", sp_l4_name(req->l4),
+			 node->ports[port].name);
 		return -ENOSPC;
 	}
 	rc = check_inbound(node, port, req->inbound_bps, err, errlen);
@@ -185,7 +181,8 @@ sp_node_endpoint_add(struct sp_node *node, struct sp_slice *s, const struct sp_e
 	}
 	*ep = (struct sp_endpoint){
 		.port = port,
-		.udp_port_be = rte_cpu_to_be_16(udp_port),
+		.l4 = req->l4,
+		.l4_port_be = rte_cpu_to_be_16(udp_port),
 		.ip_be = node->ports[port].ip_be,
 		.slice = s->id,
 		.bandwidth_bps = req->bandwidth_bps,
@@ -202,10 +199,12 @@ sp_node_endpoint_add(struct sp_node *node, struct sp_slice *s, const struct sp_e
 	/* The slot is out of the table (and no lcore still reads it): its policer is ours to set. */
 	sp_decap_set_inbound(node->decap, slot, req->inbound_bps);
 	/* Last: from here on packets arrive. */
-	rc = sp_decap_add_endpoint(node->decap, port, ep->ip_be, ep->udp_port_be, s->id, slot);
+	rc = sp_decap_add_endpoint(node->decap, port, ep->ip_be, req->l4, ep->l4_port_be, s->id,
+				   slot, s->host != NULL);
 	if (rc < 0) {
-		snprintf(err, errlen, "UDP port %u on %s is taken (%s)", udp_port,
-			 node->ports[port].name, strerror(-rc));
+		snprintf(err, errlen, "%s port %u on %s is taken (%s)", sp_l4_name(req->l4), udp_port,
+			 node->ports[port].name, rc == -EEXIST ? "by an endpoint or a host slice's "
+			 "NAT range" : strerror(-rc));
 		__atomic_store_n(&s->endpoints[idx], SP_ENDPOINT_NONE, __ATOMIC_RELEASE);
 		s->nb_endpoints = nb_before; /* as if never asked */
 		/* A result naming the index may have reached the endpoint meanwhile. */
@@ -246,7 +245,7 @@ sp_node_endpoint_del(struct sp_node *node, struct sp_slice *s, uint16_t idx, cha
 	ep = &node->endpoints[slot];
 	/* First: no new packet to it, no new result sent from it. */
 	sp_steer_endpoint_removed(node, slot);
-	sp_decap_del_endpoint(node->decap, ep->port, ep->ip_be, ep->udp_port_be);
+	sp_decap_del_endpoint(node->decap, ep->port, ep->ip_be, ep->l4, ep->l4_port_be);
 	__atomic_store_n(&s->endpoints[idx], SP_ENDPOINT_NONE, __ATOMIC_RELEASE);
 	sp_node_wait_lcores(node);
 	sp_qm_room(qm, s->id, ep->port, &r);
@@ -422,6 +421,14 @@ sp_node_slice_add(struct sp_node *node, const struct sp_slice_spec *spec, struct
 		sp_lookup_slice_del(n->lookup, spec->id);
 		return -EINVAL;
 	}
+	if (strcmp(spec->codeopt, SP_CODEOPT_HOST) == 0) {
+		rc = sp_hslice_create(node, s, &spec->host, err, errlen);
+		if (rc < 0) {
+			sp_slice_destroy(s);
+			sp_lookup_slice_del(n->lookup, spec->id);
+			return rc;
+		}
+	}
 	s->filter_quota = spec->filter_quota;
 	s->queue_quota = spec->queue_quota;
 	s->buffer_quota = spec->buffer_quota;
@@ -450,8 +457,10 @@ sp_node_slice_del(struct sp_node *node, struct sp_slice *s, char *err, size_t er
 			continue; /* released: no slot to index */
 		ep = &node->endpoints[s->endpoints[i]];
 		sp_steer_endpoint_removed(node, s->endpoints[i]);
-		sp_decap_del_endpoint(node->decap, ep->port, ep->ip_be, ep->udp_port_be);
+		sp_decap_del_endpoint(node->decap, ep->port, ep->ip_be, ep->l4, ep->l4_port_be);
 	}
+	if (s->host != NULL)
+		sp_hslice_withdraw(node, s);
 	__atomic_store_n(&node->slices[s->id], NULL, __ATOMIC_RELEASE);
 	sp_node_wait_lcores(node);
 	if (node->qsbr != NULL)
@@ -474,6 +483,8 @@ sp_node_slice_del(struct sp_node *node, struct sp_slice *s, char *err, size_t er
 	n->filter_quotas -= s->filter_quota;
 	n->queue_quotas -= s->queue_quota;
 	sp_stats_reset_slice(s->id);
+	if (s->host != NULL)
+		sp_hslice_destroy(node, s);
 	sp_slice_destroy(s);
 	return 0;
 }

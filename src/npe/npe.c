@@ -212,6 +212,38 @@ send_burst(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf **pkt
 	sp_retire_burst(node, pkts, refused, st);
 }
 
+/*
+ * Host slices' frames leave the round for their namespaces (gpe/hslice.h);
+ * the others stay in order at the front. Returns how many stay.
+ */
+static uint16_t
+take_host_frames(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n,
+		 struct sp_lcore_stats *st)
+{
+	struct rte_mbuf *host[SP_NPE_ROUND];
+	uint16_t kept = 0, nb_host = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		if (sp_is_host_slice(node->host_slice_bits, sp_meta(pkts[i])->slice))
+			host[nb_host++] = pkts[i];
+		else
+			pkts[kept++] = pkts[i];
+	}
+	if (nb_host > 0)
+		sp_hslice_input(node, host, nb_host, st);
+	return kept;
+}
+
+static bool
+any_host_slice(const struct sp_node *node)
+{
+	uint64_t any = 0;
+
+	for (unsigned int w = 0; w < RTE_DIM(node->host_slice_bits); w++)
+		any |= __atomic_load_n(&node->host_slice_bits[w], __ATOMIC_RELAXED);
+	return any != 0;
+}
+
 void
 sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf **pkts, uint16_t n,
 	       struct sp_lcore_stats *st)
@@ -230,6 +262,8 @@ sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf *
 	 */
 	RTE_ASSERT(n <= SP_NPE_ROUND);
 	st->work.npe_pkts += n;
+	if (unlikely(any_host_slice(node)))
+		n = take_host_frames(node, pkts, n, st);
 	for (uint16_t i = 0; i < n; i++) {
 		uint16_t slice = sp_meta(pkts[i])->slice;
 

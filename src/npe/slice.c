@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "slice.h"
+#include "../gpe/hslice.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +13,10 @@
 SP_LOG_TYPE("codeopt")
 
 #define MAX_CODEOPTS 32
+
+/* A host slice's: no callbacks, its frames never reach a code option (gpe/hslice.h). */
+static const struct sp_codeopt host_codeopt = {.name = SP_CODEOPT_HOST,
+					       .abi_version = SP_CODEOPT_ABI};
 
 /* Filled by constructors before main() and by dlopen() at start-up, read
  * afterwards only: no lock needed. */
@@ -77,14 +82,17 @@ sp_codeopt_names(char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (unsigned int i = 0; i < nb_codeopts && off < len; i++)
-		off += snprintf(buf + off, len - off, "%s%s", i ? ", " : "", codeopts[i]->name);
+		off += snprintf(buf + off, len - off, "%s, ", codeopts[i]->name);
+	if (off < len)
+		snprintf(buf + off, len - off, "%s (a host slice)", host_codeopt.name);
 }
 
 struct sp_slice *
 sp_slice_create(uint16_t id, const char *name, const char *codeopt, uint16_t npe, size_t mem_size,
 		char *err, size_t errlen)
 {
-	const struct sp_codeopt *co = sp_codeopt_find(codeopt);
+	const struct sp_codeopt *co = strcmp(codeopt, SP_CODEOPT_HOST) == 0 ? &host_codeopt :
+				      sp_codeopt_find(codeopt);
 	struct sp_slice *s;
 	char names[256];
 	int rc;

@@ -39,6 +39,7 @@ struct sp_slice {
 	bool managed;    /* created by slicectld, which keeps it in step with its database */
 	/* A slow path is connected to its exception channel: the NPE hands exceptions up. */
 	bool slow_path_up;
+	struct sp_hslice *host; /* a host slice's namespace and NAT (gpe/hslice.h); else NULL */
 };
 
 /* Code option registry (sp_codeopt_register() is in the public header). */

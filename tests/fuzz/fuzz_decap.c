@@ -9,11 +9,15 @@
  *   bit 11     write a correct outer IPv4 header checksum first
  *   bits 12-15 k: if k > 0, the frame is a chain of two segments, the first k * 6 bytes long
  *
+ * Port 0 also has a host slice's endpoints (TCP and UDP, frames delivered
+ * whole) and a NAT range (UDP, TCP and echo replies, whole, no endpoint).
+ *
  * Invariants: every frame comes out exactly once (fwd, reply, learn) or is
  * freed (the pool's in-use count is back where it was once the outputs are
  * freed); a forwarded packet carries verdict SP_FORWARD and the slice and
- * endpoint registered for its port, address and UDP port, and holds exactly
- * the UDP payload; replies come from the port's own addresses with valid
+ * endpoint registered for its port, address, protocol and port, and holds
+ * exactly the UDP payload (a host slice's: the frame, to the IPv4 total
+ * length; a NAT range's: the same, for the range's slice); replies come from the port's own addresses with valid
  * checksums; the counters add up (port rx, slice and endpoint rx, drops by reason,
  * frames of the policed endpoint counted as arrived and dropped as inbound_rate).
  */
@@ -42,11 +46,18 @@
 struct endpoint {
 	uint16_t port;
 	uint32_t ip;
-	uint16_t udp;
+	uint16_t udp; /* or TCP */
 	uint16_t slice;
 	uint16_t ep;
 	uint64_t inbound; /* bits/s; only on a slice with no other endpoint */
+	uint8_t proto;    /* 0: UDP */
+	bool whole;       /* a host slice's */
 };
+
+/* Port 0's NAT range, a host slice's. */
+#define NAT_FIRST 62000
+#define NAT_COUNT 4
+#define NAT_SLICE 8
 
 static const struct endpoint endpoints[] = {
 	{0, RTE_IPV4(10, 0, 0, 1), 5001, 1, 0},
@@ -57,6 +68,9 @@ static const struct endpoint endpoints[] = {
 	{1, RTE_IPV4(10, 0, 1, 1), 65535, SP_MAX_SLICES - 1, SP_MAX_ENDPOINTS - 1},
 	/* Port 0's address reserved on port 1: never reachable, port 1 has another address. */
 	{1, RTE_IPV4(10, 0, 0, 1), 5003, 3, 3},
+	/* A host slice's TCP and UDP endpoints: whole frames. */
+	{0, RTE_IPV4(10, 0, 0, 1), 8080, 6, 6, 0, IPPROTO_TCP, true},
+	{0, RTE_IPV4(10, 0, 0, 1), 8080, 7, 7, 0, 0, true},
 };
 
 static const uint32_t port_ip[NB_PORTS] = {RTE_IPV4(10, 0, 0, 1), RTE_IPV4(10, 0, 1, 1), 0};
@@ -100,10 +114,13 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 		SP_TEST_CHECK(sp_decap_set_inbound(table, e->ep, e->inbound) == 0,
 			      "cannot police endpoint %u", i);
 		SP_TEST_CHECK(sp_decap_add_endpoint(table, e->port, rte_cpu_to_be_32(e->ip),
-						    rte_cpu_to_be_16(e->udp), e->slice,
-						    e->ep) == 0,
+						    e->proto == IPPROTO_TCP ? SP_L4_TCP : SP_L4_UDP,
+						    rte_cpu_to_be_16(e->udp), e->slice, e->ep,
+						    e->whole) == 0,
 			      "cannot add endpoint %u", i);
 	}
+	SP_TEST_CHECK(sp_decap_add_nat(table, 0, rte_cpu_to_be_32(port_ip[0]), NAT_FIRST, NAT_COUNT,
+				       NAT_SLICE) == 0, "cannot add the NAT range");
 	return 0;
 }
 
@@ -162,12 +179,44 @@ be32_at(const uint8_t *p)
 }
 
 static const struct endpoint *
-find_endpoint(uint16_t port, uint32_t ip, uint16_t udp)
+find_endpoint(uint16_t port, uint32_t ip, uint8_t proto, uint16_t udp)
 {
 	for (unsigned int i = 0; i < RTE_DIM(endpoints); i++)
-		if (endpoints[i].port == port && endpoints[i].ip == ip && endpoints[i].udp == udp)
+		if (endpoints[i].port == port && endpoints[i].ip == ip && endpoints[i].udp == udp &&
+		    endpoints[i].proto == (proto == IPPROTO_TCP ? IPPROTO_TCP : 0))
 			return &endpoints[i];
 	return NULL;
+}
+
+/* Is frame f's destination port (an echo reply's identifier) in the NAT range? */
+static bool
+to_nat_range(const uint8_t *f, size_t ihl)
+{
+	const uint8_t *l4 = f + RTE_ETHER_HDR_LEN + ihl;
+	uint16_t num = f[23] == IPPROTO_ICMP ? be16_at(l4 + 4) : be16_at(l4 + 2);
+
+	return (f[23] != IPPROTO_ICMP || l4[0] == RTE_IP_ICMP_ECHO_REPLY) &&
+	       num >= NAT_FIRST && num < NAT_FIRST + NAT_COUNT;
+}
+
+/*
+ * A host slice's frame (an endpoint's, or the NAT range's): the frame itself,
+ * to its IPv4 length (a datagram's: to its UDP length, as decap cuts it).
+ */
+static void
+check_whole(struct rte_mbuf *m, unsigned int i, size_t ihl)
+{
+	const uint8_t *f = b.bytes[i];
+	size_t len = RTE_ETHER_HDR_LEN + (f[23] == IPPROTO_UDP ?
+					  ihl + be16_at(f + RTE_ETHER_HDR_LEN + ihl + 4) :
+					  be16_at(f + 16));
+	const void *p;
+
+	SP_TEST_CHECK(len >= RTE_ETHER_HDR_LEN + ihl && len <= b.len[i] &&
+		      rte_pktmbuf_pkt_len(m) == len,
+		      "frame %u: %u bytes handed whole, IPv4 says %zu", i, rte_pktmbuf_pkt_len(m), len);
+	p = rte_pktmbuf_read(m, 0, len, b.scratch);
+	SP_TEST_CHECK(p != NULL && memcmp(p, f, len) == 0, "frame %u: not handed over unchanged", i);
 }
 
 /* A forwarded packet: the right slice and endpoint, and exactly the UDP payload. */
@@ -185,10 +234,19 @@ check_fwd(struct rte_mbuf *m)
 	SP_TEST_CHECK(b.len[i] >= RTE_ETHER_HDR_LEN + 20 + 8 && be16_at(f + 12) == 0x0800,
 		      "frame %u forwarded without Ethernet/IPv4/UDP headers", i);
 	ihl = (size_t)(f[14] & 0xf) * 4;
-	SP_TEST_CHECK(ihl >= 20 && b.len[i] >= RTE_ETHER_HDR_LEN + ihl + 8 && f[23] == IPPROTO_UDP,
+	SP_TEST_CHECK(ihl >= 20 && b.len[i] >= RTE_ETHER_HDR_LEN + ihl + 8 &&
+			      (f[23] == IPPROTO_UDP || f[23] == IPPROTO_TCP || f[23] == IPPROTO_ICMP),
 		      "frame %u forwarded, IHL %zu, protocol %u", i, ihl, f[23]);
-	e = find_endpoint(b.port, be32_at(f + 30), be16_at(f + RTE_ETHER_HDR_LEN + ihl + 2));
-	SP_TEST_CHECK(e != NULL && port_ip[b.port] == e->ip,
+	if (meta->in_ep == SP_ENDPOINT_NAT) {
+		SP_TEST_CHECK(b.port == 0 && be32_at(f + 30) == port_ip[0] && to_nat_range(f, ihl) &&
+				      meta->slice == NAT_SLICE && meta->verdict == SP_FORWARD,
+			      "frame %u handed to the NAT range (slice %u) is not for it", i,
+			      meta->slice);
+		check_whole(m, i, ihl);
+		return NULL;
+	}
+	e = find_endpoint(b.port, be32_at(f + 30), f[23], be16_at(f + RTE_ETHER_HDR_LEN + ihl + 2));
+	SP_TEST_CHECK(e != NULL && port_ip[b.port] == e->ip && f[23] != IPPROTO_ICMP,
 		      "frame %u forwarded to no endpoint of port %u", i, b.port);
 	SP_TEST_CHECK(meta->verdict == SP_FORWARD && meta->reason == SP_REASON_NONE,
 		      "frame %u forwarded with verdict %u reason %u", i, meta->verdict,
@@ -196,6 +254,10 @@ check_fwd(struct rte_mbuf *m)
 	SP_TEST_CHECK(meta->slice == e->slice && meta->in_ep == e->ep,
 		      "frame %u: slice %u endpoint %u, registered slice %u endpoint %u", i,
 		      meta->slice, meta->in_ep, e->slice, e->ep);
+	if (e->whole) {
+		check_whole(m, i, ihl);
+		return e;
+	}
 	udp_len = be16_at(f + RTE_ETHER_HDR_LEN + ihl + 4);
 	SP_TEST_CHECK(udp_len >= 8 && RTE_ETHER_HDR_LEN + ihl + udp_len <= b.len[i] &&
 			      rte_pktmbuf_pkt_len(m) == udp_len - 8,
@@ -316,7 +378,7 @@ check_host(struct rte_mbuf *m, const struct sp_decap_out *out)
 	if (f[23] == IPPROTO_UDP) {
 		size_t ihl = (size_t)(f[14] & 0xf) * 4;
 
-		SP_TEST_CHECK(find_endpoint(HOST_PORT, port_ip[HOST_PORT],
+		SP_TEST_CHECK(find_endpoint(HOST_PORT, port_ip[HOST_PORT], IPPROTO_UDP,
 					    be16_at(f + RTE_ETHER_HDR_LEN + ihl + 2)) == NULL,
 			      "frame %u for the host is a slice's datagram", i);
 	}
@@ -345,6 +407,7 @@ struct counters {
 	uint64_t drops;
 	uint64_t want_slice[RTE_DIM(endpoints)];
 	uint64_t want_ep[RTE_DIM(endpoints)];
+	uint64_t nat_rx, want_nat; /* the NAT range's slice */
 };
 
 static void
@@ -357,6 +420,7 @@ snapshot(struct counters *c)
 		c->ep_rx[k] = st.endpoint[endpoints[k].ep].rx.pkts;
 		c->policed[k] = st.slice[endpoints[k].slice].reason[SP_REASON_INBOUND_RATE];
 	}
+	c->nat_rx = st.slice[NAT_SLICE].rx.pkts;
 	c->drops = sum_reasons();
 }
 
@@ -391,6 +455,9 @@ check_counters(const struct counters *c, unsigned int nb_out)
 			      "slice %u / endpoint %u rx counters do not match what was forwarded "
 			      "and policed", e->slice, e->ep);
 	}
+	SP_TEST_CHECK(st.slice[NAT_SLICE].rx.pkts - c->nat_rx == c->want_nat,
+		      "the NAT range's slice counted %" PRIu64 " frames, %" PRIu64 " handed to it",
+		      st.slice[NAT_SLICE].rx.pkts - c->nat_rx, c->want_nat);
 	SP_TEST_CHECK(drops == b.n - nb_out, "%" PRIu64 " drops counted, %u frames not passed on",
 		      drops, b.n - nb_out);
 }
@@ -426,7 +493,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < out.nb_fwd; i++) {
 		const struct endpoint *e = check_fwd(out.fwd[i]);
 
-		for (k = 0; k < RTE_DIM(endpoints); k++) {
+		c.want_nat += e == NULL;
+		for (k = 0; e != NULL && k < RTE_DIM(endpoints); k++) {
 			c.want_slice[k] += endpoints[k].slice == e->slice;
 			c.want_ep[k] += endpoints[k].ep == e->ep;
 		}

@@ -52,8 +52,8 @@ setup(void **state)
 	if (table == NULL || sp_decap_set_port(table, PORT, RTE_BE32(NODE_IP), &node_mac) != 0 ||
 	    sp_decap_set_port(table, PORT2, RTE_BE32(NODE2_IP), &node2_mac) != 0)
 		return -1;
-	if (sp_decap_add_endpoint(table, PORT, RTE_BE32(NODE_IP), RTE_BE16(UDP_A), 5, 9) != 0 ||
-	    sp_decap_add_endpoint(table, PORT, RTE_BE32(NODE_IP), RTE_BE16(UDP_B), 6, 10) != 0)
+	if (sp_decap_add_endpoint(table, PORT, RTE_BE32(NODE_IP), SP_L4_UDP, RTE_BE16(UDP_A), 5, 9, false) != 0 ||
+	    sp_decap_add_endpoint(table, PORT, RTE_BE32(NODE_IP), SP_L4_UDP, RTE_BE16(UDP_B), 6, 10, false) != 0)
 		return -1;
 	return 0;
 }
@@ -561,29 +561,29 @@ test_endpoint_changes(void **state)
 	size_t len = build_udp(f, NODE_IP, 7100, "z", 1);
 
 	(void)state;
-	assert_int_equal(sp_decap_add_endpoint(table, PORT, ip, udp, 7, 11), 0);
-	assert_int_equal(sp_decap_add_endpoint(table, PORT, ip, udp, 8, 12), -EEXIST);
+	assert_int_equal(sp_decap_add_endpoint(table, PORT, ip, SP_L4_UDP, udp, 7, 11, false), 0);
+	assert_int_equal(sp_decap_add_endpoint(table, PORT, ip, SP_L4_UDP, udp, 8, 12, false), -EEXIST);
 	assert_int_equal(receive(f, len), SP_REASON_NONE);
 	assert_forwarded("z", 1, 7, 11); /* the duplicate did not overwrite it */
 
 	/* The port has one address: another one does not name a second endpoint, nor this one. */
-	assert_int_equal(sp_decap_add_endpoint(table, PORT, RTE_BE32(NODE_IP + 1), udp, 8, 12),
+	assert_int_equal(sp_decap_add_endpoint(table, PORT, RTE_BE32(NODE_IP + 1), SP_L4_UDP, udp, 8, 12, false),
 			 -EEXIST);
-	assert_int_equal(sp_decap_del_endpoint(table, PORT, RTE_BE32(NODE_IP + 1), udp), -ENOENT);
+	assert_int_equal(sp_decap_del_endpoint(table, PORT, RTE_BE32(NODE_IP + 1), SP_L4_UDP, udp), -ENOENT);
 	/* The same UDP port on another port is another endpoint. */
-	assert_int_equal(sp_decap_add_endpoint(table, PORT2, ip, udp, 8, 12), 0);
+	assert_int_equal(sp_decap_add_endpoint(table, PORT2, ip, SP_L4_UDP, udp, 8, 12, false), 0);
 	assert_int_equal(receive(f, len), SP_REASON_NONE);
 	assert_forwarded("z", 1, 7, 11);
 
-	assert_int_equal(sp_decap_del_endpoint(table, PORT, ip, udp), 0);
+	assert_int_equal(sp_decap_del_endpoint(table, PORT, ip, SP_L4_UDP, udp), 0);
 	assert_int_equal(receive(f, len), SP_REASON_NO_ENDPOINT);
-	assert_int_equal(sp_decap_del_endpoint(table, PORT, ip, udp), -ENOENT);
-	assert_int_equal(sp_decap_del_endpoint(table, PORT2, ip, udp), 0);
-	assert_int_equal(sp_decap_del_endpoint(table, SP_MAX_PORTS, ip, udp), -EINVAL);
+	assert_int_equal(sp_decap_del_endpoint(table, PORT, ip, SP_L4_UDP, udp), -ENOENT);
+	assert_int_equal(sp_decap_del_endpoint(table, PORT2, ip, SP_L4_UDP, udp), 0);
+	assert_int_equal(sp_decap_del_endpoint(table, SP_MAX_PORTS, ip, SP_L4_UDP, udp), -EINVAL);
 
-	assert_int_equal(sp_decap_add_endpoint(table, SP_MAX_PORTS, ip, 1, 1, 1), -EINVAL);
-	assert_int_equal(sp_decap_add_endpoint(table, PORT, ip, 1, SP_MAX_SLICES, 1), -EINVAL);
-	assert_int_equal(sp_decap_add_endpoint(table, PORT, ip, 1, 1, SP_MAX_ENDPOINTS), -EINVAL);
+	assert_int_equal(sp_decap_add_endpoint(table, SP_MAX_PORTS, ip, SP_L4_UDP, 1, 1, 1, false), -EINVAL);
+	assert_int_equal(sp_decap_add_endpoint(table, PORT, ip, SP_L4_UDP, 1, SP_MAX_SLICES, 1, false), -EINVAL);
+	assert_int_equal(sp_decap_add_endpoint(table, PORT, ip, SP_L4_UDP, 1, 1, SP_MAX_ENDPOINTS, false), -EINVAL);
 	assert_int_equal(sp_decap_set_port(table, SP_MAX_PORTS, 0, &node_mac), -EINVAL);
 }
 
@@ -618,7 +618,7 @@ test_inbound_policed(void **state)
 	/* 10 kb/s: the bucket starts full at its floor, two 2048-byte frames on the wire
 	 * (33152 bits): 18 frames of 200 bytes (1792 bits each with the overhead), not 19. */
 	assert_int_equal(sp_decap_set_inbound(table, 13, 10000), 0);
-	assert_int_equal(sp_decap_add_endpoint(table, PORT, ip, RTE_BE16(7200), 7, 13), 0);
+	assert_int_equal(sp_decap_add_endpoint(table, PORT, ip, SP_L4_UDP, RTE_BE16(7200), 7, 13, false), 0);
 	memset(&st, 0, sizeof(st));
 	assert_int_equal(send_copies(f, len, 30), 18);
 	assert_int_equal(st.slice[7].rx.pkts, 30);
@@ -636,13 +636,13 @@ test_inbound_policed(void **state)
 	assert_true(later >= 1 && later <= 2);
 
 	/* Released and reserved again without a rate: nothing is dropped. */
-	assert_int_equal(sp_decap_del_endpoint(table, PORT, ip, RTE_BE16(7200)), 0);
+	assert_int_equal(sp_decap_del_endpoint(table, PORT, ip, SP_L4_UDP, RTE_BE16(7200)), 0);
 	assert_int_equal(sp_decap_set_inbound(table, 13, 0), 0);
-	assert_int_equal(sp_decap_add_endpoint(table, PORT, ip, RTE_BE16(7200), 7, 13), 0);
+	assert_int_equal(sp_decap_add_endpoint(table, PORT, ip, SP_L4_UDP, RTE_BE16(7200), 7, 13, false), 0);
 	memset(&st, 0, sizeof(st));
 	assert_int_equal(send_copies(f, len, 100), 100);
 	assert_int_equal(st.reason[SP_REASON_INBOUND_RATE], 0);
-	assert_int_equal(sp_decap_del_endpoint(table, PORT, ip, RTE_BE16(7200)), 0);
+	assert_int_equal(sp_decap_del_endpoint(table, PORT, ip, SP_L4_UDP, RTE_BE16(7200)), 0);
 
 	assert_int_equal(sp_decap_set_inbound(table, SP_MAX_ENDPOINTS, 1), -EINVAL);
 	assert_int_equal(sp_decap_set_inbound(NULL, 1, 1), -EINVAL);
@@ -657,12 +657,12 @@ test_capacity(void **state)
 	(void)state;
 	assert_non_null(t);
 	for (udp = 1; udp <= 4; udp++)
-		assert_int_equal(sp_decap_add_endpoint(t, PORT, 1, udp, 1, udp), 0);
-	assert_int_equal(sp_decap_add_endpoint(t, PORT, 1, 5, 1, 5), -ENOSPC);
+		assert_int_equal(sp_decap_add_endpoint(t, PORT, 1, SP_L4_UDP, udp, 1, udp, false), 0);
+	assert_int_equal(sp_decap_add_endpoint(t, PORT, 1, SP_L4_UDP, 5, 1, 5, false), -ENOSPC);
 	/* A deleted endpoint's room is reusable at once, however often. */
 	for (udp = 5; udp < 200; udp++) {
-		assert_int_equal(sp_decap_del_endpoint(t, PORT, 1, udp - 1), 0);
-		assert_int_equal(sp_decap_add_endpoint(t, PORT, 1, udp, 1, 5), 0);
+		assert_int_equal(sp_decap_del_endpoint(t, PORT, 1, SP_L4_UDP, udp - 1), 0);
+		assert_int_equal(sp_decap_add_endpoint(t, PORT, 1, SP_L4_UDP, udp, 1, 5, false), 0);
 	}
 	sp_decap_free(t);
 	assert_null(sp_decap_create("decap_zero", 0, SOCKET_ID_ANY));

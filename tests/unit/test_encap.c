@@ -47,9 +47,9 @@ setup(void **state __rte_unused)
 	memcpy(mac.addr_bytes, nh_mac, 6);
 	assert_int_equal(sp_neigh_set(node.neigh, 1, ip(10, 0, 1, 2), &mac, SP_NEIGH_LEARNED), 0);
 	/* Endpoint 0 on port 0 (UDP 5001), endpoint 1 on port 1 (UDP 5001). */
-	node.endpoints[0] = (struct sp_endpoint){.port = 0, .udp_port_be = rte_cpu_to_be_16(5001),
+	node.endpoints[0] = (struct sp_endpoint){.port = 0, .l4_port_be = rte_cpu_to_be_16(5001),
 						 .ip_be = ip(10, 0, 0, 1), .slice = 1};
-	node.endpoints[1] = (struct sp_endpoint){.port = 1, .udp_port_be = rte_cpu_to_be_16(5001),
+	node.endpoints[1] = (struct sp_endpoint){.port = 1, .l4_port_be = rte_cpu_to_be_16(5001),
 						 .ip_be = ip(10, 0, 1, 1), .slice = 1};
 	node.nb_endpoints = 2;
 	sp_encap_prepare(&node, &node.endpoints[0]);

@@ -86,7 +86,7 @@ test_endpoints(void **state)
 	assert_int_equal(s->nb_endpoints, 0); /* as if never asked */
 	assert_int_equal(add_endpoint(s, 0, 0, 1000000, 0, &idx), 0);
 	assert_int_equal(idx, 0);
-	assert_int_equal(rte_be_to_cpu_16(node->endpoints[s->endpoints[0]].udp_port_be), 1024);
+	assert_int_equal(rte_be_to_cpu_16(node->endpoints[s->endpoints[0]].l4_port_be), 1024);
 	/* The index asked for, taken, and an inbound reservation beyond the link. */
 	again = 0;
 	assert_int_equal(add_endpoint(s, 1, 6000, 1000000, 0, &again), -EEXIST);

@@ -26,7 +26,7 @@ test_endpoint_rule(void **state)
 	const struct rte_flow_action_queue *q;
 
 	(void)state;
-	sp_steer_rule_endpoint(&r, IP(10, 0, 0, 1), RTE_BE16(5001), 3);
+	sp_steer_rule_endpoint(&r, SP_L4_UDP, IP(10, 0, 0, 1), RTE_BE16(5001), 3);
 	assert_true(r.attr.ingress && !r.attr.egress && !r.attr.transfer);
 	assert_int_equal(r.attr.priority, 0);
 	assert_int_equal(r.pattern[0].type, RTE_FLOW_ITEM_TYPE_ETH);
@@ -52,6 +52,24 @@ test_endpoint_rule(void **state)
 	assert_int_equal(r.actions[1].type, RTE_FLOW_ACTION_TYPE_END);
 }
 
+/* A host slice's TCP endpoint: the same rule with a TCP item. */
+static void
+test_tcp_endpoint_rule(void **state)
+{
+	const struct rte_flow_item_tcp *tcp, *tcpm;
+	struct sp_steer_rule r;
+
+	(void)state;
+	sp_steer_rule_endpoint(&r, SP_L4_TCP, IP(10, 0, 0, 1), RTE_BE16(8080), 2);
+	assert_int_equal(r.pattern[2].type, RTE_FLOW_ITEM_TYPE_TCP);
+	tcp = r.pattern[2].spec;
+	tcpm = r.pattern[2].mask;
+	assert_int_equal(tcp->hdr.dst_port, RTE_BE16(8080));
+	assert_int_equal(tcpm->hdr.dst_port, UINT16_MAX);
+	assert_int_equal(tcpm->hdr.src_port, 0);
+	assert_int_equal(((const struct rte_flow_action_queue *)r.actions[0].conf)->index, 2);
+}
+
 static void
 test_default_rule(void **state)
 {
@@ -60,7 +78,7 @@ test_default_rule(void **state)
 
 	(void)state;
 	sp_steer_rule_default(&r);
-	sp_steer_rule_endpoint(&e, IP(10, 0, 0, 1), RTE_BE16(5001), 1);
+	sp_steer_rule_endpoint(&e, SP_L4_UDP, IP(10, 0, 0, 1), RTE_BE16(5001), 1);
 	assert_int_equal(r.pattern[0].type, RTE_FLOW_ITEM_TYPE_ETH);
 	assert_null(r.pattern[0].spec);
 	assert_int_equal(r.pattern[1].type, RTE_FLOW_ITEM_TYPE_END);
@@ -78,6 +96,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_endpoint_rule),
+		cmocka_unit_test(test_tcp_endpoint_rule),
 		cmocka_unit_test(test_default_rule),
 	};
 

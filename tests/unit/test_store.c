@@ -163,7 +163,7 @@ add_endpoint(struct ctld_slice *s, uint16_t idx, const char *port, uint16_t udp,
 
 	e->used = true;
 	snprintf(e->port, sizeof(e->port), "%s", port);
-	e->udp_port = udp;
+	e->l4_port = udp;
 	e->bandwidth = bw;
 	e->inbound = bw * 3 + idx; /* distinct from the bandwidth, per endpoint */
 }
@@ -222,6 +222,9 @@ assert_model_equal(const struct model *want, const struct model *got)
 			assert_int_equal(g->buffer_quota, w->buffer_quota);
 			assert_int_equal(g->bandwidth, w->bandwidth);
 			assert_int_equal(g->inbound, w->inbound);
+			assert_string_equal(g->netns, w->netns);
+			assert_int_equal(g->nat_ports, w->nat_ports);
+			assert_int_equal(g->netns_made, w->netns_made);
 			assert_string_equal(g->trouble, ""); /* not stored */
 		}
 		for (unsigned int i = 0; i < SP_MAX_SLICE_ENDPOINTS; i++) {
@@ -231,7 +234,8 @@ assert_model_equal(const struct model *want, const struct model *got)
 			if (!we->used)
 				continue;
 			assert_string_equal(ge->port, we->port);
-			assert_int_equal(ge->udp_port, we->udp_port);
+			assert_int_equal(ge->l4_port, we->l4_port);
+			assert_int_equal(ge->tcp, we->tcp);
 			assert_int_equal(ge->bandwidth, we->bandwidth);
 			assert_int_equal(ge->inbound, we->inbound);
 		}
@@ -392,6 +396,14 @@ test_open_and_load(void **state)
 	add_endpoint(s, 1, "eth2", 4789, 42);
 	add_queue(s, 7, 1, 9, 8, 7);
 	add_slice(w, 1, "bare");
+	/* A host slice: its namespace, NAT size, who made the namespace, a TCP endpoint. */
+	s = add_slice(w, 9, "web");
+	snprintf(s->netns, sizeof(s->netns), "web-ns.1");
+	s->nat_ports = SP_MAX_NAT_PORTS;
+	s->netns_made = true;
+	add_endpoint(s, 0, "eth0", 8080, 5);
+	s->ep[0].tcp = true;
+	add_endpoint(s, 1, "eth0", 8080, 5); /* the same number in UDP */
 	/* Stored out of order: loaded by (npe, port). */
 	w->scheds[2] = (struct ctld_sched){.npe = 1, .port = "eth1", .rate = UINT64_C(40000000000),
 					   .overhead = 24};
@@ -409,7 +421,7 @@ test_open_and_load(void **state)
 	assert_model_equal(w, f->got);
 	assert_false(f->got->slices[3].ep[1].used);
 	assert_true(f->got->slices[3].ep[2].used);
-	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 2);
+	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 3);
 	store_close(st);
 }
 
@@ -846,11 +858,11 @@ test_schema_version(void **state)
 	assert_int_equal(store_open(&st, f->path, false, err, sizeof(err)), -1);
 	assert_null(st);
 	assert_non_null(strstr(err, "version 7"));
-	assert_non_null(strstr(err, "version 2"));
+	assert_non_null(strstr(err, "version 3"));
 	assert_non_null(strstr(err, f->path));
 
-	/* Back to version 2: it opens, with the slice still there. */
-	sql_exec(f, "UPDATE meta SET value = 2 WHERE key = 'schema'");
+	/* Back to version 3: it opens, with the slice still there. */
+	sql_exec(f, "UPDATE meta SET value = 3 WHERE key = 'schema'");
 	st = open_store(f);
 	load(st, f->got);
 	assert_model_equal(f->want, f->got);
@@ -872,7 +884,7 @@ test_migrate_from_1(void **state)
 	add_endpoint(big, 1, "eth1", 5001, 7);
 	put_model(st, f->want);
 	store_close(st);
-	sql_exec(f, "ALTER TABLE slices DROP COLUMN inbound; "
+	sql_exec(f, "ALTER TABLE slices DROP COLUMN inbound; ALTER TABLE endpoints DROP COLUMN tcp; "
 		    "UPDATE meta SET value = 1 WHERE key = 'schema'");
 
 	st = open_store(f);
@@ -881,7 +893,29 @@ test_migrate_from_1(void **state)
 	none->inbound = SP_DEFAULT_SLICE_BANDWIDTH;
 	assert_true(big->inbound > SP_DEFAULT_SLICE_BANDWIDTH);
 	assert_model_equal(f->want, f->got);
-	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 2);
+	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 3);
+	store_close(st);
+}
+
+/* A version 2 database (no TCP endpoints) is brought to version 3: its endpoints are UDP. */
+static void
+test_migrate_from_2(void **state)
+{
+	struct fixture *f = *state;
+	struct store *st = open_store(f);
+	struct ctld_slice *s = add_slice(f->want, 4, "old");
+
+	add_endpoint(s, 0, "eth0", 5000, 1000);
+	put_model(st, f->want);
+	store_close(st);
+	sql_exec(f, "ALTER TABLE endpoints DROP COLUMN tcp; UPDATE meta SET value = 2 WHERE key = "
+		    "'schema'");
+
+	st = open_store(f);
+	load(st, f->got);
+	assert_model_equal(f->want, f->got);
+	assert_false(f->got->slices[4].ep[0].tcp);
+	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 3);
 	store_close(st);
 }
 
@@ -922,6 +956,7 @@ main(void)
 		T(test_each_mem_page_stops),
 		T(test_schema_version),
 		T(test_migrate_from_1),
+		T(test_migrate_from_2),
 		T(test_open_bad_dir),
 	};
 

@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Host slices' two directions, on the lcore of the slice's NPE. In: the
+ * frame as it came from the wire (a NAT range's mapped back), its
+ * destination MAC the interface's, written into the TAP. Out: a frame read
+ * from the TAP is checked (IPv4 from one of the node's addresses, TCP, UDP
+ * or an echo request), keeps its source port if one of the slice's
+ * endpoints has it, else gets one of the slice's NAT range, and joins the
+ * slice's queue on the output port like any frame of a fast-path slice.
+ * Every frame ends in one counter: to_netns or from_netns then fwd, or a
+ * drop reason.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sys/uio.h>
+
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
+#include <rte_icmp.h>
+#include <rte_ip.h>
+#include <rte_tcp.h>
+#include <rte_udp.h>
+
+#include <slicepath/cksum.h>
+
+#include "hslice.h"
+#include "../encap/encap.h"
+#include "../node/node.h"
+#include "../npe/npe.h"
+#include "../stats/stats.h"
+
+/* Entries of a NAT table looked at for expiry each time its namespace is read. */
+#define EXPIRE_BUDGET 64
+#define MAX_SEGS 8
+
+/* A frame's IPv4 and transport headers, as both directions read them. */
+struct l4_view {
+	struct rte_ipv4_hdr *ip;
+	enum sp_nat_proto proto;
+	uint16_t *src, *dst; /* TCP/UDP ports, or the echo identifier (both) */
+	uint16_t *cksum;     /* TCP/UDP/ICMP checksum */
+	uint8_t tcp_flags;
+	uint8_t icmp_type;
+};
+
+/* A 16-bit field of a packed header (at an even offset in the frame: IPv4 headers are 4-byte multiples). */
+#define FIELD(base, type, member) ((uint16_t *)((base) + offsetof(type, member)))
+
+/* Headers within the first segment, lengths consistent; false for anything else. */
+static bool
+view_l4(struct rte_mbuf *m, struct l4_view *v)
+{
+	uint32_t len = rte_pktmbuf_data_len(m);
+	struct rte_ipv4_hdr *ip;
+	uint16_t hlen, total;
+	uint8_t *l4;
+
+	if (len < RTE_ETHER_HDR_LEN + sizeof(*ip) ||
+	    rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->ether_type !=
+		    RTE_BE16(RTE_ETHER_TYPE_IPV4))
+		return false;
+	ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN);
+	hlen = rte_ipv4_hdr_len(ip);
+	total = rte_be_to_cpu_16(ip->total_length);
+	if (ip->version != 4 || hlen < sizeof(*ip) || total < hlen ||
+	    RTE_ETHER_HDR_LEN + (uint32_t)total > rte_pktmbuf_pkt_len(m) ||
+	    (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)))
+		return false;
+	l4 = (uint8_t *)ip + hlen;
+	switch (ip->next_proto_id) {
+	case IPPROTO_TCP: {
+		struct rte_tcp_hdr *tcp = (struct rte_tcp_hdr *)l4;
+
+		if (len < RTE_ETHER_HDR_LEN + hlen + sizeof(*tcp) || total < hlen + sizeof(*tcp))
+			return false;
+		*v = (struct l4_view){ip, SP_NAT_TCP, FIELD(l4, struct rte_tcp_hdr, src_port),
+				      FIELD(l4, struct rte_tcp_hdr, dst_port),
+				      FIELD(l4, struct rte_tcp_hdr, cksum), tcp->tcp_flags, 0};
+		return true;
+	}
+	case IPPROTO_UDP: {
+		struct rte_udp_hdr *udp = (struct rte_udp_hdr *)l4;
+
+		if (len < RTE_ETHER_HDR_LEN + hlen + sizeof(*udp) || total < hlen + sizeof(*udp))
+			return false;
+		*v = (struct l4_view){ip, SP_NAT_UDP, FIELD(l4, struct rte_udp_hdr, src_port),
+				      FIELD(l4, struct rte_udp_hdr, dst_port),
+				      FIELD(l4, struct rte_udp_hdr, dgram_cksum), 0, 0};
+		return true;
+	}
+	case IPPROTO_ICMP: {
+		struct rte_icmp_hdr *icmp = (struct rte_icmp_hdr *)l4;
+
+		if (len < RTE_ETHER_HDR_LEN + hlen + sizeof(*icmp) || total < hlen + sizeof(*icmp))
+			return false;
+		*v = (struct l4_view){ip, SP_NAT_ICMP, FIELD(l4, struct rte_icmp_hdr, icmp_ident),
+				      FIELD(l4, struct rte_icmp_hdr, icmp_ident),
+				      FIELD(l4, struct rte_icmp_hdr, icmp_cksum), 0, icmp->icmp_type};
+		return true;
+	}
+	default:
+		return false;
+	}
+}
+
+/* Rewrite a port (or identifier) and its checksum; UDP's "no checksum" stays none. */
+static void
+rewrite_port(const struct l4_view *v, uint16_t *field, uint16_t num)
+{
+	uint16_t be = rte_cpu_to_be_16(num);
+
+	if (!(v->proto == SP_NAT_UDP && *v->cksum == 0))
+		*v->cksum = sp_cksum_update16(*v->cksum, *field, be);
+	*field = be;
+}
+
+/* The remote's port as the NAT keys it: an echo's is 0. */
+static uint16_t
+remote_port(const struct l4_view *v, const uint16_t *field)
+{
+	return v->proto == SP_NAT_ICMP ? 0 : rte_be_to_cpu_16(*field);
+}
+
+/* Into the interface, the frame whole; 0, or the reason it was not taken. */
+static enum sp_reason
+write_frame(struct sp_hslice *hs, struct rte_mbuf *m)
+{
+	struct iovec iov[MAX_SEGS];
+	int nb = 0;
+	ssize_t rc;
+
+	if (m->nb_segs > MAX_SEGS)
+		return SP_REASON_MALFORMED;
+	for (struct rte_mbuf *seg = m; seg != NULL; seg = seg->next)
+		iov[nb++] = (struct iovec){rte_pktmbuf_mtod(seg, void *), seg->data_len};
+	rc = writev(hs->fd, iov, nb);
+	if (rc >= 0)
+		return SP_REASON_NONE;
+	if (errno == EAGAIN || errno == ENOBUFS || errno == ENOMEM)
+		return SP_REASON_NETNS_FULL;
+	__atomic_store_n(&hs->gone, true, __ATOMIC_RELAXED);
+	return SP_REASON_NETNS_GONE;
+}
+
+/* One frame for host slice s: mapped back if it came to the NAT range, then written. */
+static enum sp_reason
+input_one(struct sp_slice *s, struct rte_mbuf *m, uint64_t now)
+{
+	struct sp_hslice *hs = s->host;
+	struct l4_view v;
+
+	if (__atomic_load_n(&hs->gone, __ATOMIC_RELAXED))
+		return SP_REASON_NETNS_GONE;
+	if (sp_meta(m)->in_ep == SP_ENDPOINT_NAT) {
+		uint16_t inner;
+
+		if (hs->nat == NULL || !view_l4(m, &v) ||
+		    sp_nat_in(hs->nat, v.proto, rte_be_to_cpu_16(*v.dst), v.ip->src_addr,
+			      remote_port(&v, v.src), v.tcp_flags, now, &inner) < 0)
+			return SP_REASON_NAT_MISS;
+		rewrite_port(&v, v.dst, inner);
+	}
+	rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr = hs->mac;
+	return write_frame(hs, m);
+}
+
+void
+sp_hslice_input(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n,
+		struct sp_lcore_stats *st)
+{
+	uint64_t now = rte_rdtsc();
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		struct sp_meta *meta = sp_meta(m);
+		struct sp_slice *s = __atomic_load_n(&node->slices[meta->slice], __ATOMIC_ACQUIRE);
+		enum sp_reason why = s == NULL || s->host == NULL ? SP_REASON_NO_ENDPOINT :
+				     input_one(s, m, now);
+
+		if (why == SP_REASON_NONE) {
+			sp_counter_add(&st->slice[meta->slice].to_netns, m);
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		sp_meta_drop(m, why);
+		sp_retire_burst(node, &m, 1, st);
+	}
+}
+
+/* The port whose address the frame is from; nb_ports if none. */
+static uint16_t
+source_port(const struct sp_node *node, uint32_t src_be)
+{
+	uint16_t p;
+
+	for (p = 0; p < node->nb_ports; p++)
+		if (node->ports[p].ip_be != 0 && node->ports[p].ip_be == src_be)
+			break;
+	return p;
+}
+
+/* The slice's lowest queue bound on port p, physical, or SP_QUEUE_UNBOUND. */
+static uint32_t
+queue_on(const struct sp_slice *s, uint16_t p)
+{
+	for (uint16_t q = 0; q < s->queue_quota; q++) {
+		uint32_t phys = __atomic_load_n(&s->qmap[q], __ATOMIC_ACQUIRE);
+
+		if (phys != SP_QUEUE_UNBOUND && s->qport[q] == p)
+			return phys;
+	}
+	return SP_QUEUE_UNBOUND;
+}
+
+/* The node endpoint of slice s holding source port src (network order) on p, or SP_ENDPOINT_NAT. */
+static uint16_t
+own_endpoint(const struct sp_node *node, const struct sp_slice *s, uint16_t p,
+	     enum sp_nat_proto proto, uint16_t src_be)
+{
+	uint8_t l4 = proto == SP_NAT_TCP ? SP_L4_TCP : SP_L4_UDP;
+
+	if (proto == SP_NAT_ICMP)
+		return SP_ENDPOINT_NAT;
+	for (uint16_t i = 0; i < s->nb_endpoints; i++) {
+		uint16_t slot = __atomic_load_n(&s->endpoints[i], __ATOMIC_ACQUIRE);
+		const struct sp_endpoint *ep;
+
+		if (slot == SP_ENDPOINT_NONE)
+			continue;
+		ep = &node->endpoints[slot];
+		if (ep->port == p && ep->l4 == l4 && ep->l4_port_be == src_be)
+			return slot;
+	}
+	return SP_ENDPOINT_NAT;
+}
+
+/* One frame from slice s's namespace: where it goes (meta), or why it does not. */
+static enum sp_reason
+output_one(const struct sp_node *node, struct sp_slice *s, struct rte_mbuf *m, uint64_t now)
+{
+	struct sp_meta *meta = sp_meta(m);
+	struct l4_view v;
+	uint16_t p, slot, ext;
+
+	if (!view_l4(m, &v))
+		return SP_REASON_UNSUPPORTED;
+	p = source_port(node, v.ip->src_addr);
+	if (p == node->nb_ports)
+		return SP_REASON_BAD_SOURCE;
+	if (v.proto == SP_NAT_ICMP && v.icmp_type != RTE_IP_ICMP_ECHO_REQUEST)
+		return SP_REASON_UNSUPPORTED;
+	/* Cut Ethernet padding: the queue manager counts what is sent. */
+	rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) - RTE_ETHER_HDR_LEN -
+				    rte_be_to_cpu_16(v.ip->total_length));
+	slot = own_endpoint(node, s, p, v.proto, *v.src);
+	if (slot == SP_ENDPOINT_NAT) {
+		if (s->host->nat == NULL)
+			return SP_REASON_NAT_FULL;
+		if (sp_nat_out(s->host->nat, v.proto, rte_be_to_cpu_16(*v.src), v.ip->dst_addr,
+			       remote_port(&v, v.dst), v.tcp_flags, now, &ext) < 0)
+			return SP_REASON_NAT_FULL;
+		rewrite_port(&v, v.src, ext);
+	}
+	*meta = (struct sp_meta){.slice = s->id, .verdict = SP_FORWARD, .out_port = p,
+				 .out_ep = slot, .queue = queue_on(s, p)};
+	meta->result.nh_ip = v.ip->dst_addr;
+	return meta->queue == SP_QUEUE_UNBOUND ? SP_REASON_BAD_RESULT : SP_REASON_NONE;
+}
+
+/* Read up to a burst from the interface into fresh mbufs; how many. */
+static uint16_t
+read_frames(const struct sp_node *node, struct sp_hslice *hs, struct rte_mbuf **pkts)
+{
+	uint16_t n;
+
+	if (rte_pktmbuf_alloc_bulk(node->pool, pkts, SP_BURST) != 0)
+		return 0; /* no buffer now: the interface keeps them */
+	for (n = 0; n < SP_BURST; n++) {
+		ssize_t len = read(hs->fd, rte_pktmbuf_mtod(pkts[n], void *),
+				   rte_pktmbuf_tailroom(pkts[n]));
+
+		if (len <= 0) {
+			if (len < 0 && errno != EAGAIN && errno != EINTR)
+				__atomic_store_n(&hs->gone, true, __ATOMIC_RELAXED);
+			break;
+		}
+		pkts[n]->data_len = (uint16_t)len;
+		pkts[n]->pkt_len = (uint32_t)len;
+	}
+	rte_pktmbuf_free_bulk(&pkts[n], SP_BURST - n);
+	return n;
+}
+
+void
+sp_hslice_output(const struct sp_node *node, struct sp_npe *npe, struct sp_slice *s,
+		 struct sp_lcore_stats *st)
+{
+	struct sp_hslice *hs = s->host;
+	struct rte_mbuf *pkts[SP_BURST], *fwd[SP_BURST], *gone[SP_BURST];
+	uint16_t n, nb_fwd = 0, nb_gone = 0, refused;
+	uint64_t now = rte_rdtsc();
+
+	if (hs->nat != NULL)
+		sp_nat_expire(hs->nat, now, EXPIRE_BUDGET);
+	if (__atomic_load_n(&hs->gone, __ATOMIC_RELAXED))
+		return;
+	n = read_frames(node, hs, pkts);
+	for (uint16_t i = 0; i < n; i++) {
+		enum sp_reason why;
+
+		sp_counter_add(&st->slice[s->id].from_netns, pkts[i]);
+		why = output_one(node, s, pkts[i], now);
+		if (why == SP_REASON_NONE) {
+			fwd[nb_fwd++] = pkts[i];
+		} else {
+			sp_meta(pkts[i])->slice = s->id;
+			sp_meta_drop(pkts[i], why);
+			gone[nb_gone++] = pkts[i];
+		}
+	}
+	sp_retire_burst(node, gone, nb_gone, st);
+	if (nb_fwd == 0)
+		return;
+	nb_fwd = sp_encap_ethernet(node, &npe->neigh_cache, fwd, nb_fwd);
+	/* What found no next hop is at the end, marked. */
+	for (uint16_t i = nb_fwd; i < n - nb_gone; i++)
+		gone[i - nb_fwd] = fwd[i];
+	sp_retire_burst(node, gone, (uint16_t)(n - nb_gone - nb_fwd), st);
+	refused = sp_qm_enqueue_burst(npe->qm, fwd, nb_fwd);
+	for (uint16_t i = refused; i < nb_fwd; i++) {
+		const struct sp_meta *meta = sp_meta(fwd[i]);
+
+		sp_counter_add(&st->slice[s->id].fwd, fwd[i]);
+		if (meta->out_ep != SP_ENDPOINT_NAT)
+			sp_counter_add(&st->endpoint[meta->out_ep].tx, fwd[i]);
+	}
+	sp_retire_burst(node, fwd, refused, st);
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Host slices (SPP's GPE vServers): a slice without a code option whose
+ * endpoints' frames go, whole and unchanged, into its own network namespace
+ * through an interface slicepathd made there (netns_tap.h), where ordinary
+ * programs use ordinary sockets; what the namespace sends goes out through
+ * the slice's queues, from its endpoints' ports or, for its own outgoing
+ * connections, through its NAT range (nat.h). The lcore running the
+ * slice's NPE does both directions: it alone owns the NAT table.
+ */
+#ifndef SP_HSLICE_H
+#define SP_HSLICE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#include "../common/limits.h"
+#include "nat.h"
+#include "netns_tap.h"
+
+struct sp_node;
+struct sp_npe;
+struct sp_slice;
+struct sp_lcore_stats;
+
+struct sp_hslice {
+	int fd; /* its interface's TAP */
+	char netns[SP_NETNS_NAME_LEN];
+	char ifname[SP_IFNAME_LEN];
+	struct rte_ether_addr mac; /* the interface's: frames written to it are addressed to it */
+	struct sp_nat *nat;        /* NULL: no NAT range */
+	uint16_t nat_first, nat_count;
+	/* Its namespace was deleted (its name gone or another namespace's) or its interface
+	 * failed: frames for it are dropped (netns_gone). Set by either thread. */
+	bool gone;
+	bool gone_reported; /* the management thread logged it */
+	uint64_t ns_dev, ns_ino; /* the namespace's file when the slice was made */
+};
+
+/* What slice.create asks of a host slice. */
+struct sp_hslice_spec {
+	const char *netns;
+	uint16_t nat_ports; /* the NAT range's size; 0: no NAT */
+};
+
+/*
+ * Give slice s its interface in the namespace (named as the slice, cut to
+ * 15 characters) and its NAT range (the lowest free one of the config's
+ * NAT ports, on every port with an address). 0, or a negative errno with
+ * why in err; nothing left behind on error.
+ */
+int sp_hslice_create(struct sp_node *node, struct sp_slice *s, const struct sp_hslice_spec *spec,
+		     char *err, size_t errlen);
+/* After the slice is withdrawn and the lcores are past it: its interface and NAT go. */
+void sp_hslice_destroy(struct sp_node *node, struct sp_slice *s);
+/* Its NAT range out of the endpoint table: first, before the slice is withdrawn. */
+void sp_hslice_withdraw(struct sp_node *node, struct sp_slice *s);
+
+/*
+ * Management thread, about once a second: has a host slice's namespace been
+ * deleted, or its interface failed? Logged once, shown in slice.list, and
+ * its frames dropped as netns_gone from then on.
+ */
+void sp_hslices_watch(struct sp_node *node);
+
+/* Is node slice id a host slice? The NPE asks for every frame: one load. */
+static inline bool
+sp_is_host_slice(const uint64_t *bits, uint16_t slice)
+{
+	return bits[slice / 64] >> (slice % 64) & 1;
+}
+
+/*
+ * NPE lcore: frames decap handed to host slices (whole, any of them, n at
+ * most SP_NPE_ROUND): mapped back through the NAT where they came to its
+ * range, written into the slices' interfaces, counted, freed.
+ */
+void sp_hslice_input(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n,
+		     struct sp_lcore_stats *st);
+/*
+ * NPE lcore: what slice s's namespace sent (a burst at most), checked,
+ * through the NAT if not from one of its endpoints, into its queue on the
+ * output port; and a share of its NAT table expired.
+ */
+void sp_hslice_output(const struct sp_node *node, struct sp_npe *npe, struct sp_slice *s,
+		      struct sp_lcore_stats *st);
+
+#endif

@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Host slices through slicectld and slicectl (docs/guide-slice-owner.md): an operator makes
+one with its namespace, its owner reserves a TCP port, an unmodified python3 -m http.server
+in the namespace answers a client across the node; the slice is stored (its namespace, NAT
+size, TCP endpoint) and put back after slicepathd restarts; deleting it removes the
+namespace slicectld made."""
+
+import os
+import subprocess
+import sys
+
+from conftest import needs_root
+from spnode import PEER_IP
+from test_host_slices import fetch, netns, retried, running
+
+pytestmark = needs_root
+
+P0_IP = "10.0.0.1"
+
+
+def wire_to(ctl, client):
+    """p0's tap (made again by each slicepathd start) into the client namespace at PEER_IP."""
+    subprocess.run(["ip", "link", "set", ctl.iface, "netns", client], check=True)
+    netns(client, "ip", "addr", "add", f"{PEER_IP}/24", "dev", ctl.iface)
+    netns(client, "ip", "link", "set", ctl.iface, "up")
+
+
+def test_a_host_slice_made_with_slicectl_serves_and_survives_a_restart(ctl, users, tmp_path):
+    tag = os.getpid() % 100000
+    ns, client = f"spcw{tag}", f"spcc{tag}"
+    (tmp_path / "www").mkdir()
+    (tmp_path / "www" / "index.txt").write_text("host slice via slicectl\n")
+    subprocess.run(["ip", "netns", "add", client], check=True)
+    try:
+        ctl.start()
+        wire_to(ctl, client)
+        sc = ctl.ctld.slicectl
+        out = sc("slice", "create", "web", "codeopt", "host", "netns", ns, "nat", 16,
+                 "owner", users.OWNERS[0]).stdout
+        assert "slice web created" in out, out
+        assert os.path.exists(f"/run/netns/{ns}")  # made by slicectld: it was missing
+        assert "endpoint 0: TCP port 8080 on p0" in sc("endpoint", "reserve", "web", "port",
+                                                        "p0", "tcp", 8080,
+                                                        user=users.OWNERS[0]).stdout
+        sc("queue", "bind", "web", 0, "endpoint", 0, "share", "10M", user=users.OWNERS[0])
+        listed = sc("endpoint", "list", "web", user=users.OWNERS[0]).stdout
+        assert "8080/tcp" in listed, listed
+        nat = sc("nat", "web", user=users.OWNERS[0]).stdout
+        assert nat.startswith("NAT ports 61000-61015: in use tcp 0"), nat
+        with running(ns, sys.executable, "-m", "http.server", "8080", cwd=tmp_path / "www"):
+            r = retried(client, *fetch(f"http://{P0_IP}:8080/index.txt"))
+            assert r.stdout == "host slice via slicectl\n", r.stdout + r.stderr
+            # slicepathd restarts: slicectld puts the host slice back, same namespace.
+            ctl.node.stop()
+            ctl.start_node()
+            ctl.ctld.wait_log("slice web (id 1) restored")
+            wire_to(ctl, client)
+            host = next(s for s in ctl.node.call("slice.list") if s["name"] == "web")["host"]
+            assert (host["netns"], host["nat_ports"], host["state"]) == (ns, 16, "up"), host
+            # The interface is new; the server listening on 0.0.0.0:8080 keeps serving.
+            r = retried(client, *fetch(f"http://{P0_IP}:8080/index.txt"))
+            assert r.stdout == "host slice via slicectl\n", r.stdout + r.stderr
+        sc("slice", "delete", "web")
+        assert not os.path.exists(f"/run/netns/{ns}")
+    finally:
+        for name in (client, ns):
+            subprocess.run(["ip", "netns", "del", name], check=False, capture_output=True)
+
+
+def test_host_slice_requests_refused_by_slicectld(ctl):
+    """Bad host slice requests get clear errors and leave nothing behind."""
+    ctl.start()
+    call = ctl.ctld.slicectl
+    bad = call("slice", "create", "x", "codeopt", "host", check=False)
+    assert bad.returncode != 0 and "a host slice needs \"netns\"" in bad.stderr, bad.stderr
+    bad = call("slice", "create", "x", "codeopt", "host", "netns", "a/b", check=False)
+    assert bad.returncode != 0 and "may hold only letters" in bad.stderr, bad.stderr
+    bad = call("slice", "create", "x", "codeopt", "ipv4", "netns", "n", check=False)
+    assert bad.returncode != 0 and "are for host slices" in bad.stderr, bad.stderr
+    call("slice", "create", "fast", "codeopt", "ipv4")
+    bad = call("endpoint", "reserve", "fast", "port", "p0", "tcp", 80, check=False)
+    assert bad.returncode != 0 and "TCP endpoints are for host slices" in bad.stderr, bad.stderr
+    bad = call("nat", "fast", check=False)
+    assert bad.returncode != 0 and "slice fast has no NAT" in bad.stderr, bad.stderr
+    assert [s["name"] for s in ctl.ctld.json("slice", "list")] == ["fast"]
