@@ -202,39 +202,54 @@ source_port(const struct sp_node *node, uint32_t src_be)
 	return p;
 }
 
-/* The slice's lowest queue bound on port p, physical, or SP_QUEUE_UNBOUND. */
+/*
+ * The physical queue a frame of slice s leaves port p by: the one bound for
+ * its endpoint (slice index ep), else the slice's lowest bound on p (what
+ * its NAT'd connections use); SP_QUEUE_UNBOUND if none.
+ */
 static uint32_t
-queue_on(const struct sp_slice *s, uint16_t p)
+queue_for(const struct sp_slice *s, uint16_t p, uint16_t ep)
 {
+	uint32_t lowest = SP_QUEUE_UNBOUND;
+
 	for (uint16_t q = 0; q < s->queue_quota; q++) {
 		uint32_t phys = __atomic_load_n(&s->qmap[q], __ATOMIC_ACQUIRE);
 
-		if (phys != SP_QUEUE_UNBOUND && s->qport[q] == p)
+		if (phys == SP_QUEUE_UNBOUND || s->qport[q] != p)
+			continue;
+		if (s->qendpoint[q] == ep)
 			return phys;
+		if (lowest == SP_QUEUE_UNBOUND)
+			lowest = phys;
 	}
-	return SP_QUEUE_UNBOUND;
+	return lowest;
 }
 
-/* The node endpoint of slice s holding source port src (network order) on p, or SP_ENDPOINT_NAT. */
+/*
+ * The endpoint of slice s holding source port src (network order) on p:
+ * its slice index, its node slot in *slot; SP_ENDPOINT_NONE (slot
+ * SP_ENDPOINT_NAT) if none holds it, and for echoes.
+ */
 static uint16_t
 own_endpoint(const struct sp_node *node, const struct sp_slice *s, uint16_t p,
-	     enum sp_nat_proto proto, uint16_t src_be)
+	     enum sp_nat_proto proto, uint16_t src_be, uint16_t *slot)
 {
 	uint8_t l4 = proto == SP_NAT_TCP ? SP_L4_TCP : SP_L4_UDP;
 
-	if (proto == SP_NAT_ICMP)
-		return SP_ENDPOINT_NAT;
-	for (uint16_t i = 0; i < s->nb_endpoints; i++) {
-		uint16_t slot = __atomic_load_n(&s->endpoints[i], __ATOMIC_ACQUIRE);
+	*slot = SP_ENDPOINT_NAT;
+	for (uint16_t i = 0; proto != SP_NAT_ICMP && i < s->nb_endpoints; i++) {
+		uint16_t k = __atomic_load_n(&s->endpoints[i], __ATOMIC_ACQUIRE);
 		const struct sp_endpoint *ep;
 
-		if (slot == SP_ENDPOINT_NONE)
+		if (k == SP_ENDPOINT_NONE)
 			continue;
-		ep = &node->endpoints[slot];
-		if (ep->port == p && ep->l4 == l4 && ep->l4_port_be == src_be)
-			return slot;
+		ep = &node->endpoints[k];
+		if (ep->port == p && ep->l4 == l4 && ep->l4_port_be == src_be) {
+			*slot = k;
+			return i;
+		}
 	}
-	return SP_ENDPOINT_NAT;
+	return SP_ENDPOINT_NONE;
 }
 
 /* One frame from slice s's namespace: where it goes (meta), or why it does not. */
@@ -242,8 +257,8 @@ static enum sp_reason
 output_one(const struct sp_node *node, struct sp_slice *s, struct rte_mbuf *m, uint64_t now)
 {
 	struct sp_meta *meta = sp_meta(m);
+	uint16_t p, slot, idx, ext;
 	struct l4_view v;
-	uint16_t p, slot, ext;
 
 	if (!view_l4(m, &v))
 		return SP_REASON_UNSUPPORTED;
@@ -255,7 +270,7 @@ output_one(const struct sp_node *node, struct sp_slice *s, struct rte_mbuf *m, u
 	/* Cut Ethernet padding: the queue manager counts what is sent. */
 	rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) - RTE_ETHER_HDR_LEN -
 				    rte_be_to_cpu_16(v.ip->total_length));
-	slot = own_endpoint(node, s, p, v.proto, *v.src);
+	idx = own_endpoint(node, s, p, v.proto, *v.src, &slot);
 	if (slot == SP_ENDPOINT_NAT) {
 		if (s->host->nat == NULL)
 			return SP_REASON_NAT_FULL;
@@ -265,7 +280,7 @@ output_one(const struct sp_node *node, struct sp_slice *s, struct rte_mbuf *m, u
 		rewrite_port(&v, v.src, ext);
 	}
 	*meta = (struct sp_meta){.slice = s->id, .verdict = SP_FORWARD, .out_port = p,
-				 .out_ep = slot, .queue = queue_on(s, p)};
+				 .out_ep = slot, .queue = queue_for(s, p, idx)};
 	meta->result.nh_ip = v.ip->dst_addr;
 	return meta->queue == SP_QUEUE_UNBOUND ? SP_REASON_BAD_RESULT : SP_REASON_NONE;
 }

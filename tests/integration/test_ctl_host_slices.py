@@ -6,16 +6,22 @@ size, TCP endpoint) and put back after slicepathd restarts; deleting it removes 
 namespace slicectld made."""
 
 import os
+import pwd
+import shutil
+import signal
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 from conftest import needs_root
-from spnode import PEER_IP
+from spnode import BUILD, PEER_IP
 from test_host_slices import fetch, netns, retried, running
 
 pytestmark = needs_root
 
 P0_IP = "10.0.0.1"
+PRELOAD = BUILD / "control" / "libslicectl" / "libslicectl-preload.so"
 
 
 def wire_to(ctl, client):
@@ -83,3 +89,72 @@ def test_host_slice_requests_refused_by_slicectld(ctl):
     bad = call("nat", "fast", check=False)
     assert bad.returncode != 0 and "slice fast has no NAT" in bad.stderr, bad.stderr
     assert [s["name"] for s in ctl.ctld.json("slice", "list")] == ["fast"]
+
+
+def serve_in_slice(ctl, ns, slice_name, user, www):
+    """An unmodified python3 -m http.server 8080 in namespace ns as user, its bind()
+    reserving through the shim (LD_PRELOAD libslicectl-preload.so); stderr kept."""
+    env = {"LD_PRELOAD": str(PRELOAD), "SLICEPATH_SLICE": slice_name,
+           "SLICECTL_SOCKET": str(ctl.ctld.socket), "PATH": os.environ["PATH"]}
+    # setpriv execs (runuser would fork and keep the signals the test sends).
+    pw = pwd.getpwnam(user)
+    return subprocess.Popen(["ip", "netns", "exec", ns, "setpriv", f"--reuid={pw.pw_uid}",
+                             f"--regid={pw.pw_gid}", "--init-groups", "env", "-i",
+                             *(f"{k}={v}" for k, v in env.items()), sys.executable, "-m",
+                             "http.server", "8080"], cwd=www, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def test_bind_in_an_unmodified_program_reserves_through_the_shim(ctl, users):
+    """bind() of python3 -m http.server, unmodified, reserves TCP 8080 for its host slice
+    (and a queue), so a client across the node reaches it; the same program in a second
+    host slice gets EADDRINUSE with slicectld's reason on stderr; when the first server
+    exits its socket's close releases the port, and the second one then gets it."""
+    tag = os.getpid() % 100000
+    ns1, ns2, client = f"spsa{tag}", f"spsb{tag}", f"spsc{tag}"
+    owner = users.OWNERS[0]
+    www = Path(tempfile.mkdtemp(prefix="spwww"))  # the owner's server reads it: not under tmp_path
+    www.chmod(0o755)
+    (www / "f.txt").write_text("through the shim\n")
+    subprocess.run(["ip", "netns", "add", client], check=True)
+    first = second = None
+    try:
+        ctl.start()
+        wire_to(ctl, client)
+        sc = ctl.ctld.slicectl
+        for name, ns in (("one", ns1), ("two", ns2)):
+            sc("slice", "create", name, "codeopt", "host", "netns", ns, "owner", owner,
+               "buffers", 1024)
+        first = serve_in_slice(ctl, ns1, "one", owner, www)
+        r = retried(client, *fetch(f"http://{P0_IP}:8080/f.txt"))
+        assert first.poll() is None, first.communicate()[1]
+        assert r.stdout == "through the shim\n", r.stdout + r.stderr
+        eps = ctl.ctld.json("endpoint", "list", "one", user=owner)
+        assert [(e["port"], e.get("tcp_port")) for e in eps] == [("p0", 8080)], eps
+        queues = ctl.ctld.json("queue", "list", "one", user=owner)
+        assert [q["endpoint"] for q in queues.values()] == [0], queues
+
+        second = serve_in_slice(ctl, ns2, "two", owner, www)
+        err = second.communicate(timeout=30)[1]
+        assert second.returncode != 0 and "[Errno 98] Address already in use" in err, err
+        assert "slicepath: bind to TCP port 8080 of slice two refused: TCP port 8080 on p0 " \
+               "is taken" in err, err
+        assert ctl.ctld.json("endpoint", "list", "two", user=owner) == []
+
+        first.send_signal(signal.SIGINT)  # http.server closes its socket and exits
+        first.wait(timeout=30)
+        assert ctl.ctld.json("endpoint", "list", "one", user=owner) == []
+        assert ctl.ctld.json("queue", "list", "one", user=owner) == {}
+        second = serve_in_slice(ctl, ns2, "two", owner, www)
+        r = retried(client, *fetch(f"http://{P0_IP}:8080/f.txt"))
+        assert r.stdout == "through the shim\n", r.stdout + r.stderr
+        assert [e.get("tcp_port") for e in
+                ctl.ctld.json("endpoint", "list", "two", user=owner)] == [8080]
+    finally:
+        for p in (first, second):
+            if p is not None and p.poll() is None:
+                p.kill()
+                p.wait()
+        for name in (client, ns1, ns2):
+            subprocess.run(["ip", "netns", "del", name], check=False, capture_output=True)
+        shutil.rmtree(www)
