@@ -310,3 +310,57 @@ def test_a_deleted_namespace_is_noticed_and_reported(world):
     assert f"slice gone: its network namespace {ns} is gone" in world.node.log()
     assert world.node.call("slice.delete", slice="gone") == {"deleted": 1}
     assert json.dumps(world.node.call("slice.list")).count('"gone"') == 0
+
+
+# A UDP flood of 1000-byte datagrams from the slice's endpoint port on p1 to the next hop,
+# for `seconds`; the kernel drops what the slice's interface cannot take at once.
+FLOOD = """
+import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(('{src}', {port}))
+data, end = bytes(1000), time.monotonic() + {seconds}
+while time.monotonic() < end:
+    for _ in range(100):
+        try:
+            s.sendto(data, ('{dst}', {dport}))
+        except OSError:
+            pass
+"""
+
+
+def test_a_flooding_host_slice_leaves_a_fast_path_slice_its_reservation(tmp_path):
+    """A host slice floods p1 from its namespace at ten times its reservation or more;
+    fast-path slice b, backlogged from p0 (frames replayed forever), keeps 99 % of its
+    reservation: the host slice's frames wait in its own queue, under its share."""
+    from test_qm_fairness import RATE, THRESHOLD, THRESHOLD_PKTS, check_isolation, measure, \
+        stream
+    from spnode import LOAD_NH, loaded_node, write_pcap
+
+    n, p0, p1, pcap = loaded_node(tmp_path, "hflood", RATE)
+    host_share, kept = RATE // 40, RATE - RATE // 40  # 20 and 780 Mb/s
+    s = n.slice("b", 2)
+    s.endpoint(p0, 5002)
+    out = s.endpoint(p1, 5002, bandwidth=kept)
+    s.queue(0, out, threshold=THRESHOLD, threshold_packets=THRESHOLD_PKTS, share=kept)
+    s.route(0, "10.9.0.0/16", endpoint=out, queue=0, next_hop=f"{LOAD_NH[0]}:{LOAD_NH[1]}")
+    write_pcap(pcap, stream(p0, 5002, "10.9.2.1", 20))
+    ns = f"spflood{os.getpid() % 100000}"
+    subprocess.run(["ip", "netns", "add", ns], check=True)
+    n.start()
+    try:
+        n.call("slice.create", name="h", codeopt="host", netns=ns)
+        n.call("endpoint.reserve", slice="h", port="p1", udp_port=7001, bandwidth=host_share)
+        n.call("queue.bind", slice="h", queue=0, endpoint=0, share=host_share,
+               threshold=THRESHOLD, threshold_packets=THRESHOLD_PKTS)
+        flood = FLOOD.format(src="10.1.0.1", port=7001, dst=LOAD_NH[0], dport=LOAD_NH[1],
+                             seconds=8)
+        # Niced: on a 2-CPU machine the flooder must not take the forwarding lcore's CPU.
+        with running(ns, "nice", "-n", "19", sys.executable, "-c", flood):
+            got, period = measure(n, ["h", "b"])
+        st = n.call("stats.get", slice="h")["slice"]
+    finally:
+        n.stop()
+        subprocess.run(["ip", "netns", "del", ns], check=False)
+    print(f"host slice h: {st['from_netns_pkts']} frames from its namespace, "
+          f"{st['fwd_pkts']} sent, drops {st['reasons']}")
+    check_isolation(got, period, "h", "b", kept, host_share)
