@@ -40,6 +40,7 @@ PACKAGES=(
 	python3-prometheus-client                      # tests parse the metrics as Prometheus does
 	tmux                                           # tests drive slicectl top in a terminal
 	openssh-server                                 # tests reach an sshd through a DPDK-owned port
+	iperf3 ethtool                                 # tools/bench-hostslice.py: a host slice against veth
 	debhelper                                      # debian/: the .deb packages
 )
 

@@ -157,3 +157,17 @@ def test_unknown_scenario_refused(tmp_path):
     assert r.returncode == 2
     assert "no scenario nosuch: the scenarios are fairness, backlog, throughput, latency, " \
         "mix, ebpf, dpi" in r.stderr
+
+
+def test_hostslice_bench_smoke(tmp_path):
+    """tools/bench-hostslice.py for one round of 1 s: a figure for each path, the ratio
+    and the NAT setups said (the target is the benchmark's to report, not this test's)."""
+    r = subprocess.run([sys.executable, str(REPO / "tools" / "bench-hostslice.py"), "-r", "1",
+                        "-t", "1", "-o", str(tmp_path)], capture_output=True, text=True,
+                       timeout=300)
+    print(r.stdout, r.stderr)
+    assert r.returncode == 0, r.stderr
+    got = rows(tmp_path / "hostslice.csv")
+    assert [x["path"] for x in got] == ["veth", "veth-frames", "hostslice"]
+    assert all(float(x["tcp_gbps"]) > 0 and float(x["conn_per_s"]) > 0 for x in got), got
+    assert "host slice / veth TCP:" in r.stdout and "NAT setups" in r.stdout
