@@ -36,6 +36,11 @@ struct cli_command {
 
 /* Call method: the result, or NULL after printing the server's error (*status set). */
 json_t *cli_call(struct cli *cli, const char *method, json_t *params, int *status);
+/*
+ * Call for a result shown as a table: the result, or NULL with *status set,
+ * 0 when it was printed as JSON already (-j).
+ */
+json_t *cli_call_for_table(struct cli *cli, const char *method, json_t *params, int *status);
 /* Call and print the result as JSON (-j) or say what was done: an exit status. */
 int cli_call_and_say(struct cli *cli, const char *method, json_t *params, const char *said);
 /* Print a result as indented JSON. */

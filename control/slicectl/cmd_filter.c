@@ -225,14 +225,10 @@ filter_list(struct cli *cli, int argc, char **argv)
 
 	if (argc != 1)
 		return cli_usage("usage: slicectl filter list SLICE");
-	r = cli_call(cli, SP_M_FILTER_LIST, json_pack("{s:o}", "slice", cli_slice(argv[0])), &status);
+	r = cli_call_for_table(cli, SP_M_FILTER_LIST, json_pack("{s:o}", "slice",
+							      cli_slice(argv[0])), &status);
 	if (r == NULL)
 		return status;
-	if (cli->json) {
-		cli_print_json(r);
-		json_decref(r);
-		return 0;
-	}
 	t = table_new(8, "POS", "KEY", "MASK", "ENDPOINT", "QUEUE", "NEXTHOP", "DATA", "HITS");
 	json_array_foreach(r, i, o) {
 		json_t *res = json_object_get(o, "result");

@@ -14,14 +14,10 @@ cmd_nat(struct cli *cli, int argc, char **argv)
 
 	if (argc != 1)
 		return cli_usage("usage: slicectl nat SLICE");
-	r = cli_call(cli, SP_M_NAT_LIST, json_pack("{s:o}", "slice", cli_slice(argv[0])), &status);
+	r = cli_call_for_table(cli, SP_M_NAT_LIST, json_pack("{s:o}", "slice", cli_slice(argv[0])),
+			       &status);
 	if (r == NULL)
 		return status;
-	if (cli->json) {
-		cli_print_json(r);
-		json_decref(r);
-		return 0;
-	}
 	in_use = json_object_get(r, "in_use");
 #define I(o, k) json_integer_value(json_object_get(o, k))
 	printf("NAT ports %" JSON_INTEGER_FORMAT "-%" JSON_INTEGER_FORMAT ": in use tcp %"

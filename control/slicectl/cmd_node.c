@@ -73,17 +73,12 @@ static int
 ifaces(struct cli *cli, bool steering)
 {
 	int status;
-	json_t *r = cli_call(cli, SP_M_IFACE_LIST, NULL, &status), *o;
+	json_t *r = cli_call_for_table(cli, SP_M_IFACE_LIST, NULL, &status), *o;
 	struct table *t;
 	size_t i;
 
 	if (r == NULL)
 		return status;
-	if (cli->json) {
-		cli_print_json(r);
-		json_decref(r);
-		return 0;
-	}
 	t = steering ? table_new(6, "IFACE", "RX_QUEUES", "TX_QUEUES", "STEERING", "RULES", "NOTE")
 		     : table_new(9, "IFACE", "INDEX", "IPV4", "MAC", "RATE", "RESERVED",
 				 "AVAILABLE", "IN_RESERVED", "IN_AVAILABLE");

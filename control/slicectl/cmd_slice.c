@@ -153,14 +153,9 @@ slice_list(struct cli *cli, int argc, char **argv)
 	(void)argv;
 	if (argc != 0)
 		return cli_usage("usage: slicectl slice list");
-	r = cli_call(cli, SP_M_SLICE_LIST, NULL, &status);
+	r = cli_call_for_table(cli, SP_M_SLICE_LIST, NULL, &status);
 	if (r == NULL)
 		return status;
-	if (cli->json) {
-		cli_print_json(r);
-		json_decref(r);
-		return 0;
-	}
 	t = table_new(14, "SLICE", "ID", "OWNER", "CODEOPT", "NPE", "FILTERS", "QUEUES", "BUFFERS",
 		      "MEMORY", "BANDWIDTH", "RESERVED", "INBOUND", "IN_RESERVED", "STATE");
 	json_array_foreach(r, i, o) {

@@ -79,6 +79,19 @@ cli_print_json(json_t *result)
 	free(text);
 }
 
+json_t *
+cli_call_for_table(struct cli *cli, const char *method, json_t *params, int *status)
+{
+	json_t *r = cli_call(cli, method, params, status);
+
+	if (r == NULL || !cli->json)
+		return r;
+	cli_print_json(r);
+	json_decref(r);
+	*status = 0;
+	return NULL;
+}
+
 int
 cli_call_and_say(struct cli *cli, const char *method, json_t *params, const char *said)
 {

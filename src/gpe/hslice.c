@@ -27,6 +27,7 @@
 #include <slicepath/cksum.h>
 
 #include "hslice.h"
+#include "tap_io.h"
 #include "../encap/encap.h"
 #include "../node/node.h"
 #include "../npe/npe.h"
@@ -34,7 +35,6 @@
 
 /* Entries of a NAT table looked at for expiry each time its namespace is read. */
 #define EXPIRE_BUDGET 64
-#define MAX_SEGS 8
 
 /* A frame's IPv4 and transport headers, as both directions read them. */
 struct l4_view {
@@ -124,69 +124,104 @@ remote_port(const struct l4_view *v, const uint16_t *field)
 	return v->proto == SP_NAT_ICMP ? 0 : rte_be_to_cpu_16(*field);
 }
 
-/* Into the interface, the frame whole; 0, or the reason it was not taken. */
+/*
+ * One frame for host slice s, made ready for its interface: mapped back if
+ * it came to the NAT range, addressed to the interface, a TCP segment
+ * marked for merging. 0, or why it goes no further.
+ */
 static enum sp_reason
-write_frame(struct sp_hslice *hs, struct rte_mbuf *m)
-{
-	struct iovec iov[MAX_SEGS];
-	int nb = 0;
-	ssize_t rc;
-
-	if (m->nb_segs > MAX_SEGS)
-		return SP_REASON_MALFORMED;
-	for (struct rte_mbuf *seg = m; seg != NULL; seg = seg->next)
-		iov[nb++] = (struct iovec){rte_pktmbuf_mtod(seg, void *), seg->data_len};
-	rc = writev(hs->fd, iov, nb);
-	if (rc >= 0)
-		return SP_REASON_NONE;
-	if (errno == EAGAIN || errno == ENOBUFS || errno == ENOMEM)
-		return SP_REASON_NETNS_FULL;
-	__atomic_store_n(&hs->gone, true, __ATOMIC_RELAXED);
-	return SP_REASON_NETNS_GONE;
-}
-
-/* One frame for host slice s: mapped back if it came to the NAT range, then written. */
-static enum sp_reason
-input_one(struct sp_slice *s, struct rte_mbuf *m, uint64_t now)
+prepare_in(struct sp_slice *s, struct rte_mbuf *m, uint64_t now)
 {
 	struct sp_hslice *hs = s->host;
 	struct l4_view v;
+	bool viewed;
 
 	if (__atomic_load_n(&hs->gone, __ATOMIC_RELAXED))
 		return SP_REASON_NETNS_GONE;
+	viewed = view_l4(m, &v);
 	if (sp_meta(m)->in_ep == SP_ENDPOINT_NAT) {
 		uint16_t inner;
 
-		if (hs->nat == NULL || !view_l4(m, &v) ||
+		if (hs->nat == NULL || !viewed ||
 		    sp_nat_in(hs->nat, v.proto, rte_be_to_cpu_16(*v.dst), v.ip->src_addr,
 			      remote_port(&v, v.src), v.tcp_flags, now, &inner) < 0)
 			return SP_REASON_NAT_MISS;
 		rewrite_port(&v, v.dst, inner);
 	}
 	rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr = hs->mac;
-	return write_frame(hs, m);
+	m->packet_type = 0;
+	if (viewed && v.proto == SP_NAT_TCP)
+		sp_tap_mark_tcp(m, rte_ipv4_hdr_len(v.ip),
+				(uint16_t)((((const struct rte_tcp_hdr *)v.src)->data_off >> 4) * 4));
+	return SP_REASON_NONE;
+}
+
+/* Frames of slice `slice` that went no further (a merged one standing for several). */
+static void
+count_drop(struct sp_lcore_stats *st, uint16_t slice, enum sp_reason why, uint16_t frames,
+	   uint32_t bytes)
+{
+	st->reason[why] += frames;
+	st->slice[slice].reason[why] += frames;
+	st->slice[slice].drop.pkts += frames;
+	st->slice[slice].drop.bytes += bytes;
+}
+
+/* Slice `slice`'s frames of a round (n of them): into its interface, counted, freed. */
+static void
+input_slice(const struct sp_node *node, uint16_t slice, struct rte_mbuf **pkts, uint16_t n,
+	    uint64_t now, struct sp_lcore_stats *st)
+{
+	struct sp_slice *s = __atomic_load_n(&node->slices[slice], __ATOMIC_ACQUIRE);
+	struct sp_tap_written w[SP_NPE_ROUND];
+	uint16_t ready = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		enum sp_reason why = s == NULL || s->host == NULL ? SP_REASON_NO_ENDPOINT :
+				     prepare_in(s, pkts[i], now);
+
+		if (why == SP_REASON_NONE) {
+			pkts[ready++] = pkts[i];
+			continue;
+		}
+		count_drop(st, slice, why, 1, rte_pktmbuf_pkt_len(pkts[i]));
+		rte_pktmbuf_free(pkts[i]);
+	}
+	if (ready == 0)
+		return;
+	n = sp_tap_write_burst(s->host->fd, pkts, ready, w);
+	for (uint16_t i = 0; i < n; i++) {
+		if (w[i].reason == SP_REASON_NONE) {
+			st->slice[slice].to_netns.pkts += w[i].frames;
+			st->slice[slice].to_netns.bytes += w[i].bytes;
+		} else {
+			if (w[i].reason == SP_REASON_NETNS_GONE)
+				__atomic_store_n(&s->host->gone, true, __ATOMIC_RELAXED);
+			count_drop(st, slice, w[i].reason, w[i].frames, w[i].bytes);
+		}
+	}
+	rte_pktmbuf_free_bulk(pkts, n);
 }
 
 void
 sp_hslice_input(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n,
 		struct sp_lcore_stats *st)
 {
+	struct rte_mbuf *mine[SP_NPE_ROUND];
 	uint64_t now = rte_rdtsc();
 
-	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		struct sp_meta *meta = sp_meta(m);
-		struct sp_slice *s = __atomic_load_n(&node->slices[meta->slice], __ATOMIC_ACQUIRE);
-		enum sp_reason why = s == NULL || s->host == NULL ? SP_REASON_NO_ENDPOINT :
-				     input_one(s, m, now);
+	/* A slice at a time, its frames in arrival order: one burst for its interface. */
+	while (n > 0) {
+		uint16_t slice = sp_meta(pkts[0])->slice, nb_mine = 0, rest = 0;
 
-		if (why == SP_REASON_NONE) {
-			sp_counter_add(&st->slice[meta->slice].to_netns, m);
-			rte_pktmbuf_free(m);
-			continue;
+		for (uint16_t i = 0; i < n; i++) {
+			if (sp_meta(pkts[i])->slice == slice)
+				mine[nb_mine++] = pkts[i];
+			else
+				pkts[rest++] = pkts[i];
 		}
-		sp_meta_drop(m, why);
-		sp_retire_burst(node, &m, 1, st);
+		input_slice(node, slice, mine, nb_mine, now, st);
+		n = rest;
 	}
 }
 
@@ -285,30 +320,6 @@ output_one(const struct sp_node *node, struct sp_slice *s, struct rte_mbuf *m, u
 	return meta->queue == SP_QUEUE_UNBOUND ? SP_REASON_BAD_RESULT : SP_REASON_NONE;
 }
 
-/* Read up to a burst from the interface into fresh mbufs; how many. */
-static uint16_t
-read_frames(const struct sp_node *node, struct sp_hslice *hs, struct rte_mbuf **pkts)
-{
-	uint16_t n;
-
-	if (rte_pktmbuf_alloc_bulk(node->pool, pkts, SP_BURST) != 0)
-		return 0; /* no buffer now: the interface keeps them */
-	for (n = 0; n < SP_BURST; n++) {
-		ssize_t len = read(hs->fd, rte_pktmbuf_mtod(pkts[n], void *),
-				   rte_pktmbuf_tailroom(pkts[n]));
-
-		if (len <= 0) {
-			if (len < 0 && errno != EAGAIN && errno != EINTR)
-				__atomic_store_n(&hs->gone, true, __ATOMIC_RELAXED);
-			break;
-		}
-		pkts[n]->data_len = (uint16_t)len;
-		pkts[n]->pkt_len = (uint32_t)len;
-	}
-	rte_pktmbuf_free_bulk(&pkts[n], SP_BURST - n);
-	return n;
-}
-
 void
 sp_hslice_output(const struct sp_node *node, struct sp_npe *npe, struct sp_slice *s,
 		 struct sp_lcore_stats *st)
@@ -317,12 +328,15 @@ sp_hslice_output(const struct sp_node *node, struct sp_npe *npe, struct sp_slice
 	struct rte_mbuf *pkts[SP_BURST], *fwd[SP_BURST], *gone[SP_BURST];
 	uint16_t n, nb_fwd = 0, nb_gone = 0, refused;
 	uint64_t now = rte_rdtsc();
+	bool failed;
 
 	if (hs->nat != NULL)
 		sp_nat_expire(hs->nat, now, EXPIRE_BUDGET);
 	if (__atomic_load_n(&hs->gone, __ATOMIC_RELAXED))
 		return;
-	n = read_frames(node, hs, pkts);
+	n = sp_tap_read_burst(hs->fd, node->pool, pkts, SP_BURST, &failed);
+	if (failed)
+		__atomic_store_n(&hs->gone, true, __ATOMIC_RELAXED);
 	for (uint16_t i = 0; i < n; i++) {
 		enum sp_reason why;
 

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_cycles.h>
 #include <rte_mbuf.h>
 
 #include "../node/node.h"
@@ -31,6 +32,18 @@
  * every turn of the loop; what the host or a host slice sends waits that long.
  */
 #define SP_HOST_POLL_US 20
+
+/* Whether such a read is due at the TSC now: true sets the next one. */
+static inline bool
+lc_poll_due(uint64_t *next)
+{
+	uint64_t now = rte_rdtsc();
+
+	if (now < *next)
+		return false;
+	*next = now + rte_get_tsc_hz() / (1000000 / SP_HOST_POLL_US);
+	return true;
+}
 
 struct tx_port {
 	struct rte_mbuf *held[TX_HOLD];

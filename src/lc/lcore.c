@@ -70,11 +70,9 @@ static void
 npe_from_slices(struct lcore_ctx *c)
 {
 	const struct sp_node *node = c->node;
-	uint64_t now = rte_rdtsc();
 
-	if (now < c->next_slices_poll)
+	if (!lc_poll_due(&c->next_slices_poll))
 		return;
-	c->next_slices_poll = now + rte_get_tsc_hz() / (1000000 / SP_HOST_POLL_US);
 	for (unsigned int w = 0; w < RTE_DIM(node->host_slice_bits); w++) {
 		uint64_t bits = __atomic_load_n(&node->host_slice_bits[w], __ATOMIC_ACQUIRE);
 

@@ -60,17 +60,14 @@ to_host(struct lcore_ctx *c, uint16_t p, struct rte_mbuf **pkts, uint16_t n)
 	rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
 }
 
-/* What the hosts' interfaces send, out of their ports, every SP_SP_HOST_POLL_US at most. */
-
+/* What the hosts' interfaces send, out of their ports, every SP_HOST_POLL_US at most. */
 void
 lc_from_hosts(struct lcore_ctx *c)
 {
 	const struct sp_node *node = c->node;
-	uint64_t now = rte_rdtsc();
 
-	if (now < c->next_host_poll)
+	if (!lc_poll_due(&c->next_host_poll))
 		return;
-	c->next_host_poll = now + rte_get_tsc_hz() / (1000000 / SP_HOST_POLL_US);
 	for (uint16_t p = 0; p < node->nb_ports; p++) {
 		struct rte_mbuf *pkts[SP_BURST];
 		uint16_t n;

@@ -5,7 +5,6 @@ frames (UDP or TCP) arrive there whole, what its programs send leaves through it
 from its endpoints' ports or through its NAT range. Real programs on both sides: a client
 namespace behind the node's tap port, python3's http.server in the slice."""
 
-import contextlib
 import json
 import os
 import subprocess
@@ -14,7 +13,9 @@ import time
 
 import pytest
 
+import test_host_path as host_path
 from conftest import needs_root
+from test_host_path import netns, retried
 from sp_rpc import RpcError
 from spnode import PEER_IP, Node
 
@@ -23,30 +24,9 @@ pytestmark = needs_root
 P0_MAC, P0_IP = "02:00:00:00:00:10", "10.0.0.1"
 
 
-def netns(name, *cmd, check=True, timeout=30, **kw):
-    return subprocess.run(["ip", "netns", "exec", name, *cmd], capture_output=True, text=True,
-                          timeout=timeout, check=check, **kw)
-
-
-@contextlib.contextmanager
 def running(ns, *cmd, **kw):
-    p = subprocess.Popen(["ip", "netns", "exec", ns, *cmd], stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL, **kw)
-    try:
-        yield p
-    finally:
-        p.kill()
-        p.wait()
-
-
-def retried(ns, *cmd, seconds=10):
-    """cmd in namespace ns, again every 0.2 s until it succeeds or seconds pass."""
-    deadline = time.monotonic() + seconds
-    while True:
-        r = netns(ns, *cmd, check=False)
-        if r.returncode == 0 or time.monotonic() > deadline:
-            return r
-        time.sleep(0.2)
+    """cmd running in namespace ns for the with block (test_host_path.running)."""
+    return host_path.running("ip", "netns", "exec", ns, *cmd, **kw)
 
 
 def fetch(url):
