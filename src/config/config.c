@@ -34,6 +34,7 @@ static const struct uint_spec NAT_FIRST = OPT("first", 1024, 65535, 61000);
 static const struct uint_spec NAT_LAST = OPT("last", 1024, 65535, 65535);
 static const struct uint_spec NAT_TCP_ESTABLISHED = OPT("tcp_established", 1, 86400 * 7, 7440);
 static const struct uint_spec NAT_TCP_TRANSITORY = OPT("tcp_transitory", 1, 86400, 240);
+static const struct uint_spec NAT_TCP_CLOSED = OPT("tcp_closed", 1, 86400, 10);
 static const struct uint_spec NAT_UDP = OPT("udp", 1, 86400, 120);
 static const struct uint_spec NAT_ICMP = OPT("icmp", 1, 86400, 60);
 /* An element of an lcore's "npes" list (checked against the NPE count). */
@@ -521,7 +522,13 @@ static const char *const TOP_KEYS[] = {
 };
 
 static const char *const NAT_KEYS[] = {
-	"first", "last", "tcp_established", "tcp_transitory", "udp", "icmp", NULL,
+	"first", "last", "tcp_established", "tcp_transitory", "tcp_closed", "udp", "icmp", NULL,
+};
+
+/* In the order of struct sp_nat_timeouts, after first and last. */
+static const struct uint_spec *const NAT_SPECS[] = {
+	&NAT_FIRST, &NAT_LAST, &NAT_TCP_ESTABLISHED, &NAT_TCP_TRANSITORY, &NAT_TCP_CLOSED,
+	&NAT_UDP, &NAT_ICMP,
 };
 
 /* "nat": optional, every key too. */
@@ -530,21 +537,17 @@ parse_nat(struct parser *p, json_t *root)
 {
 	json_t *o = json_object_get(root, "nat"), *none = json_object();
 	struct sp_config *c = p->cfg;
-	uint64_t v[6];
-	int rc = -EINVAL;
+	uint64_t v[RTE_DIM(NAT_SPECS)];
+	int rc;
 
 	if (none == NULL)
 		return cfg_out_of_memory(p, "nat");
 	if (o == NULL)
 		o = none;
-	if (cfg_check_object(p, o, "nat", NAT_KEYS) == 0 &&
-	    cfg_get_uint(p, o, "nat", &NAT_FIRST, &v[0]) == 0 &&
-	    cfg_get_uint(p, o, "nat", &NAT_LAST, &v[1]) == 0 &&
-	    cfg_get_uint(p, o, "nat", &NAT_TCP_ESTABLISHED, &v[2]) == 0 &&
-	    cfg_get_uint(p, o, "nat", &NAT_TCP_TRANSITORY, &v[3]) == 0 &&
-	    cfg_get_uint(p, o, "nat", &NAT_UDP, &v[4]) == 0 &&
-	    cfg_get_uint(p, o, "nat", &NAT_ICMP, &v[5]) == 0) {
-		rc = 0;
+	rc = cfg_check_object(p, o, "nat", NAT_KEYS);
+	for (unsigned int i = 0; rc == 0 && i < RTE_DIM(NAT_SPECS); i++)
+		rc = cfg_get_uint(p, o, "nat", NAT_SPECS[i], &v[i]);
+	if (rc == 0) {
 		if (v[1] < v[0])
 			rc = cfg_fail(p, "nat", "last", "%" PRIu64 " is below \"first\" (%" PRIu64
 				      "): the NAT ports are first to last", v[1], v[0]);
@@ -555,7 +558,7 @@ parse_nat(struct parser *p, json_t *root)
 	c->nat_first = (uint16_t)v[0];
 	c->nat_last = (uint16_t)v[1];
 	c->nat_timeouts = (struct sp_nat_timeouts){(uint32_t)v[2], (uint32_t)v[3], (uint32_t)v[4],
-						   (uint32_t)v[5]};
+						   (uint32_t)v[5], (uint32_t)v[6]};
 	return 0;
 }
 

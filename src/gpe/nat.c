@@ -32,7 +32,7 @@ struct entry {
 struct sp_nat {
 	uint16_t first, count;
 	uint64_t idle_tsc[SP_NAT_PROTOS]; /* UDP's and ICMP's; TCP's is by state */
-	uint64_t tcp_established_tsc, tcp_transitory_tsc;
+	uint64_t tcp_established_tsc, tcp_transitory_tsc, tcp_closed_tsc;
 	struct rte_hash *map[SP_NAT_PROTOS]; /* flow -> index (external - first) */
 	struct entry *e[SP_NAT_PROTOS];
 	uint32_t hint[SP_NAT_PROTOS]; /* where the next search for a free number starts */
@@ -87,6 +87,7 @@ sp_nat_create(const char *name, uint16_t first, uint16_t count, const struct sp_
 	n->count = count;
 	n->tcp_established_tsc = to->tcp_established * hz;
 	n->tcp_transitory_tsc = to->tcp_transitory * hz;
+	n->tcp_closed_tsc = to->tcp_closed * hz;
 	n->idle_tsc[SP_NAT_UDP] = to->udp * hz;
 	n->idle_tsc[SP_NAT_ICMP] = to->icmp * hz;
 	for (unsigned int p = 0; p < SP_NAT_PROTOS; p++) {
@@ -119,10 +120,9 @@ idle_limit(const struct sp_nat *n, enum sp_nat_proto p, uint8_t state)
 {
 	if (p != SP_NAT_TCP)
 		return n->idle_tsc[p];
-	if (!(state & ST_ANSWERED) || (state & ST_RST) ||
-	    (state & (ST_FIN_OUT | ST_FIN_IN)) == (ST_FIN_OUT | ST_FIN_IN))
-		return n->tcp_transitory_tsc;
-	return n->tcp_established_tsc;
+	if ((state & ST_RST) || (state & (ST_FIN_OUT | ST_FIN_IN)) == (ST_FIN_OUT | ST_FIN_IN))
+		return n->tcp_closed_tsc;
+	return state & ST_ANSWERED ? n->tcp_established_tsc : n->tcp_transitory_tsc;
 }
 
 static void

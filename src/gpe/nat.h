@@ -19,7 +19,8 @@ enum sp_nat_proto { SP_NAT_TCP, SP_NAT_UDP, SP_NAT_ICMP, SP_NAT_PROTOS };
 /* Idle timeouts in seconds (docs/config.md, "nat"). */
 struct sp_nat_timeouts {
 	uint32_t tcp_established; /* a connection that saw traffic both ways */
-	uint32_t tcp_transitory;  /* not answered yet, or closing (FIN both ways, RST) */
+	uint32_t tcp_transitory;  /* not answered yet */
+	uint32_t tcp_closed;      /* FIN both ways, or RST: its number free again soon */
 	uint32_t udp;
 	uint32_t icmp;
 };

@@ -26,7 +26,7 @@
 #define OTHER RTE_BE32(RTE_IPV4(10, 0, 0, 3))
 
 static const struct sp_nat_timeouts timeouts = {
-	.tcp_established = 100, .tcp_transitory = 10, .udp = 30, .icmp = 5,
+	.tcp_established = 100, .tcp_transitory = 10, .tcp_closed = 3, .udp = 30, .icmp = 5,
 };
 
 static uint64_t hz;
@@ -134,8 +134,14 @@ test_timeouts_by_state(void **state)
 	assert_int_equal(sp_nat_out(n, SP_NAT_TCP, 4, REMOTE, 80, 0, hz, &reset), 0);
 	assert_int_equal(sp_nat_in(n, SP_NAT_TCP, reset, REMOTE, 80, SP_NAT_TCP_RST, hz, &inner),
 			 0);
-	/* 11 s later: unanswered, closed and reset ones are gone (transitory, 10 s). */
-	expire_all(n, 12 * hz);
+	/* 4 s later the closed and reset ones are gone (3 s), not the unanswered (10 s)... */
+	expire_all(n, 5 * hz);
+	sp_nat_stats(n, &st);
+	assert_int_equal(st.in_use[SP_NAT_TCP], 2);
+	assert_int_equal(sp_nat_out(n, SP_NAT_TCP, 1, REMOTE, 80, 0, 2 * hz, &inner), 0);
+	assert_int_equal(inner, open); /* (its own packets keep it) */
+	/* ... which goes once 10 s pass without an answer. */
+	expire_all(n, 13 * hz);
 	sp_nat_stats(n, &st);
 	assert_int_equal(st.in_use[SP_NAT_TCP], 1);
 	assert_int_equal(sp_nat_in(n, SP_NAT_TCP, est, REMOTE, 80, 0, 12 * hz, &inner), 0);

@@ -39,7 +39,7 @@ per_op(uint64_t cycles, uint64_t ops)
 static void
 run(uint16_t count, uint64_t packets)
 {
-	static const struct sp_nat_timeouts to = {7440, 240, 120, 60};
+	static const struct sp_nat_timeouts to = {7440, 240, 10, 120, 60};
 	struct sp_nat *n = sp_nat_create("bench_nat", FIRST, count, &to, SOCKET_ID_ANY);
 	struct flow *f = calloc(count, sizeof(*f));
 	uint64_t t0, t_new, t_out, t_in, now = rte_rdtsc();
