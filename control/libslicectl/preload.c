@@ -43,6 +43,7 @@
 
 /* What one bind() reserved: its endpoint and queue, and the descriptors holding the socket. */
 struct reservation {
+	char slice[SP_NAME_LEN]; /* as SLICEPATH_SLICE said then: the program may change it */
 	uint16_t endpoint, queue;
 	unsigned int refs;
 };
@@ -202,6 +203,12 @@ reserve(const char *slice, bool tcp, uint16_t port, uint32_t addr)
 	if (r == NULL)
 		return NULL;
 	res = calloc(1, sizeof(*res));
+	if (res == NULL) {
+		json_decref(r);
+		errno = ENOMEM;
+		return NULL; /* the endpoint stays: slicectl endpoint release frees it */
+	}
+	snprintf(res->slice, sizeof(res->slice), "%s", slice);
 	res->endpoint = (uint16_t)json_integer_value(json_object_get(r, "endpoint"));
 	json_decref(r);
 	q = free_queue(slice, what);
@@ -223,15 +230,16 @@ reserve(const char *slice, bool tcp, uint16_t port, uint32_t addr)
 }
 
 static void
-release(const char *slice, struct reservation *res)
+release(struct reservation *res)
 {
-	char what[64];
+	char what[96];
 
-	snprintf(what, sizeof(what), "releasing endpoint %u of slice %s", res->endpoint, slice);
-	json_decref(call(SP_M_QUEUE_UNBIND, json_pack("{s:s, s:i}", "slice", slice, "queue",
+	snprintf(what, sizeof(what), "releasing endpoint %u of slice %s", res->endpoint,
+		 res->slice);
+	json_decref(call(SP_M_QUEUE_UNBIND, json_pack("{s:s, s:i}", "slice", res->slice, "queue",
 						      res->queue), what));
-	json_decref(call(SP_M_ENDPOINT_RELEASE, json_pack("{s:s, s:i}", "slice", slice, "endpoint",
-							  res->endpoint), what));
+	json_decref(call(SP_M_ENDPOINT_RELEASE, json_pack("{s:s, s:i}", "slice", res->slice,
+							  "endpoint", res->endpoint), what));
 	free(res);
 }
 
@@ -287,7 +295,7 @@ bind(int fd, const struct sockaddr *sa, socklen_t len)
 	rc = real_bind(fd, sa, len);
 	err = errno;
 	if (rc < 0) {
-		release(slice, res);
+		release(res);
 	} else {
 		res->refs = 1;
 		shim.by_fd[fd] = res;
@@ -309,7 +317,7 @@ forget(int fd)
 	res = shim.by_fd[fd];
 	shim.by_fd[fd] = NULL;
 	if (res != NULL && --res->refs == 0 && getpid() == shim.pid)
-		release(getenv("SLICEPATH_SLICE"), res);
+		release(res);
 	pthread_mutex_unlock(&shim.lock);
 }
 
