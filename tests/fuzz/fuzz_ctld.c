@@ -95,6 +95,9 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	(void)argc;
 	(void)argv;
+	/* A host slice's create_netns runs ip netns add: no namespace of the machine's is
+	 * the fuzzer's to make, so it finds no ip (and the request fails as without one). */
+	setenv("PATH", "/nonexistent", 1);
 	sp_fuzz_node();
 	snprintf(sock_path, sizeof(sock_path), "/tmp/fuzz_ctld.%d.sock", (int)getpid());
 	snprintf(db_path, sizeof(db_path), "/tmp/fuzz_ctld.%d.db", (int)getpid());
@@ -124,14 +127,17 @@ same_slice(const struct ctld_slice *a, const struct ctld_slice *b)
 	if (a->id != b->id || strcmp(a->name, b->name) != 0 || a->owner != b->owner ||
 	    strcmp(a->codeopt, b->codeopt) != 0 || a->npe != b->npe || a->memory != b->memory ||
 	    a->filter_quota != b->filter_quota || a->queue_quota != b->queue_quota ||
-	    a->buffer_quota != b->buffer_quota || a->bandwidth != b->bandwidth)
+	    a->buffer_quota != b->buffer_quota || a->bandwidth != b->bandwidth ||
+	    strcmp(a->netns, b->netns) != 0 || a->nat_ports != b->nat_ports ||
+	    a->netns_made != b->netns_made)
 		return false;
 	for (unsigned int i = 0; i < SP_MAX_SLICE_ENDPOINTS; i++) {
 		const struct ctld_endpoint *x = &a->ep[i], *y = &b->ep[i];
 
 		if (x->used != y->used ||
-		    (x->used && (strcmp(x->port, y->port) != 0 || x->udp_port != y->udp_port ||
-				 x->bandwidth != y->bandwidth || x->inbound != y->inbound)))
+		    (x->used && (strcmp(x->port, y->port) != 0 || x->l4_port != y->l4_port ||
+				 x->tcp != y->tcp || x->bandwidth != y->bandwidth ||
+				 x->inbound != y->inbound)))
 			return false;
 	}
 	for (unsigned int q = 0; q < SP_MAX_SLICE_QUEUES; q++) {

@@ -168,6 +168,7 @@ def test_hostslice_bench_smoke(tmp_path):
     print(r.stdout, r.stderr)
     assert r.returncode == 0, r.stderr
     got = rows(tmp_path / "hostslice.csv")
-    assert [x["path"] for x in got] == ["veth", "veth-frames", "hostslice"]
+    assert [x["path"] for x in got] == ["veth", "veth-frames", "hostslice", "hostslice-afp"]
     assert all(float(x["tcp_gbps"]) > 0 and float(x["conn_per_s"]) > 0 for x in got), got
-    assert "host slice / veth TCP:" in r.stdout and "NAT setups" in r.stdout
+    assert "hostslice / veth TCP:" in r.stdout and "hostslice-afp / veth TCP:" in r.stdout
+    assert "NAT setups" in r.stdout
