@@ -73,8 +73,14 @@ view_l4(struct rte_mbuf *m, struct l4_view *v)
 	switch (ip->next_proto_id) {
 	case IPPROTO_TCP: {
 		struct rte_tcp_hdr *tcp = (struct rte_tcp_hdr *)l4;
+		uint16_t thlen;
 
 		if (len < RTE_ETHER_HDR_LEN + hlen + sizeof(*tcp) || total < hlen + sizeof(*tcp))
+			return false;
+		/* Its own header length within the segment (options included). */
+		thlen = (uint16_t)((tcp->data_off >> 4) * 4);
+		if (thlen < sizeof(*tcp) || thlen > total - hlen ||
+		    len < RTE_ETHER_HDR_LEN + (uint32_t)hlen + thlen)
 			return false;
 		*v = (struct l4_view){ip, SP_NAT_TCP, FIELD(l4, struct rte_tcp_hdr, src_port),
 				      FIELD(l4, struct rte_tcp_hdr, dst_port),
