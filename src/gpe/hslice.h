@@ -31,8 +31,7 @@ struct sp_hslice {
 	char netns[SP_NETNS_NAME_LEN];
 	char ifname[SP_IFNAME_LEN];
 	struct rte_ether_addr mac; /* the interface's: frames written to it are addressed to it */
-	struct sp_nat *nat;        /* NULL: no NAT range */
-	uint16_t nat_first, nat_count;
+	struct sp_nat *nat;        /* NULL: no NAT range; else it knows the range */
 	/* Its namespace was deleted (its name gone or another namespace's) or its interface
 	 * failed: frames for it are dropped (netns_gone). Set by either thread. */
 	bool gone;

@@ -44,44 +44,46 @@ free_range(const struct sp_node *node, uint16_t count)
 }
 
 static void
-del_nat_entries(struct sp_node *node, const struct sp_hslice *hs)
+del_nat_entries(struct sp_node *node, const struct sp_nat *nat)
 {
+	struct sp_nat_stats st;
+
+	sp_nat_stats(nat, &st);
 	for (uint16_t p = 0; p < node->nb_ports; p++)
-		sp_decap_del_nat(node->decap, p, hs->nat_first, hs->nat_count);
+		sp_decap_del_nat(node->decap, p, st.first, st.count);
 }
 
 /* Its NAT range: a table and the endpoint table's entries. */
 static int
 add_nat(struct sp_node *node, struct sp_slice *s, uint16_t count, char *err, size_t errlen)
 {
+	uint16_t first = free_range(node, count);
 	struct sp_hslice *hs = s->host;
 	char name[32];
 	int rc = 0;
 
-	hs->nat_first = free_range(node, count);
-	if (hs->nat_first == 0) {
+	if (first == 0) {
 		snprintf(err, errlen, "no range of %u NAT ports is free within %u-%u (the config's "
 			 "\"nat\"); ask for fewer nat_ports or widen the range", count,
 			 node->nat_first, node->nat_last);
 		return -ENOSPC;
 	}
 	snprintf(name, sizeof(name), "nat%u", s->id);
-	hs->nat = sp_nat_create(name, hs->nat_first, count, &node->nat_timeouts, SOCKET_ID_ANY);
+	hs->nat = sp_nat_create(name, first, count, &node->nat_timeouts, SOCKET_ID_ANY);
 	if (hs->nat == NULL) {
 		snprintf(err, errlen, "no memory for a NAT table of %u ports", count);
 		return -ENOMEM;
 	}
-	hs->nat_count = count;
 	for (uint16_t p = 0; p < node->nb_ports && rc == 0; p++)
 		if (node->ports[p].ip_be != 0)
-			rc = sp_decap_add_nat(node->decap, p, node->ports[p].ip_be, hs->nat_first,
-					      count, s->id);
+			rc = sp_decap_add_nat(node->decap, p, node->ports[p].ip_be, first, count,
+					      s->id);
 	if (rc < 0) {
-		del_nat_entries(node, hs);
+		del_nat_entries(node, hs->nat);
 		sp_nat_free(hs->nat);
 		hs->nat = NULL;
-		snprintf(err, errlen, "the NAT range %u-%u could not be entered: %s", hs->nat_first,
-			 hs->nat_first + count - 1, strerror(-rc));
+		snprintf(err, errlen, "the NAT range %u-%u could not be entered: %s", first,
+			 first + count - 1, strerror(-rc));
 	}
 	return rc;
 }
@@ -139,7 +141,7 @@ void
 sp_hslice_withdraw(struct sp_node *node, struct sp_slice *s)
 {
 	if (s->host->nat != NULL)
-		del_nat_entries(node, s->host);
+		del_nat_entries(node, s->host->nat);
 }
 
 void

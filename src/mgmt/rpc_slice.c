@@ -182,13 +182,17 @@ sp_rpc_slice_move(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 static json_t *
 host_json(const struct sp_hslice *hs)
 {
-	json_t *o = json_pack("{s:s, s:s, s:s, s:i}", "netns", hs->netns, "interface", hs->ifname,
-			      "state", __atomic_load_n(&hs->gone, __ATOMIC_RELAXED) ? "gone" : "up",
-			      "nat_ports", hs->nat_count);
+	struct sp_nat_stats st = {0};
+	json_t *o;
 
+	if (hs->nat != NULL)
+		sp_nat_stats(hs->nat, &st);
+	o = json_pack("{s:s, s:s, s:s, s:i}", "netns", hs->netns, "interface", hs->ifname, "state",
+		      __atomic_load_n(&hs->gone, __ATOMIC_RELAXED) ? "gone" : "up", "nat_ports",
+		      st.count);
 	if (hs->nat != NULL) {
-		json_object_set_new(o, "nat_first", json_integer(hs->nat_first));
-		json_object_set_new(o, "nat_last", json_integer(hs->nat_first + hs->nat_count - 1));
+		json_object_set_new(o, "nat_first", json_integer(st.first));
+		json_object_set_new(o, "nat_last", json_integer(st.first + st.count - 1));
 	}
 	return o;
 }
