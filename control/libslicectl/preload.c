@@ -5,7 +5,9 @@
  * program running in a host slice's namespace, with SLICEPATH_SLICE naming
  * the slice: bind() of a TCP or UDP port reserves it as an endpoint of the
  * slice through slicectld (and binds a queue for it), and the close() of
- * the last descriptor of that socket releases both. A refusal is the errno
+ * the last descriptor of that socket releases both; so does slicectld when
+ * the process is gone however it ended (the reservation is "until_exit",
+ * tied to the process that bound). A refusal is the errno
  * a program expects, EADDRINUSE when the port is taken and EACCES
  * otherwise, with slicectld's message on stderr. Without SLICEPATH_SLICE,
  * or for other sockets, the calls are the C library's, untouched.
@@ -46,13 +48,14 @@ struct reservation {
 	char slice[SP_NAME_LEN]; /* as SLICEPATH_SLICE said then: the program may change it */
 	uint16_t endpoint, queue;
 	unsigned int refs;
+	pid_t pid; /* the process that bound: a child's copies of the descriptors release nothing */
 };
 
 static struct {
 	pthread_mutex_t lock;
 	struct reservation *by_fd[MAX_FDS];
-	pid_t pid; /* a child's copies of the descriptors release nothing */
 	struct sp_ctl *ctl;
+	pid_t ctl_pid; /* the process that connected: slicectld ties "until_exit" to it */
 } shim = {
 	/* Recursive: libslicectl closes its own sockets, through close() below. */
 	.lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP,
@@ -72,7 +75,6 @@ init(void)
 	real_dup = (int (*)(int))dlsym(RTLD_NEXT, "dup");
 	real_dup2 = (int (*)(int, int))dlsym(RTLD_NEXT, "dup2");
 	real_dup3 = (int (*)(int, int, int))dlsym(RTLD_NEXT, "dup3");
-	shim.pid = getpid();
 }
 
 static void
@@ -95,12 +97,22 @@ env_rate(const char *name, uint64_t dflt)
 	return v != NULL && *v != '\0' ? strtoull(v, NULL, 10) : dflt;
 }
 
-/* The connection to slicectld (SLICECTL_SOCKET or the default); false, said, if it cannot be had. */
+/*
+ * This process's connection to slicectld (SLICECTL_SOCKET or the default);
+ * false, said, if it cannot be had. A forked child connects anew: slicectld
+ * knows a caller by the process that connected.
+ */
 static bool
 connected(const char *what)
 {
-	if (shim.ctl == NULL)
+	if (shim.ctl != NULL && shim.ctl_pid != getpid()) {
+		sp_ctl_close(shim.ctl); /* the child's copy of the parent's */
+		shim.ctl = NULL;
+	}
+	if (shim.ctl == NULL) {
 		shim.ctl = sp_ctl_open(NULL);
+		shim.ctl_pid = getpid();
+	}
 	if (shim.ctl != NULL)
 		return true;
 	say("%s: slicectld cannot be reached (%s)", what, strerror(errno));
@@ -196,10 +208,10 @@ reserve(const char *slice, bool tcp, uint16_t port, uint32_t addr)
 		 slice);
 	if (!iface_for(addr, iface, sizeof(iface), what))
 		return NULL;
-	r = call(SP_M_ENDPOINT_RESERVE, json_pack("{s:s, s:s, s:i, s:I, s:I}", "slice", slice,
-						  "port", iface, tcp ? "tcp_port" : "udp_port", port,
-						  "bandwidth", (json_int_t)bw, "inbound",
-						  (json_int_t)in), what);
+	r = call(SP_M_ENDPOINT_RESERVE, json_pack("{s:s, s:s, s:i, s:I, s:I, s:b}", "slice",
+						  slice, "port", iface, tcp ? "tcp_port" : "udp_port",
+						  port, "bandwidth", (json_int_t)bw, "inbound",
+						  (json_int_t)in, "until_exit", 1), what);
 	if (r == NULL)
 		return NULL;
 	res = calloc(1, sizeof(*res));
@@ -209,6 +221,7 @@ reserve(const char *slice, bool tcp, uint16_t port, uint32_t addr)
 		return NULL; /* the endpoint stays: slicectl endpoint release frees it */
 	}
 	snprintf(res->slice, sizeof(res->slice), "%s", slice);
+	res->pid = getpid();
 	res->endpoint = (uint16_t)json_integer_value(json_object_get(r, "endpoint"));
 	json_decref(r);
 	q = free_queue(slice, what);
@@ -316,7 +329,7 @@ forget(int fd)
 	pthread_mutex_lock(&shim.lock);
 	res = shim.by_fd[fd];
 	shim.by_fd[fd] = NULL;
-	if (res != NULL && --res->refs == 0 && getpid() == shim.pid)
+	if (res != NULL && --res->refs == 0 && getpid() == res->pid)
 		release(res);
 	pthread_mutex_unlock(&shim.lock);
 }

@@ -61,6 +61,10 @@ struct ctld_endpoint {
 	bool tcp;
 	uint64_t bandwidth;
 	uint64_t inbound; /* 0: not policed */
+	/* Held by a process (the socket shim's "until_exit"): released when it is gone.
+	 * Its start time tells it from a later process given the same pid. */
+	pid_t holder; /* 0: held until released */
+	uint64_t holder_start;
 };
 
 struct ctld_queue {

@@ -27,7 +27,7 @@ static const struct {
 	{SP_M_NAT_LIST, m_nat_list, ANYONE, "slice"},
 	{SP_M_EXCEPTION_CHANNEL, m_exception_channel, ANYONE, "slice"},
 	{SP_M_ENDPOINT_RESERVE, m_endpoint_reserve, ANYONE, "slice port udp_port tcp_port bandwidth "
-	 "inbound"},
+	 "inbound until_exit"},
 	{SP_M_ENDPOINT_RELEASE, m_endpoint_release, ANYONE, "slice endpoint"},
 	{SP_M_QUEUE_BIND, m_queue_bind, ANYONE, "slice queue endpoint threshold threshold_packets share"},
 	{SP_M_QUEUE_SET, m_queue_set, ANYONE, "slice queue threshold threshold_packets share"},

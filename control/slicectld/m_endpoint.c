@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "holders.h"
 #include "methods.h"
 
 static uint64_t
@@ -43,10 +44,11 @@ within_quota(const struct ctld_slice *s, bool inbound, uint64_t asked, struct sp
 }
 
 /*
- * {"slice", "port", ["udp_port" or a host slice's "tcp_port", "bandwidth", "inbound"]} ->
- * {"endpoint", "udp_port" or "tcp_port"}:
+ * {"slice", "port", ["udp_port" or a host slice's "tcp_port", "bandwidth", "inbound",
+ * "until_exit"]} -> {"endpoint", "udp_port" or "tcp_port"}:
  * both bandwidths within the slice's quotas; slicepathd checks what the
- * interface has left, both ways.
+ * interface has left, both ways. "until_exit": held by the calling process,
+ * released when it is gone (holders.c).
  */
 json_t *
 m_endpoint_reserve(struct ctld *c, const struct caller *who, json_t *params,
@@ -58,13 +60,22 @@ m_endpoint_reserve(struct ctld *c, const struct caller *who, json_t *params,
 	const char *port;
 	uint16_t idx;
 	json_t *p, *r;
-	bool stored;
+	bool stored, until_exit = false;
 
 	ep.tcp = json_object_get(params, "tcp_port") != NULL;
 	if (s == NULL || sp_rpc_string(params, "port", &port, e) < 0 ||
 	    sp_rpc_optional_uint(params, "bandwidth", 0, SP_MAX_RATE, &bw, e) < 0 ||
-	    sp_rpc_optional_uint(params, "inbound", 0, SP_MAX_RATE, &in, e) < 0)
+	    sp_rpc_optional_uint(params, "inbound", 0, SP_MAX_RATE, &in, e) < 0 ||
+	    sp_rpc_optional_bool(params, "until_exit", &until_exit, e) < 0)
 		return NULL;
+	if (until_exit) {
+		ep.holder = who->pid;
+		ep.holder_start = who->pid > 0 ? holder_start_time(who->pid) : 0;
+		if (ep.holder_start == 0)
+			return sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"until_exit\": slicectld "
+					   "cannot tell which process is calling (pid %d)",
+					   (int)who->pid);
+	}
 	if (!within_quota(s, false, bw, e) || !within_quota(s, true, in, e))
 		return NULL;
 	idx = free_index(s);
@@ -74,6 +85,7 @@ m_endpoint_reserve(struct ctld *c, const struct caller *who, json_t *params,
 	if (!txn_begin(c, e))
 		return NULL;
 	p = ctld_params_for(params, json_string(s->name));
+	json_object_del(p, "until_exit");
 	json_object_set_new(p, "bandwidth", json_integer((json_int_t)bw));
 	json_object_set_new(p, "inbound", json_integer((json_int_t)in));
 	json_object_set_new(p, "index", json_integer(idx));

@@ -11,7 +11,7 @@
 
 #include "common/unixsock.h"
 
-#define SCHEMA_VERSION 3
+#define SCHEMA_VERSION 4
 #define BUSY_TIMEOUT_MS 5000
 
 static const char SCHEMA[] =
@@ -22,7 +22,9 @@ static const char SCHEMA[] =
 	" buffer_quota INTEGER NOT NULL, bandwidth INTEGER NOT NULL, inbound INTEGER NOT NULL);"
 	"CREATE TABLE IF NOT EXISTS endpoints(slice INTEGER REFERENCES slices(id) ON DELETE CASCADE,"
 	" idx INTEGER, port TEXT NOT NULL, udp_port INTEGER NOT NULL, bandwidth INTEGER NOT NULL,"
-	" inbound INTEGER NOT NULL, tcp INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(slice, idx));"
+	" inbound INTEGER NOT NULL, tcp INTEGER NOT NULL DEFAULT 0,"
+	" holder_pid INTEGER NOT NULL DEFAULT 0, holder_start INTEGER NOT NULL DEFAULT 0,"
+	" PRIMARY KEY(slice, idx));"
 	"CREATE TABLE IF NOT EXISTS queues(slice INTEGER REFERENCES slices(id) ON DELETE CASCADE,"
 	" qid INTEGER, endpoint INTEGER NOT NULL, threshold INTEGER NOT NULL,"
 	" threshold_packets INTEGER NOT NULL, share INTEGER NOT NULL, PRIMARY KEY(slice, qid));"
@@ -65,7 +67,7 @@ static const char *const SQL[Q_MAX] = {
 			" buffer_quota = excluded.buffer_quota, bandwidth = excluded.bandwidth,"
 			" inbound = excluded.inbound",
 	[Q_DEL_SLICE] = "DELETE FROM slices WHERE id = ?",
-	[Q_PUT_ENDPOINT] = "INSERT OR REPLACE INTO endpoints VALUES(?,?,?,?,?,?,?)",
+	[Q_PUT_ENDPOINT] = "INSERT OR REPLACE INTO endpoints VALUES(?,?,?,?,?,?,?,?,?)",
 	[Q_DEL_ENDPOINT] = "DELETE FROM endpoints WHERE slice = ? AND idx = ?",
 	[Q_PUT_QUEUE] = "INSERT OR REPLACE INTO queues VALUES(?,?,?,?,?,?)",
 	[Q_DEL_QUEUE] = "DELETE FROM queues WHERE slice = ? AND qid = ?",
@@ -85,8 +87,8 @@ static const char *const SQL[Q_MAX] = {
 	[Q_GET_CODEOPT_DATA] = "SELECT data FROM codeopt_data WHERE slice = ?",
 	[Q_LOAD_SLICES] = "SELECT id, name, owner, codeopt, npe, memory, filter_quota, queue_quota,"
 			  " buffer_quota, bandwidth, inbound FROM slices",
-	[Q_LOAD_ENDPOINTS] = "SELECT slice, idx, port, udp_port, bandwidth, inbound, tcp"
-			     " FROM endpoints",
+	[Q_LOAD_ENDPOINTS] = "SELECT slice, idx, port, udp_port, bandwidth, inbound, tcp,"
+			     " holder_pid, holder_start FROM endpoints",
 	[Q_LOAD_QUEUES] = "SELECT slice, qid, endpoint, threshold, threshold_packets, share"
 			  " FROM queues",
 	[Q_LOAD_SCHEDS] = "SELECT npe, port, rate, overhead FROM schedulers ORDER BY npe, port",
@@ -187,6 +189,20 @@ migrate_2_to_3(struct store *st)
 	return -1;
 }
 
+/* Version 3 had no endpoints held by a process (the socket shim's). */
+static int
+migrate_3_to_4(struct store *st)
+{
+	if (exec(st, "BEGIN IMMEDIATE;"
+		 "ALTER TABLE endpoints ADD COLUMN holder_pid INTEGER NOT NULL DEFAULT 0;"
+		 "ALTER TABLE endpoints ADD COLUMN holder_start INTEGER NOT NULL DEFAULT 0;"
+		 "UPDATE meta SET value = 4 WHERE key = 'schema';"
+		 "COMMIT;") == 0)
+		return 0;
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
 /* The schema, made or checked. */
 static int
 set_up(struct store *st, bool sync_full)
@@ -211,8 +227,10 @@ set_up(struct store *st, bool sync_full)
 	}
 	if (version == 1 && migrate_1_to_2(st) < 0)
 		return -1;
-	if (version == 1 || version == 2)
-		return migrate_2_to_3(st);
+	if ((version == 1 || version == 2) && migrate_2_to_3(st) < 0)
+		return -1;
+	if (version >= 1 && version <= 3)
+		return migrate_3_to_4(st);
 	if (version != SCHEMA_VERSION) {
 		snprintf(st->error, sizeof(st->error), "the database has schema version %d; this "
 			 "slicectld reads version %d", version, SCHEMA_VERSION);
@@ -363,6 +381,8 @@ load_endpoints_and_queues(struct store *st, struct model *m)
 		e->bandwidth = (uint64_t)sqlite3_column_int64(s, 4);
 		e->inbound = (uint64_t)sqlite3_column_int64(s, 5);
 		e->tcp = sqlite3_column_int64(s, 6) != 0;
+		e->holder = (pid_t)sqlite3_column_int64(s, 7);
+		e->holder_start = (uint64_t)sqlite3_column_int64(s, 8);
 	}
 	if (s == NULL || rc != SQLITE_DONE)
 		return fail(st, "loading the endpoints");
@@ -463,7 +483,8 @@ int
 store_put_endpoint(struct store *st, uint16_t slice, uint16_t index, const struct ctld_endpoint *e)
 {
 	sqlite3_stmt *q = QUERY(st, Q_PUT_ENDPOINT, slice, index, 0, e->l4_port,
-				(int64_t)e->bandwidth, (int64_t)e->inbound, e->tcp);
+				(int64_t)e->bandwidth, (int64_t)e->inbound, e->tcp, e->holder,
+				(int64_t)e->holder_start);
 
 	if (q == NULL)
 		return -1;

@@ -7,9 +7,11 @@
 #include <time.h>
 
 #include "backend.h"
+#include "holders.h"
 #include "reconcile.h"
 
 #define WATCH_MS 500 /* how often an idle worker looks at the connection to slicepathd */
+#define REAP_S 1     /* how often it looks for endpoints whose holding process is gone */
 
 struct fifo {
 	struct job *head, *tail;
@@ -23,6 +25,7 @@ struct worker {
 	struct fifo todo, done;
 	bool quit;
 	bool connected; /* as of the last look */
+	time_t reaped;  /* when it last looked for gone holders */
 	void (*finished)(void *arg);
 	void *arg;
 };
@@ -100,6 +103,10 @@ run(void *arg)
 		if (quit)
 			break;
 		watch_backend(w);
+		if (w->connected && time(NULL) - w->reaped >= REAP_S) {
+			holders_reap(w->ctld);
+			w->reaped = time(NULL);
+		}
 		if (j == NULL)
 			continue;
 		j->reply = ctld_handle(w->ctld, &j->who, j->line, j->len);

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from conftest import needs_root
@@ -153,6 +154,70 @@ def test_bind_in_an_unmodified_program_reserves_through_the_shim(ctl, users):
     finally:
         for p in (first, second):
             if p is not None and p.poll() is None:
+                p.kill()
+                p.wait()
+        for name in (client, ns1, ns2):
+            subprocess.run(["ip", "netns", "del", name], check=False, capture_output=True)
+        shutil.rmtree(www)
+
+
+def endpoints_of(ctl, slice_name, user):
+    return [e.get("tcp_port") for e in ctl.ctld.json("endpoint", "list", slice_name, user=user)]
+
+
+def released_in_time(ctl, slice_name, user, seconds=10):
+    """Whether the slice's endpoints are all gone within seconds (slicectld looks once a
+    second for endpoints whose holding process has gone)."""
+    for _ in range(seconds * 10):
+        if endpoints_of(ctl, slice_name, user) == []:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_a_shim_reservation_goes_with_its_process_however_it_ends(ctl, users):
+    """A program killed -9 releases nothing itself: slicectld notices its process is gone
+    and releases the endpoint and its queue, whether it was running then (the port then
+    serves another slice's program) or was restarted meanwhile (the reservation was stored
+    with its holder, and the new slicectld finds the holder gone)."""
+    tag = os.getpid() % 100000
+    ns1, ns2, client = f"spka{tag}", f"spkb{tag}", f"spkc{tag}"
+    owner = users.OWNERS[0]
+    www = Path(tempfile.mkdtemp(prefix="spwww"))
+    www.chmod(0o755)
+    (www / "f.txt").write_text("after a kill\n")
+    subprocess.run(["ip", "netns", "add", client], check=True)
+    servers = []
+    try:
+        ctl.start()
+        wire_to(ctl, client)
+        sc = ctl.ctld.slicectl
+        for name, ns in (("one", ns1), ("two", ns2)):
+            sc("slice", "create", name, "codeopt", "host", "netns", ns, "owner", owner,
+               "buffers", 1024)
+        servers.append(serve_in_slice(ctl, ns1, "one", owner, www))
+        retried(client, *fetch(f"http://{P0_IP}:8080/f.txt"))
+        assert endpoints_of(ctl, "one", owner) == [8080]
+
+        servers[-1].kill()  # SIGKILL while slicectld runs
+        servers[-1].wait()
+        assert released_in_time(ctl, "one", owner)
+        assert ctl.ctld.json("queue", "list", "one", user=owner) == {}
+        ctl.ctld.wait_log("endpoint 0 of slice one (TCP port 8080) is gone: released")
+        servers.append(serve_in_slice(ctl, ns2, "two", owner, www))
+        r = retried(client, *fetch(f"http://{P0_IP}:8080/f.txt"))
+        assert r.stdout == "after a kill\n", r.stdout + r.stderr
+        assert endpoints_of(ctl, "two", owner) == [8080]
+
+        ctl.ctld.stop()  # SIGKILL while slicectld is down: found at its start
+        servers[-1].kill()
+        servers[-1].wait()
+        ctl.ctld.start()
+        assert released_in_time(ctl, "two", owner)
+        assert ctl.ctld.json("queue", "list", "two", user=owner) == {}
+    finally:
+        for p in servers:
+            if p.poll() is None:
                 p.kill()
                 p.wait()
         for name in (client, ns1, ns2):

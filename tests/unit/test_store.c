@@ -238,6 +238,8 @@ assert_model_equal(const struct model *want, const struct model *got)
 			assert_int_equal(ge->tcp, we->tcp);
 			assert_int_equal(ge->bandwidth, we->bandwidth);
 			assert_int_equal(ge->inbound, we->inbound);
+			assert_int_equal(ge->holder, we->holder);
+			assert_int_equal(ge->holder_start, we->holder_start);
 		}
 		for (unsigned int i = 0; i < SP_MAX_SLICE_QUEUES; i++) {
 			const struct ctld_queue *wq = &w->q[i], *gq = &g->q[i];
@@ -404,6 +406,8 @@ test_open_and_load(void **state)
 	add_endpoint(s, 0, "eth0", 8080, 5);
 	s->ep[0].tcp = true;
 	add_endpoint(s, 1, "eth0", 8080, 5); /* the same number in UDP */
+	s->ep[1].holder = 4242; /* held by a process (the shim's) */
+	s->ep[1].holder_start = UINT64_C(123456789012);
 	/* Stored out of order: loaded by (npe, port). */
 	w->scheds[2] = (struct ctld_sched){.npe = 1, .port = "eth1", .rate = UINT64_C(40000000000),
 					   .overhead = 24};
@@ -421,7 +425,7 @@ test_open_and_load(void **state)
 	assert_model_equal(w, f->got);
 	assert_false(f->got->slices[3].ep[1].used);
 	assert_true(f->got->slices[3].ep[2].used);
-	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 3);
+	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 4);
 	store_close(st);
 }
 
@@ -858,11 +862,11 @@ test_schema_version(void **state)
 	assert_int_equal(store_open(&st, f->path, false, err, sizeof(err)), -1);
 	assert_null(st);
 	assert_non_null(strstr(err, "version 7"));
-	assert_non_null(strstr(err, "version 3"));
+	assert_non_null(strstr(err, "version 4"));
 	assert_non_null(strstr(err, f->path));
 
-	/* Back to version 3: it opens, with the slice still there. */
-	sql_exec(f, "UPDATE meta SET value = 3 WHERE key = 'schema'");
+	/* Back to version 4: it opens, with the slice still there. */
+	sql_exec(f, "UPDATE meta SET value = 4 WHERE key = 'schema'");
 	st = open_store(f);
 	load(st, f->got);
 	assert_model_equal(f->want, f->got);
@@ -885,6 +889,8 @@ test_migrate_from_1(void **state)
 	put_model(st, f->want);
 	store_close(st);
 	sql_exec(f, "ALTER TABLE slices DROP COLUMN inbound; ALTER TABLE endpoints DROP COLUMN tcp; "
+		    "ALTER TABLE endpoints DROP COLUMN holder_pid; "
+		    "ALTER TABLE endpoints DROP COLUMN holder_start; "
 		    "UPDATE meta SET value = 1 WHERE key = 'schema'");
 
 	st = open_store(f);
@@ -893,7 +899,7 @@ test_migrate_from_1(void **state)
 	none->inbound = SP_DEFAULT_SLICE_BANDWIDTH;
 	assert_true(big->inbound > SP_DEFAULT_SLICE_BANDWIDTH);
 	assert_model_equal(f->want, f->got);
-	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 3);
+	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 4);
 	store_close(st);
 }
 
@@ -908,14 +914,38 @@ test_migrate_from_2(void **state)
 	add_endpoint(s, 0, "eth0", 5000, 1000);
 	put_model(st, f->want);
 	store_close(st);
-	sql_exec(f, "ALTER TABLE endpoints DROP COLUMN tcp; UPDATE meta SET value = 2 WHERE key = "
-		    "'schema'");
+	sql_exec(f, "ALTER TABLE endpoints DROP COLUMN tcp; ALTER TABLE endpoints DROP COLUMN "
+		    "holder_pid; ALTER TABLE endpoints DROP COLUMN holder_start; UPDATE meta SET "
+		    "value = 2 WHERE key = 'schema'");
 
 	st = open_store(f);
 	load(st, f->got);
 	assert_model_equal(f->want, f->got);
 	assert_false(f->got->slices[4].ep[0].tcp);
-	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 3);
+	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 4);
+	store_close(st);
+}
+
+/* A version 3 database (no endpoints held by a process) is brought to 4: none is held. */
+static void
+test_migrate_from_3(void **state)
+{
+	struct fixture *f = *state;
+	struct store *st = open_store(f);
+	struct ctld_slice *s = add_slice(f->want, 5, "web");
+
+	add_endpoint(s, 0, "eth0", 8080, 1000);
+	s->ep[0].tcp = true;
+	put_model(st, f->want);
+	store_close(st);
+	sql_exec(f, "ALTER TABLE endpoints DROP COLUMN holder_pid; ALTER TABLE endpoints DROP "
+		    "COLUMN holder_start; UPDATE meta SET value = 3 WHERE key = 'schema'");
+
+	st = open_store(f);
+	load(st, f->got);
+	assert_model_equal(f->want, f->got);
+	assert_int_equal(f->got->slices[5].ep[0].holder, 0);
+	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 4);
 	store_close(st);
 }
 
@@ -957,6 +987,7 @@ main(void)
 		T(test_schema_version),
 		T(test_migrate_from_1),
 		T(test_migrate_from_2),
+		T(test_migrate_from_3),
 		T(test_open_bad_dir),
 	};
 
