@@ -15,6 +15,8 @@ Two network namespaces, a client (10.0.0.2) and a server (10.0.0.1), joined in t
   hostslice-afp  the same with p0 a net_af_packet port on a veth pair whose other end
               is the client's: frames reach the node through the kernel's packet ring,
               without a system call each
+  hostslice-xdp  the same with p0 a net_af_xdp port on that veth pair (an AF_XDP socket:
+              the veth's XDP hook hands frames to the node's ring)
 and each measures, for SECONDS:
   TCP throughput   iperf3 -c from the client to iperf3 -s in the server (Gb/s)
   connections/s    a client in the server namespace opening and closing 2000 TCP
@@ -48,9 +50,15 @@ CLI_IP, SRV_IP = "10.0.0.2", "10.0.0.1"
 TAG = os.getpid() % 100000
 CLI, SRV = f"sphbc{TAG}", f"sphbs{TAG}"
 TAP = f"sphbt{TAG}"
-VETH_NODE, VETH_CLI = f"sphba{TAG}", f"sphbb{TAG}"  # hostslice-afp's pair
+VETH_NODE, VETH_CLI = f"sphba{TAG}", f"sphbb{TAG}"  # the pair of the af_packet/af_xdp ports
 TARGET = 0.5
-PATHS = ("veth", "veth-frames", "hostslice", "hostslice-afp")
+# The host slice's paths: p0's device, a vdev on VETH_NODE or (None) a net_tap.
+HOSTSLICE_PORTS = {
+    "hostslice": None,
+    "hostslice-afp": f"net_af_packet0,iface={VETH_NODE},qpairs=1,qdisc_bypass=1",
+    "hostslice-xdp": f"net_af_xdp0,iface={VETH_NODE},start_queue=0,queue_count=1",
+}
+PATHS = ("veth", "veth-frames", *HOSTSLICE_PORTS)
 
 # CONNECTIONS connections to ip:port, each opened and closed with a reset (no TIME_WAIT left
 # to slow later rounds), as fast as they go; prints how many a second. Fewer than a host
@@ -130,9 +138,9 @@ def veth(seconds, frames):
         ns_exec(CLI, "ip", "link", "del", "sphv0", check=False)
 
 
-def node_config(d, run, afp):
+def node_config(run, device):
     """slicepathd's config; its sockets in run, a short path (a socket's is 108 bytes)."""
-    port = ({"device": f"net_af_packet0,iface={VETH_NODE},qpairs=1,qdisc_bypass=1"} if afp else
+    port = ({"device": device} if device else
             {"device": f"net_tap0,iface={TAP}", "mac": "02:00:00:00:00:10"})
     return {
         "eal": ["--no-huge", "-m", "1024", "--no-pci", "--file-prefix", f"sphb{TAG}",
@@ -144,11 +152,11 @@ def node_config(d, run, afp):
     }
 
 
-def hostslice(seconds, d, afp):
+def hostslice(seconds, d, device):
     cfg, run = d / "node.json", Path(tempfile.mkdtemp(prefix="sphb"))
-    cfg.write_text(json.dumps(node_config(d, run, afp)))
-    cli_if = VETH_CLI if afp else TAP
-    if afp:
+    cfg.write_text(json.dumps(node_config(run, device)))
+    cli_if = VETH_CLI if device else TAP
+    if device:
         sh("ip", "link", "add", VETH_NODE, "type", "veth", "peer", VETH_CLI, "netns", CLI)
         sh("ip", "link", "set", VETH_NODE, "up")
     log = open(d / "slicepathd.log", "wb")
@@ -159,12 +167,12 @@ def hostslice(seconds, d, afp):
             if p.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit(f"slicepathd did not start: see {d / 'slicepathd.log'}")
             time.sleep(0.1)
-        if not afp:
+        if not device:
             sh("ip", "link", "set", TAP, "netns", CLI)
         ns_exec(CLI, "ip", "addr", "add", f"{CLI_IP}/24", "dev", cli_if)
         ns_exec(CLI, "ip", "link", "set", cli_if, "up")
-        if afp:
-            # A veth leaves TCP checksums to a "device" (the packet ring passes them on
+        if device:
+            # A veth leaves TCP checksums to a "device" (the rings pass them on
             # unfinished): the client computes them, as frames from a wire have them.
             ns_exec(CLI, "ethtool", "-K", cli_if, "tx", "off")
         rpc = Rpc(run / "mgmt.sock")
@@ -214,8 +222,8 @@ def main():
             for what in order:
                 d = out / f"r{r}-{what}"
                 d.mkdir(exist_ok=True)
-                gbps, cps = (hostslice(a.seconds, d, what == "hostslice-afp")
-                             if what.startswith("hostslice") else
+                gbps, cps = (hostslice(a.seconds, d, HOSTSLICE_PORTS[what])
+                             if what in HOSTSLICE_PORTS else
                              veth(a.seconds, what == "veth-frames"))
                 rows.append({"round": r, "path": what, "tcp_gbps": gbps, "conn_per_s": cps})
                 print(f"round {r} {what:13s}: TCP {gbps:6.2f} Gb/s, {cps:7.0f} connections/s",
@@ -232,7 +240,7 @@ def main():
     print("medians:")
     for p, m in med.items():
         print(f"  {p:13s}: TCP {m['tcp_gbps']:6.2f} Gb/s, {m['conn_per_s']:7.0f} connections/s")
-    for hs in ("hostslice", "hostslice-afp"):
+    for hs in HOSTSLICE_PORTS:
         ratio = med[hs]["tcp_gbps"] / med["veth"]["tcp_gbps"]
         ratio_frames = med[hs]["tcp_gbps"] / med["veth-frames"]["tcp_gbps"]
         print(f"{hs} / veth TCP: {ratio:.2f} (target >= {TARGET}: "

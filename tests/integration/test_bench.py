@@ -168,7 +168,9 @@ def test_hostslice_bench_smoke(tmp_path):
     print(r.stdout, r.stderr)
     assert r.returncode == 0, r.stderr
     got = rows(tmp_path / "hostslice.csv")
-    assert [x["path"] for x in got] == ["veth", "veth-frames", "hostslice", "hostslice-afp"]
+    assert [x["path"] for x in got] == ["veth", "veth-frames", "hostslice", "hostslice-afp",
+                                        "hostslice-xdp"]
     assert all(float(x["tcp_gbps"]) > 0 and float(x["conn_per_s"]) > 0 for x in got), got
-    assert "hostslice / veth TCP:" in r.stdout and "hostslice-afp / veth TCP:" in r.stdout
+    for hs in ("hostslice", "hostslice-afp", "hostslice-xdp"):
+        assert f"{hs} / veth TCP:" in r.stdout, r.stdout
     assert "NAT setups" in r.stdout
