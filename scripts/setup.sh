@@ -31,6 +31,8 @@ PACKAGES=(
 	dpdk-doc                                       # DPDK example sources (l3fwd, for tools/bench-pipeline.sh)
 	libjansson-dev libevent-dev libpcap-dev        # libraries the daemons link
 	libsqlite3-dev                                 # slicectld's store
+	libcurl4-openssl-dev                           # the fleet's registry: etcd's JSON gateway
+	etcd-server                                    # tests/integration/test_fleet.py starts its own
 	libcmocka-dev                                  # unit tests
 	clang llvm                                     # fuzz targets (libFuzzer runtime), eBPF code options
 	libbpf-dev                                     # the bpf code option opens eBPF objects

@@ -145,3 +145,32 @@ cli_run(struct cli *cli, const char *object, const struct cli_command *cmds, int
 	}
 	return cli_usage("%s has no command \"%s\"; it has:%s", object, name, list);
 }
+
+json_t *
+cli_list(const char *s)
+{
+	json_t *list = json_array();
+
+	while (*s != '\0') {
+		size_t n = strcspn(s, ",");
+
+		if (n > 0)
+			json_array_append_new(list, json_stringn(s, n));
+		s += n + (s[n] == ',');
+	}
+	return list;
+}
+
+const char *
+cli_joined(json_t *list)
+{
+	static char buf[4096];
+	size_t i, used = 0;
+	json_t *v;
+
+	buf[0] = '\0';
+	json_array_foreach(list, i, v)
+		used += (size_t)snprintf(buf + used, used < sizeof(buf) ? sizeof(buf) - used : 0,
+					 "%s%s", i > 0 ? ", " : "", json_string_value(v) ?: "?");
+	return buf;
+}

@@ -19,9 +19,12 @@
 /* Exit statuses. */
 enum { EXIT_USAGE = 1, EXIT_REFUSED = 2, EXIT_UNREACHABLE = 3 };
 
+struct fleet;
+
 struct cli {
 	const char *path; /* -s, or NULL: $SLICECTL_SOCKET or the default */
 	struct sp_ctl *ctl; /* connected by the first call */
+	struct fleet *fleet; /* --cluster: calls go to the fleet's registry instead */
 	bool json; /* -j: print results as JSON */
 };
 
@@ -63,6 +66,9 @@ int cli_rate(const char *what, const char *s, uint64_t *v);
 /* Set key of params to the number in s if s is given: 0, or EXIT_USAGE. */
 int cli_put_uint(json_t *params, const char *key, const char *s, uint64_t max);
 int cli_put_rate(json_t *params, const char *key, const char *s);
+/* "a,b,c" as a JSON array of strings; a JSON array of strings as "a, b, c" (one buffer). */
+json_t *cli_list(const char *s);
+const char *cli_joined(json_t *list);
 /* "slice": a name, or an id if all digits. */
 json_t *cli_slice(const char *s);
 
@@ -88,6 +94,10 @@ int cmd_nat(struct cli *cli, int argc, char **argv);
 int cmd_stats_watch(struct cli *cli, const char *slice, double interval, unsigned long count);
 int cmd_top(struct cli *cli, int argc, char **argv);
 int cmd_stats(struct cli *cli, int argc, char **argv);
+/* cmd_fleet.c (--cluster only): the fleet's slices, a slice on its nodes, the nodes. */
+int cmd_fleet_slice_list(struct cli *cli);
+int cmd_fleet_slice_status(struct cli *cli, int argc, char **argv);
+int cmd_fleet_node_list(struct cli *cli);
 /* Run the command argv[0] of an object's table (NULL-terminated), or say what there is. */
 int cli_run(struct cli *cli, const char *object, const struct cli_command *cmds, int argc,
 	    char **argv);

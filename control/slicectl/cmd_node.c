@@ -181,6 +181,9 @@ cmd_node(struct cli *cli, const char *object, int argc, char **argv)
 	if (strcmp(object, "iface") == 0 && (argc == 0 || (argc == 1 &&
 							   strcmp(argv[0], "list") == 0)))
 		return ifaces(cli, false);
+	if (strcmp(object, "node") == 0 && cli->fleet != NULL &&
+	    (argc == 0 || (argc == 1 && strcmp(argv[0], "list") == 0)))
+		return cmd_fleet_node_list(cli);
 	if (strcmp(object, "node") == 0 && argc == 0)
 		return ifaces(cli, true);
 	if (strcmp(object, "sched") == 0)

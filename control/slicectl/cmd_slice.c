@@ -50,15 +50,16 @@ slice_create(struct cli *cli, int argc, char **argv)
 {
 	static const char *const keys[] = {"codeopt", "owner", "npe", "filters", "queues",
 					   "buffers", "memory", "bandwidth", "inbound", "netns",
-					   "nat", NULL};
-	const char *v[11];
+					   "nat", "nodes", NULL};
+	const char *v[12];
 	json_t *p, *r;
 	int rc;
 
 	if (argc < 1)
 		return cli_usage("usage: slicectl slice create NAME codeopt CODEOPT [owner USER] "
 				 "[npe N] [filters N] [queues N] [buffers N] [memory BYTES] "
-				 "[bandwidth RATE] [inbound RATE] [netns NS] [nat PORTS]");
+				 "[bandwidth RATE] [inbound RATE] [netns NS] [nat PORTS] "
+				 "[nodes N|NODE,NODE... (--cluster)]");
 	rc = cli_pairs(argc - 1, argv + 1, keys, v);
 	if (rc != 0)
 		return rc;
@@ -81,6 +82,10 @@ slice_create(struct cli *cli, int argc, char **argv)
 		json_object_set_new(p, "netns", json_string(v[9]));
 		json_object_set_new(p, "create_netns", json_true());
 	}
+	if (rc == 0 && v[11] != NULL) /* a count, or names */
+		rc = strspn(v[11], "0123456789") == strlen(v[11])
+			     ? cli_put_uint(p, "nodes", v[11], 1024)
+			     : (json_object_set_new(p, "nodes", cli_list(v[11])), 0);
 	if (rc != 0) {
 		json_decref(p);
 		return rc;
@@ -90,6 +95,8 @@ slice_create(struct cli *cli, int argc, char **argv)
 		return rc;
 	if (cli->json)
 		cli_print_json(r);
+	else if (cli->fleet != NULL)
+		printf("slice %s created in the fleet on %s\n", argv[0], cli_joined(json_object_get(r, "nodes")));
 	else
 		printf("slice %s created: id %" JSON_INTEGER_FORMAT ", NPE %" JSON_INTEGER_FORMAT
 		       ", exception channel %s\n", argv[0],
@@ -153,6 +160,8 @@ slice_list(struct cli *cli, int argc, char **argv)
 	(void)argv;
 	if (argc != 0)
 		return cli_usage("usage: slicectl slice list");
+	if (cli->fleet != NULL)
+		return cmd_fleet_slice_list(cli);
 	r = cli_call_for_table(cli, SP_M_SLICE_LIST, NULL, &status);
 	if (r == NULL)
 		return status;
@@ -184,6 +193,7 @@ cmd_slice(struct cli *cli, int argc, char **argv)
 					 "[inbound RATE]"},
 		{"delete", slice_delete, "SLICE"},
 		{"move", slice_move, "SLICE npe N"},
+		{"status", cmd_fleet_slice_status, "SLICE (--cluster)"},
 		{NULL, NULL, NULL},
 	};
 

@@ -14,11 +14,19 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fleet.h"
 
 static const char USAGE[] =
-	"usage: slicectl [-s SOCKET] [-j] OBJECT [COMMAND] [ARGUMENTS]\n"
+	"usage: slicectl [-s SOCKET | --cluster etcd://HOST:PORT,...] [-j] OBJECT [COMMAND] "
+	"[ARGUMENTS]\n"
 	"  -s, --socket PATH  slicectld's socket (default $" SP_CTL_SOCKET_ENV " or "
 	SP_CTL_DEFAULT_SOCKET ")\n"
+	"  --cluster URLS     the fleet's registry in etcd instead (default $SLICEPATH_CLUSTER;\n"
+	"                     etcds:// for TLS): slice create|delete|list|status, node list,\n"
+	"                     endpoint reserve|release, queue bind|set|unbind, filter add|del|list\n"
+	"  --prefix P, --cacert FILE, --cert FILE, --key FILE, --user USER:PASSWORD\n"
+	"                     the registry's prefix (default " FLEET_DEFAULT_PREFIX "), TLS and "
+	"etcd's login\n"
 	"  -j, --json         print results as JSON\n"
 	"  -h, --help         this text;  -V, --version  the version\n"
 	"objects (slicectl slice|endpoint|queue|filter help lists their commands):\n"
@@ -42,12 +50,31 @@ connect_ctl(struct cli *cli)
 	return false;
 }
 
+/* A call to the fleet's registry (--cluster). */
+static json_t *
+fleet_cli_call(struct cli *cli, const char *method, json_t *params, int *status)
+{
+	struct sp_rpc_error e = {0};
+	json_t *p = params != NULL ? params : json_object();
+	json_t *r = fleet_call(cli->fleet, method, p, &e);
+
+	json_decref(p);
+	*status = 0;
+	if (r != NULL)
+		return r;
+	fprintf(stderr, "slicectl: %s (code %d)\n", e.message, e.code);
+	*status = e.code == SP_RPC_UNAVAILABLE ? EXIT_UNREACHABLE : EXIT_REFUSED;
+	return NULL;
+}
+
 json_t *
 cli_call(struct cli *cli, const char *method, json_t *params, int *status)
 {
 	json_t *result;
 	int rc;
 
+	if (cli->fleet != NULL)
+		return fleet_cli_call(cli, method, params, status);
 	if (cli->ctl == NULL && !connect_ctl(cli)) {
 		json_decref(params);
 		*status = EXIT_UNREACHABLE;
@@ -139,18 +166,33 @@ main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"socket", required_argument, NULL, 's'},
+		{"cluster", required_argument, NULL, 'C'},
+		{"prefix", required_argument, NULL, 'P'},
+		{"cacert", required_argument, NULL, 'A'},
+		{"cert", required_argument, NULL, 'E'},
+		{"key", required_argument, NULL, 'K'},
+		{"user", required_argument, NULL, 'U'},
 		{"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	struct cli cli = {0};
+	struct etcd_opts eo = {0};
+	const char *cluster = getenv("SLICEPATH_CLUSTER"), *prefix = NULL;
+	char err[600];
 	int opt, rc;
 
 	/* "+": options stop at the object, so "filter add ... key -1" is no option. */
 	while ((opt = getopt_long(argc, argv, "+s:jhV", opts, NULL)) != -1) {
 		switch (opt) {
-		case 's': cli.path = optarg; break;
+		case 's': cli.path = optarg; cluster = NULL; break;
+		case 'C': cluster = optarg; break;
+		case 'P': prefix = optarg; break;
+		case 'A': eo.cacert = optarg; break;
+		case 'E': eo.cert = optarg; break;
+		case 'K': eo.key = optarg; break;
+		case 'U': fleet_split_user(optarg, &eo); break;
 		case 'j': cli.json = true; break;
 		case 'h': fputs(USAGE, stdout); return 0;
 		case 'V': printf("slicectl %s\n", SP_VERSION); return 0;
@@ -161,8 +203,17 @@ main(int argc, char **argv)
 		fputs(USAGE, stderr);
 		return EXIT_USAGE;
 	}
+	if (cluster != NULL && *cluster != '\0') {
+		snprintf(eo.urls, sizeof(eo.urls), "%s", cluster);
+		cli.fleet = fleet_open(&eo, prefix, err, sizeof(err));
+		if (cli.fleet == NULL) {
+			fprintf(stderr, "slicectl: %s\n", err);
+			return EXIT_USAGE;
+		}
+	}
 	rc = dispatch(&cli, argc - optind, argv + optind);
 	if (cli.ctl != NULL)
 		sp_ctl_close(cli.ctl);
+	fleet_close(cli.fleet);
 	return rc;
 }

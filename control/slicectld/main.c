@@ -5,6 +5,8 @@
  *   slicectld [-s SOCKET] [-b SLICEPATHD_SOCKET] [-d DATABASE] [-g GROUP]
  *             [--memory BYTES] [--buffers N] [--sync full|normal] [--max-clients N]
  *             [--max-clients-per-user N] [--operator-slots N] [--idle-timeout SECONDS]
+ *             [--cluster etcd://HOST:PORT,... [--node NAME] [--ttl SECONDS] [--prefix P]
+ *              [--cacert FILE] [--cert FILE] [--key FILE] [--user USER:PASSWORD]]
  *
  * Exit status: 0 after SIGTERM or SIGINT, 1 for bad arguments, 2 when the
  * database or the socket cannot be opened.
@@ -20,11 +22,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 #include <event2/thread.h>
 
 #include "backend.h"
+#include "cluster.h"
+#include "fleet.h"
 #include "http.h"
 #include "common/notify.h"
 #include "common/text.h"
@@ -86,11 +91,22 @@ usage(FILE *f)
 		   "      --metrics ADDR:PORT    serve Prometheus metrics at http://ADDR:PORT/metrics "
 		   "(default\n"
 		   "                             %s; port 0 picks one; off: none)\n"
+		   "      --cluster URLS         join a fleet: its registry in etcd (etcd://HOST:PORT,"
+		   "...;\n"
+		   "                             etcds:// for TLS) says this node's slices\n"
+		   "      --node NAME            this node's name in the fleet (default: the host "
+		   "name)\n"
+		   "      --ttl SECONDS          a dead node leaves the live set after that (default "
+		   "%d)\n"
+		   "      --prefix P             the registry's keys' prefix (default "
+		   FLEET_DEFAULT_PREFIX ")\n"
+		   "      --cacert FILE, --cert FILE, --key FILE, --user USER:PASSWORD\n"
+		   "                             TLS files and etcd's login\n"
 		   "  -h, --help                 this text\n"
 		   "  -V, --version              print the version\n",
 		SP_CTL_DEFAULT_SOCKET, DEFAULT_BACKEND, DEFAULT_DATABASE, DEFAULT_GROUP,
 		DEFAULT_MAX_CLIENTS, DEFAULT_PER_USER, DEFAULT_OPERATOR_SLOTS, DEFAULT_IDLE_S,
-		DEFAULT_METRICS);
+		DEFAULT_METRICS, CLUSTER_DEFAULT_TTL);
 }
 
 /* "256M", "1G", "4096": sizes in bytes with the rate parser's suffixes (powers of ten). */
@@ -148,7 +164,7 @@ metrics_checked(const char *addr, size_t len)
 }
 
 static int
-parse_args(int argc, char **argv, struct ctld_config *cfg)
+parse_args(int argc, char **argv, struct ctld_config *cfg, struct cluster_config *cl)
 {
 	static const struct option opts[] = {
 		{"socket", required_argument, NULL, 's'},
@@ -163,6 +179,14 @@ parse_args(int argc, char **argv, struct ctld_config *cfg)
 		{"operator-slots", required_argument, NULL, 'O'},
 		{"idle-timeout", required_argument, NULL, 'I'},
 		{"metrics", required_argument, NULL, 'M'},
+		{"cluster", required_argument, NULL, 'C'},
+		{"node", required_argument, NULL, 'N'},
+		{"ttl", required_argument, NULL, 'T'},
+		{"prefix", required_argument, NULL, 'P'},
+		{"cacert", required_argument, NULL, 'A'},
+		{"cert", required_argument, NULL, 'E'},
+		{"key", required_argument, NULL, 'K'},
+		{"user", required_argument, NULL, 'W'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -212,6 +236,29 @@ parse_args(int argc, char **argv, struct ctld_config *cfg)
 			if (rc == 0)
 				memcpy(cfg->metrics, optarg, strlen(optarg) + 1);
 			break;
+		case 'C':
+			if (strlen(optarg) >= sizeof(cl->etcd.urls)) {
+				fprintf(stderr, "slicectld: --cluster: at most %zu characters\n",
+					sizeof(cl->etcd.urls) - 1);
+				return -1;
+			}
+			memcpy(cl->etcd.urls, optarg, strlen(optarg) + 1);
+			break;
+		case 'N':
+			if (*optarg == '\0' || strlen(optarg) >= sizeof(cl->node) ||
+			    strchr(optarg, '/') != NULL) {
+				fprintf(stderr, "slicectld: --node: 1 to %zu characters, no '/'\n",
+					sizeof(cl->node) - 1);
+				return -1;
+			}
+			memcpy(cl->node, optarg, strlen(optarg) + 1);
+			break;
+		case 'T': rc = parse_limit("--ttl", optarg, 2, 3600, &cl->ttl); break;
+		case 'P': cl->prefix = optarg; break;
+		case 'A': cl->etcd.cacert = optarg; break;
+		case 'E': cl->etcd.cert = optarg; break;
+		case 'K': cl->etcd.key = optarg; break;
+		case 'W': fleet_split_user(optarg, &cl->etcd); break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("slicectld %s\n", SP_VERSION); exit(0);
 		default: usage(stderr); return -1;
@@ -272,8 +319,9 @@ on_signal(evutil_socket_t sig, short what, void *arg)
 }
 
 static int
-serve(struct ctld *c)
+serve(struct ctld *c, const struct cluster_config *cl)
 {
+	struct cluster *cluster = NULL;
 	struct event_base *base;
 	struct event *sigterm, *sigint;
 	struct metrics_http *metrics = NULL;
@@ -326,9 +374,24 @@ serve(struct ctld *c)
 	event_add(sigint, NULL);
 	ctld_log("serving %s (slicepathd %s, database %s)", c->cfg.socket, c->cfg.backend,
 		 c->cfg.database);
+	if (cl->etcd.urls[0] != '\0') {
+		cluster = cluster_start(cl, err, sizeof(err));
+		if (cluster == NULL) {
+			ctld_log("--cluster: %s", err);
+			metrics_http_close(metrics);
+			worker_stop(w);
+			server_close(srv);
+			event_free(sigterm);
+			event_free(sigint);
+			event_base_free(base);
+			return EXIT_USAGE;
+		}
+		ctld_log("cluster: node %s of the fleet at %s", cl->node, cl->etcd.urls);
+	}
 	sp_notify("READY=1\nSTATUS=serving");
 	event_base_dispatch(base);
 	sp_notify("STOPPING=1");
+	cluster_stop(cluster);
 	metrics_http_close(metrics);
 	worker_stop(w);
 	server_close(srv);
@@ -361,8 +424,13 @@ main(int argc, char **argv)
 	char err[600];
 	int rc;
 
-	if (parse_args(argc, argv, &c.cfg) < 0)
+	static struct cluster_config cl = {.ttl = CLUSTER_DEFAULT_TTL};
+
+	if (parse_args(argc, argv, &c.cfg, &cl) < 0)
 		return EXIT_USAGE;
+	if (cl.node[0] == '\0' && gethostname(cl.node, sizeof(cl.node) - 1) < 0)
+		snprintf(cl.node, sizeof(cl.node), "node");
+	memcpy(cl.socket, c.cfg.socket, sizeof(cl.socket));
 	raise_file_limit(&c.cfg);
 	if (store_open(&c.store, c.cfg.database, c.cfg.sync_full, err, sizeof(err)) < 0) {
 		ctld_log("%s", err);
@@ -378,7 +446,7 @@ main(int argc, char **argv)
 		store_close(c.store);
 		return EXIT_RUNTIME;
 	}
-	rc = serve(&c);
+	rc = serve(&c, &cl);
 	backend_free(c.backend);
 	store_close(c.store);
 	ctld_log("stopped");

@@ -832,10 +832,11 @@ class Ctld:
         """Start it; with connected, wait until it has connected to slicepathd (and replayed)."""
         assert SLICECTLD.exists(), f"{SLICECTLD} is missing: build it first"
         seen = self.log().count("replay done")
+        serving = self.log().count("slicectld: serving")  # before it can write another
         self._log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(self.command(), stdout=self._log, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL)
-        self.wait_log("slicectld: serving", self.log().count("slicectld: serving") + 1)
+        self.wait_log("slicectld: serving", serving + 1)
         if connected:
             self.wait_log("replay done", seen + 1)
         return self

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The fleet's registry in etcd (docs/fleet.md): the desired state of every
+ * node's slices under one prefix, written by slicectl --cluster (the
+ * methods below, slicectld's own names and parameters) and read by each
+ * node's slicectld in cluster mode (control/slicectld/cluster.c).
+ *
+ * Keys under PREFIX (values JSON):
+ *   live/NODE                      the node's slicectld is up (under a lease): seen, address
+ *   capacity/NODE                  what it may hold and what placement gave it
+ *   slices/NAME                    the slice: slice.create's params, nodes, endpoints, queues
+ *   nodes/NODE/slices/NAME         the same, for each node it runs on (what a node watches)
+ *   nodes/NODE/filters/NAME/POS    its filters (POS ten digits: key order is position order)
+ *   status/NODE/NAME               what the node made of it: in_force or failed, why, revision
+ * A change writes the slice's record and every node's copy in one
+ * transaction that holds only if what it read is unchanged (else it reads
+ * again and retries), so concurrent operators never over-commit a node.
+ */
+#ifndef SP_FLEET_H
+#define SP_FLEET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "common/jsonrpc.h"
+#include "etcd.h"
+
+#define FLEET_DEFAULT_PREFIX "/slicepath"
+#define FLEET_PREFIX_LEN 128
+#define FLEET_KEY_LEN 512
+
+struct fleet {
+	struct etcd *etcd;
+	char prefix[FLEET_PREFIX_LEN];
+};
+
+/* The fleet's own methods (the others are slicectld's names, slicepath/methods.h). */
+#define SP_FLEET_SLICE_STATUS "slice.status"
+#define SP_FLEET_NODE_LIST "node.list"
+
+/* The registry under prefix (NULL: FLEET_DEFAULT_PREFIX) of the cluster o names; NULL, err filled. */
+struct fleet *fleet_open(const struct etcd_opts *o, const char *prefix, char *err, size_t len);
+void fleet_close(struct fleet *f);
+/* "USER:PASSWORD" (etcdctl's --user) into o's user and password (pointing into s, changed). */
+void fleet_split_user(char *s, struct etcd_opts *o);
+
+/* PREFIX/fmt... into key (FLEET_KEY_LEN). */
+void fleet_key(const struct fleet *f, char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The position of a filter key ".../filters/NAME/POS", or -1. */
+long fleet_filter_position(const char *key);
+
+/*
+ * A fleet method: slice.create (slicectld's params and "nodes": a count or
+ * a list of names), slice.delete, slice.list, slice.status, node.list,
+ * endpoint.reserve (with its udp_port), endpoint.release, queue.bind,
+ * queue.set, queue.unbind, filter.insert (one or "filters"), filter.delete,
+ * filter.list; params an object (maybe empty). The result, or NULL with e
+ * filled.
+ */
+json_t *fleet_call(struct fleet *f, const char *method, json_t *params, struct sp_rpc_error *e);
+
+#endif

@@ -1,0 +1,567 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Cluster mode (--cluster): this node's part of the fleet's registry in etcd
+ * (control/etcd/fleet.h) made the node's desired state.
+ *
+ * Two threads, each with its own etcd connection:
+ *  - heartbeat: the node's live/NODE key under a lease renewed every third
+ *    of its TTL (a slicectld that dies leaves the live set within the TTL),
+ *    and its capacity/NODE, made once;
+ *  - applier: reads nodes/NODE/ whole, applies it, then watches it from the
+ *    next revision (resuming after a break from the last revision applied,
+ *    reading it whole again only if etcd compacted that away), and writes
+ *    what each slice came to under status/NODE/NAME.
+ * The applier changes the node the way an operator would: through this
+ * slicectld's own socket, with its methods (so quotas, storage and the
+ * replay into slicepathd are theirs). The node's SQLite database keeps the
+ * last state applied: with etcd unreachable the node forwards on with it,
+ * across restarts too, and catches up when etcd is back.
+ */
+#include "cluster.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <slicepath/ctl.h>
+#include <slicepath/methods.h>
+
+#include "common/limits.h"
+
+#include "ctl_int.h"
+#include "fleet.h"
+
+#define RETRY_S 1 /* after etcd or this slicectld could not be reached */
+
+struct cluster {
+	struct cluster_config cfg;
+	struct fleet *beat, *apply; /* one etcd connection per thread */
+	pthread_t beat_thread, apply_thread;
+	atomic_bool stop;
+	struct sp_ctl *ctl; /* the applier's, to this slicectld */
+	int64_t next;       /* the revision the watch resumes from */
+	bool etcd_down;     /* said once an outage */
+};
+
+static void
+nap(struct cluster *c, unsigned int seconds)
+{
+	for (unsigned int i = 0; i < seconds * 10 && !atomic_load(&c->stop); i++)
+		usleep(100000);
+}
+
+/* ------------------------------------------------------------- heartbeat */
+
+/* The node's outbound capacity: its interfaces' rates together (0: unknown yet). */
+static uint64_t
+node_bandwidth(const struct cluster *c)
+{
+	struct sp_ctl *ctl = sp_ctl_open(c->cfg.socket);
+	struct sp_ctl_iface ifs[SP_MAX_PORTS];
+	uint64_t sum = 0;
+	int n = ctl != NULL ? sp_ctl_iface_list(ctl, ifs, SP_MAX_PORTS) : -1;
+
+	for (int i = 0; i < n && i < SP_MAX_PORTS; i++)
+		sum += ifs[i].rate;
+	sp_ctl_close(ctl);
+	return sum;
+}
+
+/* Grant a lease and announce the node under it; its capacity made if new. 0 or -1. */
+static int
+join(struct cluster *c, int64_t *lease)
+{
+	struct fleet *f = c->beat;
+	uint64_t bw = node_bandwidth(c);
+	char key[FLEET_KEY_LEN], value[256];
+	json_t *cap;
+	int held;
+
+	if (bw == 0)
+		return -1; /* slicepathd not reachable yet */
+	fleet_key(f, key, "capacity/%s", c->cfg.node);
+	cap = json_pack("{s:i, s:I, s:i, s:i}", "slices", SP_MAX_SLICES - 1, "bandwidth",
+			(json_int_t)bw, "used_slices", 0, "used_bandwidth", 0);
+	{
+		char *text = json_dumps(cap, JSON_COMPACT | JSON_SORT_KEYS);
+
+		held = etcd_txn(f->etcd, json_pack("[o]", etcd_cmp_mod(key, 0)),
+				json_pack("[o]", etcd_op_put(key, text, 0)), NULL, NULL);
+		free(text);
+	}
+	json_decref(cap);
+	if (held < 0)
+		return -1;
+	*lease = etcd_lease_grant(f->etcd, c->cfg.ttl);
+	if (*lease < 0)
+		return -1;
+	fleet_key(f, key, "live/%s", c->cfg.node);
+	snprintf(value, sizeof(value), "{\"node\":\"%s\",\"seen\":%lld,\"pid\":%d}", c->cfg.node,
+		 (long long)time(NULL), (int)getpid());
+	return etcd_put(f->etcd, key, value, *lease, NULL);
+}
+
+static void *
+heartbeat(void *arg)
+{
+	struct cluster *c = arg;
+	int64_t lease = 0;
+	char key[FLEET_KEY_LEN], value[256];
+
+	fleet_key(c->beat, key, "live/%s", c->cfg.node);
+	while (!atomic_load(&c->stop)) {
+		if (lease <= 0) {
+			if (join(c, &lease) < 0)
+				lease = 0;
+			else
+				ctld_log("cluster: node %s joined the fleet (lease %" PRId64 ", %u s)",
+					 c->cfg.node, lease, c->cfg.ttl);
+		} else if (etcd_lease_keepalive(c->beat->etcd, lease) <= 0) {
+			ctld_log("cluster: the node's lease could not be renewed: %s; joining again",
+				 etcd_error(c->beat->etcd));
+			lease = 0;
+			continue;
+		} else {
+			snprintf(value, sizeof(value), "{\"node\":\"%s\",\"seen\":%lld,\"pid\":%d}",
+				 c->cfg.node, (long long)time(NULL), (int)getpid());
+			etcd_put(c->beat->etcd, key, value, lease, NULL);
+		}
+		nap(c, lease > 0 ? (c->cfg.ttl + 2) / 3 : RETRY_S);
+	}
+	if (lease > 0)
+		etcd_lease_revoke(c->beat->etcd, lease); /* a clean stop leaves the set at once */
+	return NULL;
+}
+
+/* ------------------------------------------------------------- applying */
+
+/* A method of this slicectld: its result, or NULL with why filled. */
+static json_t *
+local(struct cluster *c, const char *method, json_t *params, char *why, size_t len)
+{
+	json_t *r = NULL;
+
+	if (c->ctl == NULL)
+		c->ctl = sp_ctl_open(c->cfg.socket);
+	if (c->ctl == NULL) {
+		json_decref(params);
+		snprintf(why, len, "this node's slicectld cannot be reached");
+		return NULL;
+	}
+	if (sp_ctl_call_json(c->ctl, method, params, &r) == 0)
+		return r;
+	snprintf(why, len, "%s: %s", method, sp_ctl_error(c->ctl));
+	if (sp_ctl_error_code(c->ctl) == 0) { /* the connection broke: a new one next time */
+		sp_ctl_close(c->ctl);
+		c->ctl = NULL;
+	}
+	return NULL;
+}
+
+/* Whether this slicectld manages a slice named name. */
+static bool
+have_slice(struct cluster *c, const char *name, char *why, size_t len)
+{
+	json_t *list = local(c, SP_M_SLICE_LIST, NULL, why, len), *o;
+	bool found = false;
+	size_t i;
+
+	json_array_foreach(list, i, o)
+		found |= json_is_true(json_object_get(o, "managed")) &&
+			 strcmp(json_string_value(json_object_get(o, "name")) ?: "", name) == 0;
+	json_decref(list);
+	return found;
+}
+
+static json_t *
+with_slice(json_t *params, const char *name)
+{
+	json_t *p = json_deep_copy(params);
+
+	json_object_set_new(p, "slice", json_string(name));
+	return p;
+}
+
+/* The node's endpoints and queues of the slice to those of doc: 0, or -1 with why. */
+static int
+apply_endpoints_queues(struct cluster *c, const char *name, json_t *doc, char *why, size_t len)
+{
+	json_t *st = local(c, SP_M_STATS_GET, json_pack("{s:s}", "slice", name), why, len);
+	json_t *have_eps, *have_qs, *want_qs = json_object_get(doc, "queues"), *o, *r;
+	const char *qid;
+	size_t i;
+	int rc = 0;
+
+	if (st == NULL)
+		return -1;
+	have_eps = json_object_get(st, "endpoints");
+	have_qs = json_object_get(st, "queues");
+	/* Queues no longer wanted, or bound elsewhere, go first: they hold endpoints. */
+	json_object_foreach(have_qs, qid, o) {
+		json_t *w = json_object_get(want_qs, qid);
+
+		if (w == NULL || !json_equal(json_object_get(w, "endpoint"),
+					     json_object_get(o, "endpoint")))
+			json_decref(local(c, SP_M_QUEUE_UNBIND, json_pack("{s:s, s:i}", "slice",
+					  name, "queue", atoi(qid)), why, len));
+	}
+	json_array_foreach(have_eps, i, o) {
+		json_t *w, *want_index = json_object_get(o, "index");
+		bool wanted = false;
+		size_t k;
+
+		json_array_foreach(json_object_get(doc, "endpoints"), k, w)
+			wanted |= json_equal(json_object_get(w, "index"), want_index);
+		if (!wanted)
+			json_decref(local(c, SP_M_ENDPOINT_RELEASE, json_pack("{s:s, s:O}", "slice",
+					  name, "endpoint", want_index), why, len));
+	}
+	json_array_foreach(json_object_get(doc, "endpoints"), i, o) {
+		json_t *idx = json_object_get(o, "index"), *e, *p;
+		bool have = false;
+		size_t k;
+
+		json_array_foreach(have_eps, k, e)
+			have |= json_equal(json_object_get(e, "index"), idx);
+		if (have)
+			continue;
+		p = with_slice(o, name);
+		json_object_del(p, "index");
+		r = local(c, SP_M_ENDPOINT_RESERVE, p, why, len);
+		if (r == NULL || !json_equal(json_object_get(r, "endpoint"), idx)) {
+			if (r != NULL)
+				snprintf(why, len, "endpoint %" JSON_INTEGER_FORMAT " of the fleet's "
+					 "record came out as %" JSON_INTEGER_FORMAT " here",
+					 json_integer_value(idx),
+					 json_integer_value(json_object_get(r, "endpoint")));
+			rc = -1;
+		}
+		json_decref(r);
+	}
+	json_object_foreach(want_qs, qid, o) {
+		json_t *h = json_object_get(have_qs, qid), *p;
+
+		if (h != NULL && json_equal(json_object_get(h, "endpoint"),
+					    json_object_get(o, "endpoint")) &&
+		    json_equal(json_object_get(h, "share"), json_object_get(o, "share")))
+			continue;
+		p = with_slice(o, name);
+		json_object_set_new(p, "queue", json_integer(atoi(qid)));
+		if (h != NULL && json_equal(json_object_get(h, "endpoint"),
+					    json_object_get(o, "endpoint")))
+			json_object_del(p, "endpoint"); /* only the share changed */
+		r = local(c, h != NULL && json_object_get(p, "endpoint") == NULL ? SP_M_QUEUE_SET
+										  : SP_M_QUEUE_BIND,
+			  p, why, len);
+		rc = r == NULL ? -1 : rc;
+		json_decref(r);
+	}
+	json_decref(st);
+	return rc;
+}
+
+/* The slice as doc has it (created if new): 0, or -1 with why. */
+static int
+apply_slice(struct cluster *c, const char *name, json_t *doc, char *why, size_t len)
+{
+	json_t *r;
+
+	if (!have_slice(c, name, why, len)) {
+		if (why[0] != '\0')
+			return -1;
+		r = local(c, SP_M_SLICE_CREATE, json_deep_copy(json_object_get(doc, "create")), why,
+			  len);
+		if (r == NULL)
+			return -1;
+		json_decref(r);
+	}
+	return apply_endpoints_queues(c, name, doc, why, len);
+}
+
+/* The slice's filters to exactly filters (an array of filter.insert objects): 0 or -1. */
+static int
+apply_filters(struct cluster *c, const char *name, json_t *filters, char *why, size_t len)
+{
+	json_t *have = local(c, SP_M_FILTER_LIST, json_pack("{s:s}", "slice", name), why, len), *o;
+	size_t i;
+
+	if (have == NULL)
+		return -1;
+	json_array_foreach(json_object_get(have, "filters") ?: have, i, o) {
+		json_t *pos = json_object_get(o, "position"), *w;
+		bool wanted = false;
+		size_t k;
+
+		json_array_foreach(filters, k, w)
+			wanted |= json_equal(json_object_get(w, "position"), pos);
+		if (!wanted)
+			json_decref(local(c, SP_M_FILTER_DELETE, json_pack("{s:s, s:O}", "slice", name,
+					  "position", pos), why, len));
+	}
+	json_decref(have);
+	if (json_array_size(filters) == 0)
+		return 0;
+	o = local(c, SP_M_FILTER_INSERT, json_pack("{s:s, s:O}", "slice", name, "filters", filters),
+		  why, len);
+	json_decref(o);
+	return o != NULL ? 0 : -1;
+}
+
+/* status/NODE/NAME: what the slice came to at revision (why "": in force). */
+static void
+put_status(struct cluster *c, const char *name, const char *why, int64_t revision)
+{
+	char key[FLEET_KEY_LEN], *text;
+	json_t *st = json_pack("{s:s, s:I, s:I}", "state", why[0] == '\0' ? "in_force" : "failed",
+			       "revision", (json_int_t)revision, "at", (json_int_t)time(NULL));
+
+	if (why[0] != '\0')
+		json_object_set_new(st, "reason", json_string(why));
+	fleet_key(c->apply, key, "status/%s/%s", c->cfg.node, name);
+	text = json_dumps(st, JSON_COMPACT | JSON_SORT_KEYS);
+	etcd_put(c->apply->etcd, key, text, 0, NULL);
+	free(text);
+	json_decref(st);
+}
+
+/* The slice is no longer the node's: deleted here, its status gone. */
+static void
+remove_slice(struct cluster *c, const char *name)
+{
+	char why[512] = "", key[FLEET_KEY_LEN];
+
+	if (have_slice(c, name, why, sizeof(why)))
+		json_decref(local(c, SP_M_SLICE_DELETE, json_pack("{s:s}", "slice", name), why,
+				  sizeof(why)));
+	if (why[0] != '\0')
+		ctld_log("cluster: slice %s left this node's part of the fleet: %s", name, why);
+	fleet_key(c->apply, key, "status/%s/%s", c->cfg.node, name);
+	etcd_delete(c->apply->etcd, key, false);
+}
+
+/* What follows nodes/NODE/ in key: "slices/NAME" or "filters/NAME/POS" into kind, name. */
+static bool
+parse_key(const struct cluster *c, const char *key, char *kind, char *name)
+{
+	char mine[FLEET_KEY_LEN];
+	size_t n;
+
+	fleet_key(c->apply, mine, "nodes/%s/", c->cfg.node);
+	n = strlen(mine);
+	return strncmp(key, mine, n) == 0 &&
+	       sscanf(key + n, "%15[a-z]/%63[^/]", kind, name) == 2;
+}
+
+/* Read the node's part whole and make the node so: the revision read, or -1. */
+static int64_t
+full_sync(struct cluster *c)
+{
+	struct etcd_kv *kvs, *sts;
+	char key[FLEET_KEY_LEN];
+	int64_t rev;
+	long n, ns;
+	json_t *slices = json_object(), *filters = json_object(), *doc;
+	const char *name;
+
+	fleet_key(c->apply, key, "nodes/%s/", c->cfg.node);
+	n = etcd_get(c->apply->etcd, key, true, &kvs, &rev);
+	if (n < 0) {
+		json_decref(slices);
+		json_decref(filters);
+		return -1;
+	}
+	for (long i = 0; i < n; i++) {
+		char kind[16], nm[64];
+
+		if (!parse_key(c, kvs[i].key, kind, nm))
+			continue;
+		if (strcmp(kind, "slices") == 0) {
+			json_object_set_new(slices, nm, json_loads(kvs[i].value, 0, NULL) ?:
+							json_object());
+		} else if (strcmp(kind, "filters") == 0) {
+			if (json_object_get(filters, nm) == NULL)
+				json_object_set_new(filters, nm, json_array());
+			json_array_append_new(json_object_get(filters, nm),
+					      json_loads(kvs[i].value, 0, NULL) ?: json_object());
+		}
+	}
+	etcd_kvs_free(kvs, (size_t)n);
+	json_object_foreach(slices, name, doc) {
+		char why[512] = "";
+
+		if (apply_slice(c, name, doc, why, sizeof(why)) == 0)
+			apply_filters(c, name, json_object_get(filters, name) ?: json_array(), why,
+				      sizeof(why));
+		put_status(c, name, why, rev);
+	}
+	/* Slices this node applied (their status says so) that its part no longer has. */
+	fleet_key(c->apply, key, "status/%s/", c->cfg.node);
+	ns = etcd_get(c->apply->etcd, key, true, &sts, NULL);
+	for (long i = 0; i < ns; i++) {
+		const char *nm = strrchr(sts[i].key, '/') + 1;
+
+		if (json_object_get(slices, nm) == NULL)
+			remove_slice(c, nm);
+	}
+	etcd_kvs_free(sts, ns > 0 ? (size_t)ns : 0);
+	ctld_log("cluster: applied this node's part of the fleet at revision %" PRId64
+		 " (%zu slices)", rev, json_object_size(slices));
+	json_decref(slices);
+	json_decref(filters);
+	return rev;
+}
+
+/* A batch of the watch: each change applied, each slice touched given its status. */
+static int
+on_events(void *arg, const struct etcd_event *ev, size_t n, int64_t revision)
+{
+	struct cluster *c = arg;
+	json_t *touched = json_object(), *why_js;
+	const char *name;
+
+	for (size_t i = 0; i < n; i++) {
+		char kind[16], nm[64], why[512] = "";
+		json_t *v;
+
+		if (!parse_key(c, ev[i].kv.key, kind, nm))
+			continue;
+		why_js = json_object_get(touched, nm);
+		if (why_js != NULL)
+			snprintf(why, sizeof(why), "%s", json_string_value(why_js));
+		if (strcmp(kind, "slices") == 0 && ev[i].deleted) {
+			remove_slice(c, nm);
+			json_object_del(touched, nm);
+			continue;
+		}
+		v = ev[i].deleted ? NULL : json_loads(ev[i].kv.value, 0, NULL);
+		if (strcmp(kind, "slices") == 0 && v != NULL) {
+			if (why[0] == '\0')
+				apply_slice(c, nm, v, why, sizeof(why));
+		} else if (strcmp(kind, "filters") == 0 && ev[i].deleted) {
+			long pos = fleet_filter_position(ev[i].kv.key);
+
+			json_decref(local(c, SP_M_FILTER_DELETE, json_pack("{s:s, s:I}", "slice", nm,
+					  "position", (json_int_t)pos), why, sizeof(why)));
+		} else if (strcmp(kind, "filters") == 0 && v != NULL) {
+			json_object_set_new(v, "slice", json_string(nm));
+			json_decref(local(c, SP_M_FILTER_INSERT, json_incref(v), why, sizeof(why)));
+		}
+		json_decref(v);
+		json_object_set_new(touched, nm, json_string(why));
+	}
+	json_object_foreach(touched, name, why_js)
+		put_status(c, name, json_string_value(why_js), revision);
+	json_decref(touched);
+	c->next = revision + 1;
+	return atomic_load(&c->stop);
+}
+
+static bool
+stopping(void *arg)
+{
+	return atomic_load(&((struct cluster *)arg)->stop);
+}
+
+static void *
+applier(void *arg)
+{
+	struct cluster *c = arg;
+	char prefix[FLEET_KEY_LEN];
+	int64_t compacted;
+
+	fleet_key(c->apply, prefix, "nodes/%s/", c->cfg.node);
+	while (!atomic_load(&c->stop)) {
+		int rc;
+
+		if (c->next == 0) {
+			int64_t rev = full_sync(c);
+
+			if (rev < 0) {
+				if (!c->etcd_down)
+					ctld_log("cluster: %s; the node keeps its last state and "
+						 "tries again every %d s", etcd_error(c->apply->etcd),
+						 RETRY_S);
+				c->etcd_down = true;
+				nap(c, RETRY_S);
+				continue;
+			}
+			c->next = rev + 1;
+		}
+		rc = etcd_watch(c->apply->etcd, prefix, c->next, on_events, stopping, c, &compacted);
+		if (rc == -2) {
+			ctld_log("cluster: etcd compacted revision %" PRId64 " away (oldest %" PRId64
+				 "): reading this node's part whole", c->next, compacted);
+			c->next = 0;
+		} else if (rc == -1 && !atomic_load(&c->stop)) {
+			if (!c->etcd_down)
+				ctld_log("cluster: %s; the node keeps its last state and resumes "
+					 "from revision %" PRId64, etcd_error(c->apply->etcd),
+					 c->next);
+			c->etcd_down = true;
+			nap(c, RETRY_S);
+			continue;
+		}
+		if (c->etcd_down && rc != -1)
+			ctld_log("cluster: etcd reached again");
+		c->etcd_down = false;
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------- start, stop */
+
+struct cluster *
+cluster_start(const struct cluster_config *cfg, char *err, size_t len)
+{
+	struct cluster *c = calloc(1, sizeof(*c));
+	struct etcd_opts o = cfg->etcd;
+
+	if (c == NULL) {
+		snprintf(err, len, "out of memory");
+		return NULL;
+	}
+	c->cfg = *cfg;
+	c->beat = fleet_open(&o, cfg->prefix, err, len);
+	c->apply = c->beat != NULL ? fleet_open(&o, cfg->prefix, err, len) : NULL;
+	if (c->apply == NULL) {
+		fleet_close(c->beat);
+		free(c);
+		return NULL;
+	}
+	if (pthread_create(&c->beat_thread, NULL, heartbeat, c) != 0) {
+		snprintf(err, len, "cannot start the cluster's threads");
+		fleet_close(c->beat);
+		fleet_close(c->apply);
+		free(c);
+		return NULL;
+	}
+	if (pthread_create(&c->apply_thread, NULL, applier, c) != 0) {
+		atomic_store(&c->stop, true);
+		pthread_join(c->beat_thread, NULL);
+		snprintf(err, len, "cannot start the cluster's threads");
+		fleet_close(c->beat);
+		fleet_close(c->apply);
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void
+cluster_stop(struct cluster *c)
+{
+	if (c == NULL)
+		return;
+	atomic_store(&c->stop, true);
+	pthread_join(c->beat_thread, NULL);
+	pthread_join(c->apply_thread, NULL);
+	sp_ctl_close(c->ctl);
+	fleet_close(c->beat);
+	fleet_close(c->apply);
+	free(c);
+}
