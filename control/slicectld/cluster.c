@@ -72,13 +72,21 @@ node_bandwidth(const struct cluster *c)
 	return sum;
 }
 
+/* The live key's value: who, since when last renewed. */
+static void
+live_value(const struct cluster *c, char *value, size_t len)
+{
+	snprintf(value, len, "{\"node\":\"%s\",\"seen\":%lld,\"pid\":%d}", c->cfg.node,
+		 (long long)time(NULL), (int)getpid());
+}
+
 /* Grant a lease and announce the node under it; its capacity made if new. 0 or -1. */
 static int
 join(struct cluster *c, int64_t *lease)
 {
 	struct fleet *f = c->beat;
 	uint64_t bw = node_bandwidth(c);
-	char key[FLEET_KEY_LEN], value[256];
+	char key[FLEET_KEY_LEN], value[256], *text;
 	json_t *cap;
 	int held;
 
@@ -87,22 +95,19 @@ join(struct cluster *c, int64_t *lease)
 	fleet_key(f, key, "capacity/%s", c->cfg.node);
 	cap = json_pack("{s:i, s:I, s:i, s:i}", "slices", SP_MAX_SLICES - 1, "bandwidth",
 			(json_int_t)bw, "used_slices", 0, "used_bandwidth", 0);
-	{
-		char *text = json_dumps(cap, JSON_COMPACT | JSON_SORT_KEYS);
-
-		held = etcd_txn(f->etcd, json_pack("[o]", etcd_cmp_mod(key, 0)),
-				json_pack("[o]", etcd_op_put(key, text, 0)), NULL, NULL);
-		free(text);
-	}
+	text = json_dumps(cap, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(cap);
+	/* Made once: placement's counts in it are the fleet's, not this node's to reset. */
+	held = etcd_txn(f->etcd, json_pack("[o]", etcd_cmp_mod(key, 0)),
+			json_pack("[o]", etcd_op_put(key, text, 0)), NULL, NULL);
+	free(text);
 	if (held < 0)
 		return -1;
 	*lease = etcd_lease_grant(f->etcd, c->cfg.ttl);
 	if (*lease < 0)
 		return -1;
 	fleet_key(f, key, "live/%s", c->cfg.node);
-	snprintf(value, sizeof(value), "{\"node\":\"%s\",\"seen\":%lld,\"pid\":%d}", c->cfg.node,
-		 (long long)time(NULL), (int)getpid());
+	live_value(c, value, sizeof(value));
 	return etcd_put(f->etcd, key, value, *lease, NULL);
 }
 
@@ -127,8 +132,7 @@ heartbeat(void *arg)
 			lease = 0;
 			continue;
 		} else {
-			snprintf(value, sizeof(value), "{\"node\":\"%s\",\"seen\":%lld,\"pid\":%d}",
-				 c->cfg.node, (long long)time(NULL), (int)getpid());
+			live_value(c, value, sizeof(value));
 			etcd_put(c->beat->etcd, key, value, lease, NULL);
 		}
 		nap(c, lease > 0 ? (c->cfg.ttl + 2) / 3 : RETRY_S);

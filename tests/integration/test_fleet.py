@@ -76,8 +76,10 @@ def fleet(tmp_path):
         for i in range(3):
             d = tmp_path / f"n{i}"
             d.mkdir()
+            # Listed before it starts: one that fails to start is killed too.
             nodes.append(CtlNode(d, f"fleet{i}", "--cluster", etcd.cluster, "--node", f"n{i}",
-                                 "--ttl", str(TTL)).start())
+                                 "--ttl", str(TTL)))
+            nodes[-1].start()
         yield etcd, nodes
     finally:
         for n in nodes:
