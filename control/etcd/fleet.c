@@ -619,10 +619,11 @@ edit_unbind(json_t *rec, json_t *params, struct sp_rpc_error *e)
 /*
  * Write (or, with del, delete) the filters at each of the slice's nodes,
  * TXN_OPS keys a transaction, each holding only while the record is
- * unchanged (its nodes the same): how many, or -1 with e filled.
+ * unchanged (its nodes the same): how many (*revision: the store's after
+ * the last), or -1 with e filled.
  */
 static long
-write_filters(struct fleet *f, const char *name, json_t *filters, bool del,
+write_filters(struct fleet *f, const char *name, json_t *filters, bool del, int64_t *revision,
 	      struct sp_rpc_error *e)
 {
 	int64_t mod;
@@ -658,7 +659,7 @@ write_filters(struct fleet *f, const char *name, json_t *filters, bool del,
 		}
 		if (json_array_size(ops) + nn > TXN_OPS || i + 1 == json_array_size(filters)) {
 			int held = etcd_txn(f->etcd, json_pack("[o]", etcd_cmp_mod(rkey, mod)), ops,
-					    NULL, NULL);
+					    NULL, revision);
 
 			ops = NULL;
 			if (held != 1) {
@@ -678,36 +679,43 @@ write_filters(struct fleet *f, const char *name, json_t *filters, bool del,
 	return (long)done;
 }
 
-/* {"slice", filter or "filters": [...]} -> {"written"} */
+/*
+ * {"slice", filter or "filters": [...]} -> {"written", "revision"}: the
+ * slice is in force with them on a node whose status has that revision.
+ */
 static json_t *
 filter_insert(struct fleet *f, json_t *params, struct sp_rpc_error *e)
 {
 	const char *name = slice_name(params, "slice", e);
 	json_t *list = json_object_get(params, "filters");
+	int64_t rev = 0;
 	long n;
 
 	if (name == NULL)
 		return NULL;
 	list = list != NULL ? json_incref(list) : json_pack("[o]", replayed(params));
-	n = write_filters(f, name, list, false, e);
+	n = write_filters(f, name, list, false, &rev, e);
 	json_decref(list);
-	return n < 0 ? NULL : json_pack("{s:I}", "written", (json_int_t)n);
+	return n < 0 ? NULL : json_pack("{s:I, s:I}", "written", (json_int_t)n, "revision",
+					(json_int_t)rev);
 }
 
-/* {"slice", "position"} */
+/* {"slice", "position"} -> {"deleted", "revision"} */
 static json_t *
 filter_delete(struct fleet *f, json_t *params, struct sp_rpc_error *e)
 {
 	const char *name = slice_name(params, "slice", e);
+	int64_t rev = 0;
 	json_t *list;
 	long n;
 
 	if (name == NULL)
 		return NULL;
 	list = json_pack("[{s:O}]", "position", json_object_get(params, "position"));
-	n = write_filters(f, name, list, true, e);
+	n = write_filters(f, name, list, true, &rev, e);
 	json_decref(list);
-	return n < 0 ? NULL : json_pack("{s:O}", "deleted", json_object_get(params, "position"));
+	return n < 0 ? NULL : json_pack("{s:O, s:I}", "deleted", json_object_get(params, "position"),
+					"revision", (json_int_t)rev);
 }
 
 /* {"slice"} -> the filters as its first node has them: [{"position", "key", ...}] */

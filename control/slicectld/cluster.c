@@ -31,8 +31,6 @@
 #include <slicepath/ctl.h>
 #include <slicepath/methods.h>
 
-#include "common/limits.h"
-
 #include "ctl_int.h"
 #include "fleet.h"
 
@@ -43,6 +41,7 @@ struct cluster {
 	struct fleet *beat, *apply; /* one etcd connection per thread */
 	pthread_t beat_thread, apply_thread;
 	atomic_bool stop;
+	_Atomic uint64_t bandwidth; /* the node's, found by the applier; 0: not yet */
 	struct sp_ctl *ctl; /* the applier's, to this slicectld */
 	int64_t next;       /* the revision the watch resumes from */
 	bool etcd_down;     /* said once an outage */
@@ -57,21 +56,6 @@ nap(struct cluster *c, unsigned int seconds)
 
 /* ------------------------------------------------------------- heartbeat */
 
-/* The node's outbound capacity: its interfaces' rates together (0: unknown yet). */
-static uint64_t
-node_bandwidth(const struct cluster *c)
-{
-	struct sp_ctl *ctl = sp_ctl_open(c->cfg.socket);
-	struct sp_ctl_iface ifs[SP_MAX_PORTS];
-	uint64_t sum = 0;
-	int n = ctl != NULL ? sp_ctl_iface_list(ctl, ifs, SP_MAX_PORTS) : -1;
-
-	for (int i = 0; i < n && i < SP_MAX_PORTS; i++)
-		sum += ifs[i].rate;
-	sp_ctl_close(ctl);
-	return sum;
-}
-
 /* The live key's value: who, since when last renewed. */
 static void
 live_value(const struct cluster *c, char *value, size_t len)
@@ -85,13 +69,13 @@ static int
 join(struct cluster *c, int64_t *lease)
 {
 	struct fleet *f = c->beat;
-	uint64_t bw = node_bandwidth(c);
+	uint64_t bw = atomic_load(&c->bandwidth);
 	char key[FLEET_KEY_LEN], value[256], *text;
 	json_t *cap;
 	int held;
 
 	if (bw == 0)
-		return -1; /* slicepathd not reachable yet */
+		return -1; /* the applier has not reached the node yet */
 	fleet_key(f, key, "capacity/%s", c->cfg.node);
 	cap = json_pack("{s:i, s:I, s:i, s:i}", "slices", SP_MAX_SLICES - 1, "bandwidth",
 			(json_int_t)bw, "used_slices", 0, "used_bandwidth", 0);
@@ -150,6 +134,8 @@ local(struct cluster *c, const char *method, json_t *params, char *why, size_t l
 {
 	json_t *r = NULL;
 
+	if (c->cfg.apply != NULL)
+		return c->cfg.apply(c->cfg.apply_ctx, method, params, why, len);
 	if (c->ctl == NULL)
 		c->ctl = sp_ctl_open(c->cfg.socket);
 	if (c->ctl == NULL) {
@@ -165,6 +151,21 @@ local(struct cluster *c, const char *method, json_t *params, char *why, size_t l
 		c->ctl = NULL;
 	}
 	return NULL;
+}
+
+/* The node's outbound capacity: its interfaces' rates together (0: unknown yet). */
+static uint64_t
+node_bandwidth(struct cluster *c)
+{
+	char why[256];
+	json_t *list = local(c, SP_M_IFACE_LIST, NULL, why, sizeof(why)), *o;
+	uint64_t sum = 0;
+	size_t i;
+
+	json_array_foreach(list, i, o)
+		sum += (uint64_t)json_integer_value(json_object_get(o, "rate"));
+	json_decref(list);
+	return sum;
 }
 
 /* Whether this slicectld manages a slice named name. */
@@ -483,7 +484,11 @@ applier(void *arg)
 		int rc;
 
 		if (c->next == 0) {
-			int64_t rev = full_sync(c);
+			int64_t rev;
+
+			if (atomic_load(&c->bandwidth) == 0)
+				atomic_store(&c->bandwidth, node_bandwidth(c));
+			rev = full_sync(c);
 
 			if (rev < 0) {
 				if (!c->etcd_down)

@@ -15,6 +15,13 @@ struct cluster_config {
 	char node[SP_NAME_LEN * 2]; /* this node's name in the fleet */
 	unsigned int ttl;         /* the live key's lease, seconds */
 	char socket[CTLD_PATH_LEN]; /* this slicectld's, which the applier calls */
+	/*
+	 * Or, for the benchmark's model nodes (tools/bench-fleet/), what the
+	 * applier calls instead: a method of slicectld's API, its result or NULL
+	 * with why filled. Called from the applier's thread only.
+	 */
+	json_t *(*apply)(void *ctx, const char *method, json_t *params, char *why, size_t len);
+	void *apply_ctx;
 };
 
 struct cluster;

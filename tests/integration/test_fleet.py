@@ -17,7 +17,7 @@ import pytest
 
 from conftest import needs_root
 from ctlnode import CtlNode
-from spnode import SLICECTL, inner_udp
+from spnode import SLICECTL, inner_udp, substrate
 
 pytestmark = [needs_root,
               pytest.mark.skipif(shutil.which("etcd") is None,
@@ -26,51 +26,55 @@ pytestmark = [needs_root,
 TTL = 3
 
 
-def free_port():
+def free_port(host):
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
+        s.bind((host, 0))
         return s.getsockname()[1]
 
 
 class Etcd:
-    """One etcd member on 127.0.0.1 with a data directory under tmp_path."""
+    """An etcd cluster of members on 127.0.0.1, 127.0.0.2, ... with data under tmp_path."""
 
-    def __init__(self, tmp_path):
-        self.client, self.peer = free_port(), free_port()
-        self.url = f"http://127.0.0.1:{self.client}"
-        self.cluster = f"etcd://127.0.0.1:{self.client}"
-        self.dir = tmp_path / "etcd"
-        self.log = open(tmp_path / "etcd.log", "ab")
-        self.proc = None
+    def __init__(self, tmp_path, members=1):
+        self.hosts = [f"127.0.0.{i + 1}" for i in range(members)]
+        self.client = [f"http://{h}:{free_port(h)}" for h in self.hosts]
+        self.peer = [f"http://{h}:{free_port(h)}" for h in self.hosts]
+        self.cluster = "etcd://" + ",".join(u.removeprefix("http://") for u in self.client)
+        self.tmp = tmp_path
+        self.procs = [None] * members
 
-    def start(self):
-        peer = f"http://127.0.0.1:{self.peer}"
-        self.proc = subprocess.Popen(
-            ["etcd", "--name", "e0", "--data-dir", str(self.dir), "--listen-client-urls",
-             self.url, "--advertise-client-urls", self.url, "--listen-peer-urls", peer,
-             "--initial-advertise-peer-urls", peer, "--initial-cluster", f"e0={peer}"],
-            stdout=self.log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(self.url + "/health", timeout=1) as r:
-                    if json.loads(r.read()).get("health") == "true":
-                        return self
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, "etcd did not start"
-            time.sleep(0.2)
+    def start(self, *which):
+        """Start the members (all by default), then wait until each is healthy."""
+        which = which or range(len(self.hosts))
+        initial = ",".join(f"e{i}={p}" for i, p in enumerate(self.peer))
+        for i in which:
+            self.procs[i] = subprocess.Popen(
+                ["etcd", "--name", f"e{i}", "--data-dir", str(self.tmp / f"etcd{i}"),
+                 "--listen-client-urls", self.client[i], "--advertise-client-urls",
+                 self.client[i], "--listen-peer-urls", self.peer[i],
+                 "--initial-advertise-peer-urls", self.peer[i], "--initial-cluster", initial],
+                stdout=open(self.tmp / f"etcd{i}.log", "ab"), stderr=subprocess.STDOUT)
+        for i in which:
+            until(lambda i=i: self.healthy(i), f"etcd member {i} did not start", timeout=30)
+        return self
 
-    def stop(self):
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+    def healthy(self, i):
+        try:
+            with urllib.request.urlopen(self.client[i] + "/health", timeout=1) as r:
+                return json.loads(r.read()).get("health") == "true"
+        except OSError:
+            return False
+
+    def kill(self, *which):
+        for i in which or range(len(self.hosts)):
+            if self.procs[i] is not None and self.procs[i].poll() is None:
+                self.procs[i].kill()
+                self.procs[i].wait()
 
 
-@pytest.fixture
-def fleet(tmp_path):
-    """etcd and three nodes (n0, n1, n2) in cluster mode, all started."""
-    etcd = Etcd(tmp_path).start()
+def fleet_of(tmp_path, etcd):
+    """Three nodes (n0, n1, n2) in cluster mode on etcd, started; a node that fails to start
+    is killed with the others."""
     nodes = []
     try:
         for i in range(3):
@@ -80,11 +84,25 @@ def fleet(tmp_path):
             nodes.append(CtlNode(d, f"fleet{i}", "--cluster", etcd.cluster, "--node", f"n{i}",
                                  "--ttl", str(TTL)))
             nodes[-1].start()
+    except BaseException:
+        for n in nodes:
+            n.kill()
+        raise
+    return nodes
+
+
+@pytest.fixture
+def fleet(tmp_path):
+    """One etcd member and three nodes in cluster mode, all started."""
+    etcd = Etcd(tmp_path).start()
+    nodes = []
+    try:
+        nodes = fleet_of(tmp_path, etcd)
         yield etcd, nodes
     finally:
         for n in nodes:
             n.kill()
-        etcd.stop()
+        etcd.kill()
 
 
 def fleetctl(etcd, *args, check=True):
@@ -108,6 +126,16 @@ def until(pred, what, timeout=20):
         time.sleep(0.1)
 
 
+def make_web(etcd):
+    """Slice web's endpoints (UDP 5000 in on p0, 5001 out on p1), queue and first filter,
+    written once for the fleet."""
+    fleetctl(etcd, "endpoint", "reserve", "web", "port", "p0", "udp", 5000)
+    fleetctl(etcd, "endpoint", "reserve", "web", "port", "p1", "udp", 5001)
+    fleetctl(etcd, "queue", "bind", "web", 0, "endpoint", 1, "share", "10M")
+    fleetctl(etcd, "filter", "add", "web", "pos", 0, "dst", "10.2.0.0/16", "endpoint", 1,
+             "queue", 0, "nexthop", "10.1.0.2:7001")
+
+
 def live(etcd):
     return sorted(n["node"] for n in fleet_json(etcd, "node", "list") if n["live"])
 
@@ -125,10 +153,7 @@ def test_a_slice_created_once_is_in_force_on_its_nodes(fleet):
     until(lambda: live(etcd) == ["n0", "n1", "n2"], "the three nodes did not join")
     out = fleetctl(etcd, "slice", "create", "web", "codeopt", "ipv4", "nodes", 3).stdout
     assert "slice web created in the fleet on n0, n1, n2" in out, out
-    fleetctl(etcd, "endpoint", "reserve", "web", "port", "p0", "udp", 5000)
-    fleetctl(etcd, "queue", "bind", "web", 0, "endpoint", 0, "share", "10M")
-    fleetctl(etcd, "filter", "add", "web", "pos", 0, "dst", "10.2.0.0/16", "endpoint", 0,
-             "queue", 0, "nexthop", "10.1.0.2:7001")
+    make_web(etcd)
     for n in nodes:
         until(lambda n=n: filters_on(n, "web") is not None and len(filters_on(n, "web")) == 1,
               f"the filter did not reach {n.node.prefix}")
@@ -136,13 +161,15 @@ def test_a_slice_created_once_is_in_force_on_its_nodes(fleet):
                                                                                       "web")
     until(lambda: [s["state"] for s in fleet_json(etcd, "slice", "status", "web")["nodes"]]
           == ["in_force"] * 3, "the slice is not in force on its three nodes")
-    # In force in the data path: each node's slice counts a frame to its endpoint.
+    # In force in the data path: each node's slice forwards a frame by the filter.
     for n in nodes:
         n.send("web", 5000, inner_udp("10.2.0.9"))
+        n.wait(lambda n=n: n.ctld.call("stats.get", slice="web")["slice"]["fwd_pkts"] == 1,
+               "a node did not forward by the fleet's filter")
 
     # A filter change reaches all three; a slicectld killed -9 meanwhile catches up.
     nodes[1].ctld.kill()
-    fleetctl(etcd, "filter", "add", "web", "pos", 1, "dst", "10.3.0.0/16", "endpoint", 0,
+    fleetctl(etcd, "filter", "add", "web", "pos", 1, "dst", "10.3.0.0/16", "endpoint", 1,
              "queue", 0, "nexthop", "10.1.0.3:7103")
     fleetctl(etcd, "filter", "del", "web", "pos", 0)
     for n in (nodes[0], nodes[2]):
@@ -197,3 +224,62 @@ def test_concurrent_creates_never_overcommit_a_node(fleet):
     assert per_node == {"n0": 10, "n1": 10, "n2": 10}, per_node
     for n in fleet_json(etcd, "node", "list"):
         assert n["used_slices"] == 10 and n["used_bandwidth"] <= n["bandwidth"], n
+
+
+def test_etcd_member_lost_then_etcd_stopped_while_traffic_flows(tmp_path):
+    """Three etcd members: one killed, the fleet goes on (a change reaches every node, none
+    lost); then all stopped while frames flow into a node: each is forwarded as before (the
+    fast path never waits on etcd), and once etcd is back a change reaches every node."""
+    etcd = Etcd(tmp_path, members=3).start()
+    nodes = []
+    try:
+        nodes = fleet_of(tmp_path, etcd)
+        until(lambda: live(etcd) == ["n0", "n1", "n2"], "the three nodes did not join")
+        fleetctl(etcd, "slice", "create", "web", "codeopt", "ipv4", "nodes", 3)
+        make_web(etcd)
+
+        etcd.kill(0)  # the member every client tried first
+        fleetctl(etcd, "filter", "add", "web", "pos", 1, "dst", "10.3.0.0/16", "endpoint", 1,
+                 "queue", 0, "nexthop", "10.1.0.3:7103")
+        for n in nodes:
+            until(lambda n=n: [p for p, _, _ in (filters_on(n, "web") or [])] == [0, 1],
+                  "a change made with a member lost did not reach a node")
+        assert [f["position"] for f in fleet_json(etcd, "filter", "list", "web")] == [0, 1]
+
+        # etcd down entirely while frames flow into n0: every one forwarded.
+        sent = []
+        stop = threading.Event()
+
+        def traffic():
+            while not stop.is_set():
+                nodes[0].sock.send(substrate(inner_udp("10.2.0.9", seq=len(sent)), nodes[0].p0,
+                                             5000))
+                sent.append(1)
+                time.sleep(0.002)
+
+        before = nodes[0].rx("web")
+        t = threading.Thread(target=traffic)
+        t.start()
+        try:
+            time.sleep(0.5)
+            etcd.kill()
+            nodes[0].ctld.wait_log("the node keeps its last state")
+            time.sleep(1)
+            etcd.start()
+            time.sleep(0.5)
+        finally:
+            stop.set()
+            t.join()
+        until(lambda: nodes[0].rx("web") - before == len(sent),
+              f"n0's slice counted {nodes[0].rx('web') - before} of {len(sent)} frames")
+        until(lambda: nodes[0].ctld.call("stats.get", slice="web")["slice"]["fwd_pkts"] ==
+              len(sent), "n0 did not forward every frame while etcd was down")
+
+        fleetctl(etcd, "filter", "del", "web", "pos", 0)
+        for n in nodes:
+            until(lambda n=n: [p for p, _, _ in (filters_on(n, "web") or [])] == [1],
+                  "a change after etcd's restart did not reach a node", timeout=30)
+    finally:
+        for n in nodes:
+            n.kill()
+        etcd.kill()
