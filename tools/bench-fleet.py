@@ -63,7 +63,8 @@ def start_etcd(out, members):
     procs = [subprocess.Popen(
         ["etcd", "--name", f"e{i}", "--data-dir", str(out / f"etcd{i}"), "--listen-client-urls",
          client[i], "--advertise-client-urls", client[i], "--listen-peer-urls", peer[i],
-         "--initial-advertise-peer-urls", peer[i], "--initial-cluster", initial],
+         "--initial-advertise-peer-urls", peer[i], "--initial-cluster", initial,
+         "--max-txn-ops", "1024"],  # a slice on 100 nodes is placed in 201 operations
         stdout=open(out / f"etcd{i}.log", "ab"), stderr=subprocess.STDOUT)
         for i in range(members)]
     for url in client:

@@ -12,6 +12,7 @@
 #define MAX_MEMBERS 16
 #define DEFAULT_TIMEOUT_MS 5000
 #define CONNECT_TIMEOUT_MS 2000
+#define POLL_MS 10 /* how often a watch asks its stop() */
 
 struct etcd {
 	char base[MAX_MEMBERS][256]; /* "http://host:port" */
@@ -203,6 +204,8 @@ prepare(struct etcd *e, CURL *c, const char *url, const char *body)
 	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
 	char auth[600];
 
+	/* No "Expect: 100-continue" for bodies over 1 KiB: a round trip more a write. */
+	h = curl_slist_append(h, "Expect:");
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
@@ -622,15 +625,30 @@ stream(char *p, size_t size, size_t n, void *arg)
 	return w->done ? 0 : size * n;
 }
 
-static int
-progress(void *arg, curl_off_t a, curl_off_t b, curl_off_t c, curl_off_t d)
+/* Run the watch's transfer, asking stop() every POLL_MS: its result. */
+static CURLcode
+run_watch(CURL *c, struct watch *w)
 {
-	struct watch *w = arg;
+	CURLM *m = curl_multi_init();
+	CURLcode rc = CURLE_OK;
+	CURLMsg *msg;
+	int running = 1, left;
 
-	(void)a, (void)b, (void)c, (void)d;
-	if (w->stop(w->arg))
-		w->done = true;
-	return w->done;
+	curl_multi_add_handle(m, c);
+	while (running && !w->done) {
+		if (curl_multi_perform(m, &running) != CURLM_OK)
+			break;
+		if (running)
+			curl_multi_poll(m, NULL, 0, POLL_MS, NULL);
+		if (w->stop(w->arg))
+			w->done = true;
+	}
+	while ((msg = curl_multi_info_read(m, &left)) != NULL)
+		if (msg->msg == CURLMSG_DONE)
+			rc = msg->data.result;
+	curl_multi_remove_handle(m, c);
+	curl_multi_cleanup(m);
+	return rc;
 }
 
 int
@@ -657,14 +675,11 @@ etcd_watch(struct etcd *e, const char *prefix, int64_t from,
 	h = prepare(e, c, url, body);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, stream);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &w);
-	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, progress);
-	curl_easy_setopt(c, CURLOPT_XFERINFODATA, &w);
 	/* A member that vanishes without closing the connection is noticed by keepalives. */
 	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
 	curl_easy_setopt(c, CURLOPT_TCP_KEEPIDLE, 2L);
 	curl_easy_setopt(c, CURLOPT_TCP_KEEPINTVL, 1L);
-	rc = curl_easy_perform(c);
+	rc = run_watch(c, &w);
 	curl_slist_free_all(h);
 	curl_easy_cleanup(c);
 	free(body);

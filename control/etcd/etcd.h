@@ -83,7 +83,7 @@ struct etcd_event {
  * events (with the revision it brings the store to) goes to on_events;
  * returns when on_events or stop() says so (0), when the connection breaks
  * (-1), or when from was compacted (-2, *compacted the oldest revision
- * left). stop is asked about twice a second.
+ * left). stop is asked every 10 ms (it may do other work of its thread).
  */
 int etcd_watch(struct etcd *e, const char *prefix, int64_t from,
 	       int (*on_events)(void *arg, const struct etcd_event *ev, size_t n,

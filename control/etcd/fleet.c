@@ -308,7 +308,7 @@ slice_create(struct fleet *f, json_t *params, struct sp_rpc_error *e)
 
 		if (n < 0)
 			break;
-		fleet_key(f, key, "slices/%s", name);
+		fleet_key(f, key, FLEET_SLICES "%s", name);
 		if (read_json(f, key, &rec, &mod, e) != 0) {
 			json_decref(rec);
 			if (mod != 0)
@@ -335,14 +335,18 @@ slice_create(struct fleet *f, json_t *params, struct sp_rpc_error *e)
 			take(c[i].cap, "used_slices", 1);
 			take(c[i].cap, "used_bandwidth", (int64_t)bw);
 			json_array_append_new(ops, op_put_json(key, c[i].cap));
-			fleet_key(f, key, "nodes/%s/slices/%s", c[i].node, name);
-			json_array_append_new(ops, op_put_json(key, rec));
 		}
 		candidates_free(c, n);
 		held = etcd_txn(f->etcd, cmp, ops, NULL, NULL);
 		if (held < 0) {
 			json_decref(rec);
-			etcd_failed(f, e);
+			if (strstr(etcd_error(f->etcd), "too many operations") != NULL)
+				sp_rpc_fail(e, SP_RPC_NO_ROOM, "a slice on %ld nodes is placed in one "
+					    "transaction of %ld operations: start etcd with "
+					    "--max-txn-ops of at least that (its default is 128)", k,
+					    k + 1);
+			else
+				etcd_failed(f, e);
 			break;
 		}
 		if (held == 1) {
@@ -374,7 +378,7 @@ record(struct fleet *f, const char *name, int64_t *mod, struct sp_rpc_error *e)
 	json_t *rec;
 	int rc;
 
-	fleet_key(f, key, "slices/%s", name);
+	fleet_key(f, key, FLEET_SLICES "%s", name);
 	rc = read_json(f, key, &rec, mod, e);
 	if (rc == 0)
 		sp_rpc_fail(e, SP_RPC_NOT_FOUND, "the fleet has no slice %s", name);
@@ -398,9 +402,11 @@ slice_delete(struct fleet *f, json_t *params, struct sp_rpc_error *e)
 		if (rec == NULL)
 			return NULL;
 		bw = u64(json_object_get(rec, "create"), "bandwidth", SP_DEFAULT_SLICE_BANDWIDTH);
-		fleet_key(f, key, "slices/%s", name);
+		fleet_key(f, key, FLEET_SLICES "%s", name);
 		cmp = json_pack("[o]", etcd_cmp_mod(key, mod));
 		ops = json_pack("[o]", etcd_op_delete(key, false));
+		fleet_key(f, key, FLEET_FILTERS "%s/", name);
+		json_array_append_new(ops, etcd_op_delete(key, true));
 		json_array_foreach(json_object_get(rec, "nodes"), i, node) {
 			const char *n = json_string_value(node);
 			json_t *cap;
@@ -420,10 +426,6 @@ slice_delete(struct fleet *f, json_t *params, struct sp_rpc_error *e)
 				json_array_append_new(ops, op_put_json(key, cap));
 				json_decref(cap);
 			}
-			fleet_key(f, key, "nodes/%s/slices/%s", n, name);
-			json_array_append_new(ops, etcd_op_delete(key, false));
-			fleet_key(f, key, "nodes/%s/filters/%s/", n, name);
-			json_array_append_new(ops, etcd_op_delete(key, true));
 		}
 		json_decref(rec);
 		held = etcd_txn(f->etcd, cmp, ops, NULL, NULL);
@@ -438,7 +440,7 @@ slice_delete(struct fleet *f, json_t *params, struct sp_rpc_error *e)
 
 /*
  * Change the slice's record with edit (the method's result, or NULL with e
- * filled) and write it, and every node's copy, unless it changed meanwhile.
+ * filled) and write it, unless it changed meanwhile.
  */
 static json_t *
 edit_record(struct fleet *f, json_t *params,
@@ -449,9 +451,8 @@ edit_record(struct fleet *f, json_t *params,
 
 	for (int tries = 0; name != NULL && tries < MAX_TRIES; tries++) {
 		int64_t mod;
-		json_t *rec = record(f, name, &mod, e), *r, *ops, *node;
+		json_t *rec = record(f, name, &mod, e), *r, *ops;
 		char key[FLEET_KEY_LEN];
-		size_t i;
 		int held;
 
 		if (rec == NULL)
@@ -461,14 +462,9 @@ edit_record(struct fleet *f, json_t *params,
 			json_decref(rec);
 			return NULL;
 		}
-		fleet_key(f, key, "slices/%s", name);
+		fleet_key(f, key, FLEET_SLICES "%s", name);
 		ops = json_pack("[o]", op_put_json(key, rec));
-		json_array_foreach(json_object_get(rec, "nodes"), i, node) {
-			fleet_key(f, key, "nodes/%s/slices/%s", json_string_value(node), name);
-			json_array_append_new(ops, op_put_json(key, rec));
-		}
 		json_decref(rec);
-		fleet_key(f, key, "slices/%s", name);
 		held = etcd_txn(f->etcd, json_pack("[o]", etcd_cmp_mod(key, mod)), ops, NULL, NULL);
 		if (held == 1)
 			return r;
@@ -617,53 +613,54 @@ edit_unbind(json_t *rec, json_t *params, struct sp_rpc_error *e)
 /* ------------------------------------------------------------- filters */
 
 /*
- * Write (or, with del, delete) the filters at each of the slice's nodes,
- * TXN_OPS keys a transaction, each holding only while the record is
- * unchanged (its nodes the same): how many (*revision: the store's after
- * the last), or -1 with e filled.
+ * Write (or, with del, delete) the slice's filters, TXN_OPS a transaction,
+ * each holding only while the slice's record is unchanged (the slice still
+ * there): how many (*revision: the store's after the last), or -1 with e
+ * filled.
  */
 static long
 write_filters(struct fleet *f, const char *name, json_t *filters, bool del, int64_t *revision,
 	      struct sp_rpc_error *e)
 {
-	int64_t mod;
-	json_t *rec = record(f, name, &mod, e), *nodes, *flt, *ops = NULL;
-	size_t nn, i, done = 0;
+	bool cached = f->cached_mod != 0 && strcmp(f->cached_name, name) == 0;
+	int64_t mod = cached ? f->cached_mod : 0;
+	json_t *ops = NULL, *flt;
+	size_t i, done = 0;
 	char key[FLEET_KEY_LEN], rkey[FLEET_KEY_LEN];
 
-	if (rec == NULL)
-		return -1;
-	nodes = json_object_get(rec, "nodes");
-	nn = json_array_size(nodes);
-	fleet_key(f, rkey, "slices/%s", name);
+	if (!cached) {
+		json_t *rec = record(f, name, &mod, e);
+
+		if (rec == NULL)
+			return -1;
+		json_decref(rec);
+		f->cached_mod = mod;
+		snprintf(f->cached_name, sizeof(f->cached_name), "%s", name);
+	}
+	fleet_key(f, rkey, FLEET_SLICES "%s", name);
 	json_array_foreach(filters, i, flt) {
 		json_int_t pos = json_integer_value(json_object_get(flt, "position"));
-		size_t k;
-		json_t *node;
 
 		if (!json_is_integer(json_object_get(flt, "position")) || pos < 0 ||
 		    pos > UINT32_MAX) {
 			json_decref(ops);
-			json_decref(rec);
 			sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "filter %zu: \"position\" 0 to %u", i,
 				    UINT32_MAX);
 			return -1;
 		}
 		if (ops == NULL)
 			ops = json_array();
-		json_array_foreach(nodes, k, node) {
-			fleet_key(f, key, "nodes/%s/filters/%s/%010" JSON_INTEGER_FORMAT,
-				  json_string_value(node), name, pos);
-			json_array_append_new(ops, del ? etcd_op_delete(key, false)
-						      : op_put_json(key, flt));
-		}
-		if (json_array_size(ops) + nn > TXN_OPS || i + 1 == json_array_size(filters)) {
+		fleet_key(f, key, FLEET_FILTERS "%s/%010" JSON_INTEGER_FORMAT, name, pos);
+		json_array_append_new(ops, del ? etcd_op_delete(key, false) : op_put_json(key, flt));
+		if (json_array_size(ops) == TXN_OPS || i + 1 == json_array_size(filters)) {
 			int held = etcd_txn(f->etcd, json_pack("[o]", etcd_cmp_mod(rkey, mod)), ops,
 					    NULL, revision);
 
 			ops = NULL;
 			if (held != 1) {
-				json_decref(rec);
+				f->cached_mod = 0;
+				if (held == 0 && cached && done == 0) /* the copy was stale: read again */
+					return write_filters(f, name, filters, del, revision, e);
 				if (held < 0)
 					etcd_failed(f, e);
 				else
@@ -675,7 +672,6 @@ write_filters(struct fleet *f, const char *name, json_t *filters, bool del, int6
 			done = i + 1;
 		}
 	}
-	json_decref(rec);
 	return (long)done;
 }
 
@@ -718,7 +714,7 @@ filter_delete(struct fleet *f, json_t *params, struct sp_rpc_error *e)
 					"revision", (json_int_t)rev);
 }
 
-/* {"slice"} -> the filters as its first node has them: [{"position", "key", ...}] */
+/* {"slice"} -> its filters: [{"position", "key", ...}] */
 static json_t *
 filter_list(struct fleet *f, json_t *params, struct sp_rpc_error *e)
 {
@@ -731,8 +727,7 @@ filter_list(struct fleet *f, json_t *params, struct sp_rpc_error *e)
 
 	if (rec == NULL)
 		return NULL;
-	fleet_key(f, key, "nodes/%s/filters/%s/",
-		  json_string_value(json_array_get(json_object_get(rec, "nodes"), 0)), name);
+	fleet_key(f, key, FLEET_FILTERS "%s/", name);
 	json_decref(rec);
 	n = etcd_get(f->etcd, key, true, &kvs, NULL);
 	if (n < 0)
@@ -785,7 +780,7 @@ slice_list(struct fleet *f, json_t *params, struct sp_rpc_error *e)
 	long n;
 
 	(void)params;
-	fleet_key(f, key, "slices/");
+	fleet_key(f, key, FLEET_SLICES);
 	n = etcd_get(f->etcd, key, true, &kvs, NULL);
 	if (n < 0)
 		return etcd_failed(f, e);

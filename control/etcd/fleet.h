@@ -6,15 +6,15 @@
  * node's slicectld in cluster mode (control/slicectld/cluster.c).
  *
  * Keys under PREFIX (values JSON):
- *   live/NODE                      the node's slicectld is up (under a lease): seen, address
- *   capacity/NODE                  what it may hold and what placement gave it
- *   slices/NAME                    the slice: slice.create's params, nodes, endpoints, queues
- *   nodes/NODE/slices/NAME         the same, for each node it runs on (what a node watches)
- *   nodes/NODE/filters/NAME/POS    its filters (POS ten digits: key order is position order)
- *   status/NODE/NAME               what the node made of it: in_force or failed, why, revision
- * A change writes the slice's record and every node's copy in one
- * transaction that holds only if what it read is unchanged (else it reads
- * again and retries), so concurrent operators never over-commit a node.
+ *   live/NODE                  the node's slicectld is up (under a lease): seen, pid
+ *   capacity/NODE              what it may hold and what placement gave it
+ *   spec/slices/NAME           the slice: slice.create's params, nodes, endpoints, queues
+ *   spec/filters/NAME/POS      its filters (POS ten digits: key order is position order)
+ *   status/NODE/NAME           what the node made of it: in_force or failed, why, revision
+ * Each node watches spec/ (written once whatever the number of nodes) and
+ * applies the slices whose record names it. A change is one transaction
+ * that holds only if what it read is unchanged (else it reads again and
+ * retries), so concurrent operators never over-commit a node.
  */
 #ifndef SP_FLEET_H
 #define SP_FLEET_H
@@ -31,10 +31,17 @@
 #define FLEET_DEFAULT_PREFIX "/slicepath"
 #define FLEET_PREFIX_LEN 128
 #define FLEET_KEY_LEN 512
+#define FLEET_SPEC "spec/" /* what nodes watch: */
+#define FLEET_SLICES FLEET_SPEC "slices/"
+#define FLEET_FILTERS FLEET_SPEC "filters/"
 
 struct fleet {
 	struct etcd *etcd;
 	char prefix[FLEET_PREFIX_LEN];
+	/* The revision of the slice record filters were last written against, reused while it
+	 * holds (each write's transaction compares it: a stale one is read again); 0: none. */
+	char cached_name[FLEET_PREFIX_LEN];
+	int64_t cached_mod;
 };
 
 /* The fleet's own methods (the others are slicectld's names, slicepath/methods.h). */

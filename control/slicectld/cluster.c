@@ -7,10 +7,11 @@
  *  - heartbeat: the node's live/NODE key under a lease renewed every third
  *    of its TTL (a slicectld that dies leaves the live set within the TTL),
  *    and its capacity/NODE, made once;
- *  - applier: reads nodes/NODE/ whole, applies it, then watches it from the
- *    next revision (resuming after a break from the last revision applied,
- *    reading it whole again only if etcd compacted that away), and writes
- *    what each slice came to under status/NODE/NAME.
+ *  - applier: reads spec/ whole, applies the slices whose record names this
+ *    node, then watches spec/ from the next revision (resuming after a
+ *    break from the last revision applied, reading it whole again only if
+ *    etcd compacted that away), and writes what each slice came to under
+ *    status/NODE/NAME.
  * The applier changes the node the way an operator would: through this
  * slicectld's own socket, with its methods (so quotas, storage and the
  * replay into slicepathd are theirs). The node's SQLite database keeps the
@@ -35,6 +36,16 @@
 #include "fleet.h"
 
 #define RETRY_S 1 /* after etcd or this slicectld could not be reached */
+/*
+ * Statuses are written at most once per STATUS_SPACING times the last
+ * write's duration (between the bounds): a burst of changes would otherwise
+ * cost etcd a write per node for each of its own; the slower etcd answers,
+ * the more each write carries.
+ */
+#define STATUS_SPACING 4
+#define STATUS_MIN_S 0.002
+#define STATUS_MAX_S 0.5
+#define TXN_OPS 128 /* etcd's default --max-txn-ops */
 
 struct cluster {
 	struct cluster_config cfg;
@@ -43,6 +54,9 @@ struct cluster {
 	atomic_bool stop;
 	_Atomic uint64_t bandwidth; /* the node's, found by the applier; 0: not yet */
 	struct sp_ctl *ctl; /* the applier's, to this slicectld */
+	json_t *pending;    /* slice name -> its status, not yet written */
+	json_t *mine;       /* the slices whose record names this node: name -> true */
+	double next_flush;  /* when statuses may be written again */
 	int64_t next;       /* the revision the watch resumes from */
 	bool etcd_down;     /* said once an outage */
 };
@@ -317,21 +331,65 @@ apply_filters(struct cluster *c, const char *name, json_t *filters, char *why, s
 	return o != NULL ? 0 : -1;
 }
 
-/* status/NODE/NAME: what the slice came to at revision (why "": in force). */
-static void
-put_status(struct cluster *c, const char *name, const char *why, int64_t revision)
+static double
+mono(void)
 {
-	char key[FLEET_KEY_LEN], *text;
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* status/NODE/NAME, for the next flush: what the slice came to at revision (why "": in force). */
+static void
+note_status(struct cluster *c, const char *name, const char *why, int64_t revision)
+{
 	json_t *st = json_pack("{s:s, s:I, s:I}", "state", why[0] == '\0' ? "in_force" : "failed",
 			       "revision", (json_int_t)revision, "at", (json_int_t)time(NULL));
 
 	if (why[0] != '\0')
 		json_object_set_new(st, "reason", json_string(why));
-	fleet_key(c->apply, key, "status/%s/%s", c->cfg.node, name);
-	text = json_dumps(st, JSON_COMPACT | JSON_SORT_KEYS);
-	etcd_put(c->apply->etcd, key, text, 0, NULL);
-	free(text);
-	json_decref(st);
+	json_object_set_new(c->pending, name, st);
+}
+
+/*
+ * Write the noted statuses (a transaction per TXN_OPS): at once with force
+ * or a failure among them, else once next_flush has come. Kept for the next
+ * try if etcd cannot take them.
+ */
+static void
+flush_status(struct cluster *c, bool force)
+{
+	json_t *ops, *st;
+	const char *name;
+	bool failed = false, written = true;
+	double t0 = mono(), took;
+
+	json_object_foreach(c->pending, name, st)
+		failed |= json_object_get(st, "reason") != NULL;
+	if (json_object_size(c->pending) == 0 || (!force && !failed && t0 < c->next_flush))
+		return;
+	ops = json_array();
+	json_object_foreach(c->pending, name, st) {
+		char key[FLEET_KEY_LEN], *text = json_dumps(st, JSON_COMPACT | JSON_SORT_KEYS);
+
+		fleet_key(c->apply, key, "status/%s/%s", c->cfg.node, name);
+		json_array_append_new(ops, etcd_op_put(key, text, 0));
+		free(text);
+		if (json_array_size(ops) == TXN_OPS) {
+			written &= etcd_txn(c->apply->etcd, json_array(), ops, NULL, NULL) == 1;
+			ops = json_array();
+		}
+	}
+	if (json_array_size(ops) > 0)
+		written &= etcd_txn(c->apply->etcd, json_array(), ops, NULL, NULL) == 1;
+	else
+		json_decref(ops);
+	if (written)
+		json_object_clear(c->pending);
+	took = (mono() - t0) * STATUS_SPACING;
+	c->next_flush = mono() + (took < STATUS_MIN_S ? STATUS_MIN_S
+						      : took > STATUS_MAX_S ? STATUS_MAX_S : took);
 }
 
 /* The slice is no longer the node's: deleted here, its status gone. */
@@ -345,24 +403,38 @@ remove_slice(struct cluster *c, const char *name)
 				  sizeof(why)));
 	if (why[0] != '\0')
 		ctld_log("cluster: slice %s left this node's part of the fleet: %s", name, why);
+	json_object_del(c->pending, name);
 	fleet_key(c->apply, key, "status/%s/%s", c->cfg.node, name);
 	etcd_delete(c->apply->etcd, key, false);
 }
 
-/* What follows nodes/NODE/ in key: "slices/NAME" or "filters/NAME/POS" into kind, name. */
+/* What follows spec/ in key: "slices/NAME" or "filters/NAME/POS" into kind, name. */
 static bool
 parse_key(const struct cluster *c, const char *key, char *kind, char *name)
 {
-	char mine[FLEET_KEY_LEN];
+	char spec[FLEET_KEY_LEN];
 	size_t n;
 
-	fleet_key(c->apply, mine, "nodes/%s/", c->cfg.node);
-	n = strlen(mine);
-	return strncmp(key, mine, n) == 0 &&
+	fleet_key(c->apply, spec, FLEET_SPEC);
+	n = strlen(spec);
+	return strncmp(key, spec, n) == 0 &&
 	       sscanf(key + n, "%15[a-z]/%63[^/]", kind, name) == 2;
 }
 
-/* Read the node's part whole and make the node so: the revision read, or -1. */
+/* Whether the slice's record places it on this node. */
+static bool
+names_me(const struct cluster *c, json_t *doc)
+{
+	json_t *node;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "nodes"), i, node)
+		if (strcmp(json_string_value(node) ?: "", c->cfg.node) == 0)
+			return true;
+	return false;
+}
+
+/* Read spec/ whole and make the node its part: the revision read, or -1. */
 static int64_t
 full_sync(struct cluster *c)
 {
@@ -373,7 +445,7 @@ full_sync(struct cluster *c)
 	json_t *slices = json_object(), *filters = json_object(), *doc;
 	const char *name;
 
-	fleet_key(c->apply, key, "nodes/%s/", c->cfg.node);
+	fleet_key(c->apply, key, FLEET_SPEC);
 	n = etcd_get(c->apply->etcd, key, true, &kvs, &rev);
 	if (n < 0) {
 		json_decref(slices);
@@ -386,8 +458,12 @@ full_sync(struct cluster *c)
 		if (!parse_key(c, kvs[i].key, kind, nm))
 			continue;
 		if (strcmp(kind, "slices") == 0) {
-			json_object_set_new(slices, nm, json_loads(kvs[i].value, 0, NULL) ?:
-							json_object());
+			json_t *doc = json_loads(kvs[i].value, 0, NULL);
+
+			if (doc != NULL && names_me(c, doc))
+				json_object_set_new(slices, nm, doc);
+			else
+				json_decref(doc);
 		} else if (strcmp(kind, "filters") == 0) {
 			if (json_object_get(filters, nm) == NULL)
 				json_object_set_new(filters, nm, json_array());
@@ -396,14 +472,17 @@ full_sync(struct cluster *c)
 		}
 	}
 	etcd_kvs_free(kvs, (size_t)n);
+	json_object_clear(c->mine);
 	json_object_foreach(slices, name, doc) {
 		char why[512] = "";
 
+		json_object_set_new(c->mine, name, json_true());
 		if (apply_slice(c, name, doc, why, sizeof(why)) == 0)
 			apply_filters(c, name, json_object_get(filters, name) ?: json_array(), why,
 				      sizeof(why));
-		put_status(c, name, why, rev);
+		note_status(c, name, why, rev);
 	}
+	flush_status(c, true);
 	/* Slices this node applied (their status says so) that its part no longer has. */
 	fleet_key(c->apply, key, "status/%s/", c->cfg.node);
 	ns = etcd_get(c->apply->etcd, key, true, &sts, NULL);
@@ -421,13 +500,32 @@ full_sync(struct cluster *c)
 	return rev;
 }
 
-/* A batch of the watch: each change applied, each slice touched given its status. */
+/* Write the filters collected for the slice (one insert, one rebuild of its table). */
+static void
+insert_collected(struct cluster *c, json_t *collected, const char *name, char *why, size_t len)
+{
+	json_t *list = json_object_get(collected, name);
+
+	if (list == NULL)
+		return;
+	if (why[0] == '\0')
+		json_decref(local(c, SP_M_FILTER_INSERT, json_pack("{s:s, s:O}", "slice", name,
+								   "filters", list), why, len));
+	json_object_del(collected, name);
+}
+
+/*
+ * A batch of the watch: each change applied in order (a slice's filters
+ * written since its last other change go in one insert), each slice
+ * touched given its status.
+ */
 static int
 on_events(void *arg, const struct etcd_event *ev, size_t n, int64_t revision)
 {
 	struct cluster *c = arg;
-	json_t *touched = json_object(), *why_js;
+	json_t *touched = json_object(), *collected = json_object(), *why_js, *list;
 	const char *name;
+	void *tmp;
 
 	for (size_t i = 0; i < n; i++) {
 		char kind[16], nm[64], why[512] = "";
@@ -435,15 +533,32 @@ on_events(void *arg, const struct etcd_event *ev, size_t n, int64_t revision)
 
 		if (!parse_key(c, ev[i].kv.key, kind, nm))
 			continue;
+		v = ev[i].deleted ? NULL : json_loads(ev[i].kv.value, 0, NULL);
+		if (strcmp(kind, "slices") == 0 && v != NULL && names_me(c, v)) {
+			json_object_set_new(c->mine, nm, json_true());
+		} else if (strcmp(kind, "slices") == 0 && json_object_get(c->mine, nm) != NULL) {
+			json_object_del(collected, nm);
+			remove_slice(c, nm); /* deleted, or no longer placed here */
+			json_object_del(c->mine, nm);
+			json_object_del(touched, nm);
+			json_decref(v);
+			continue;
+		}
+		if (json_object_get(c->mine, nm) == NULL) { /* another node's */
+			json_decref(v);
+			continue;
+		}
 		why_js = json_object_get(touched, nm);
 		if (why_js != NULL)
 			snprintf(why, sizeof(why), "%s", json_string_value(why_js));
-		if (strcmp(kind, "slices") == 0 && ev[i].deleted) {
-			remove_slice(c, nm);
-			json_object_del(touched, nm);
+		if (strcmp(kind, "filters") == 0 && v != NULL) {
+			if (json_object_get(collected, nm) == NULL)
+				json_object_set_new(collected, nm, json_array());
+			json_array_append_new(json_object_get(collected, nm), v);
+			json_object_set_new(touched, nm, json_string(why));
 			continue;
 		}
-		v = ev[i].deleted ? NULL : json_loads(ev[i].kv.value, 0, NULL);
+		insert_collected(c, collected, nm, why, sizeof(why));
 		if (strcmp(kind, "slices") == 0 && v != NULL) {
 			if (why[0] == '\0')
 				apply_slice(c, nm, v, why, sizeof(why));
@@ -452,24 +567,35 @@ on_events(void *arg, const struct etcd_event *ev, size_t n, int64_t revision)
 
 			json_decref(local(c, SP_M_FILTER_DELETE, json_pack("{s:s, s:I}", "slice", nm,
 					  "position", (json_int_t)pos), why, sizeof(why)));
-		} else if (strcmp(kind, "filters") == 0 && v != NULL) {
-			json_object_set_new(v, "slice", json_string(nm));
-			json_decref(local(c, SP_M_FILTER_INSERT, json_incref(v), why, sizeof(why)));
 		}
 		json_decref(v);
 		json_object_set_new(touched, nm, json_string(why));
 	}
+	json_object_foreach_safe(collected, tmp, name, list) {
+		char nm[64], why[512];
+
+		snprintf(nm, sizeof(nm), "%s", name); /* name goes with its entry */
+		snprintf(why, sizeof(why), "%s", json_string_value(json_object_get(touched, nm)));
+		insert_collected(c, collected, nm, why, sizeof(why));
+		json_object_set_new(touched, nm, json_string(why));
+	}
+	json_decref(collected);
 	json_object_foreach(touched, name, why_js)
-		put_status(c, name, json_string_value(why_js), revision);
+		note_status(c, name, json_string_value(why_js), revision);
 	json_decref(touched);
+	flush_status(c, false);
 	c->next = revision + 1;
 	return atomic_load(&c->stop);
 }
 
+/* Asked by the watch every 10 ms: the statuses a burst left are written then. */
 static bool
 stopping(void *arg)
 {
-	return atomic_load(&((struct cluster *)arg)->stop);
+	struct cluster *c = arg;
+
+	flush_status(c, false);
+	return atomic_load(&c->stop);
 }
 
 static void *
@@ -479,7 +605,7 @@ applier(void *arg)
 	char prefix[FLEET_KEY_LEN];
 	int64_t compacted;
 
-	fleet_key(c->apply, prefix, "nodes/%s/", c->cfg.node);
+	fleet_key(c->apply, prefix, FLEET_SPEC);
 	while (!atomic_load(&c->stop)) {
 		int rc;
 
@@ -502,6 +628,7 @@ applier(void *arg)
 			c->next = rev + 1;
 		}
 		rc = etcd_watch(c->apply->etcd, prefix, c->next, on_events, stopping, c, &compacted);
+		flush_status(c, true);
 		if (rc == -2) {
 			ctld_log("cluster: etcd compacted revision %" PRId64 " away (oldest %" PRId64
 				 "): reading this node's part whole", c->next, compacted);
@@ -535,10 +662,14 @@ cluster_start(const struct cluster_config *cfg, char *err, size_t len)
 		return NULL;
 	}
 	c->cfg = *cfg;
+	c->pending = json_object();
+	c->mine = json_object();
 	c->beat = fleet_open(&o, cfg->prefix, err, len);
 	c->apply = c->beat != NULL ? fleet_open(&o, cfg->prefix, err, len) : NULL;
 	if (c->apply == NULL) {
 		fleet_close(c->beat);
+		json_decref(c->pending);
+		json_decref(c->mine);
 		free(c);
 		return NULL;
 	}
@@ -546,6 +677,8 @@ cluster_start(const struct cluster_config *cfg, char *err, size_t len)
 		snprintf(err, len, "cannot start the cluster's threads");
 		fleet_close(c->beat);
 		fleet_close(c->apply);
+		json_decref(c->pending);
+		json_decref(c->mine);
 		free(c);
 		return NULL;
 	}
@@ -555,6 +688,8 @@ cluster_start(const struct cluster_config *cfg, char *err, size_t len)
 		snprintf(err, len, "cannot start the cluster's threads");
 		fleet_close(c->beat);
 		fleet_close(c->apply);
+		json_decref(c->pending);
+		json_decref(c->mine);
 		free(c);
 		return NULL;
 	}
@@ -572,5 +707,7 @@ cluster_stop(struct cluster *c)
 	sp_ctl_close(c->ctl);
 	fleet_close(c->beat);
 	fleet_close(c->apply);
+	json_decref(c->pending);
+	json_decref(c->mine);
 	free(c);
 }

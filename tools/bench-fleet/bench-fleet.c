@@ -313,8 +313,9 @@ main(int argc, char **argv)
 	puts = anchor(f, writes);
 	printf("etcd put (anchor, one client, one at a time): %.0f writes/s\n", puts);
 
-	json_decref(call(f, SP_M_SLICE_CREATE, json_pack("{s:s, s:s, s:O}", "name", SLICE, "codeopt",
-						      "ipv4", "nodes", nodes)));
+	json_decref(call(f, SP_M_SLICE_CREATE, json_pack("{s:s, s:s, s:O, s:i}", "name", SLICE,
+						      "codeopt", "ipv4", "nodes", nodes,
+						      "filter_quota", samples + writes)));
 	json_decref(call(f, SP_M_ENDPOINT_RESERVE, json_pack("{s:s, s:s, s:i}", "slice", SLICE,
 							  "port", "p0", "udp_port", 5999)));
 	json_decref(call(f, SP_M_QUEUE_BIND, json_pack("{s:s, s:i, s:i}", "slice", SLICE, "queue",
