@@ -385,7 +385,7 @@ record(struct fleet *f, const char *name, int64_t *mod, struct sp_rpc_error *e)
 	return rc == 1 ? rec : NULL;
 }
 
-/* {"slice"}: the slice, its copies and filters on every node, its nodes' capacity given back. */
+/* {"slice"}: the slice and its filters gone, its nodes' capacity given back. */
 static json_t *
 slice_delete(struct fleet *f, json_t *params, struct sp_rpc_error *e)
 {
@@ -659,7 +659,7 @@ write_filters(struct fleet *f, const char *name, json_t *filters, bool del, int6
 			ops = NULL;
 			if (held != 1) {
 				f->cached_mod = 0;
-				if (held == 0 && cached && done == 0) /* the copy was stale: read again */
+				if (held == 0 && cached && done == 0) /* the revision was stale: read again */
 					return write_filters(f, name, filters, del, revision, e);
 				if (held < 0)
 					etcd_failed(f, e);

@@ -631,7 +631,7 @@ applier(void *arg)
 		flush_status(c, true);
 		if (rc == -2) {
 			ctld_log("cluster: etcd compacted revision %" PRId64 " away (oldest %" PRId64
-				 "): reading this node's part whole", c->next, compacted);
+				 "): reading the registry whole", c->next, compacted);
 			c->next = 0;
 		} else if (rc == -1 && !atomic_load(&c->stop)) {
 			if (!c->etcd_down)

@@ -4,6 +4,8 @@ pass/fail, but each scenario must run against the real daemons and write its CSV
 PNG with the rows a tester reads."""
 
 import csv
+import re
+import shutil
 import subprocess
 import sys
 
@@ -174,3 +176,19 @@ def test_hostslice_bench_smoke(tmp_path):
     for hs in ("hostslice", "hostslice-afp", "hostslice-xdp"):
         assert f"{hs} / veth TCP:" in r.stdout, r.stdout
     assert "NAT setups" in r.stdout
+
+
+@pytest.mark.skipif(shutil.which("etcd") is None, reason="etcd is missing")
+def test_fleet_bench_smoke(tmp_path):
+    """tools/bench-fleet.py, small: both runs (3 real nodes, 5 model ones) print the anchor,
+    the latency to in force everywhere and the write rate with its ratio."""
+    r = subprocess.run([sys.executable, str(REPO / "tools" / "bench-fleet.py"), "-n", "5",
+                        "-w", "50", "-s", "10", "-o", str(tmp_path)], capture_output=True,
+                       text=True, timeout=600)
+    print(r.stdout, r.stderr)
+    assert r.returncode == 0, r.stderr
+    for run in ("real3", "model5"):
+        out = (tmp_path / f"{run}.txt").read_text()
+        assert "etcd put (anchor" in out and "in force on all" in out, out
+        assert re.search(r"fleet filter writes: \d+ writes/s \(\d\.\d\d of etcd's puts\)",
+                         out), out

@@ -6,8 +6,10 @@ same filters; a filter change reaches all; a slicectld killed -9 catches up when
 returns; a dead node leaves the live set; concurrent creates never over-commit a node."""
 
 import json
+import os
 import shutil
 import socket
+import ssl
 import subprocess
 import threading
 import time
@@ -35,11 +37,15 @@ def free_port(host):
 class Etcd:
     """An etcd cluster of members on 127.0.0.1, 127.0.0.2, ... with data under tmp_path."""
 
-    def __init__(self, tmp_path, members=1):
+    def __init__(self, tmp_path, members=1, tls=None):
+        """tls: (cert, key) files for the clients' side (https), or None (http)."""
+        scheme = "https" if tls else "http"
         self.hosts = [f"127.0.0.{i + 1}" for i in range(members)]
-        self.client = [f"http://{h}:{free_port(h)}" for h in self.hosts]
+        self.client = [f"{scheme}://{h}:{free_port(h)}" for h in self.hosts]
         self.peer = [f"http://{h}:{free_port(h)}" for h in self.hosts]
-        self.cluster = "etcd://" + ",".join(u.removeprefix("http://") for u in self.client)
+        self.cluster = ("etcds://" if tls else "etcd://") + ",".join(
+            u.split("://")[1] for u in self.client)
+        self.tls = ["--cert-file", str(tls[0]), "--key-file", str(tls[1])] if tls else []
         self.tmp = tmp_path
         self.procs = [None] * members
 
@@ -52,7 +58,8 @@ class Etcd:
                 ["etcd", "--name", f"e{i}", "--data-dir", str(self.tmp / f"etcd{i}"),
                  "--listen-client-urls", self.client[i], "--advertise-client-urls",
                  self.client[i], "--listen-peer-urls", self.peer[i],
-                 "--initial-advertise-peer-urls", self.peer[i], "--initial-cluster", initial],
+                 "--initial-advertise-peer-urls", self.peer[i], "--initial-cluster", initial,
+                 *self.tls],
                 stdout=open(self.tmp / f"etcd{i}.log", "ab"), stderr=subprocess.STDOUT)
         for i in which:
             until(lambda i=i: self.healthy(i), f"etcd member {i} did not start", timeout=30)
@@ -60,7 +67,8 @@ class Etcd:
 
     def healthy(self, i):
         try:
-            with urllib.request.urlopen(self.client[i] + "/health", timeout=1) as r:
+            with urllib.request.urlopen(self.client[i] + "/health", timeout=1,
+                                        context=ssl._create_unverified_context()) as r:
                 return json.loads(r.read()).get("health") == "true"
         except OSError:
             return False
@@ -105,8 +113,8 @@ def fleet(tmp_path):
         etcd.kill()
 
 
-def fleetctl(etcd, *args, check=True):
-    r = subprocess.run([str(SLICECTL), "--cluster", etcd.cluster, *map(str, args)],
+def fleetctl(etcd, *args, check=True, opts=()):
+    r = subprocess.run([str(SLICECTL), "--cluster", etcd.cluster, *opts, *map(str, args)],
                        capture_output=True, text=True, timeout=60)
     print(f"$ slicectl --cluster {etcd.cluster} {' '.join(map(str, args))}")
     print(r.stdout + r.stderr, end="")
@@ -282,4 +290,65 @@ def test_etcd_member_lost_then_etcd_stopped_while_traffic_flows(tmp_path):
     finally:
         for n in nodes:
             n.kill()
+        etcd.kill()
+
+
+def test_tls_and_etcd_logins(tmp_path):
+    """etcd over TLS with authentication on: a node and an operator each log in as their
+    own etcd user (a role holding the registry's prefix) and the fleet works; a wrong
+    password and an unverified certificate are refused with the reason."""
+    ca, cert, key = tmp_path / "ca.pem", tmp_path / "etcd.pem", tmp_path / "etcd.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                    "-subj", "/CN=test CA", "-keyout", tmp_path / "ca.key", "-out", ca],
+                   check=True, capture_output=True)
+    subprocess.run(["openssl", "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=etcd",
+                    "-keyout", key, "-out", tmp_path / "etcd.csr"], check=True,
+                   capture_output=True)
+    (tmp_path / "san.ext").write_text("subjectAltName=IP:127.0.0.1\n")
+    subprocess.run(["openssl", "x509", "-req", "-in", tmp_path / "etcd.csr", "-CA", ca,
+                    "-CAkey", tmp_path / "ca.key", "-CAcreateserial", "-days", "2",
+                    "-extfile", tmp_path / "san.ext", "-out", cert], check=True,
+                   capture_output=True)
+    etcd = Etcd(tmp_path, tls=(cert, key)).start()
+    node = None
+    try:
+        def etcdctl(*args):
+            subprocess.run(["etcdctl", "--endpoints", etcd.client[0], "--cacert", str(ca),
+                            *args], check=True, capture_output=True,
+                           env={**os.environ, "ETCDCTL_API": "3"})
+
+        etcdctl("user", "add", "root", "--new-user-password", "rootpw")
+        etcdctl("role", "add", "fleet")
+        etcdctl("role", "grant-permission", "fleet", "--prefix=true", "readwrite",
+                "/slicepath/")
+        for user, pw in (("n0", "nodepw"), ("op", "oppw")):
+            etcdctl("user", "add", user, "--new-user-password", pw)
+            etcdctl("user", "grant-role", user, "fleet")
+        etcdctl("auth", "enable")
+
+        d = tmp_path / "n0"
+        d.mkdir()
+        node = CtlNode(d, "fleettls", "--cluster", etcd.cluster, "--node", "n0", "--ttl",
+                       str(TTL), "--cacert", str(ca), "--user", "n0:nodepw")
+        node.start()
+        op = ("--cacert", str(ca), "--user", "op:oppw")
+        until(lambda: [n["node"] for n in json.loads(fleetctl(etcd, "-j", "node", "list",
+                                                               opts=op).stdout)
+                       if n["live"]] == ["n0"], "the node did not join over TLS")
+        fleetctl(etcd, "slice", "create", "web", "codeopt", "ipv4", "nodes", 1, opts=op)
+        fleetctl(etcd, "endpoint", "reserve", "web", "port", "p1", "udp", 5001, opts=op)
+        fleetctl(etcd, "queue", "bind", "web", 0, "endpoint", 0, opts=op)
+        fleetctl(etcd, "filter", "add", "web", "pos", 0, "dst", "10.2.0.0/16", "endpoint", 0,
+                 "queue", 0, "nexthop", "10.1.0.2:7001", opts=op)
+        until(lambda: len(filters_on(node, "web") or []) == 1, "the filter did not arrive")
+
+        bad = fleetctl(etcd, "slice", "list", check=False,
+                       opts=("--cacert", str(ca), "--user", "op:wrong"))
+        assert bad.returncode == 3 and "authentication failed" in bad.stderr, bad.stderr
+        unverified = fleetctl(etcd, "slice", "list", check=False, opts=("--user", "op:oppw"))
+        assert unverified.returncode == 3 and "certificate" in unverified.stderr, \
+            unverified.stderr
+    finally:
+        if node is not None:
+            node.kill()
         etcd.kill()

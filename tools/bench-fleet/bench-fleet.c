@@ -354,6 +354,9 @@ main(int argc, char **argv)
 			last = write_filter(f, samples + i);
 		burst = now() - t0;
 		drain = wait_in_force(last, t0);
+		if (drain < 0)
+			die("the %u writes were not in force on every node within 60 s of the "
+			    "last (slicectl --cluster slice status %s says why)", writes, SLICE);
 	}
 	printf("fleet filter writes: %.0f writes/s (%.2f of etcd's puts), each to %u nodes; all "
 	       "%u in force everywhere %.2f s after the first\n", writes / burst,
