@@ -399,8 +399,23 @@ etcd_kvs_free(struct etcd_kv *kvs, size_t n)
 long
 etcd_get(struct etcd *e, const char *key, bool prefix, struct etcd_kv **kvs, int64_t *revision)
 {
-	json_t *r = call(e, "/v3/kv/range", key_range(key, prefix)), *list, *o;
+	return etcd_get_at(e, key, prefix, 0, kvs, revision);
+}
+
+long
+etcd_get_at(struct etcd *e, const char *key, bool prefix, int64_t at, struct etcd_kv **kvs,
+	    int64_t *revision)
+{
+	json_t *req = key_range(key, prefix), *r, *list, *o;
 	size_t i, n;
+
+	if (at > 0) {
+		char rev[24];
+
+		snprintf(rev, sizeof(rev), "%" PRId64, at);
+		json_object_set_new(req, "revision", json_string(rev));
+	}
+	r = call(e, "/v3/kv/range", req);
 
 	*kvs = NULL;
 	if (r == NULL)

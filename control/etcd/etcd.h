@@ -50,6 +50,9 @@ void etcd_kvs_free(struct etcd_kv *kvs, size_t n);
  */
 long etcd_get(struct etcd *e, const char *key, bool prefix, struct etcd_kv **kvs,
 	      int64_t *revision);
+/* The same as the store was at revision at (0: now). */
+long etcd_get_at(struct etcd *e, const char *key, bool prefix, int64_t at, struct etcd_kv **kvs,
+		 int64_t *revision);
 /* Put value at key (lease 0: none): 0 or -1; *revision (may be NULL) the new revision. */
 int etcd_put(struct etcd *e, const char *key, const char *value, int64_t lease, int64_t *revision);
 /* Delete key (prefix: every key beginning with it): the number deleted, or -1. */

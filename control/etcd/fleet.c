@@ -438,6 +438,99 @@ slice_delete(struct fleet *f, json_t *params, struct sp_rpc_error *e)
 						 "changing; try again");
 }
 
+/* The candidate named node, or NULL. */
+static struct candidate *
+candidate_named(struct candidate *c, long n, const char *node)
+{
+	for (long i = 0; i < n; i++)
+		if (strcmp(c[i].node, node) == 0)
+			return &c[i];
+	return NULL;
+}
+
+/*
+ * {"slice", "node"} -> {"name", "nodes", "from", "to"}: the slice off node
+ * (down, say) onto the least loaded live node with room that does not hold
+ * it; the old node deletes its copy when it sees the record (at once, or
+ * when it returns).
+ */
+static json_t *
+slice_replace(struct fleet *f, json_t *params, struct sp_rpc_error *e)
+{
+	const char *name = slice_name(params, "slice", e);
+	const char *from = json_string_value(json_object_get(params, "node"));
+
+	if (name != NULL && from == NULL)
+		return sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"node\": the node to move it off");
+	for (int tries = 0; name != NULL && tries < MAX_TRIES; tries++) {
+		int64_t mod;
+		json_t *rec = record(f, name, &mod, e), *nodes, *node, *cmp, *ops, *r;
+		uint64_t bw;
+		struct candidate *c, *old, *to;
+		long n, at = -1;
+		char key[FLEET_KEY_LEN];
+		size_t i;
+		int held;
+
+		if (rec == NULL)
+			return NULL;
+		nodes = json_object_get(rec, "nodes");
+		json_array_foreach(nodes, i, node)
+			if (strcmp(json_string_value(node) ?: "", from) == 0)
+				at = (long)i;
+		if (at < 0) {
+			json_decref(rec);
+			return sp_rpc_fail(e, SP_RPC_NOT_FOUND, "slice %s is not on node %s", name,
+					   from);
+		}
+		n = candidates(f, &c, e);
+		if (n < 0) {
+			json_decref(rec);
+			return NULL;
+		}
+		json_array_foreach(nodes, i, node) { /* not onto a node that holds it already */
+			struct candidate *held_by = candidate_named(c, n, json_string_value(node));
+
+			if (held_by != NULL)
+				held_by->live = false;
+		}
+		bw = u64(json_object_get(rec, "create"), "bandwidth", SP_DEFAULT_SLICE_BANDWIDTH);
+		r = json_integer(1);
+		if (choose(r, c, n, bw, e) < 0) {
+			json_decref(r);
+			json_decref(rec);
+			candidates_free(c, n);
+			return NULL;
+		}
+		json_decref(r);
+		to = &c[0];
+		old = candidate_named(c, n, from);
+		fleet_key(f, key, FLEET_SLICES "%s", name);
+		json_array_set_new(nodes, (size_t)at, json_string(to->node));
+		cmp = json_pack("[o]", etcd_cmp_mod(key, mod));
+		ops = json_pack("[o]", op_put_json(key, rec));
+		for (struct candidate *x = to; x != NULL; x = x == to ? old : NULL) {
+			fleet_key(f, key, "capacity/%s", x->node);
+			take(x->cap, "used_slices", x == to ? 1 : -1);
+			take(x->cap, "used_bandwidth", x == to ? (int64_t)bw : -(int64_t)bw);
+			json_array_append_new(cmp, etcd_cmp_mod(key, x->mod));
+			json_array_append_new(ops, op_put_json(key, x->cap));
+		}
+		r = json_pack("{s:s, s:O, s:s, s:s}", "name", name, "nodes", nodes, "from", from,
+			      "to", to->node);
+		json_decref(rec);
+		candidates_free(c, n);
+		held = etcd_txn(f->etcd, cmp, ops, NULL, NULL);
+		if (held == 1)
+			return r;
+		json_decref(r);
+		if (held < 0)
+			return etcd_failed(f, e);
+	}
+	return name == NULL ? NULL : sp_rpc_fail(e, SP_RPC_BUSY, "the fleet's registry kept "
+						 "changing; try again");
+}
+
 /*
  * Change the slice's record with edit (the method's result, or NULL with e
  * filled) and write it, unless it changed meanwhile.
@@ -880,6 +973,7 @@ static const struct {
 	{SP_M_SLICE_DELETE, slice_delete},
 	{SP_M_SLICE_LIST, slice_list},
 	{SP_FLEET_SLICE_STATUS, slice_status},
+	{SP_FLEET_SLICE_REPLACE, slice_replace},
 	{SP_FLEET_NODE_LIST, node_list},
 	{SP_M_ENDPOINT_RESERVE, do_reserve},
 	{SP_M_ENDPOINT_RELEASE, do_release},
@@ -898,6 +992,6 @@ fleet_call(struct fleet *f, const char *method, json_t *params, struct sp_rpc_er
 		if (strcmp(methods[i].name, method) == 0)
 			return methods[i].fn(f, params, e);
 	return sp_rpc_fail(e, SP_RPC_METHOD_NOT_FOUND, "a fleet has no method %s (it has: slice "
-			   "create, delete, list, status; node list; endpoint reserve, release; "
+			   "create, delete, list, status, replace; node list; endpoint reserve, release; "
 			   "queue bind, set, unbind; filter insert, delete, list)", method);
 }

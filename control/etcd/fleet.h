@@ -47,6 +47,7 @@ struct fleet {
 /* The fleet's own methods (the others are slicectld's names, slicepath/methods.h). */
 #define SP_FLEET_SLICE_STATUS "slice.status"
 #define SP_FLEET_NODE_LIST "node.list"
+#define SP_FLEET_SLICE_REPLACE "slice.replace"
 
 /* The registry under prefix (NULL: FLEET_DEFAULT_PREFIX) of the cluster o names; NULL, err filled. */
 struct fleet *fleet_open(const struct etcd_opts *o, const char *prefix, char *err, size_t len);
@@ -63,7 +64,8 @@ long fleet_filter_position(const char *key);
 
 /*
  * A fleet method: slice.create (slicectld's params and "nodes": a count or
- * a list of names), slice.delete, slice.list, slice.status, node.list,
+ * a list of names), slice.delete, slice.list, slice.status, slice.replace
+ * ({"slice", "node"}: onto another live node with room), node.list,
  * endpoint.reserve (with its udp_port), endpoint.release, queue.bind,
  * queue.set, queue.unbind, filter.insert (one or "filters"), filter.delete,
  * filter.list; params an object (maybe empty). The result, or NULL with e

@@ -69,6 +69,31 @@ cmd_fleet_slice_status(struct cli *cli, int argc, char **argv)
 	return 0;
 }
 
+/* slice replace SLICE NODE: the slice off NODE onto another live node with room. */
+int
+cmd_fleet_slice_replace(struct cli *cli, int argc, char **argv)
+{
+	int status = needs_cluster(cli, "slice replace");
+	json_t *r;
+
+	if (status != 0)
+		return status;
+	if (argc != 2)
+		return cli_usage("usage: slicectl --cluster URLS slice replace SLICE NODE");
+	r = cli_call(cli, SP_FLEET_SLICE_REPLACE, json_pack("{s:s, s:s}", "slice", argv[0], "node",
+							   argv[1]), &status);
+	if (r == NULL)
+		return status;
+	if (cli->json)
+		cli_print_json(r);
+	else
+		printf("slice %s moved off %s onto %s: on %s\n", argv[0], argv[1],
+		       json_string_value(json_object_get(r, "to")),
+		       cli_joined(json_object_get(r, "nodes")));
+	json_decref(r);
+	return 0;
+}
+
 /* node list: every node that joined, live or down, its load and when last seen. */
 int
 cmd_fleet_node_list(struct cli *cli)

@@ -194,6 +194,7 @@ cmd_slice(struct cli *cli, int argc, char **argv)
 		{"delete", slice_delete, "SLICE"},
 		{"move", slice_move, "SLICE npe N"},
 		{"status", cmd_fleet_slice_status, "SLICE (--cluster)"},
+		{"replace", cmd_fleet_slice_replace, "SLICE NODE (--cluster)"},
 		{NULL, NULL, NULL},
 	};
 

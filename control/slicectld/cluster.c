@@ -340,6 +340,31 @@ mono(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* The slice's filters as they were at revision at, applied: 0, or -1 with why. */
+static int
+apply_filters_at(struct cluster *c, const char *name, int64_t at, char *why, size_t len)
+{
+	char key[FLEET_KEY_LEN];
+	struct etcd_kv *kvs;
+	json_t *list;
+	long n;
+	int rc;
+
+	fleet_key(c->apply, key, FLEET_FILTERS "%s/", name);
+	n = etcd_get_at(c->apply->etcd, key, true, at, &kvs, NULL);
+	if (n < 0) {
+		snprintf(why, len, "reading its filters: %s", etcd_error(c->apply->etcd));
+		return -1;
+	}
+	list = json_array();
+	for (long i = 0; i < n; i++)
+		json_array_append_new(list, json_loads(kvs[i].value, 0, NULL) ?: json_object());
+	etcd_kvs_free(kvs, (size_t)n);
+	rc = apply_filters(c, name, list, why, len);
+	json_decref(list);
+	return rc;
+}
+
 /* status/NODE/NAME, for the next flush: what the slice came to at revision (why "": in force). */
 static void
 note_status(struct cluster *c, const char *name, const char *why, int64_t revision)
@@ -529,12 +554,15 @@ on_events(void *arg, const struct etcd_event *ev, size_t n, int64_t revision)
 
 	for (size_t i = 0; i < n; i++) {
 		char kind[16], nm[64], why[512] = "";
+		bool placed;
 		json_t *v;
 
 		if (!parse_key(c, ev[i].kv.key, kind, nm))
 			continue;
 		v = ev[i].deleted ? NULL : json_loads(ev[i].kv.value, 0, NULL);
+		placed = false;
 		if (strcmp(kind, "slices") == 0 && v != NULL && names_me(c, v)) {
+			placed = json_object_get(c->mine, nm) == NULL; /* here from now on */
 			json_object_set_new(c->mine, nm, json_true());
 		} else if (strcmp(kind, "slices") == 0 && json_object_get(c->mine, nm) != NULL) {
 			json_object_del(collected, nm);
@@ -560,8 +588,9 @@ on_events(void *arg, const struct etcd_event *ev, size_t n, int64_t revision)
 		}
 		insert_collected(c, collected, nm, why, sizeof(why));
 		if (strcmp(kind, "slices") == 0 && v != NULL) {
-			if (why[0] == '\0')
-				apply_slice(c, nm, v, why, sizeof(why));
+			/* Newly placed here: its filters as of this change, later ones follow. */
+			if (why[0] == '\0' && apply_slice(c, nm, v, why, sizeof(why)) == 0 && placed)
+				apply_filters_at(c, nm, ev[i].kv.mod_revision, why, sizeof(why));
 		} else if (strcmp(kind, "filters") == 0 && ev[i].deleted) {
 			long pos = fleet_filter_position(ev[i].kv.key);
 

@@ -202,6 +202,30 @@ def test_a_slice_created_once_is_in_force_on_its_nodes(fleet):
     assert fleet_json(etcd, "slice", "list") == []
 
 
+def test_a_slice_replaced_off_a_down_node(fleet):
+    """A slice on two of three nodes; one node's slicectld dies: the slice stays defined for
+    it until the operator moves it (slice replace) onto the third, which applies it; the
+    old node, back, deletes its copy; the registry's counts follow."""
+    etcd, nodes = fleet
+    until(lambda: live(etcd) == ["n0", "n1", "n2"], "the three nodes did not join")
+    fleetctl(etcd, "slice", "create", "web", "codeopt", "ipv4", "nodes", "n0,n1")
+    make_web(etcd)
+    until(lambda: filters_on(nodes[1], "web") is not None, "n1 did not get the slice")
+    nodes[1].ctld.kill()
+    until(lambda: live(etcd) == ["n0", "n2"], "n1 stayed live", timeout=TTL + 10)
+    assert fleet_json(etcd, "slice", "list")[0]["nodes"] == ["n0", "n1"]  # still defined
+    out = fleetctl(etcd, "slice", "replace", "web", "n1").stdout
+    assert "slice web moved off n1 onto n2: on n0, n2" in out, out
+    until(lambda: len(filters_on(nodes[2], "web") or []) == 1, "n2 did not apply the slice")
+    nodes[2].send("web", 5000, inner_udp("10.2.0.9"))
+    nodes[1].ctld.start()
+    until(lambda: filters_on(nodes[1], "web") is None, "n1 kept the slice it lost")
+    used = {n["node"]: n["used_slices"] for n in fleet_json(etcd, "node", "list")}
+    assert used == {"n0": 1, "n1": 0, "n2": 1}, used
+    bad = fleetctl(etcd, "slice", "replace", "web", "n1", check=False)
+    assert bad.returncode == 2 and "slice web is not on node n1" in bad.stderr, bad.stderr
+
+
 def test_concurrent_creates_never_overcommit_a_node(fleet):
     """200 creates from 4 clients at once, each slice a tenth of a node's bandwidth: each
     node takes at most ten, the registry's counts match the slices it holds."""
