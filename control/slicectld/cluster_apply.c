@@ -335,11 +335,12 @@ int64_t
 cl_full_sync(struct cluster *c)
 {
 	struct etcd_kv *kvs, *sts;
-	char key[FLEET_KEY_LEN];
+	char key[FLEET_KEY_LEN], unlisted[256];
 	int64_t rev;
 	long n, ns;
-	json_t *slices = json_object(), *filters = json_object(), *doc;
+	json_t *slices = json_object(), *filters = json_object(), *doc, *local_list;
 	const char *name;
+	size_t i;
 
 	fleet_key(c->apply, key, FLEET_SPEC);
 	n = etcd_get(c->apply->etcd, key, true, &kvs, &rev);
@@ -379,11 +380,24 @@ cl_full_sync(struct cluster *c)
 		note_status(c, name, why, rev);
 	}
 	cl_flush_status(c, true);
-	/* Slices this node applied (their status says so) that its part no longer has. */
+	/*
+	 * The registry is the node's desired state: a managed slice it does not
+	 * place here goes (deleted or moved while the node was down, or made by
+	 * hand), and so do statuses of slices no longer here.
+	 */
+	local_list = local(c, SP_M_SLICE_LIST, NULL, unlisted, sizeof(unlisted));
+	json_array_foreach(local_list, i, doc) {
+		const char *nm = json_string_value(json_object_get(doc, "name")) ?: "";
+
+		if (json_is_true(json_object_get(doc, "managed")) &&
+		    json_object_get(slices, nm) == NULL)
+			remove_slice(c, nm);
+	}
+	json_decref(local_list);
 	fleet_key(c->apply, key, "status/%s/", c->cfg.node);
 	ns = etcd_get(c->apply->etcd, key, true, &sts, NULL);
-	for (long i = 0; i < ns; i++) {
-		const char *nm = strrchr(sts[i].key, '/') + 1;
+	for (long k = 0; k < ns; k++) {
+		const char *nm = strrchr(sts[k].key, '/') + 1;
 
 		if (json_object_get(slices, nm) == NULL)
 			remove_slice(c, nm);

@@ -175,7 +175,9 @@ def test_a_slice_created_once_is_in_force_on_its_nodes(fleet):
         n.wait(lambda n=n: n.ctld.call("stats.get", slice="web")["slice"]["fwd_pkts"] == 1,
                "a node did not forward by the fleet's filter")
 
-    # A filter change reaches all three; a slicectld killed -9 meanwhile catches up.
+    # A filter change reaches all three; a slicectld killed -9 meanwhile catches up, and
+    # drops a slice made on it by hand (the registry is the node's desired state).
+    nodes[1].ctld.call("slice.create", name="byhand", codeopt="ipv4", buffer_quota=1024)
     nodes[1].ctld.kill()
     fleetctl(etcd, "filter", "add", "web", "pos", 1, "dst", "10.3.0.0/16", "endpoint", 1,
              "queue", 0, "nexthop", "10.1.0.3:7103")
@@ -186,6 +188,8 @@ def test_a_slice_created_once_is_in_force_on_its_nodes(fleet):
     nodes[1].ctld.start()
     until(lambda: [p for p, _, _ in (filters_on(nodes[1], "web") or [])] == [1],
           "the restarted slicectld did not catch up")
+    until(lambda: "byhand" not in [x["name"] for x in nodes[1].ctld.call("slice.list")],
+          "a slice the registry does not place on the node stayed")
 
     # A node whose slicectld is gone leaves the live set within the lease's TTL.
     nodes[2].ctld.kill()
