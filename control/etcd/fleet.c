@@ -81,6 +81,13 @@ fleet_filter_position(const char *key)
 }
 
 json_t *
+fl_kept_changing(struct sp_rpc_error *e)
+{
+	return sp_rpc_fail(e, SP_RPC_BUSY, "the fleet's registry changed %d times under this "
+			   "request; try again", MAX_TRIES);
+}
+
+json_t *
 fl_etcd_failed(struct fleet *f, struct sp_rpc_error *e)
 {
 	return sp_rpc_fail(e, SP_RPC_UNAVAILABLE, "the fleet's registry: %s",

@@ -43,8 +43,7 @@ edit_record(struct fleet *f, json_t *params,
 		if (held < 0)
 			return fl_etcd_failed(f, e);
 	}
-	return name == NULL ? NULL : sp_rpc_fail(e, SP_RPC_BUSY, "the fleet's registry kept "
-						 "changing; try again");
+	return name == NULL ? NULL : fl_kept_changing(e);
 }
 
 /* The params a node replays: all but "slice". */
@@ -308,33 +307,14 @@ fl_filter_list(struct fleet *f, json_t *params, struct sp_rpc_error *e)
 	return list;
 }
 
-json_t *
-fl_endpoint_reserve(struct fleet *f, json_t *p, struct sp_rpc_error *e)
-{
-	return edit_record(f, p, edit_reserve, e);
-}
-
-json_t *
-fl_endpoint_release(struct fleet *f, json_t *p, struct sp_rpc_error *e)
-{
-	return edit_record(f, p, edit_release, e);
-}
-
-json_t *
-fl_queue_bind(struct fleet *f, json_t *p, struct sp_rpc_error *e)
-{
-	return edit_record(f, p, edit_bind, e);
-}
-
-json_t *
-fl_queue_set(struct fleet *f, json_t *p, struct sp_rpc_error *e)
-{
-	return edit_record(f, p, edit_set, e);
-}
-
-json_t *
-fl_queue_unbind(struct fleet *f, json_t *p, struct sp_rpc_error *e)
-{
-	return edit_record(f, p, edit_unbind, e);
-}
-
+/* The methods that edit the record: each its edit under edit_record's transaction. */
+#define EDIT_METHOD(method, edit)                                                         \
+	json_t *method(struct fleet *f, json_t *p, struct sp_rpc_error *e)                \
+	{                                                                                 \
+		return edit_record(f, p, edit, e);                                        \
+	}
+EDIT_METHOD(fl_endpoint_reserve, edit_reserve)
+EDIT_METHOD(fl_endpoint_release, edit_release)
+EDIT_METHOD(fl_queue_bind, edit_bind)
+EDIT_METHOD(fl_queue_set, edit_set)
+EDIT_METHOD(fl_queue_unbind, edit_unbind)

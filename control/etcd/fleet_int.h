@@ -21,6 +21,8 @@ struct candidate {
 };
 
 
+/* Every one of MAX_TRIES transactions found what it read changed: e says so; NULL. */
+json_t *fl_kept_changing(struct sp_rpc_error *e);
 /* The registry is unreachable: e says so (SP_RPC_UNAVAILABLE); NULL. */
 json_t *fl_etcd_failed(struct fleet *f, struct sp_rpc_error *e);
 /* The JSON at key: 1 (into *v, *mod its revision), 0 absent (*mod 0), -1 error (e filled). */

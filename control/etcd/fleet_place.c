@@ -220,8 +220,7 @@ fl_slice_create(struct fleet *f, json_t *params, struct sp_rpc_error *e)
 		json_decref(rec); /* another writer was first: read again */
 	}
 	if (e->code == 0)
-		sp_rpc_fail(e, SP_RPC_BUSY, "the fleet's registry changed %d times under this "
-			    "request; try again", MAX_TRIES);
+		fl_kept_changing(e);
 	json_decref(create);
 	json_decref(want);
 	return NULL;
@@ -276,8 +275,7 @@ fl_slice_delete(struct fleet *f, json_t *params, struct sp_rpc_error *e)
 		if (held == 1)
 			return json_pack("{s:s}", "deleted", name);
 	}
-	return name == NULL ? NULL : sp_rpc_fail(e, SP_RPC_BUSY, "the fleet's registry kept "
-						 "changing; try again");
+	return name == NULL ? NULL : fl_kept_changing(e);
 }
 
 /* The candidate named node, or NULL. */
@@ -369,7 +367,6 @@ fl_slice_replace(struct fleet *f, json_t *params, struct sp_rpc_error *e)
 		if (held < 0)
 			return fl_etcd_failed(f, e);
 	}
-	return name == NULL ? NULL : sp_rpc_fail(e, SP_RPC_BUSY, "the fleet's registry kept "
-						 "changing; try again");
+	return name == NULL ? NULL : fl_kept_changing(e);
 }
 

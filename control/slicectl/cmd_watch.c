@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "common/clock.h"
 #include "common/latency.h"
 
 static volatile sig_atomic_t stop;
@@ -22,15 +23,6 @@ on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /*
@@ -100,7 +92,7 @@ sample(struct cli *cli, json_t *(*get)(struct cli *cli, void *arg, int *status),
 	sigaction(SIGTERM, &sa, NULL);
 	for (unsigned long n = 0; !stop && (count == 0 || n < count); n++) {
 		json_t *r = get(cli, arg, &status), *dr;
-		double t = now(), dt = prev != NULL ? t - t_prev : 0;
+		double t = sp_mono_seconds(), dt = prev != NULL ? t - t_prev : 0;
 
 		if (r == NULL)
 			break;

@@ -176,6 +176,18 @@ applier(void *arg)
 
 /* ------------------------------------------------------------- start, stop */
 
+/* What c holds, freed (its threads stopped or never started). */
+static void
+cluster_free(struct cluster *c)
+{
+	sp_ctl_close(c->ctl);
+	fleet_close(c->beat);
+	fleet_close(c->apply);
+	json_decref(c->pending);
+	json_decref(c->mine);
+	free(c);
+}
+
 struct cluster *
 cluster_start(const struct cluster_config *cfg, char *err, size_t len)
 {
@@ -192,30 +204,19 @@ cluster_start(const struct cluster_config *cfg, char *err, size_t len)
 	c->beat = fleet_open(&o, cfg->prefix, err, len);
 	c->apply = c->beat != NULL ? fleet_open(&o, cfg->prefix, err, len) : NULL;
 	if (c->apply == NULL) {
-		fleet_close(c->beat);
-		json_decref(c->pending);
-		json_decref(c->mine);
-		free(c);
+		cluster_free(c);
 		return NULL;
 	}
 	if (pthread_create(&c->beat_thread, NULL, heartbeat, c) != 0) {
 		snprintf(err, len, "cannot start the cluster's threads");
-		fleet_close(c->beat);
-		fleet_close(c->apply);
-		json_decref(c->pending);
-		json_decref(c->mine);
-		free(c);
+		cluster_free(c);
 		return NULL;
 	}
 	if (pthread_create(&c->apply_thread, NULL, applier, c) != 0) {
 		atomic_store(&c->stop, true);
 		pthread_join(c->beat_thread, NULL);
 		snprintf(err, len, "cannot start the cluster's threads");
-		fleet_close(c->beat);
-		fleet_close(c->apply);
-		json_decref(c->pending);
-		json_decref(c->mine);
-		free(c);
+		cluster_free(c);
 		return NULL;
 	}
 	return c;
@@ -229,10 +230,5 @@ cluster_stop(struct cluster *c)
 	atomic_store(&c->stop, true);
 	pthread_join(c->beat_thread, NULL);
 	pthread_join(c->apply_thread, NULL);
-	sp_ctl_close(c->ctl);
-	fleet_close(c->beat);
-	fleet_close(c->apply);
-	json_decref(c->pending);
-	json_decref(c->mine);
-	free(c);
+	cluster_free(c);
 }

@@ -13,6 +13,8 @@
 
 #include <slicepath/methods.h>
 
+#include "common/clock.h"
+
 /* A method of this slicectld: its result, or NULL with why filled. */
 static json_t *
 local(struct cluster *c, const char *method, json_t *params, char *why, size_t len)
@@ -202,15 +204,6 @@ apply_filters(struct cluster *c, const char *name, json_t *filters, char *why, s
 	return o != NULL ? 0 : -1;
 }
 
-static double
-mono(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /* The slice's filters as they were at revision at, applied: 0, or -1 with why. */
 static int
 apply_filters_at(struct cluster *c, const char *name, int64_t at, char *why, size_t len)
@@ -259,7 +252,7 @@ cl_flush_status(struct cluster *c, bool force)
 	json_t *ops, *st;
 	const char *name;
 	bool failed = false, written = true;
-	double t0 = mono(), took;
+	double t0 = sp_mono_seconds(), took;
 
 	json_object_foreach(c->pending, name, st)
 		failed |= json_object_get(st, "reason") != NULL;
@@ -283,8 +276,8 @@ cl_flush_status(struct cluster *c, bool force)
 		json_decref(ops);
 	if (written)
 		json_object_clear(c->pending);
-	took = (mono() - t0) * STATUS_SPACING;
-	c->next_flush = mono() + (took < STATUS_MIN_S ? STATUS_MIN_S
+	took = (sp_mono_seconds() - t0) * STATUS_SPACING;
+	c->next_flush = sp_mono_seconds() + (took < STATUS_MIN_S ? STATUS_MIN_S
 						      : took > STATUS_MAX_S ? STATUS_MAX_S : took);
 }
 

@@ -322,6 +322,7 @@ static int
 serve(struct ctld *c, const struct cluster_config *cl)
 {
 	struct cluster *cluster = NULL;
+	int rc = 0;
 	struct event_base *base;
 	struct event *sigterm, *sigint;
 	struct metrics_http *metrics = NULL;
@@ -378,27 +379,24 @@ serve(struct ctld *c, const struct cluster_config *cl)
 		cluster = cluster_start(cl, err, sizeof(err));
 		if (cluster == NULL) {
 			ctld_log("--cluster: %s", err);
-			metrics_http_close(metrics);
-			worker_stop(w);
-			server_close(srv);
-			event_free(sigterm);
-			event_free(sigint);
-			event_base_free(base);
-			return EXIT_USAGE;
+			rc = EXIT_USAGE;
+		} else {
+			ctld_log("cluster: node %s of the fleet at %s", cl->node, cl->etcd.urls);
 		}
-		ctld_log("cluster: node %s of the fleet at %s", cl->node, cl->etcd.urls);
 	}
-	sp_notify("READY=1\nSTATUS=serving");
-	event_base_dispatch(base);
-	sp_notify("STOPPING=1");
-	cluster_stop(cluster);
+	if (rc == 0) {
+		sp_notify("READY=1\nSTATUS=serving");
+		event_base_dispatch(base);
+		sp_notify("STOPPING=1");
+		cluster_stop(cluster);
+	}
 	metrics_http_close(metrics);
 	worker_stop(w);
 	server_close(srv);
 	event_free(sigterm);
 	event_free(sigint);
 	event_base_free(base);
-	return 0;
+	return rc;
 }
 
 int

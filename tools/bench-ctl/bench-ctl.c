@@ -31,21 +31,14 @@
 #include <slicepath/ctl.h>
 #include <slicepath/ipv4.h>
 
+#include "common/clock.h"
+
 struct phase {
 	const char *name;
 	uint64_t writes;
 	double seconds;
 	double rx_mpps, fwd_mpps;
 };
-
-static double
-now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 static void
 make_filter(struct sp_ctl_filter *f, uint32_t position, uint32_t i, const char *next_hop)
@@ -79,7 +72,7 @@ fail(struct bench *b, const char *what)
 static int
 phase_start(struct bench *b)
 {
-	b->started = now();
+	b->started = sp_mono_seconds();
 	return sp_ctl_slice_stats(b->ctl, b->slice, &b->at_start);
 }
 
@@ -89,7 +82,7 @@ phase_end(struct bench *b, struct phase *p)
 	struct sp_ctl_slice_stats end;
 	int rc = sp_ctl_slice_stats(b->ctl, b->slice, &end);
 
-	p->seconds = now() - b->started;
+	p->seconds = sp_mono_seconds() - b->started;
 	p->rx_mpps = (double)(end.rx.pkts - b->at_start.rx.pkts) / p->seconds / 1e6;
 	p->fwd_mpps = (double)(end.fwd.pkts - b->at_start.fwd.pkts) / p->seconds / 1e6;
 	return rc;

@@ -31,6 +31,7 @@
 #include <slicepath/methods.h>
 
 #include "cluster.h"
+#include "common/clock.h"
 #include "fleet.h"
 #include "model.h"
 
@@ -52,15 +53,6 @@ ctld_log(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
-}
-
-static double
-now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 static void
@@ -156,7 +148,7 @@ wait_in_force(int64_t rev, double since)
 			break;
 	}
 	pthread_mutex_unlock(&seen.lock);
-	return all ? now() - since : -1;
+	return all ? sp_mono_seconds() - since : -1;
 }
 
 /* ------------------------------------------------------------- the phases */
@@ -195,7 +187,7 @@ anchor(struct fleet *f, unsigned int writes)
 {
 	json_t *flt = a_filter(0);
 	char key[FLEET_KEY_LEN], *value = json_dumps(flt, JSON_COMPACT);
-	double t0 = now();
+	double t0 = sp_mono_seconds();
 
 	json_decref(flt);
 	for (unsigned int i = 0; i < writes; i++) {
@@ -203,7 +195,7 @@ anchor(struct fleet *f, unsigned int writes)
 		if (etcd_put(f->etcd, key, value, 0, NULL) < 0)
 			die("etcd: %s", etcd_error(f->etcd));
 	}
-	t0 = now() - t0;
+	t0 = sp_mono_seconds() - t0;
 	fleet_key(f, key, "anchor/");
 	etcd_delete(f->etcd, key, true);
 	free(value);
@@ -293,7 +285,7 @@ main(int argc, char **argv)
 		snprintf(seen.names[k], sizeof(seen.names[k]), "%s",
 			 json_string_value(json_array_get(nodes, k)));
 	/* Every node live before the slice is placed. */
-	for (t0 = now();; usleep(100000)) {
+	for (t0 = sp_mono_seconds();; usleep(100000)) {
 		json_t *nl = call(f, SP_FLEET_NODE_LIST, json_object()), *o;
 		unsigned int live = 0;
 		size_t i;
@@ -303,7 +295,7 @@ main(int argc, char **argv)
 		json_decref(nl);
 		if (live >= seen.n)
 			break;
-		if (now() - t0 > 60)
+		if (sp_mono_seconds() - t0 > 60)
 			die("only %u of %u nodes joined in 60 s", live, seen.n);
 	}
 	printf("nodes: %u %s, etcd %s, %u writes, %u samples\n", seen.n,
@@ -335,7 +327,7 @@ main(int argc, char **argv)
 
 	lat = calloc(samples, sizeof(*lat));
 	for (unsigned int i = 0; i < samples; i++) {
-		double t = now();
+		double t = sp_mono_seconds();
 
 		lat[i] = wait_in_force(write_filter(f, i), t);
 		if (lat[i] < 0)
@@ -346,13 +338,13 @@ main(int argc, char **argv)
 	       "writes, one at a time)\n", seen.n, lat[samples / 2] * 1e3,
 	       lat[(size_t)(samples * 0.99)] * 1e3, lat[samples - 1] * 1e3, samples);
 
-	t0 = now();
+	t0 = sp_mono_seconds();
 	{
 		int64_t last = 0;
 
 		for (unsigned int i = 0; i < writes; i++)
 			last = write_filter(f, samples + i);
-		burst = now() - t0;
+		burst = sp_mono_seconds() - t0;
 		drain = wait_in_force(last, t0);
 		if (drain < 0)
 			die("the %u writes were not in force on every node within 60 s of the "
