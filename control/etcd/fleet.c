@@ -173,6 +173,8 @@ static const struct {
 	{SP_M_SLICE_LIST, fl_slice_list},
 	{SP_FLEET_SLICE_STATUS, fl_slice_status},
 	{SP_FLEET_SLICE_REPLACE, fl_slice_replace},
+	{SP_FLEET_POLICY_GET, fl_policy_get},
+	{SP_FLEET_POLICY_SET, fl_policy_set},
 	{SP_FLEET_NODE_LIST, fl_node_list},
 	{SP_M_ENDPOINT_RESERVE, fl_endpoint_reserve},
 	{SP_M_ENDPOINT_RELEASE, fl_endpoint_release},
@@ -191,6 +193,7 @@ fleet_call(struct fleet *f, const char *method, json_t *params, struct sp_rpc_er
 		if (strcmp(methods[i].name, method) == 0)
 			return methods[i].fn(f, params, e);
 	return sp_rpc_fail(e, SP_RPC_METHOD_NOT_FOUND, "a fleet has no method %s (it has: slice "
-			   "create, delete, list, status, replace; node list; endpoint reserve, release; "
-			   "queue bind, set, unbind; filter insert, delete, list)", method);
+			   "create, delete, list, status, replace; node list; policy get, set; endpoint "
+			   "reserve, release; queue bind, set, unbind; filter insert, delete, list)",
+			   method);
 }

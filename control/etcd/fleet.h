@@ -48,6 +48,8 @@ struct fleet {
 #define SP_FLEET_SLICE_STATUS "slice.status"
 #define SP_FLEET_NODE_LIST "node.list"
 #define SP_FLEET_SLICE_REPLACE "slice.replace"
+#define SP_FLEET_POLICY_GET "policy.get"
+#define SP_FLEET_POLICY_SET "policy.set"
 
 /* The registry under prefix (NULL: FLEET_DEFAULT_PREFIX) of the cluster o names; NULL, err filled. */
 struct fleet *fleet_open(const struct etcd_opts *o, const char *prefix, char *err, size_t len);
@@ -68,9 +70,19 @@ long fleet_filter_position(const char *key);
  * ({"slice", "node"}: onto another live node with room), node.list,
  * endpoint.reserve (with its udp_port), endpoint.release, queue.bind,
  * queue.set, queue.unbind, filter.insert (one or "filters"), filter.delete,
- * filter.list; params an object (maybe empty). The result, or NULL with e
+ * filter.list, policy.get, policy.set ({"replace_down_after": seconds});
+ * params an object (maybe empty). The result, or NULL with e
  * filled.
  */
 json_t *fleet_call(struct fleet *f, const char *method, json_t *params, struct sp_rpc_error *e);
+
+/*
+ * The policy's re-placement, run by every node's heartbeat: the slices of a
+ * node down (not live) for the policy's replace_down_after seconds go to
+ * another node (slice.replace). down_since (node -> when first seen down,
+ * the caller's to keep between calls) is updated; the answer lists what was
+ * tried: [{"slice", "node", "to"} or {"slice", "node", "error"}].
+ */
+json_t *fleet_replace_down(struct fleet *f, json_t *down_since, double now);
 
 #endif

@@ -56,5 +56,7 @@ FL_METHOD(fl_queue_unbind);
 FL_METHOD(fl_filter_insert);
 FL_METHOD(fl_filter_delete);
 FL_METHOD(fl_filter_list);
+FL_METHOD(fl_policy_get);
+FL_METHOD(fl_policy_set);
 
 #endif

@@ -98,6 +98,7 @@ int cmd_stats(struct cli *cli, int argc, char **argv);
 int cmd_fleet_slice_list(struct cli *cli);
 int cmd_fleet_slice_status(struct cli *cli, int argc, char **argv);
 int cmd_fleet_slice_replace(struct cli *cli, int argc, char **argv);
+int cmd_fleet_policy(struct cli *cli, int argc, char **argv);
 int cmd_fleet_node_list(struct cli *cli);
 /* Run the command argv[0] of an object's table (NULL-terminated), or say what there is. */
 int cli_run(struct cli *cli, const char *object, const struct cli_command *cmds, int argc,

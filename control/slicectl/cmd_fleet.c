@@ -2,6 +2,7 @@
 /* The fleet's views (--cluster): its slices, one slice on each of its nodes, its nodes. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "cli.h"
@@ -129,6 +130,41 @@ cmd_fleet_node_list(struct cli *cli)
 			  seen);
 	}
 	table_print(t);
+	json_decref(r);
+	return 0;
+}
+
+/* policy [set replace-after SECONDS]: the fleet's policy, shown or changed. */
+int
+cmd_fleet_policy(struct cli *cli, int argc, char **argv)
+{
+	int status = needs_cluster(cli, "policy");
+	json_t *p, *r;
+
+	if (status != 0)
+		return status;
+	if (argc == 0 || (argc == 1 && strcmp(argv[0], "show") == 0)) {
+		r = cli_call_for_table(cli, SP_FLEET_POLICY_GET, NULL, &status);
+	} else if (argc == 3 && strcmp(argv[0], "set") == 0 &&
+		   strcmp(argv[1], "replace-after") == 0) {
+		p = json_object();
+		if (cli_put_uint(p, "replace_down_after", argv[2], UINT32_MAX) != 0) {
+			json_decref(p);
+			return EXIT_USAGE;
+		}
+		r = cli_call_for_table(cli, SP_FLEET_POLICY_SET, p, &status);
+	} else {
+		return cli_usage("usage: slicectl --cluster URLS policy [show | set replace-after "
+				 "SECONDS]  (0: slices stay on a node that is down)");
+	}
+	if (r == NULL)
+		return status;
+	if (json_integer_value(json_object_get(r, "replace_down_after")) == 0)
+		printf("slices stay on a node that is down until it returns (slice replace moves "
+		       "one)\n");
+	else
+		printf("slices leave a node down for %" JSON_INTEGER_FORMAT " s\n",
+		       json_integer_value(json_object_get(r, "replace_down_after")));
 	json_decref(r);
 	return 0;
 }

@@ -22,7 +22,8 @@ static const char USAGE[] =
 	"  -s, --socket PATH  slicectld's socket (default $" SP_CTL_SOCKET_ENV " or "
 	SP_CTL_DEFAULT_SOCKET ")\n"
 	"  --cluster URLS     the fleet's registry in etcd instead (default $SLICEPATH_CLUSTER;\n"
-	"                     etcds:// for TLS): slice create|delete|list|status, node list,\n"
+	"                     etcds:// for TLS): slice create|delete|list|status|replace,\n"
+	"                     node list, policy [set replace-after SECONDS],\n"
 	"                     endpoint reserve|release, queue bind|set|unbind, filter add|del|list\n"
 	"  --prefix P, --cacert FILE, --cert FILE, --key FILE, --user USER:PASSWORD\n"
 	"                     the registry's prefix (default " FLEET_DEFAULT_PREFIX "), TLS and "
@@ -158,6 +159,8 @@ dispatch(struct cli *cli, int argc, char **argv)
 		return cmd_stats(cli, argc - 1, argv + 1);
 	if (strcmp(object, "nat") == 0)
 		return cmd_nat(cli, argc - 1, argv + 1);
+	if (strcmp(object, "policy") == 0)
+		return cmd_fleet_policy(cli, argc - 1, argv + 1);
 	return cmd_node(cli, object, argc - 1, argv + 1);
 }
 

@@ -33,6 +33,7 @@
 #include <slicepath/methods.h>
 
 #include "cluster_int.h"
+#include "common/clock.h"
 
 static void
 nap(struct cluster *c, unsigned int seconds)
@@ -82,6 +83,32 @@ join(struct cluster *c, int64_t *lease)
 	return etcd_put(f->etcd, key, value, *lease, NULL);
 }
 
+/* The policy's re-placement of slices off nodes that stay down (any node may do it). */
+static void
+enforce_policy(struct cluster *c)
+{
+	json_t *done = fleet_replace_down(c->beat, c->down_since, sp_mono_seconds()), *d;
+	size_t i;
+
+	json_array_foreach(done, i, d) {
+		const char *slice = json_string_value(json_object_get(d, "slice"));
+		json_t *err = json_object_get(d, "error");
+
+		if (err == NULL) {
+			ctld_log("cluster: node %s stayed down: slice %s moved to %s (the fleet's policy)",
+				 json_string_value(json_object_get(d, "node")), slice,
+				 json_string_value(json_object_get(d, "to")));
+			json_object_del(c->said, slice);
+		} else if (!json_equal(json_object_get(c->said, slice), err)) {
+			ctld_log("cluster: node %s stayed down; slice %s cannot move: %s",
+				 json_string_value(json_object_get(d, "node")), slice,
+				 json_string_value(err));
+			json_object_set(c->said, slice, err);
+		}
+	}
+	json_decref(done);
+}
+
 static void *
 heartbeat(void *arg)
 {
@@ -105,6 +132,7 @@ heartbeat(void *arg)
 		} else {
 			live_value(c, value, sizeof(value));
 			etcd_put(c->beat->etcd, key, value, lease, NULL);
+			enforce_policy(c);
 		}
 		nap(c, lease > 0 ? (c->cfg.ttl + 2) / 3 : RETRY_S);
 	}
@@ -185,6 +213,8 @@ cluster_free(struct cluster *c)
 	fleet_close(c->apply);
 	json_decref(c->pending);
 	json_decref(c->mine);
+	json_decref(c->down_since);
+	json_decref(c->said);
 	free(c);
 }
 
@@ -201,6 +231,8 @@ cluster_start(const struct cluster_config *cfg, char *err, size_t len)
 	c->cfg = *cfg;
 	c->pending = json_object();
 	c->mine = json_object();
+	c->down_since = json_object();
+	c->said = json_object();
 	c->beat = fleet_open(&o, cfg->prefix, err, len);
 	c->apply = c->beat != NULL ? fleet_open(&o, cfg->prefix, err, len) : NULL;
 	if (c->apply == NULL) {

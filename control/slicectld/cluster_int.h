@@ -38,6 +38,9 @@ struct cluster {
 	double next_flush;  /* when statuses may be written again */
 	int64_t next;       /* the revision the watch resumes from */
 	bool etcd_down;     /* said once an outage */
+	/* The heartbeat's, for the policy's re-placement: node -> when first seen down, and
+	 * slice -> the last failure said (said once). */
+	json_t *down_since, *said;
 };
 
 /* The node's outbound capacity: its interfaces' rates together (0: unknown yet). */

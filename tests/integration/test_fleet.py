@@ -230,6 +230,27 @@ def test_a_slice_replaced_off_a_down_node(fleet):
     assert bad.returncode == 2 and "slice web is not on node n1" in bad.stderr, bad.stderr
 
 
+def test_the_policy_moves_slices_off_a_node_that_stays_down(fleet):
+    """With the fleet's policy set (replace-after 2 s), a node down that long loses its
+    slices to a live node with room, without an operator; the policy is shown back."""
+    etcd, nodes = fleet
+    until(lambda: live(etcd) == ["n0", "n1", "n2"], "the three nodes did not join")
+    assert "slices stay on a node that is down" in fleetctl(etcd, "policy").stdout
+    out = fleetctl(etcd, "policy", "set", "replace-after", 2).stdout
+    assert "slices leave a node down for 2 s" in out, out
+    fleetctl(etcd, "slice", "create", "web", "codeopt", "ipv4", "nodes", "n0,n1")
+    make_web(etcd)
+    until(lambda: filters_on(nodes[1], "web") is not None, "n1 did not get the slice")
+    nodes[1].ctld.kill()
+    until(lambda: fleet_json(etcd, "slice", "list")[0]["nodes"] == ["n0", "n2"],
+          "the policy did not move the slice off the node down", timeout=TTL + 15)
+    until(lambda: len(filters_on(nodes[2], "web") or []) == 1, "n2 did not apply the slice")
+    moved = [n.ctld.log().count("stayed down: slice web moved to n2") for n in nodes]
+    assert sum(moved) == 1, moved  # one node did it; the others found it done
+    bad = fleetctl(etcd, "policy", "set", "replace-after", -1, check=False)
+    assert bad.returncode == 1, bad.stderr
+
+
 def test_concurrent_creates_never_overcommit_a_node(fleet):
     """200 creates from 4 clients at once, each slice a tenth of a node's bandwidth: each
     node takes at most ten, the registry's counts match the slices it holds."""
