@@ -230,6 +230,27 @@ def test_a_slice_replaced_off_a_down_node(fleet):
     assert bad.returncode == 2 and "slice web is not on node n1" in bad.stderr, bad.stderr
 
 
+def test_what_a_node_could_not_apply_is_written_back(fleet):
+    """A slice a node refuses (a code option it does not have) is `failed` in slice status
+    with the node's reason, on each node; the others' slices are unaffected."""
+    etcd, nodes = fleet
+    until(lambda: live(etcd) == ["n0", "n1", "n2"], "the three nodes did not join")
+    fleetctl(etcd, "slice", "create", "odd", "codeopt", "nosuch", "nodes", 2)
+    fleetctl(etcd, "slice", "create", "web", "codeopt", "ipv4", "nodes", 1)
+
+    def states(name):
+        return {n["node"]: (n["state"], n.get("reason", ""))
+                for n in fleet_json(etcd, "slice", "status", name)["nodes"]}
+
+    until(lambda: all(st == "failed" for st, _ in states("odd").values()),
+          "the refusal did not come back")
+    assert all("nosuch" in why for _, why in states("odd").values()), states("odd")
+    out = fleetctl(etcd, "slice", "status", "odd").stdout
+    assert "failed" in out and "nosuch" in out, out
+    until(lambda: [st for st, _ in states("web").values()] == ["in_force"],
+          "a good slice beside it is not in force")
+
+
 def test_the_policy_moves_slices_off_a_node_that_stays_down(fleet):
     """With the fleet's policy set (replace-after 2 s), a node down that long loses its
     slices to a live node with room, without an operator; the policy is shown back."""
