@@ -106,6 +106,24 @@ def serve_in_slice(ctl, ns, slice_name, user, www):
                             stderr=subprocess.PIPE, text=True)
 
 
+def www_with(text):
+    """A directory the slice owner's server reads (so not under tmp_path) with f.txt."""
+    www = Path(tempfile.mkdtemp(prefix="spwww"))
+    www.chmod(0o755)
+    (www / "f.txt").write_text(text)
+    return www
+
+
+def two_host_slices(ctl, client, owner, ns1, ns2):
+    """The node started, p0 wired into the client namespace, host slices one (in ns1)
+    and two (in ns2) of owner."""
+    ctl.start()
+    wire_to(ctl, client)
+    for name, ns in (("one", ns1), ("two", ns2)):
+        ctl.ctld.slicectl("slice", "create", name, "codeopt", "host", "netns", ns, "owner",
+                          owner, "buffers", 1024)
+
+
 def test_bind_in_an_unmodified_program_reserves_through_the_shim(ctl, users):
     """bind() of python3 -m http.server, unmodified, reserves TCP 8080 for its host slice
     (and a queue), so a client across the node reaches it; the same program in a second
@@ -114,18 +132,11 @@ def test_bind_in_an_unmodified_program_reserves_through_the_shim(ctl, users):
     tag = os.getpid() % 100000
     ns1, ns2, client = f"spsa{tag}", f"spsb{tag}", f"spsc{tag}"
     owner = users.OWNERS[0]
-    www = Path(tempfile.mkdtemp(prefix="spwww"))  # the owner's server reads it: not under tmp_path
-    www.chmod(0o755)
-    (www / "f.txt").write_text("through the shim\n")
+    www = www_with("through the shim\n")
     subprocess.run(["ip", "netns", "add", client], check=True)
     first = second = None
     try:
-        ctl.start()
-        wire_to(ctl, client)
-        sc = ctl.ctld.slicectl
-        for name, ns in (("one", ns1), ("two", ns2)):
-            sc("slice", "create", name, "codeopt", "host", "netns", ns, "owner", owner,
-               "buffers", 1024)
+        two_host_slices(ctl, client, owner, ns1, ns2)
         first = serve_in_slice(ctl, ns1, "one", owner, www)
         r = retried(client, *fetch(f"http://{P0_IP}:8080/f.txt"))
         assert first.poll() is None, first.communicate()[1]
@@ -183,18 +194,11 @@ def test_a_shim_reservation_goes_with_its_process_however_it_ends(ctl, users):
     tag = os.getpid() % 100000
     ns1, ns2, client = f"spka{tag}", f"spkb{tag}", f"spkc{tag}"
     owner = users.OWNERS[0]
-    www = Path(tempfile.mkdtemp(prefix="spwww"))
-    www.chmod(0o755)
-    (www / "f.txt").write_text("after a kill\n")
+    www = www_with("after a kill\n")
     subprocess.run(["ip", "netns", "add", client], check=True)
     servers = []
     try:
-        ctl.start()
-        wire_to(ctl, client)
-        sc = ctl.ctld.slicectl
-        for name, ns in (("one", ns1), ("two", ns2)):
-            sc("slice", "create", name, "codeopt", "host", "netns", ns, "owner", owner,
-               "buffers", 1024)
+        two_host_slices(ctl, client, owner, ns1, ns2)
         servers.append(serve_in_slice(ctl, ns1, "one", owner, www))
         retried(client, *fetch(f"http://{P0_IP}:8080/f.txt"))
         assert endpoints_of(ctl, "one", owner) == [8080]
