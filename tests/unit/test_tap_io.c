@@ -7,6 +7,7 @@
  * on their own with an empty header; every frame is accounted for.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -151,8 +152,19 @@ test_segments_merged_into_one_gso_frame(void **state)
 	rte_pktmbuf_free_bulk(pkts, n);
 }
 
+/* Two segments of a flow, merged by the write into one frame. */
+static uint16_t
+write_two_segments(struct rte_mbuf **pkts, struct sp_tap_written *w)
+{
+	for (int i = 0; i < 2; i++) {
+		pkts[i] = frame(true, 1 + i * MSS, true);
+		sp_tap_mark_tcp(pkts[i], 20, 20);
+	}
+	return sp_tap_write_burst(fds[0], pkts, 2, w);
+}
+
 static void
-test_full_interface_counted(void **state)
+test_gone_interface_counted(void **state)
 {
 	struct rte_mbuf *pkts[2];
 	struct sp_tap_written w[2];
@@ -160,11 +172,7 @@ test_full_interface_counted(void **state)
 
 	(void)state;
 	close(fds[1]); /* the reader gone: every write fails */
-	pkts[0] = frame(true, 1, true);
-	sp_tap_mark_tcp(pkts[0], 20, 20);
-	pkts[1] = frame(true, 1 + MSS, true);
-	sp_tap_mark_tcp(pkts[1], 20, 20);
-	n = sp_tap_write_burst(fds[0], pkts, 2, w);
+	n = write_two_segments(pkts, w);
 	assert_int_equal(n, 1);
 	assert_int_equal(w[0].reason, SP_REASON_NETNS_GONE);
 	assert_int_equal(w[0].frames, 2); /* both frames are in the count */
@@ -173,12 +181,40 @@ test_full_interface_counted(void **state)
 	fds[1] = socket(AF_UNIX, SOCK_DGRAM, 0); /* for teardown */
 }
 
+static void
+test_full_interface_counted(void **state)
+{
+	struct rte_mbuf *pkts[2];
+	struct sp_tap_written w[2];
+	int fillers = 0;
+	char c;
+	uint16_t n;
+
+	(void)state;
+	/* The reader's queue full, as a TAP's is when its namespace reads too slowly. */
+	assert_int_equal(fcntl(fds[0], F_SETFL, O_NONBLOCK), 0);
+	while (send(fds[0], "x", 1, 0) == 1)
+		fillers++;
+	assert_int_equal(errno, EAGAIN);
+	n = write_two_segments(pkts, w);
+	assert_int_equal(n, 1);
+	assert_int_equal(w[0].reason, SP_REASON_NETNS_FULL);
+	assert_int_equal(w[0].frames, 2);
+	assert_int_equal(w[0].bytes, 2 * (HDRS + MSS));
+	rte_pktmbuf_free_bulk(pkts, n);
+	/* Nothing of the merged frame reached the reader: only the fillers are there. */
+	while (recv(fds[1], &c, 1, MSG_DONTWAIT) == 1)
+		fillers--;
+	assert_int_equal(fillers, 0);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_segments_merged_into_one_gso_frame, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_gone_interface_counted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_interface_counted, setup, teardown),
 	};
 
