@@ -26,13 +26,14 @@ FALLBACK_ARGS="--no-huge -m 1024"
 
 # Everything installed comes from Debian's own archive.
 PACKAGES=(
-	build-essential meson ninja-build pkg-config   # toolchain
+	build-essential meson ninja-build pkgconf      # toolchain
+	git                                            # tests/integration/test_deb.py builds the .debs from a copy
 	libdpdk-dev dpdk dpdk-dev                      # DPDK 22.11, PMDs, dpdk-testpmd, dpdk-telemetry.py
 	dpdk-doc                                       # DPDK example sources (l3fwd, for tools/bench-pipeline.sh)
 	libjansson-dev libevent-dev libpcap-dev        # libraries the daemons link
 	libsqlite3-dev                                 # slicectld's store
 	libcurl4-openssl-dev                           # the fleet's registry: etcd's JSON gateway
-	etcd-server                                    # tests/integration/test_fleet.py starts its own
+	etcd-server etcd-client                        # tests/integration/test_fleet.py starts its own, etcdctl sets up its users
 	libcmocka-dev                                  # unit tests
 	clang llvm                                     # fuzz targets (libFuzzer runtime), eBPF code options
 	libbpf-dev                                     # the bpf code option opens eBPF objects
@@ -43,6 +44,10 @@ PACKAGES=(
 	tmux                                           # tests drive slicectl top in a terminal
 	openssh-server                                 # tests reach an sshd through a DPDK-owned port
 	iperf3 ethtool                                 # tools/bench-hostslice.py: a host slice against veth
+	iproute2 procps adduser                        # ip netns, kill/pgrep, delgroup (not in every install)
+	openssl curl                                   # test_fleet.py's TLS certificates; tests/systemd-vm/
+	systemd                                        # systemctl, journalctl, systemd-analyze (test_notify.py, test_deb.py)
+	valgrind                                       # tools/bench-pipeline.sh -I counts instructions
 	debhelper                                      # debian/: the .deb packages
 )
 

@@ -26,3 +26,18 @@ def test_links_and_paths_exist(doc):
         if path.startswith(TOP) and "*" not in path and not (REPO / path).exists():
             missing.append(f"path {path}")
     assert not missing, f"{doc.name}: " + ", ".join(missing)
+
+
+def test_every_page_is_installed():
+    """The package installs every page of docs/ (the installed pages link to each other):
+    docs/meson.build lists them all, and every page a listed page links to is listed."""
+    listed = set(re.findall(r"'([^']+\.md)'", (REPO / "docs" / "meson.build").read_text()))
+    pages = {p.name for p in (REPO / "docs").glob("*.md")}
+    assert listed == pages, f"not installed: {sorted(pages - listed)}, " \
+                            f"listed but absent: {sorted(listed - pages)}"
+    for name in listed:
+        for target in re.findall(r"\]\(([^)#:]+\.md)(?:#[^)]*)?\)",
+                                 (REPO / "docs" / name).read_text()):
+            linked = (REPO / "docs" / target).resolve()
+            if linked.parent == REPO / "docs":
+                assert linked.name in listed, f"{name} links to {target}, not installed"

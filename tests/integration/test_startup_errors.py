@@ -2,15 +2,16 @@
 """Start-up failures: exit 1 and the field's JSON path for a bad config,
 exit 2 and the port and device for a device that cannot start."""
 
-import signal
+import json
 import os
+import signal
 import subprocess
 
 import pytest
 
 from conftest import needs_root
 from test_forwarding import two_lc_node
-from spnode import DAEMON, inner_udp
+from spnode import DAEMON, REPO, inner_udp
 
 
 def set_path(cfg, path, value):
@@ -216,3 +217,15 @@ def test_two_forwarding_lcores_on_one_cpu_exit_1(std, check_only):
     assert "give each its own CPU" in out, out
     cfg["eal"] = ["--lcores", "0@0,1@1,2@0"]
     assert n.check_config()[0] == 0
+
+
+def test_the_multi_lc_example_is_accepted():
+    """config/multi-lc.json, the example of a node on several cores (two LC lcores each
+    running an NPE, ports of two rx queues, steering auto), passes --check-config."""
+    path = REPO / "config" / "multi-lc.json"
+    cfg = json.loads(path.read_text())
+    assert sum(1 for lc in cfg["lcores"] if lc.get("lc")) >= 2
+    assert all(p["rx_queues"] >= 2 and p["steering"] == "auto" for p in cfg["ports"])
+    r = subprocess.run([str(DAEMON), "-c", str(path), "--check-config"], capture_output=True,
+                       text=True, timeout=30)
+    assert r.returncode == 0 and "is valid" in r.stdout + r.stderr, r.stdout + r.stderr
