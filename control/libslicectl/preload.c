@@ -8,8 +8,9 @@
  * the last descriptor of that socket releases both; so does slicectld when
  * the process is gone however it ended (the reservation is "until_exit",
  * tied to the process that bound). A refusal is the errno
- * a program expects, EADDRINUSE when the port is taken and EACCES
- * otherwise, with slicectld's message on stderr. Without SLICEPATH_SLICE,
+ * a program expects, EADDRINUSE when the port is taken, EINVAL for a rate
+ * that is not a number and EACCES otherwise, with slicectld's message (or
+ * the shim's) on stderr. Without SLICEPATH_SLICE,
  * or for other sockets, the calls are the C library's, untouched.
  *
  * Environment: SLICEPATH_SLICE (the slice), SLICEPATH_IFACE (the interface;
@@ -29,8 +30,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <jansson.h>
@@ -40,6 +39,7 @@
 #include <slicepath/proto.h>
 
 #include "common/limits.h"
+#include "preload_args.h"
 
 #define MAX_FDS 4096 /* descriptors followed: beyond, a socket's reservation outlives it */
 
@@ -87,14 +87,6 @@ say(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-}
-
-static uint64_t
-env_rate(const char *name, uint64_t dflt)
-{
-	const char *v = getenv(name);
-
-	return v != NULL && *v != '\0' ? strtoull(v, NULL, 10) : dflt;
 }
 
 /*
@@ -195,22 +187,28 @@ free_queue(const char *slice, const char *what)
 
 /* Reserve the port for the slice and bind a queue for it; NULL with errno set if refused. */
 static struct reservation *
-reserve(const char *slice, bool tcp, uint16_t port, uint32_t addr)
+reserve(const char *slice, const struct preload_bind *b)
 {
-	uint64_t bw = env_rate("SLICEPATH_BANDWIDTH", SP_DEFAULT_BANDWIDTH);
-	uint64_t in = env_rate("SLICEPATH_INBOUND", 0);
 	struct reservation *res;
+	uint64_t bw, in;
 	char iface[SP_NAME_LEN], what[96];
 	json_t *r;
 	int q;
 
-	snprintf(what, sizeof(what), "bind to %s port %u of slice %s", tcp ? "TCP" : "UDP", port,
-		 slice);
-	if (!iface_for(addr, iface, sizeof(iface), what))
+	snprintf(what, sizeof(what), "bind to %s port %u of slice %s", b->tcp ? "TCP" : "UDP",
+		 b->port, slice);
+	if (preload_rate(getenv("SLICEPATH_BANDWIDTH"), SP_DEFAULT_BANDWIDTH, &bw) < 0 ||
+	    preload_rate(getenv("SLICEPATH_INBOUND"), 0, &in) < 0) {
+		say("%s: SLICEPATH_BANDWIDTH and SLICEPATH_INBOUND are bits/s, decimal digits only",
+		    what);
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!iface_for(b->addr, iface, sizeof(iface), what))
 		return NULL;
 	r = call(SP_M_ENDPOINT_RESERVE, json_pack("{s:s, s:s, s:i, s:I, s:I, s:b}", "slice",
-						  slice, "port", iface, tcp ? "tcp_port" : "udp_port",
-						  port, "bandwidth", (json_int_t)bw, "inbound",
+						  slice, "port", iface, b->tcp ? "tcp_port" : "udp_port",
+						  b->port, "bandwidth", (json_int_t)bw, "inbound",
 						  (json_int_t)in, "until_exit", 1), what);
 	if (r == NULL)
 		return NULL;
@@ -256,49 +254,21 @@ release(struct reservation *res)
 	free(res);
 }
 
-/* The port and IPv4 address (0: any) of an AF_INET or dual-stack AF_INET6 bind; false for others. */
-static bool
-ipv4_port(const struct sockaddr *sa, socklen_t len, uint16_t *port, uint32_t *addr)
-{
-	if (sa->sa_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
-		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
-
-		*port = ntohs(in->sin_port);
-		*addr = in->sin_addr.s_addr;
-		return true;
-	}
-	if (sa->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
-		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
-
-		*port = ntohs(in6->sin6_port);
-		*addr = 0;
-		if (IN6_IS_ADDR_UNSPECIFIED(&in6->sin6_addr))
-			return true;
-		if (!IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr))
-			return false;
-		memcpy(addr, &in6->sin6_addr.s6_addr[12], sizeof(*addr));
-		return true;
-	}
-	return false;
-}
-
 int
 bind(int fd, const struct sockaddr *sa, socklen_t len)
 {
 	const char *slice = getenv("SLICEPATH_SLICE");
 	struct reservation *res;
+	struct preload_bind b;
 	int type = 0, rc, err;
 	socklen_t tl = sizeof(type);
-	uint16_t port;
-	uint32_t addr;
 
-	if (slice == NULL || *slice == '\0' || sa == NULL || fd < 0 || fd >= MAX_FDS ||
-	    !ipv4_port(sa, len, &port, &addr) || port == 0 ||
+	if (slice == NULL || *slice == '\0' || fd < 0 || fd >= MAX_FDS ||
 	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 ||
-	    (type != SOCK_STREAM && type != SOCK_DGRAM) || addr == htonl(INADDR_LOOPBACK))
+	    !preload_bind_wanted(sa, len, type, &b))
 		return real_bind(fd, sa, len);
 	pthread_mutex_lock(&shim.lock);
-	res = reserve(slice, type == SOCK_STREAM, port, addr);
+	res = reserve(slice, &b);
 	if (res == NULL) {
 		err = errno;
 		pthread_mutex_unlock(&shim.lock);
