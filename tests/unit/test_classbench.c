@@ -2,9 +2,11 @@
 /*
  * The ClassBench loader, and the lookup engine against ClassBench traces:
  * every trace packet, looked up in the real engine loaded with the expanded
- * rules, must land on a filter of the rule the trace names. The data
- * (SP_CLASSBENCH_DIR, set by meson) lives outside the repository: without
- * it the expansion test skips and there are no trace tests.
+ * rules, must land on a filter of the rule the trace names. Sets made
+ * here (tools/classbench/generate.c, fixed seeds) always run; the public
+ * ClassBench data (SP_CLASSBENCH_DIR, set by meson) lives outside the
+ * repository and adds its sets where it is present (else "shared sets"
+ * says it skipped).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -351,17 +353,17 @@ check_expansion(const struct set *set)
 	free(r);
 }
 
-/* Calls add(dir path, file name, sets + n) for every file of dir (under the data directory). */
+/* Calls add(dir path, file name, sets + n) for every file of root/dir. */
 static size_t
-find_sets(const char *dir, bool (*add)(const char *, const char *, struct set *),
-	  struct set *sets, size_t max)
+find_sets(const char *root, const char *dir,
+	  bool (*add)(const char *, const char *, struct set *), struct set *sets, size_t max)
 {
 	char path[PATH_MAX];
 	struct dirent **e;
 	size_t n = 0;
 	int i, nb;
 
-	snprintf(path, sizeof(path), "%s/%s", data_dir(), dir);
+	snprintf(path, sizeof(path), "%s/%s", root, dir);
 	nb = scandir(path, &e, NULL, alphasort);
 	for (i = 0; i < nb; i++) {
 		if (e[i]->d_name[0] != '.' && n < max && add(path, e[i]->d_name, &sets[n]))
@@ -381,7 +383,7 @@ add_rules(const char *dir, const char *file, struct set *set)
 	return true;
 }
 
-/* hypersplit/traces/X_trace, if hypersplit/rules/X exists; named "trace X", as its test. */
+/* traces/X_trace, if rules/X exists beside traces/; named "trace X", as its test. */
 static bool
 add_trace(const char *dir, const char *file, struct set *set)
 {
@@ -391,28 +393,98 @@ add_trace(const char *dir, const char *file, struct set *set)
 	if (len <= strlen(TRACE_SUFFIX) || strcmp(file + base, TRACE_SUFFIX) != 0)
 		return false;
 	snprintf(set->name, sizeof(set->name), "trace %.*s", (int)base, file);
-	snprintf(set->rules, sizeof(set->rules), "%s/hypersplit/rules/%.*s", data_dir(), (int)base,
-		 file);
+	snprintf(set->rules, sizeof(set->rules), "%s/../rules/%.*s", dir, (int)base, file);
 	snprintf(set->trace, sizeof(set->trace), "%s/%s", dir, file);
 	return stat(set->rules, &st) == 0;
 }
 
+/* The sets made here, in a temporary directory laid out as hypersplit/: rules/ and traces/. */
+static char gen_dir[] = "/tmp/sp_test_classbench_sets_XXXXXX";
+
+static const struct {
+	const char *name;
+	size_t rules, packets;
+	uint64_t seed;
+} generated[] = {
+	{"gen_100", 100, 2000, 1},
+	{"gen_1K", 1000, 10000, 2},
+	{"gen_4K", 4000, 20000, 3},
+};
+
 static void
-test_expansion_exact(void **state)
+write_generated(void)
 {
-	static const char *const dirs[] = {"hypersplit/rules", "large", "neurocuts"};
-	static struct set sets[MAX_SETS];
-	size_t d, i, n;
+	char path[PATH_MAX];
+	size_t i;
+
+	if (mkdtemp(gen_dir) == NULL)
+		abort();
+	snprintf(path, sizeof(path), "%s/rules", gen_dir);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/traces", gen_dir);
+	mkdir(path, 0700);
+	for (i = 0; i < RTE_DIM(generated); i++) {
+		struct cb_rule *r = calloc(generated[i].rules, sizeof(*r));
+		struct cb_packet *p = calloc(generated[i].packets, sizeof(*p));
+
+		if (r == NULL || p == NULL)
+			abort();
+		cb_generate_rules(r, generated[i].rules, generated[i].seed);
+		cb_generate_trace(r, generated[i].rules, p, generated[i].packets, generated[i].seed);
+		snprintf(path, sizeof(path), "%s/rules/%s", gen_dir, generated[i].name);
+		if (cb_rules_write(path, r, generated[i].rules) != 0)
+			abort();
+		snprintf(path, sizeof(path), "%s/traces/%s%s", gen_dir, generated[i].name,
+			 TRACE_SUFFIX);
+		if (cb_trace_write(path, p, generated[i].packets) != 0)
+			abort();
+		free(r);
+		free(p);
+	}
+}
+
+static int
+remove_generated(void **state)
+{
+	char cmd[PATH_MAX + 16];
 
 	(void)state;
-	if (data_dir() == NULL)
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", gen_dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Every rule file of root/dir expands exactly; the directory must hold some. */
+static void
+check_expansions(const char *root, const char *dir)
+{
+	static struct set sets[MAX_SETS];
+	size_t i, n = find_sets(root, dir, add_rules, sets, MAX_SETS);
+
+	if (n == 0)
+		fail_msg("no rule files in %s/%s", root, dir);
+	for (i = 0; i < n; i++)
+		check_expansion(&sets[i]);
+}
+
+static void
+test_expansion_exact_generated(void **state)
+{
+	(void)state;
+	check_expansions(gen_dir, "rules");
+}
+
+static void
+test_expansion_exact_shared(void **state)
+{
+	(void)state;
+	if (data_dir() == NULL) {
+		print_message("the public ClassBench sets (%s) are absent\n",
+			      getenv("SP_CLASSBENCH_DIR"));
 		skip();
-	for (d = 0; d < RTE_DIM(dirs); d++) {
-		n = find_sets(dirs[d], add_rules, sets, MAX_SETS);
-		assert_true(n > 0);
-		for (i = 0; i < n; i++)
-			check_expansion(&sets[i]);
 	}
+	check_expansions(data_dir(), "hypersplit/rules");
+	check_expansions(data_dir(), "large");
+	check_expansions(data_dir(), "neurocuts");
 }
 
 /* ---- traces through the real lookup engine ---- */
@@ -520,19 +592,22 @@ main(void)
 		cmocka_unit_test(test_trace),
 		cmocka_unit_test(test_key_layout),
 		cmocka_unit_test(test_expand_small),
-		cmocka_unit_test(test_expansion_exact),
+		cmocka_unit_test(test_expansion_exact_generated),
+		cmocka_unit_test(test_expansion_exact_shared),
 	};
 	static struct set sets[MAX_SETS];
 	struct CMUnitTest tests[RTE_DIM(fixed) + MAX_SETS];
-	size_t nb = RTE_DIM(fixed), n = 0, i;
+	size_t nb = RTE_DIM(fixed), n, i;
 
 	memcpy(tests, fixed, sizeof(fixed));
+	write_generated();
+	n = find_sets(gen_dir, "traces", add_trace, sets, MAX_SETS);
 	if (data_dir() != NULL)
-		n = find_sets("hypersplit/traces", add_trace, sets, MAX_SETS);
+		n += find_sets(data_dir(), "hypersplit/traces", add_trace, sets + n, MAX_SETS - n);
 	for (i = 0; i < n; i++)
 		tests[nb++] = (struct CMUnitTest){.name = sets[i].name,
 						  .test_func = test_trace_set,
 						  .initial_state = &sets[i]};
 	sp_test_eal_init();
-	return _cmocka_run_group_tests("classbench", tests, nb, NULL, NULL);
+	return _cmocka_run_group_tests("classbench", tests, nb, NULL, remove_generated);
 }

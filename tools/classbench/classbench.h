@@ -81,4 +81,16 @@ void cb_packet_key(const struct cb_packet *p, struct sp_key *k);
 /* The rule's own definition of a match, by ranges and prefixes: the oracle for the filters. */
 bool cb_rule_matches(const struct cb_rule *r, const struct cb_packet *p);
 
+/*
+ * A ClassBench-like set made here (generate.c), the same for a seed on every
+ * machine: n rules, the last a wildcard; a trace of np headers whose MATCH_IDs
+ * are their first matching rule. Then written in the files' formats: 0 or a
+ * negative errno.
+ */
+void cb_generate_rules(struct cb_rule *r, size_t n, uint64_t seed);
+void cb_generate_trace(const struct cb_rule *r, size_t nr, struct cb_packet *p, size_t np,
+		       uint64_t seed);
+int cb_rules_write(const char *path, const struct cb_rule *r, size_t n);
+int cb_trace_write(const char *path, const struct cb_packet *p, size_t n);
+
 #endif
