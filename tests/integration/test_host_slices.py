@@ -108,6 +108,12 @@ def test_a_client_reaches_an_unmodified_server_in_a_host_slice(world, tmp_path):
     with running(ns, sys.executable, "-m", "http.server", "8080", cwd=tmp_path / "www"):
         r = retried(world.client, *fetch(f"http://{P0_IP}:8080/hello.txt"))
     assert r.returncode == 0 and r.stdout == "served from a host slice\n", r.stdout + r.stderr
+    # No NAT inbound: a server on the slice's port sees the client's own address and port.
+    with running(ns, sys.executable, "-c", WHO_IS_IT.format(ip=P0_IP, port=8080)):
+        r = retried(world.client, sys.executable, "-c", ASK.format(ip=P0_IP, port=8080))
+    assert r.returncode == 0, r.stdout + r.stderr
+    seen, own = r.stdout.split()
+    assert seen == own and own.startswith(f"{PEER_IP}:"), r.stdout
     st = world.stats("web")
     assert st["to_netns_pkts"] >= 4 and st["from_netns_pkts"] >= 4, st
     # Every frame the namespace sent either left (fwd) or is a counted drop.
@@ -139,11 +145,12 @@ while time.monotonic() < end:
         print('%s:%d' % peer, flush=True)
 """
 
+# Asks WHO_IS_IT; writes its answer, then the address and port the client had.
 ASK = """
 import socket, sys
 s = socket.create_connection(('{ip}', {port}), timeout=2)
 s.sendall(b'who am I?')
-sys.stdout.write(s.recv(100).decode())
+sys.stdout.write(s.recv(100).decode() + ' %s:%d' % s.getsockname())
 """
 
 
@@ -162,7 +169,7 @@ def test_a_program_in_a_host_slice_connects_out_through_nat(world):
     ping = netns(ns, sys.executable, "-c", PING_ONCE.format(dst=PEER_IP), check=False)
     assert r.returncode == 0, r.stdout + r.stderr
     # The server saw the node's address and a port of the slice's range.
-    ip, port = r.stdout.split(":")
+    ip, port = r.stdout.split()[0].split(":")
     assert ip == P0_IP and 61000 <= int(port) <= 61255, r.stdout
     tcp = [e for e in nat["entries"] if e["proto"] == "tcp"]
     assert any(e["port"] == int(port) and e["remote"] == f"{PEER_IP}:8000" for e in tcp), nat
