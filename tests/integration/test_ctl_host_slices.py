@@ -5,8 +5,10 @@ in the namespace answers a client across the node; the slice is stored (its name
 size, TCP endpoint) and put back after slicepathd restarts; deleting it removes the
 namespace slicectld made."""
 
+import contextlib
 import os
 import pwd
+import select
 import shutil
 import signal
 import subprocess
@@ -92,18 +94,22 @@ def test_host_slice_requests_refused_by_slicectld(ctl):
     assert [s["name"] for s in ctl.ctld.json("slice", "list")] == ["fast"]
 
 
-def serve_in_slice(ctl, ns, slice_name, user, www):
-    """An unmodified python3 -m http.server 8080 in namespace ns as user, its bind()
-    reserving through the shim (LD_PRELOAD libslicectl-preload.so); stderr kept."""
+def under_shim(ctl, ns, slice_name, user, *argv, **popen):
+    """argv in namespace ns as user, its bind() reserving through the shim (LD_PRELOAD
+    libslicectl-preload.so) for slice_name; popen: subprocess.Popen's arguments."""
     env = {"LD_PRELOAD": str(PRELOAD), "SLICEPATH_SLICE": slice_name,
            "SLICECTL_SOCKET": str(ctl.ctld.socket), "PATH": os.environ["PATH"]}
     # setpriv execs (runuser would fork and keep the signals the test sends).
     pw = pwd.getpwnam(user)
     return subprocess.Popen(["ip", "netns", "exec", ns, "setpriv", f"--reuid={pw.pw_uid}",
                              f"--regid={pw.pw_gid}", "--init-groups", "env", "-i",
-                             *(f"{k}={v}" for k, v in env.items()), sys.executable, "-m",
-                             "http.server", "8080"], cwd=www, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+                             *(f"{k}={v}" for k, v in env.items()), *argv], text=True, **popen)
+
+
+def serve_in_slice(ctl, ns, slice_name, user, www):
+    """An unmodified python3 -m http.server 8080 under the shim; stderr kept."""
+    return under_shim(ctl, ns, slice_name, user, sys.executable, "-m", "http.server", "8080",
+                      cwd=www, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
 def www_with(text):
@@ -176,11 +182,11 @@ def endpoints_of(ctl, slice_name, user):
     return [e.get("tcp_port") for e in ctl.ctld.json("endpoint", "list", slice_name, user=user)]
 
 
-def released_in_time(ctl, slice_name, user, seconds=10):
-    """Whether the slice's endpoints are all gone within seconds (slicectld looks once a
-    second for endpoints whose holding process has gone)."""
+def released_in_time(ctl, slice_name, user, seconds=10, left=()):
+    """Whether the slice's endpoints are down to the TCP ports left within seconds
+    (slicectld looks once a second for endpoints whose holding process has gone)."""
     for _ in range(seconds * 10):
-        if endpoints_of(ctl, slice_name, user) == []:
+        if endpoints_of(ctl, slice_name, user) == list(left):
             return True
         time.sleep(0.1)
     return False
@@ -200,7 +206,8 @@ def test_a_shim_reservation_goes_with_its_process_however_it_ends(ctl, users):
     try:
         two_host_slices(ctl, client, owner, ns1, ns2)
         servers.append(serve_in_slice(ctl, ns1, "one", owner, www))
-        retried(client, *fetch(f"http://{P0_IP}:8080/f.txt"))
+        r = retried(client, *fetch(f"http://{P0_IP}:8080/f.txt"))
+        assert r.stdout == "after a kill\n", r.stdout + r.stderr
         assert endpoints_of(ctl, "one", owner) == [8080]
 
         servers[-1].kill()  # SIGKILL while slicectld runs
@@ -227,3 +234,104 @@ def test_a_shim_reservation_goes_with_its_process_however_it_ends(ctl, users):
         for name in (client, ns1, ns2):
             subprocess.run(["ip", "netns", "del", name], check=False, capture_output=True)
         shutil.rmtree(www)
+
+
+# Under the shim: binds TCP 8080 and forks; the child, as a forking server does, closes
+# its copy of the socket and binds TCP 8081. Each says "PORT PID" once bound and answers
+# every HTTP request with its pid. A line on stdin makes the parent close its socket
+# ("closed") and wait for the end of stdin.
+FORKING = """
+import os, select, signal, socket, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the child reaped when it ends
+
+def bound(port):
+    srv = socket.create_server(('', port))
+    print(port, os.getpid(), flush=True)
+    return srv
+
+def answer(srv):
+    c, _ = srv.accept()
+    c.recv(1000)
+    c.sendall(b'HTTP/1.0 200 OK\\r\\n\\r\\n%d' % os.getpid())
+    c.close()
+
+srv = bound(8080)
+if os.fork() == 0:
+    srv.close()
+    child = bound(8081)
+    while True:
+        answer(child)
+while sys.stdin not in select.select([srv, sys.stdin], [], [])[0]:
+    answer(srv)
+sys.stdin.readline()
+srv.close()
+print('closed', flush=True)
+sys.stdin.read()
+"""
+
+
+def said(p, lines, err):
+    """The next lines (words split) that p writes on its stdout pipe, within 30 s; err: the
+    file its stderr goes to, for the message."""
+    out, deadline = b"", time.monotonic() + 30
+    while out.count(b"\n") < lines:
+        left = deadline - time.monotonic()
+        ready = left > 0 and select.select([p.stdout], [], [], left)[0]
+        chunk = os.read(p.stdout.fileno(), 1000) if ready else b""
+        assert chunk, (out, err.read_text())
+        out += chunk
+    return [line.split() for line in out.decode().splitlines()]
+
+
+def test_a_forked_child_reserves_on_its_own(ctl, users, tmp_path):
+    """A child forked by a program under the shim connects to slicectld on its own: its
+    bind reserves for the program's slice, a client reaches the child's server, and when
+    the child is killed -9 slicectld releases its endpoint (it was tied to the child, not
+    the parent). The parent's reservation is untouched throughout, its server answers,
+    and its own close still releases it through its own connection."""
+    tag = os.getpid() % 100000
+    ns1, ns2, client = f"spfa{tag}", f"spfb{tag}", f"spfc{tag}"
+    owner = users.OWNERS[0]
+    err = tmp_path / "forking.err"
+    subprocess.run(["ip", "netns", "add", client], check=True)
+    prog, child = None, None
+    try:
+        two_host_slices(ctl, client, owner, ns1, ns2)
+        with err.open("w") as stderr:
+            prog = under_shim(ctl, ns1, "one", owner, sys.executable, "-c", FORKING,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr)
+        (port, parent), (cport, child) = sorted(said(prog, 2, err))
+        assert (port, cport) == ("8080", "8081") and parent != child, (parent, child)
+        assert endpoints_of(ctl, "one", owner) == [8080, 8081]
+        queues = ctl.ctld.json("queue", "list", "one", user=owner)
+        assert sorted(q["endpoint"] for q in queues.values()) == [0, 1], queues
+        assert endpoints_of(ctl, "two", owner) == []
+        for port, pid in ((8081, child), (8080, parent)):
+            r = retried(client, *fetch(f"http://{P0_IP}:{port}/"))
+            assert r.stdout == pid, (port, r.stdout + r.stderr)
+
+        os.kill(int(child), signal.SIGKILL)
+        killed, child = child, None
+        assert released_in_time(ctl, "one", owner, left=[8080]), endpoints_of(ctl, "one", owner)
+        ctl.ctld.wait_log(f"process {killed} holding endpoint 1 of slice one (TCP port 8081) "
+                          "is gone: released")
+        queues = ctl.ctld.json("queue", "list", "one", user=owner)
+        assert [q["endpoint"] for q in queues.values()] == [0], queues
+        r = retried(client, *fetch(f"http://{P0_IP}:8080/"))
+        assert r.stdout == parent, r.stdout + r.stderr
+
+        prog.stdin.write("close\n")
+        prog.stdin.flush()
+        assert said(prog, 1, err) == [["closed"]]
+        assert prog.poll() is None
+        assert endpoints_of(ctl, "one", owner) == []
+        assert ctl.ctld.json("queue", "list", "one", user=owner) == {}
+    finally:
+        if child is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(child), signal.SIGKILL)
+        if prog is not None:
+            prog.kill()
+            prog.wait()
+        for name in (client, ns1, ns2):
+            subprocess.run(["ip", "netns", "del", name], check=False, capture_output=True)
