@@ -11,8 +11,11 @@
 
 #include "tap_io.h"
 
-/* A merged frame's segments (64 KB of 1448-byte ones) and its header. */
-#define MAX_IOV 64
+/*
+ * A frame's segments: a merged one has one per frame of its GRO call, up to
+ * all of them (64 KB of 16-byte segments is more than 64).
+ */
+#define MAX_IOV RTE_GRO_MAX_BURST_ITEM_NUM
 
 void
 sp_tap_mark_tcp(struct rte_mbuf *m, uint16_t ip_hlen, uint16_t tcp_hlen)
