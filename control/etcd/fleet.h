@@ -80,8 +80,9 @@ json_t *fleet_call(struct fleet *f, const char *method, json_t *params, struct s
  * The policy's re-placement, run by every node's heartbeat: the slices of a
  * node down (not live) for the policy's replace_down_after seconds go to
  * another node (slice.replace). down_since (node -> when first seen down,
- * the caller's to keep between calls) is updated; the answer lists what was
- * tried: [{"slice", "node", "to"} or {"slice", "node", "error"}].
+ * the caller's to keep between calls) is updated; the answer lists what this
+ * call moved or could not: [{"slice", "node", "to"} or {"slice", "node",
+ * "error"}] (not a slice another node moved first).
  */
 json_t *fleet_replace_down(struct fleet *f, json_t *down_since, double now);
 

@@ -92,7 +92,11 @@ fleet_replace_down(struct fleet *f, json_t *down_since, double now)
 				      node);
 			memset(&e, 0, sizeof(e));
 			r = fl_slice_replace(f, p, &e);
-			if (r == NULL && e.code != SP_RPC_NOT_FOUND) /* NOT_FOUND: another did it */
+			if (r == NULL && e.code == SP_RPC_NOT_FOUND) {
+				json_decref(p); /* another node moved (or deleted) it first */
+				continue;
+			}
+			if (r == NULL)
 				json_object_set_new(p, "error", json_string(e.message));
 			else
 				json_object_set(p, "to", json_object_get(r, "to"));

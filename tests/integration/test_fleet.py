@@ -18,14 +18,20 @@ import urllib.request
 import pytest
 
 from conftest import needs_root
-from ctlnode import CtlNode
-from spnode import SLICECTL, inner_udp, substrate
+from ctlnode import NH1, CtlNode
+from spnode import SLICECTL, assert_frames, inner_udp, substrate
+from sp_rpc import RpcError  # noqa: E402 (tools/ is on the path once spnode is imported)
 
 pytestmark = [needs_root,
               pytest.mark.skipif(shutil.which("etcd") is None,
                                  reason="etcd is missing (apt-get install etcd-server)")]
 
 TTL = 3
+RENEW = (TTL + 2) // 3  # how often a node renews its lease (control/slicectld/cluster.c)
+# Past the TTL, leaving the live set takes etcd's check for expired leases (every 500 ms)
+# and one `node list` poll (a slicectl run and its read) to see it: 1.5 s covers both.
+LEAVE_SLACK = 1.5
+NOT_FOUND = 1001  # SP_RPC_NOT_FOUND (include/slicepath/proto.h)
 
 
 def free_port(host):
@@ -90,7 +96,7 @@ def fleet_of(tmp_path, etcd):
             d.mkdir()
             # Listed before it starts: one that fails to start is killed too.
             nodes.append(CtlNode(d, f"fleet{i}", "--cluster", etcd.cluster, "--node", f"n{i}",
-                                 "--ttl", str(TTL)))
+                                 "--ttl", str(TTL), p1_tap=True))
             nodes[-1].start()
     except BaseException:
         for n in nodes:
@@ -148,12 +154,58 @@ def live(etcd):
     return sorted(n["node"] for n in fleet_json(etcd, "node", "list") if n["live"])
 
 
+def etcdctl(etcd, *args, opts=()):
+    """etcdctl (Debian's etcd-client) on the first member: its output."""
+    return subprocess.run(["etcdctl", "--endpoints", etcd.client[0], *opts, *map(str, args)],
+                          check=True, capture_output=True, text=True,
+                          env={**os.environ, "ETCDCTL_API": "3"}).stdout
+
+
 def filters_on(node, name):
+    """The slice's filters on the node, or None when its slicectld answers that it has no
+    such slice; no answer (a slicectld dead or refusing) fails the test."""
     try:
         r = node.ctld.call("filter.list", slice=name)
-    except Exception:  # noqa: BLE001 (not there yet)
-        return None
+    except RpcError as e:
+        if e.code == NOT_FOUND and e.message == f'no slice is named "{name}"':
+            return None
+        raise
     return sorted((f["position"], f["key"], f["mask"]) for f in r)
+
+
+def kill_node(etcd, node, name):
+    """kill -9 the node's slicectld; returns once the node has left the live set, asserting
+    it did within TTL + LEAVE_SLACK of the kill (its lease ran out; sooner would be no fault).
+    Returns when a listing last found it live (monotonic): down only after that."""
+    others = [n for n in live(etcd) if n != name]
+    node.ctld.kill()
+    killed = last_live = time.monotonic()
+    while True:
+        asked = time.monotonic()
+        seen = live(etcd)
+        took = time.monotonic() - killed
+        assert took <= TTL + LEAVE_SLACK, \
+            f"{name} not seen leaving the live set {took:.1f} s after its death (lease {TTL} s)"
+        if seen == others:
+            print(f"{name} left the live set {took:.2f} s after its death")
+            return last_live
+        assert seen == sorted(others + [name]), seen
+        last_live = asked
+        time.sleep(0.1)
+
+
+def placed_until(etcd, deadline, on, what):
+    """Every listing of slice web finished before deadline (monotonic) places it on the
+    nodes on; there is at least one."""
+    seen = 0
+    while True:
+        nodes = fleet_json(etcd, "slice", "list")[0]["nodes"]
+        if time.monotonic() >= deadline:
+            break
+        assert nodes == on, f"{what}: on {nodes}"
+        seen += 1
+        time.sleep(0.1)
+    assert seen, "no listing was made in the window"
 
 
 def test_a_slice_created_once_is_in_force_on_its_nodes(fleet):
@@ -191,9 +243,8 @@ def test_a_slice_created_once_is_in_force_on_its_nodes(fleet):
     until(lambda: "byhand" not in [x["name"] for x in nodes[1].ctld.call("slice.list")],
           "a slice the registry does not place on the node stayed")
 
-    # A node whose slicectld is gone leaves the live set within the lease's TTL.
-    nodes[2].ctld.kill()
-    until(lambda: live(etcd) == ["n0", "n1"], "a dead node stayed live", timeout=TTL + 10)
+    # A node whose slicectld is gone leaves the live set when its lease runs out.
+    kill_node(etcd, nodes[2], "n2")
     status = {s["node"]: s for s in fleet_json(etcd, "slice", "status", "web")["nodes"]}
     assert not status["n2"]["live"] and status["n0"]["live"], status
 
@@ -215,19 +266,43 @@ def test_a_slice_replaced_off_a_down_node(fleet):
     fleetctl(etcd, "slice", "create", "web", "codeopt", "ipv4", "nodes", "n0,n1")
     make_web(etcd)
     until(lambda: filters_on(nodes[1], "web") is not None, "n1 did not get the slice")
-    nodes[1].ctld.kill()
-    until(lambda: live(etcd) == ["n0", "n2"], "n1 stayed live", timeout=TTL + 10)
-    assert fleet_json(etcd, "slice", "list")[0]["nodes"] == ["n0", "n1"]  # still defined
+    kill_node(etcd, nodes[1], "n1")
+    # Still defined on n1, longer than a policy's delay (2 s in the policy test) would take.
+    placed_until(etcd, time.monotonic() + 4, ["n0", "n1"], "with no policy the slice moved")
     out = fleetctl(etcd, "slice", "replace", "web", "n1").stdout
     assert "slice web moved off n1 onto n2: on n0, n2" in out, out
     until(lambda: len(filters_on(nodes[2], "web") or []) == 1, "n2 did not apply the slice")
-    nodes[2].send("web", 5000, inner_udp("10.2.0.9"))
+    inner = inner_udp("10.2.0.9")
+    nodes[2].send("web", 5000, inner)
+    nodes[2].wait(lambda: nodes[2].ctld.call("stats.get", slice="web")["slice"]["fwd_pkts"]
+                  == 1, "n2 did not forward by the slice's filter")
+    assert_frames(nodes[2].p1_frames(2, timeout=1), [nodes[2].expected(inner, 5001, NH1)],
+                  "n2's p1")
     nodes[1].ctld.start()
     until(lambda: filters_on(nodes[1], "web") is None, "n1 kept the slice it lost")
     used = {n["node"]: n["used_slices"] for n in fleet_json(etcd, "node", "list")}
     assert used == {"n0": 1, "n1": 0, "n2": 1}, used
     bad = fleetctl(etcd, "slice", "replace", "web", "n1", check=False)
     assert bad.returncode == 2 and "slice web is not on node n1" in bad.stderr, bad.stderr
+
+
+def test_a_slice_deleted_while_its_node_was_down_and_its_status_lost(fleet):
+    """A node's slicectld killed -9; its slice deleted from the registry, and the node's
+    status for it gone too (as if a crash had lost that write): back, the node reads the
+    registry whole and deletes the slice all the same."""
+    etcd, nodes = fleet
+    until(lambda: live(etcd) == ["n0", "n1", "n2"], "the three nodes did not join")
+    fleetctl(etcd, "slice", "create", "web", "codeopt", "ipv4", "nodes", "n0")
+    until(lambda: [s["state"] for s in fleet_json(etcd, "slice", "status", "web")["nodes"]]
+          == ["in_force"], "the slice is not in force on n0")
+    nodes[0].ctld.kill()
+    fleetctl(etcd, "slice", "delete", "web")
+    status = "/slicepath/status/n0/web"
+    assert "in_force" in etcdctl(etcd, "get", status, "--print-value-only")
+    etcdctl(etcd, "del", status)
+    nodes[0].ctld.start()
+    until(lambda: filters_on(nodes[0], "web") is None, "n0 kept a slice the registry dropped")
+    assert "web" not in [s["name"] for s in nodes[0].ctld.call("slice.list")]
 
 
 def test_what_a_node_could_not_apply_is_written_back(fleet):
@@ -262,12 +337,16 @@ def test_the_policy_moves_slices_off_a_node_that_stays_down(fleet):
     fleetctl(etcd, "slice", "create", "web", "codeopt", "ipv4", "nodes", "n0,n1")
     make_web(etcd)
     until(lambda: filters_on(nodes[1], "web") is not None, "n1 did not get the slice")
-    nodes[1].ctld.kill()
+    down_after = kill_node(etcd, nodes[1], "n1")
+    placed_until(etcd, down_after + 2, ["n0", "n1"], "moved before n1 was down 2 s")
+    # Then a heartbeat or two (RENEW s each) later.
     until(lambda: fleet_json(etcd, "slice", "list")[0]["nodes"] == ["n0", "n2"],
-          "the policy did not move the slice off the node down", timeout=TTL + 15)
+          "the policy did not move the slice off the node down", timeout=3 * RENEW + 2)
     until(lambda: len(filters_on(nodes[2], "web") or []) == 1, "n2 did not apply the slice")
-    moved = [n.ctld.log().count("stayed down: slice web moved to n2") for n in nodes]
-    assert sum(moved) == 1, moved  # one node did it; the others found it done
+    logs = [n.ctld.log() for n in nodes]
+    moved = [log.count("stayed down: slice web moved to n2") for log in logs]
+    assert sorted(moved) == [0, 0, 1], moved  # one node did it; the others found it done
+    assert not any("(null)" in log for log in logs), "a node logged a move it did not make"
     bad = fleetctl(etcd, "policy", "set", "replace-after", -1, check=False)
     assert bad.returncode == 1, bad.stderr
 
@@ -382,19 +461,15 @@ def test_tls_and_etcd_logins(tmp_path):
     etcd = Etcd(tmp_path, tls=(cert, key)).start()
     node = None
     try:
-        def etcdctl(*args):
-            subprocess.run(["etcdctl", "--endpoints", etcd.client[0], "--cacert", str(ca),
-                            *args], check=True, capture_output=True,
-                           env={**os.environ, "ETCDCTL_API": "3"})
-
-        etcdctl("user", "add", "root", "--new-user-password", "rootpw")
-        etcdctl("role", "add", "fleet")
-        etcdctl("role", "grant-permission", "fleet", "--prefix=true", "readwrite",
-                "/slicepath/")
+        ca_opt = ("--cacert", str(ca))
+        etcdctl(etcd, "user", "add", "root", "--new-user-password", "rootpw", opts=ca_opt)
+        etcdctl(etcd, "role", "add", "fleet", opts=ca_opt)
+        etcdctl(etcd, "role", "grant-permission", "fleet", "--prefix=true", "readwrite",
+                "/slicepath/", opts=ca_opt)
         for user, pw in (("n0", "nodepw"), ("op", "oppw")):
-            etcdctl("user", "add", user, "--new-user-password", pw)
-            etcdctl("user", "grant-role", user, "fleet")
-        etcdctl("auth", "enable")
+            etcdctl(etcd, "user", "add", user, "--new-user-password", pw, opts=ca_opt)
+            etcdctl(etcd, "user", "grant-role", user, "fleet", opts=ca_opt)
+        etcdctl(etcd, "auth", "enable", opts=ca_opt)
 
         d = tmp_path / "n0"
         d.mkdir()
