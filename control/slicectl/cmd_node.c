@@ -68,6 +68,31 @@ steering_row(struct table *t, json_t *o)
 		  num(o, "steering_rules", rules, 16), note != NULL && note[0] != '\0' ? note : "-");
 }
 
+/* node's lines under the table: the stored slices against slicepathd, and those not in force. */
+static int
+replay_status(struct cli *cli)
+{
+	int status;
+	json_t *r = cli_call(cli, SP_M_REPLAY_STATUS, NULL, &status), *o;
+	size_t i;
+
+	if (r == NULL)
+		return status;
+	printf("slices: %" JSON_INTEGER_FORMAT " in force, %" JSON_INTEGER_FORMAT " degraded, %"
+	       JSON_INTEGER_FORMAT " absent; slicepathd found other than stored %"
+	       JSON_INTEGER_FORMAT " time(s) (the database's restored)\n",
+	       json_integer_value(json_object_get(r, "in_force")),
+	       json_integer_value(json_object_get(r, "degraded")),
+	       json_integer_value(json_object_get(r, "absent")),
+	       json_integer_value(json_object_get(r, "divergences")));
+	json_array_foreach(json_object_get(r, "not_in_force"), i, o)
+		printf("  %s %s: %s\n", json_string_value(json_object_get(o, "slice")),
+		       json_string_value(json_object_get(o, "state")),
+		       json_string_value(json_object_get(o, "trouble")));
+	json_decref(r);
+	return 0;
+}
+
 /* iface.list as a table of rows: iface's (reservations) or node's (steering). */
 static int
 ifaces(struct cli *cli, bool steering)
@@ -90,7 +115,7 @@ ifaces(struct cli *cli, bool steering)
 	}
 	table_print(t);
 	json_decref(r);
-	return 0;
+	return steering ? replay_status(cli) : 0;
 }
 
 /* sched set NPE PORT RATE [overhead BYTES] */

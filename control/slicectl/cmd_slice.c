@@ -139,14 +139,17 @@ slice_move(struct cli *cli, int argc, char **argv)
 	return cli_call_and_say(cli, SP_M_SLICE_MOVE, p, said);
 }
 
+/* "config", "in force", or its state ("degraded", "absent") and why. */
 static const char *
-slice_state(json_t *o)
+slice_state(json_t *o, char *buf, size_t len)
 {
 	if (!json_is_true(json_object_get(o, "managed")))
 		return "config";
-	if (json_is_false(json_object_get(o, "in_force")))
-		return json_string_value(json_object_get(o, "trouble"));
-	return "in force";
+	if (!json_is_false(json_object_get(o, "in_force")))
+		return "in force";
+	snprintf(buf, len, "%s: %s", json_string_value(json_object_get(o, "state")) ?: "absent",
+		 json_string_value(json_object_get(o, "trouble")) ?: "");
+	return buf;
 }
 
 static int
@@ -168,7 +171,7 @@ slice_list(struct cli *cli, int argc, char **argv)
 	t = table_new(14, "SLICE", "ID", "OWNER", "CODEOPT", "NPE", "FILTERS", "QUEUES", "BUFFERS",
 		      "MEMORY", "BANDWIDTH", "RESERVED", "INBOUND", "IN_RESERVED", "STATE");
 	json_array_foreach(r, i, o) {
-		char b[11][24];
+		char b[11][24], state[1100];
 
 		table_row(t, json_string_value(json_object_get(o, "name")), num(o, "id", b[0], 24),
 			  owner(o, b[1], 24), json_string_value(json_object_get(o, "codeopt")),
@@ -176,7 +179,7 @@ slice_list(struct cli *cli, int argc, char **argv)
 			  num(o, "queue_quota", b[4], 24), num(o, "buffer_quota", b[5], 24),
 			  num(o, "memory", b[6], 24), rate(o, "bandwidth", b[7], 24),
 			  rate(o, "reserved", b[8], 24), rate(o, "inbound", b[9], 24),
-			  rate(o, "inbound_reserved", b[10], 24), slice_state(o));
+			  rate(o, "inbound_reserved", b[10], 24), slice_state(o, state, sizeof(state)));
 	}
 	table_print(t);
 	json_decref(r);

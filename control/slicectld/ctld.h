@@ -65,6 +65,9 @@ struct ctld_endpoint {
 	 * Its start time tells it from a later process given the same pid. */
 	pid_t holder; /* 0: held until released */
 	uint64_t holder_start;
+	/* Not stored: its holder is gone but filters still send through it, and the log
+	 * has said so (once: it is released when the last such filter goes). */
+	bool kept_said;
 };
 
 struct ctld_queue {
@@ -74,6 +77,18 @@ struct ctld_queue {
 	uint32_t threshold_packets;
 	uint64_t share;
 };
+
+/*
+ * A stored slice against slicepathd (not stored: found at each replay):
+ * in force as stored; degraded (in slicepathd, some endpoints, queues,
+ * filters or memory it refused); absent (not in slicepathd at all). A slice
+ * not in force keeps all it stored, and the worker tries again every
+ * CTLD_RETRY_S.
+ */
+enum ctld_slice_state { CTLD_IN_FORCE, CTLD_DEGRADED, CTLD_ABSENT };
+#define CTLD_RETRY_S 5
+/* "in_force", "degraded", "absent": slice.list's "state", the metrics' label. */
+const char *model_state_name(enum ctld_slice_state state);
 
 struct ctld_slice {
 	bool used;
@@ -88,14 +103,18 @@ struct ctld_slice {
 	uint32_t buffer_quota;
 	uint64_t bandwidth; /* its endpoints' outbound reservations together, at most */
 	uint64_t inbound;   /* their inbound reservations together, at most */
-	/* A host slice's (codeopt "host"): its network namespace, NAT range size, and
-	 * whether slicectld made the namespace (it then removes it with the slice). */
+	/* A host slice's (codeopt "host"): its network namespace, NAT range size and
+	 * first number (what slicepathd chose at creation, asked for again at every
+	 * restore; 0 before that is known), and whether slicectld made the namespace
+	 * (it then removes it with the slice). */
 	char netns[SP_NETNS_NAME_LEN];
 	uint16_t nat_ports;
+	uint16_t nat_first;
 	bool netns_made;
 	struct ctld_endpoint ep[SP_MAX_SLICE_ENDPOINTS];
 	struct ctld_queue q[SP_MAX_SLICE_QUEUES];
-	/* Not stored: why slicepathd does not have it as stored ("" when it does). */
+	/* Not stored: its state in slicepathd, and why it is not in force ("" when it is). */
+	enum ctld_slice_state state;
 	char trouble[1024];
 };
 
@@ -120,6 +139,8 @@ struct ctld {
 	struct model model;
 	struct store *store;
 	struct backend *backend;
+	/* Slices found in slicepathd other than stored (changed on its own socket), and re-created. */
+	uint64_t divergences;
 };
 
 /* A managed slice by name, or NULL. */

@@ -42,6 +42,7 @@ static const struct {
 	{SP_M_STATE_DUMP, m_state_dump, OPERATOR, ""},
 	{SP_M_METRICS_TEXT, m_metrics_text, OPERATOR, ""},
 	{SP_M_SCHED_SET, m_sched_set, OPERATOR, "npe port rate overhead"},
+	{SP_M_REPLAY_STATUS, m_replay_status, ANYONE, ""},
 };
 
 #define NB_METHODS (sizeof(methods) / sizeof(methods[0]))
@@ -100,6 +101,43 @@ model_reserved(const struct ctld_slice *s, bool inbound)
 	return sum;
 }
 
+const char *
+model_state_name(enum ctld_slice_state state)
+{
+	static const char *const names[] = {
+		[CTLD_IN_FORCE] = "in_force",
+		[CTLD_DEGRADED] = "degraded",
+		[CTLD_ABSENT] = "absent",
+	};
+
+	return names[state];
+}
+
+bool
+model_check_target(const struct ctld_slice *s, uint16_t endpoint, uint16_t queue,
+		   const char *where, struct sp_rpc_error *e)
+{
+	const struct ctld_queue *q = queue < SP_MAX_SLICE_QUEUES ? &s->q[queue] : NULL;
+
+	if (endpoint >= SP_MAX_SLICE_ENDPOINTS || !s->ep[endpoint].used) {
+		sp_rpc_fail(e, SP_RPC_NOT_FOUND, "%sresult.endpoint %u: slice %s has no endpoint %u",
+			    where, endpoint, s->name, endpoint);
+		return false;
+	}
+	if (q == NULL || !q->bound) {
+		sp_rpc_fail(e, SP_RPC_NOT_FOUND, "%sresult.queue %u: slice %s has no queue %u bound",
+			    where, queue, s->name, queue);
+		return false;
+	}
+	if (strcmp(s->ep[q->endpoint].port, s->ep[endpoint].port) != 0) {
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%sresult.queue %u feeds port %s but endpoint "
+			    "%u is on %s; use a queue of that port", where, queue,
+			    s->ep[q->endpoint].port, endpoint, s->ep[endpoint].port);
+		return false;
+	}
+	return true;
+}
+
 json_t *
 model_create_params(const struct ctld_slice *s)
 {
@@ -113,6 +151,8 @@ model_create_params(const struct ctld_slice *s)
 	if (s->netns[0] != '\0') {
 		json_object_set_new(p, "netns", json_string(s->netns));
 		json_object_set_new(p, "nat_ports", json_integer(s->nat_ports));
+		if (s->nat_first != 0)
+			json_object_set_new(p, "nat_first", json_integer(s->nat_first));
 	}
 	return p;
 }

@@ -4,7 +4,10 @@
  * shim's): released, with the queues bound to them, once that process is
  * gone, however it ended (a signal it does not handle leaves no time to
  * release anything itself). Checked from the worker, and so also at
- * slicectld's start for what a previous run stored.
+ * slicectld's start for what a previous run stored. An endpoint that filters
+ * still send through (by it or its queues) is kept, said once, and released
+ * when its owner has deleted the last of them: its frames keep their way
+ * meanwhile, and nothing the owner wrote is undone behind their back.
  */
 #include "holders.h"
 
@@ -13,6 +16,7 @@
 #include <string.h>
 
 #include "methods.h"
+#include "store.h"
 
 uint64_t
 holder_start_time(pid_t pid)
@@ -52,13 +56,40 @@ as_operator(struct ctld *c, ctld_method method, const struct ctld_slice *s, cons
 	return r;
 }
 
-/* Release endpoint i of s and every queue bound to it. */
+/* The filters of s that send through endpoint i or a queue bound to it, as "3 (positions 0, 7)"; 0 if none. */
+static int
+filters_through(struct ctld *c, const struct ctld_slice *s, unsigned int i, char *list,
+		size_t len)
+{
+	int n = store_filters_naming(c->store, s->id, false, (uint16_t)i, list, len);
+
+	for (unsigned int q = 0; n == 0 && q < SP_MAX_SLICE_QUEUES; q++)
+		if (s->q[q].bound && s->q[q].endpoint == i)
+			n = store_filters_naming(c->store, s->id, true, (uint16_t)q, list, len);
+	return n;
+}
+
+/* Release endpoint i of s and every queue bound to it, unless filters still send through them. */
 static void
 release_held(struct ctld *c, struct ctld_slice *s, unsigned int i)
 {
 	const struct ctld_endpoint held = s->ep[i]; /* released below */
 	struct sp_rpc_error e = {0};
+	char positions[256];
 	json_t *r;
+	int n = filters_through(c, s, i, positions, sizeof(positions));
+
+	if (n != 0) {
+		if (!s->ep[i].kept_said)
+			ctld_log("process %d holding endpoint %u of slice %s (%s port %u) is gone; "
+				 "kept while filters send through it (%s%s): released once the "
+				 "owner deletes them", (int)held.holder, i, s->name,
+				 held.tcp ? "TCP" : "UDP", held.l4_port,
+				 n < 0 ? "the store: " : "positions ",
+				 n < 0 ? store_error(c->store) : positions);
+		s->ep[i].kept_said = true;
+		return;
+	}
 
 	for (unsigned int q = 0; q < SP_MAX_SLICE_QUEUES; q++) {
 		if (!s->q[q].bound || s->q[q].endpoint != i)

@@ -173,6 +173,34 @@ m_endpoint_release(struct ctld *c, const struct caller *who, json_t *params,
 	return r;
 }
 
+/*
+ * A queue.bind as the model has the slice: its endpoint reserved, and a
+ * bound queue kept on its port (filters naming it send from endpoints
+ * there). An endpoint slicepathd refuses is left to its message.
+ */
+static bool
+bind_fits_model(const struct ctld_slice *s, uint16_t qid, json_t *params,
+		struct sp_rpc_error *e)
+{
+	json_t *v = json_object_get(params, "endpoint");
+	uint64_t ep = json_is_integer(v) ? (uint64_t)json_integer_value(v) : UINT64_MAX;
+
+	if (ep >= SP_MAX_SLICE_ENDPOINTS)
+		return true;
+	if (!s->ep[ep].used) {
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "queue %u, endpoint %u: slice %s has no "
+			    "endpoint %u", qid, (unsigned int)ep, s->name, (unsigned int)ep);
+		return false;
+	}
+	if (s->q[qid].bound && strcmp(s->ep[s->q[qid].endpoint].port, s->ep[ep].port) != 0) {
+		sp_rpc_fail(e, SP_RPC_BUSY, "queue %u of slice %s feeds %s; a queue cannot move to "
+			    "another port (endpoint %u is on %s)", qid, s->name,
+			    s->ep[s->q[qid].endpoint].port, (unsigned int)ep, s->ep[ep].port);
+		return false;
+	}
+	return true;
+}
+
 /* queue.bind or queue.set: slicepathd answers with the queue as now in force; store that. */
 static json_t *
 queue_change(struct ctld *c, const struct caller *who, json_t *params, const char *method,
@@ -184,7 +212,13 @@ queue_change(struct ctld *c, const struct caller *who, json_t *params, const cha
 	json_t *r, *in_force;
 	bool stored;
 
-	if (s == NULL || !txn_begin(c, e))
+	if (s == NULL ||
+	    (strcmp(method, SP_M_QUEUE_BIND) == 0 && !bind_fits_model(s, qid, params, e)))
+		return NULL;
+	if (strcmp(method, SP_M_QUEUE_SET) == 0 && !s->q[qid].bound)
+		return sp_rpc_fail(e, SP_RPC_NOT_FOUND, "slice %s has no queue %u bound; bind it "
+				   "first (queue.bind)", s->name, qid);
+	if (!txn_begin(c, e))
 		return NULL;
 	r = backend_call(c->backend, method, ctld_params_for(params, json_string(s->name)), e);
 	if (r == NULL) {

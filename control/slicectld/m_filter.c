@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * filter.insert, filter.delete, filter.list, mem.read and mem.write: a
- * slice's filters and memory block, by its owner or an operator. slicepathd
- * checks positions, keys, results and bounds; what it took is stored.
+ * slice's filters and memory block, by its owner or an operator. A filter's
+ * endpoint and queue are checked against the model (a replay writes them
+ * there); slicepathd checks positions, keys, results and bounds; what it
+ * took is stored.
  */
 #include <stdlib.h>
 
@@ -23,6 +25,27 @@ store_filter(struct ctld *c, const struct ctld_slice *s, json_t *o)
 	return store_put_filter(c->store, s->id, &f) == 0;
 }
 
+/* Each filter's endpoint and queue as the model has them; one slicepathd cannot read it says why. */
+static bool
+targets_in_model(const struct ctld_slice *s, json_t *params, struct sp_rpc_error *e)
+{
+	json_t *list = json_object_get(params, "filters"), *o;
+	struct sp_ctl_filter f;
+	char where[32];
+	size_t i;
+
+	if (list == NULL)
+		return !sp_ctl_filter_from_json(params, &f) ||
+		       model_check_target(s, f.result.endpoint, f.result.queue, "", e);
+	json_array_foreach(list, i, o) {
+		snprintf(where, sizeof(where), "filters[%zu].", i);
+		if (sp_ctl_filter_from_json(o, &f) &&
+		    !model_check_target(s, f.result.endpoint, f.result.queue, where, e))
+			return false;
+	}
+	return true;
+}
+
 /* One filter (position, key, mask, result) or a batch ("filters": [...]): all or none. */
 json_t *
 m_filter_insert(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
@@ -32,7 +55,7 @@ m_filter_insert(struct ctld *c, const struct caller *who, json_t *params, struct
 	bool stored = true;
 	size_t i;
 
-	if (s == NULL || !txn_begin(c, e))
+	if (s == NULL || !targets_in_model(s, params, e) || !txn_begin(c, e))
 		return NULL;
 	r = backend_call(c->backend, SP_M_FILTER_INSERT, ctld_params_for(params, json_string(s->name)),
 			 e);

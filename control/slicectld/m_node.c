@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* whoami, iface.list, sched.set, state.dump and stats.get: the node as a whole. */
+/* whoami, iface.list, replay.status, sched.set, state.dump and stats.get: the node as a whole. */
 #include <string.h>
 
 #include "methods.h"
@@ -17,6 +17,40 @@ m_whoami(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc
 			json_array_append_new(mine, json_string(c->model.slices[i].name));
 	return json_pack("{s:I, s:b, s:o}", "uid", (json_int_t)who->uid, "operator",
 			 who->operator, "slices", mine);
+}
+
+json_t *
+model_replay_status(const struct ctld *c, const struct caller *who)
+{
+	json_t *r = json_pack("{s:I}", "divergences", (json_int_t)c->divergences);
+	json_t *list = json_array();
+	unsigned int count[CTLD_ABSENT + 1] = {0};
+
+	for (unsigned int i = 1; i < SP_MAX_SLICES; i++) {
+		const struct ctld_slice *s = &c->model.slices[i];
+
+		if (!s->used || !(who->operator || s->owner == who->uid))
+			continue;
+		count[s->state]++;
+		if (s->state != CTLD_IN_FORCE)
+			json_array_append_new(list, json_pack("{s:s, s:s, s:s}", "slice", s->name,
+							      "state", model_state_name(s->state),
+							      "trouble", s->trouble));
+	}
+	for (unsigned int k = CTLD_IN_FORCE; k <= CTLD_ABSENT; k++)
+		json_object_set_new(r, model_state_name(k), json_integer(count[k]));
+	json_object_set_new(r, "not_in_force", list);
+	return r;
+}
+
+/* {} -> model_replay_status() for the caller's slices (an operator's: all). */
+json_t *
+m_replay_status(struct ctld *c, const struct caller *who, json_t *params,
+		struct sp_rpc_error *e)
+{
+	(void)params;
+	(void)e;
+	return model_replay_status(c, who);
 }
 
 /* What the NPEs' slices reserve on the port, from node.info's schedulers. */

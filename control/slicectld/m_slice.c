@@ -352,6 +352,8 @@ m_slice_create(struct ctld *c, const struct caller *who, json_t *params, struct 
 		drop_netns(&s);
 		return NULL;
 	}
+	/* The range slicepathd chose is the slice's for good: asked for again at each restore. */
+	s.nat_first = (uint16_t)json_integer_value(json_object_get(r, "nat_first"));
 	stored = store_put_slice(c->store, &s) == 0;
 	if (!txn_commit(c, stored, s.id, e)) {
 		json_decref(r);
@@ -430,6 +432,7 @@ add_stored(json_t *o, const struct ctld_slice *s)
 	json_object_set_new(o, "inbound", json_integer((json_int_t)s->inbound));
 	json_object_set_new(o, "inbound_reserved", json_integer((json_int_t)model_reserved(s, true)));
 	json_object_set_new(o, "in_force", json_boolean(s->trouble[0] == '\0'));
+	json_object_set_new(o, "state", json_string(model_state_name(s->state)));
 	if (s->trouble[0] != '\0')
 		json_object_set_new(o, "trouble", json_string(s->trouble));
 }
@@ -438,7 +441,8 @@ add_stored(json_t *o, const struct ctld_slice *s)
  * {} -> the caller's slices (an operator's: all, those of slicepathd's
  * config too), as slicepathd has them, with owner, bandwidth quota and what
  * the endpoints reserve; "in_force" false for a stored slice slicepathd
- * does not have as stored (unreachable, or it could not be restored).
+ * does not have as stored (unreachable, or it could not be restored), its
+ * "state" ("in_force", "degraded", "absent") and "trouble" saying why.
  */
 json_t *
 m_slice_list(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
@@ -478,6 +482,7 @@ m_slice_list(struct ctld *c, const struct caller *who, json_t *params, struct sp
 			      (json_int_t)s->buffer_quota, "managed", 1);
 		add_stored(o, s);
 		json_object_set_new(o, "in_force", json_false());
+		json_object_set_new(o, "state", json_string(model_state_name(CTLD_ABSENT)));
 		json_object_set_new(o, "trouble", json_string(trouble));
 		json_array_append_new(list, o);
 	}

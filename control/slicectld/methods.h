@@ -7,7 +7,11 @@
  * what the quotas allow, txn_begin(), apply the change to slicepathd (which
  * checks the rest), store what slicepathd answered, txn_commit(), update
  * the model, answer. Nothing is acknowledged before it is stored; a change
- * slicepathd refused leaves nothing stored.
+ * slicepathd refused leaves nothing stored. What a replay must be able to
+ * write again (a filter's endpoint and queue, a queue's endpoint) is checked
+ * against the stored model first, not only against slicepathd's live state:
+ * the two may differ (a change on slicepathd's own socket), and only the
+ * model is replayed.
  */
 #ifndef CTLD_METHODS_H
 #define CTLD_METHODS_H
@@ -37,6 +41,14 @@ json_t *ctld_params_for(json_t *params, json_t *slice);
 json_t *ctld_read_slice(struct ctld *c, const struct caller *who, json_t *params,
 			const char *method, struct sp_rpc_error *e);
 
+/*
+ * A filter result's endpoint and queue as the model has them: the endpoint
+ * reserved, the queue bound and feeding the endpoint's port. where prefixes
+ * the message ("filters[3]."). false with e filled.
+ */
+bool model_check_target(const struct ctld_slice *s, uint16_t endpoint, uint16_t queue,
+			const char *where, struct sp_rpc_error *e);
+
 /* A transaction around a change: false with e filled if the database refuses. */
 bool txn_begin(struct ctld *c, struct sp_rpc_error *e);
 /*
@@ -53,6 +65,14 @@ json_t *m_iface_list(struct ctld *c, const struct caller *who, json_t *params,
 		     struct sp_rpc_error *e);
 json_t *m_sched_set(struct ctld *c, const struct caller *who, json_t *params,
 		    struct sp_rpc_error *e);
+json_t *m_replay_status(struct ctld *c, const struct caller *who, json_t *params,
+			struct sp_rpc_error *e);
+/*
+ * The stored slices who may see, counted by state ("in_force", "degraded",
+ * "absent"), those not in force with why ("not_in_force"), and how many
+ * slices slicepathd was found holding other than stored ("divergences").
+ */
+json_t *model_replay_status(const struct ctld *c, const struct caller *who);
 json_t *m_state_dump(struct ctld *c, const struct caller *who, json_t *params,
 		     struct sp_rpc_error *e);
 json_t *m_stats_get(struct ctld *c, const struct caller *who, json_t *params,

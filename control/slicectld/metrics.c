@@ -233,8 +233,23 @@ residence(FILE *f, json_t *r)
 	sample(f, metric, num(r, "count"), NULL);
 }
 
+/* slicectld's own: the stored slices by their state in slicepathd, and what it found changed there. */
+static void
+replay_state(FILE *f, json_t *replay)
+{
+	static const char *const states[] = {"in_force", "degraded", "absent"};
+
+	family(f, "slicectld_slices", "gauge", "Stored slices by state in slicepathd: in_force, "
+	       "degraded (some parts refused, retried), absent (not there at all).");
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+		sample(f, "slicectld_slices", num(replay, states[i]), "state", states[i], NULL);
+	family(f, "slicectld_divergences_total", "counter", "Slices found in slicepathd other "
+	       "than stored (changed on its own socket), re-created as stored.");
+	sample(f, "slicectld_divergences_total", num(replay, "divergences"), NULL);
+}
+
 char *
-metrics_render(json_t *node, json_t *slices)
+metrics_render(json_t *node, json_t *slices, json_t *replay)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -251,6 +266,7 @@ metrics_render(json_t *node, json_t *slices)
 	slice_counters(f, slices);
 	endpoints(f, slices);
 	queues(f, slices);
+	replay_state(f, replay);
 	if (fclose(f) != 0) {
 		free(text);
 		return NULL;
@@ -261,11 +277,10 @@ metrics_render(json_t *node, json_t *slices)
 json_t *
 m_metrics_text(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
-	json_t *node, *slices, *s, *r = NULL;
+	json_t *node, *slices, *s, *replay, *r = NULL;
 	const char *name;
 	char *text;
 
-	(void)who;
 	(void)params;
 	node = backend_call(c->backend, SP_M_STATS_GET, NULL, e);
 	if (node == NULL)
@@ -279,7 +294,9 @@ m_metrics_text(struct ctld *c, const struct caller *who, json_t *params, struct 
 		if (one != NULL)
 			json_object_set_new(slices, name, one);
 	}
-	text = metrics_render(node, slices);
+	replay = model_replay_status(c, who);
+	text = metrics_render(node, slices, replay);
+	json_decref(replay);
 	if (text != NULL)
 		r = json_pack("{s:s}", "text", text);
 	else

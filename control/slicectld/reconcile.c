@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "common/notify.h"
 #include "common/text.h"
 #include "ctl_int.h"
 #include "store.h"
@@ -103,6 +104,23 @@ same_filter(const struct sp_ctl_filter *a, const struct sp_ctl_filter *b)
 	       memcmp(a->result.data, b->result.data, sizeof(a->result.data)) == 0;
 }
 
+/*
+ * What a replay could not write back: counted, the first reason kept. A
+ * slice with some is degraded: the rest of it is in force, and the worker
+ * tries the missing parts again (reconcile_retry).
+ */
+struct missing {
+	unsigned int n;
+	char first[768];
+};
+
+static void
+missed(struct missing *m, const char *why)
+{
+	if (m->n++ == 0)
+		snprintf(m->first, sizeof(m->first), "%.*s", (int)sizeof(m->first) - 1, why);
+}
+
 /* Stored filters written to slicepathd where they are not there as stored. */
 struct filter_sync {
 	struct ctld *c;
@@ -110,40 +128,61 @@ struct filter_sync {
 	json_t *live;  /* the slice's filters in slicepathd, in position order (NULL: none) */
 	size_t next;   /* the first live filter not compared yet */
 	json_t *batch;
+	struct missing *m;
 	unsigned int written, deleted;
-	char why[1024];
 };
 
-static int
+static bool
+insert(struct filter_sync *y, json_t *filters)
+{
+	char why[1024];
+
+	if (done(y->c, SP_M_FILTER_INSERT, json_pack("{s:s, s:O}", "slice", y->s->name, "filters",
+						   filters), why, sizeof(why)))
+		return true;
+	if (json_array_size(filters) == 1)
+		missed(y->m, why);
+	return false;
+}
+
+/* A batch in one call; if slicepathd refuses it, each filter alone: one refused is missed, not all. */
+static void
 flush_batch(struct filter_sync *y)
 {
-	size_t n = json_array_size(y->batch);
+	size_t n = json_array_size(y->batch), i;
+	json_t *one;
 
 	if (n == 0)
-		return 0;
-	if (!done(y->c, SP_M_FILTER_INSERT, json_pack("{s:s, s:O}", "slice", y->s->name, "filters",
-						   y->batch), y->why, sizeof(y->why)))
-		return -1;
-	y->written += (unsigned int)n;
+		return;
+	if (insert(y, y->batch)) {
+		y->written += (unsigned int)n;
+	} else {
+		json_array_foreach(y->batch, i, one) {
+			json_t *alone = json_pack("[O]", one);
+
+			y->written += n > 1 && insert(y, alone);
+			json_decref(alone);
+		}
+	}
 	json_array_clear(y->batch);
-	return 0;
 }
 
 /* Delete the live filters before position (or all that are left: UINT64_MAX). */
-static int
+static void
 delete_live_before(struct filter_sync *y, uint64_t position)
 {
+	char why[1024];
 	json_t *o;
 
 	while ((o = json_array_get(y->live, y->next)) != NULL && u64(o, "position") < position) {
-		if (!done(y->c, SP_M_FILTER_DELETE, json_pack("{s:s, s:O}", "slice", y->s->name,
-							   "position", json_object_get(o, "position")),
-			  y->why, sizeof(y->why)))
-			return -1;
-		y->deleted++;
+		if (done(y->c, SP_M_FILTER_DELETE, json_pack("{s:s, s:O}", "slice", y->s->name,
+							  "position", json_object_get(o, "position")),
+			 why, sizeof(why)))
+			y->deleted++;
+		else
+			missed(y->m, why);
 		y->next++;
 	}
-	return 0;
 }
 
 static int
@@ -153,8 +192,7 @@ sync_one(void *arg, const struct sp_ctl_filter *f)
 	struct sp_ctl_filter live;
 	json_t *o;
 
-	if (delete_live_before(y, f->position) < 0)
-		return -1;
+	delete_live_before(y, f->position);
 	o = json_array_get(y->live, y->next);
 	if (o != NULL && u64(o, "position") == f->position) {
 		y->next++;
@@ -162,84 +200,91 @@ sync_one(void *arg, const struct sp_ctl_filter *f)
 			return 0;
 	}
 	json_array_append_new(y->batch, sp_ctl_filter_to_json(f));
-	return json_array_size(y->batch) >= SP_FILTER_BATCH ? flush_batch(y) : 0;
+	if (json_array_size(y->batch) >= SP_FILTER_BATCH)
+		flush_batch(y);
+	return 0;
 }
 
-/* Bring slicepathd's filters of s (live, NULL for none) in step with the stored ones. */
-static bool
-sync_filters(struct ctld *c, const struct ctld_slice *s, json_t *live, char *why, size_t len,
-	     unsigned int *written)
+/* Bring slicepathd's filters of s (live, NULL for none) in step with the stored ones; what fails is missed. */
+static unsigned int
+sync_filters(struct ctld *c, const struct ctld_slice *s, json_t *live, struct missing *m)
 {
-	struct filter_sync y = {.c = c, .s = s, .live = live, .batch = json_array()};
-	int rc = store_each_filter(c->store, s->id, sync_one, &y);
+	struct filter_sync y = {.c = c, .s = s, .live = live, .batch = json_array(), .m = m};
 
-	if (rc == 0)
-		rc = flush_batch(&y);
-	if (rc == 0)
-		rc = delete_live_before(&y, UINT64_MAX);
+	if (store_each_filter(c->store, s->id, sync_one, &y) != 0)
+		missed(m, store_error(c->store));
+	flush_batch(&y);
+	delete_live_before(&y, UINT64_MAX);
 	json_decref(y.batch);
-	if (rc != 0)
-		snprintf(why, len, "%s", y.why[0] != '\0' ? y.why : store_error(c->store));
-	else if (live != NULL && y.written + y.deleted > 0)
+	if (live != NULL && y.written + y.deleted > 0)
 		ctld_log("slice %s: %u filter(s) rewritten and %u deleted to match the database",
 			 s->name, y.written, y.deleted);
-	*written = y.written;
-	return rc == 0;
+	return y.written;
 }
 
 /* --------------------------------------------------------------- slices */
 
+/* slicepathd's endpoint idx of the slice (live), if it is stored endpoint e there. */
+static bool
+live_endpoint_is(json_t *live, unsigned int idx, const struct ctld_endpoint *e)
+{
+	json_t *o;
+	size_t i;
+
+	json_array_foreach(json_object_get(live, "endpoints"), i, o)
+		if (u64(o, "index") == idx)
+			return strcmp(e->port, str(o, "port")) == 0 &&
+			       json_object_get(o, e->tcp ? "tcp_port" : "udp_port") != NULL &&
+			       e->l4_port == u64(o, e->tcp ? "tcp_port" : "udp_port") &&
+			       e->bandwidth == u64(o, "bandwidth") && e->inbound == u64(o, "inbound");
+	return false;
+}
+
+/* slicepathd's queue id of the slice (live), if it is bound as stored queue q. */
+static bool
+live_queue_is(json_t *live, unsigned int id, const struct ctld_queue *q)
+{
+	json_t *o;
+	size_t i;
+
+	json_array_foreach(json_object_get(live, "queues"), i, o)
+		if (u64(o, "id") == id)
+			return q->endpoint == u64(o, "endpoint") &&
+			       q->threshold == u64(o, "threshold") &&
+			       q->threshold_packets == u64(o, "threshold_packets") &&
+			       q->share == u64(o, "share");
+	return false;
+}
+
 static bool
 same_endpoints(const struct ctld_slice *s, json_t *live)
 {
-	json_t *eps = json_object_get(live, "endpoints"), *o;
 	unsigned int stored = 0;
-	size_t i;
 
-	for (unsigned int k = 0; k < SP_MAX_SLICE_ENDPOINTS; k++)
-		stored += s->ep[k].used;
-	if (json_array_size(eps) != stored)
-		return false;
-	json_array_foreach(eps, i, o) {
-		uint64_t idx = u64(o, "index");
-		const struct ctld_endpoint *e = idx < SP_MAX_SLICE_ENDPOINTS ? &s->ep[idx] : NULL;
-
-		if (e == NULL || !e->used || strcmp(e->port, str(o, "port")) != 0 ||
-		    json_object_get(o, e->tcp ? "tcp_port" : "udp_port") == NULL ||
-		    e->l4_port != u64(o, e->tcp ? "tcp_port" : "udp_port") ||
-		    e->bandwidth != u64(o, "bandwidth") ||
-		    e->inbound != u64(o, "inbound"))
+	for (unsigned int k = 0; k < SP_MAX_SLICE_ENDPOINTS; k++) {
+		if (s->ep[k].used && !live_endpoint_is(live, k, &s->ep[k]))
 			return false;
+		stored += s->ep[k].used;
 	}
-	return true;
+	return json_array_size(json_object_get(live, "endpoints")) == stored;
 }
 
 static bool
 same_queues(const struct ctld_slice *s, json_t *live)
 {
-	json_t *qs = json_object_get(live, "queues"), *o;
 	unsigned int stored = 0;
-	size_t i;
 
-	for (unsigned int k = 0; k < SP_MAX_SLICE_QUEUES; k++)
-		stored += s->q[k].bound;
-	if (json_array_size(qs) != stored)
-		return false;
-	json_array_foreach(qs, i, o) {
-		uint64_t id = u64(o, "id");
-		const struct ctld_queue *q = id < SP_MAX_SLICE_QUEUES ? &s->q[id] : NULL;
-
-		if (q == NULL || !q->bound || q->endpoint != u64(o, "endpoint") ||
-		    q->threshold != u64(o, "threshold") ||
-		    q->threshold_packets != u64(o, "threshold_packets") || q->share != u64(o, "share"))
+	for (unsigned int k = 0; k < SP_MAX_SLICE_QUEUES; k++) {
+		if (s->q[k].bound && !live_queue_is(live, k, &s->q[k]))
 			return false;
+		stored += s->q[k].bound;
 	}
-	return true;
+	return json_array_size(json_object_get(live, "queues")) == stored;
 }
 
-/* slicepathd's slice live is s as stored, filters aside. */
+/* slicepathd's slice live is s as stored, endpoints, queues and filters aside. */
 static bool
-same_slice(const struct ctld_slice *s, json_t *live)
+same_base(const struct ctld_slice *s, json_t *live)
 {
 	return u64(live, "id") == s->id && strcmp(str(live, "codeopt"), s->codeopt) == 0 &&
 	       u64(live, "npe") == s->npe && u64(live, "memory") == s->memory &&
@@ -248,88 +293,130 @@ same_slice(const struct ctld_slice *s, json_t *live)
 	       u64(live, "buffer_quota") == s->buffer_quota && u64(live, "owner") == s->owner &&
 	       json_object_get(live, "owner") != NULL &&
 	       strcmp(str(json_object_get(live, "host"), "netns"), s->netns) == 0 &&
-	       same_endpoints(s, live) && same_queues(s, live);
+	       (s->nat_first == 0 || u64(json_object_get(live, "host"), "nat_first") ==
+					     s->nat_first);
+}
+
+/* slicepathd's slice live is s as stored, filters aside. */
+static bool
+same_slice(const struct ctld_slice *s, json_t *live)
+{
+	return same_base(s, live) && same_endpoints(s, live) && same_queues(s, live);
 }
 
 struct mem_replay {
 	struct ctld *c;
 	const struct ctld_slice *s;
-	char *why;
-	size_t len;
+	struct missing *m;
 };
 
 static int
 replay_page(void *arg, uint32_t offset, const uint8_t *page, size_t len)
 {
-	struct mem_replay *m = arg;
-	char hex[2 * STORE_PAGE + 1];
+	struct mem_replay *r = arg;
+	char hex[2 * STORE_PAGE + 1], why[1024];
 
-	if (offset >= m->s->memory)
+	if (offset >= r->s->memory)
 		return 0;
-	if (len > m->s->memory - offset)
-		len = m->s->memory - offset;
+	if (len > r->s->memory - offset)
+		len = r->s->memory - offset;
 	sp_format_hex(hex, page, len < STORE_PAGE ? len : STORE_PAGE);
-	return done(m->c, SP_M_MEM_WRITE, json_pack("{s:s, s:I, s:s}", "slice", m->s->name, "offset",
-						 (json_int_t)offset, "data", hex), m->why, m->len)
-		       ? 0 : -1;
+	if (!done(r->c, SP_M_MEM_WRITE, json_pack("{s:s, s:I, s:s}", "slice", r->s->name, "offset",
+						(json_int_t)offset, "data", hex), why, sizeof(why)))
+		missed(r->m, why);
+	return 0;
 }
 
 /* The data last loaded into s's code option (an eBPF object), if any, again. */
-static bool
-replay_codeopt_data(struct ctld *c, const struct ctld_slice *s, char *why, size_t len)
+static void
+replay_codeopt_data(struct ctld *c, const struct ctld_slice *s, struct missing *m)
 {
+	char *text, why[1024];
 	uint8_t *data;
-	char *text;
 	size_t n;
-	bool ok;
 
 	if (store_codeopt_data_get(c->store, s->id, &data, &n) < 0) {
-		snprintf(why, len, "%s", store_error(c->store));
-		return false;
+		missed(m, store_error(c->store));
+		return;
 	}
 	if (data == NULL)
-		return true;
+		return;
 	text = malloc(2 * n + 1);
-	ok = text != NULL;
-	if (ok) {
+	if (text == NULL) {
+		missed(m, "codeopt.load: no memory");
+	} else {
 		sp_format_hex(text, data, n);
-		ok = done(c, SP_M_CODEOPT_LOAD, json_pack("{s:s, s:s}", "slice", s->name, "data", text),
-			  why, len);
+		if (!done(c, SP_M_CODEOPT_LOAD, json_pack("{s:s, s:s}", "slice", s->name, "data",
+							text), why, sizeof(why)))
+			missed(m, why);
 	}
 	free(text);
 	free(data);
-	return ok;
 }
 
-/* Create s in slicepathd with all it holds; on failure nothing of it is left there. */
-static bool
-restore(struct ctld *c, const struct ctld_slice *s, char *why, size_t len)
+/* A range not stored yet (a database from before ranges were kept) is stored as slicepathd has it. */
+static void
+learn_nat_range(struct ctld *c, struct ctld_slice *s, json_t *has)
 {
-	struct mem_replay m = {.c = c, .s = s, .why = why, .len = len};
-	unsigned int filters = 0;
-	bool ok = done(c, SP_M_SLICE_CREATE, model_create_params(s), why, len);
+	uint16_t first = (uint16_t)u64(has, "nat_first");
 
-	if (!ok)
-		return false;
-	for (unsigned int i = 0; ok && i < SP_MAX_SLICE_ENDPOINTS; i++)
-		ok = !s->ep[i].used ||
-		     done(c, SP_M_ENDPOINT_RESERVE, model_endpoint_params(s, i), why, len);
-	for (unsigned int q = 0; ok && q < SP_MAX_SLICE_QUEUES; q++)
-		ok = !s->q[q].bound ||
-		     done(c, SP_M_QUEUE_BIND, json_pack("{s:s, s:i, s:i, s:I, s:I, s:I}", "slice",
-						     s->name, "queue", q, "endpoint",
-						     s->q[q].endpoint, "threshold",
-						     (json_int_t)s->q[q].threshold,
-						     "threshold_packets",
-						     (json_int_t)s->q[q].threshold_packets, "share",
-						     (json_int_t)s->q[q].share), why, len);
-	ok = ok && store_each_mem_page(c->store, s->id, replay_page, &m) == 0 &&
-	     replay_codeopt_data(c, s, why, len) && sync_filters(c, s, NULL, why, len, &filters);
-	if (!ok) {
-		done(c, SP_M_SLICE_DELETE, json_pack("{s:s}", "slice", s->name), NULL, 0);
+	if (s->nat_first != 0 || first == 0)
+		return;
+	s->nat_first = first;
+	if (store_put_slice(c->store, s) < 0)
+		ctld_log("slice %s: its NAT range from %u could not be stored: %s", s->name, first,
+			 store_error(c->store));
+}
+
+/*
+ * The stored endpoints (at their indexes), queues and filters of s that
+ * slicepathd's copy (live; NULL: a slice just made) lacks, written; what it
+ * refuses is missed, and the rest still written.
+ */
+static unsigned int
+fill_in(struct ctld *c, const struct ctld_slice *s, json_t *live, struct missing *m)
+{
+	char why[1024];
+
+	for (unsigned int i = 0; i < SP_MAX_SLICE_ENDPOINTS; i++)
+		if (s->ep[i].used && !live_endpoint_is(live, i, &s->ep[i]) &&
+		    !done(c, SP_M_ENDPOINT_RESERVE, model_endpoint_params(s, i), why, sizeof(why)))
+			missed(m, why);
+	for (unsigned int q = 0; q < SP_MAX_SLICE_QUEUES; q++)
+		if (s->q[q].bound && !live_queue_is(live, q, &s->q[q]) &&
+		    !done(c, SP_M_QUEUE_BIND, json_pack("{s:s, s:i, s:i, s:I, s:I, s:I}", "slice",
+							 s->name, "queue", q, "endpoint",
+							 s->q[q].endpoint, "threshold",
+							 (json_int_t)s->q[q].threshold,
+							 "threshold_packets",
+							 (json_int_t)s->q[q].threshold_packets,
+							 "share", (json_int_t)s->q[q].share),
+			  why, sizeof(why)))
+			missed(m, why);
+	return sync_filters(c, s, json_object_get(live, "filters"), m);
+}
+
+/* Create s in slicepathd with all it holds that slicepathd takes; false if not even the slice. */
+static bool
+restore(struct ctld *c, struct ctld_slice *s, struct missing *m)
+{
+	struct mem_replay r = {.c = c, .s = s, .m = m};
+	char why[1024];
+	unsigned int filters;
+	json_t *made = call(c, SP_M_SLICE_CREATE, model_create_params(s), why, sizeof(why));
+
+	if (made == NULL) {
+		missed(m, why);
 		return false;
 	}
-	ctld_log("slice %s (id %u) restored with its %u filter(s)", s->name, s->id, filters);
+	learn_nat_range(c, s, made);
+	json_decref(made);
+	filters = fill_in(c, s, NULL, m);
+	if (store_each_mem_page(c->store, s->id, replay_page, &r) != 0)
+		missed(m, store_error(c->store));
+	replay_codeopt_data(c, s, m);
+	ctld_log("slice %s (id %u) restored with its %u filter(s)%s", s->name, s->id, filters,
+		 m->n > 0 ? ", not whole" : "");
 	return true;
 }
 
@@ -345,34 +432,64 @@ live_named(json_t *slices, const char *name)
 	return NULL;
 }
 
-/* Make slicepathd's copy of the stored slice s what is stored. */
+/* s's state after a replay that missed m (in slicepathd or not): said in the log, on change. */
+static void
+settle(struct ctld_slice *s, const struct missing *m, bool present)
+{
+	char was[sizeof(s->trouble)];
+	enum ctld_slice_state before = s->state;
+
+	snprintf(was, sizeof(was), "%s", s->trouble);
+	s->state = m->n == 0 ? CTLD_IN_FORCE : present ? CTLD_DEGRADED : CTLD_ABSENT;
+	if (m->n == 0)
+		s->trouble[0] = '\0';
+	else if (present)
+		snprintf(s->trouble, sizeof(s->trouble), "%u part(s) not restored, tried again "
+			 "every %d s: %s", m->n, CTLD_RETRY_S, m->first);
+	else
+		snprintf(s->trouble, sizeof(s->trouble), "%s", m->first);
+	if (s->state == before && strcmp(was, s->trouble) == 0)
+		return;
+	if (s->state == CTLD_IN_FORCE)
+		ctld_log("slice %s is in force as stored", s->name);
+	else
+		ctld_log("slice %s %s: %s", s->name, s->state == CTLD_DEGRADED ? "is degraded" :
+			 "cannot be restored", s->trouble);
+}
+
+/*
+ * Make slicepathd's copy of the stored slice s what is stored. A copy that
+ * differs from the database (changed on slicepathd's own socket) is counted
+ * and re-created as stored; a degraded one only has its missing parts
+ * written again. Nothing stored is ever dropped for what failed.
+ */
 static void
 reconcile_one(struct ctld *c, struct ctld_slice *s, json_t *live_slices)
 {
 	json_t *live = live_named(live_slices, s->name);
-	unsigned int written;
-	bool ok;
+	struct missing m = {0};
+	bool present = true;
 
-	s->trouble[0] = '\0';
 	if (live != NULL && !json_is_true(json_object_get(live, "managed"))) {
-		snprintf(s->trouble, sizeof(s->trouble), "slicepathd's config has a slice named %s",
+		snprintf(m.first, sizeof(m.first), "slicepathd's config has a slice named %s",
 			 s->name);
-		ctld_log("cannot restore slice %s: %s", s->name, s->trouble);
-		return;
-	}
-	if (live != NULL && same_slice(s, live)) {
-		ok = sync_filters(c, s, json_object_get(live, "filters"), s->trouble,
-				  sizeof(s->trouble), &written);
+		m.n = 1;
+		present = false;
+	} else if (live != NULL && same_slice(s, live)) {
+		learn_nat_range(c, s, json_object_get(live, "host"));
+		sync_filters(c, s, json_object_get(live, "filters"), &m);
+	} else if (live != NULL && s->state == CTLD_DEGRADED && same_base(s, live)) {
+		fill_in(c, s, live, &m);
 	} else {
 		if (live != NULL) {
-			ctld_log("slice %s differs from the database in slicepathd: re-creating it",
-				 s->name);
+			c->divergences++;
+			ctld_log("slice %s differs from the database in slicepathd (changed on its "
+				 "own socket?): the database's is restored", s->name);
 			done(c, SP_M_SLICE_DELETE, json_pack("{s:s}", "slice", s->name), NULL, 0);
 		}
-		ok = restore(c, s, s->trouble, sizeof(s->trouble));
+		present = restore(c, s, &m);
 	}
-	if (!ok)
-		ctld_log("cannot restore slice %s: %s", s->name, s->trouble);
+	settle(s, &m, present);
 }
 
 /* Delete the managed slices slicepathd has and the store does not (only of id, unless 0). */
@@ -409,10 +526,41 @@ reconcile(struct ctld *c, uint16_t id)
 	json_decref(dump);
 }
 
+/* systemd's status line (systemctl status slicectld) says how many slices are not in force. */
+static void
+tell_systemd(const struct ctld *c)
+{
+	static char said[128];
+	unsigned int degraded = 0, absent = 0;
+	char status[128];
+
+	for (unsigned int i = 1; i < SP_MAX_SLICES; i++) {
+		degraded += c->model.slices[i].used && c->model.slices[i].state == CTLD_DEGRADED;
+		absent += c->model.slices[i].used && c->model.slices[i].state == CTLD_ABSENT;
+	}
+	if (degraded + absent == 0)
+		snprintf(status, sizeof(status), "STATUS=serving");
+	else
+		snprintf(status, sizeof(status), "STATUS=serving; %u slice(s) degraded, %u absent "
+			 "(slicectl node)", degraded, absent);
+	if (strcmp(status, said) != 0 && sp_notify(status) >= 0)
+		snprintf(said, sizeof(said), "%s", status);
+}
+
 void
 reconcile_slice(struct ctld *c, uint16_t id)
 {
 	reconcile(c, id);
+	tell_systemd(c);
+}
+
+void
+reconcile_retry(struct ctld *c)
+{
+	for (unsigned int i = 1; i < SP_MAX_SLICES; i++)
+		if (c->model.slices[i].used && c->model.slices[i].state != CTLD_IN_FORCE)
+			reconcile(c, (uint16_t)i);
+	tell_systemd(c);
 }
 
 void
@@ -422,6 +570,7 @@ reconcile_all(struct ctld *c)
 
 	reconcile_schedulers(c);
 	reconcile(c, 0);
+	tell_systemd(c);
 	for (unsigned int i = 1; i < SP_MAX_SLICES; i++)
 		n += c->model.slices[i].used;
 	/* Clients are served from here on (the worker takes their requests next). */

@@ -11,7 +11,7 @@
 
 #include "common/unixsock.h"
 
-#define SCHEMA_VERSION 4
+#define SCHEMA_VERSION 5
 #define BUSY_TIMEOUT_MS 5000
 
 static const char SCHEMA[] =
@@ -43,7 +43,7 @@ static const char SCHEMA[] =
 	" ON DELETE CASCADE, data BLOB NOT NULL);"
 	"CREATE TABLE IF NOT EXISTS host_slices(slice INTEGER PRIMARY KEY REFERENCES slices(id)"
 	" ON DELETE CASCADE, netns TEXT NOT NULL, nat_ports INTEGER NOT NULL,"
-	" netns_made INTEGER NOT NULL);";
+	" netns_made INTEGER NOT NULL, nat_first INTEGER NOT NULL DEFAULT 0);";
 
 /* The statements, prepared once. */
 enum query {
@@ -92,8 +92,8 @@ static const char *const SQL[Q_MAX] = {
 	[Q_LOAD_QUEUES] = "SELECT slice, qid, endpoint, threshold, threshold_packets, share"
 			  " FROM queues",
 	[Q_LOAD_SCHEDS] = "SELECT npe, port, rate, overhead FROM schedulers ORDER BY npe, port",
-	[Q_PUT_HOST] = "INSERT OR REPLACE INTO host_slices VALUES(?,?,?,?)",
-	[Q_LOAD_HOSTS] = "SELECT slice, netns, nat_ports, netns_made FROM host_slices",
+	[Q_PUT_HOST] = "INSERT OR REPLACE INTO host_slices VALUES(?,?,?,?,?)",
+	[Q_LOAD_HOSTS] = "SELECT slice, netns, nat_ports, netns_made, nat_first FROM host_slices",
 };
 
 struct store {
@@ -203,6 +203,19 @@ migrate_3_to_4(struct store *st)
 	return -1;
 }
 
+/* Version 4 did not keep a host slice's NAT range, only its size. */
+static int
+migrate_4_to_5(struct store *st)
+{
+	if (exec(st, "BEGIN IMMEDIATE;"
+		 "ALTER TABLE host_slices ADD COLUMN nat_first INTEGER NOT NULL DEFAULT 0;"
+		 "UPDATE meta SET value = 5 WHERE key = 'schema';"
+		 "COMMIT;") == 0)
+		return 0;
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
 /* The schema, made or checked. */
 static int
 set_up(struct store *st, bool sync_full)
@@ -229,8 +242,10 @@ set_up(struct store *st, bool sync_full)
 		return -1;
 	if ((version == 1 || version == 2) && migrate_2_to_3(st) < 0)
 		return -1;
-	if (version >= 1 && version <= 3)
-		return migrate_3_to_4(st);
+	if (version >= 1 && version <= 3 && migrate_3_to_4(st) < 0)
+		return -1;
+	if (version >= 1 && version <= 4)
+		return migrate_4_to_5(st);
 	if (version != SCHEMA_VERSION) {
 		snprintf(st->error, sizeof(st->error), "the database has schema version %d; this "
 			 "slicectld reads version %d", version, SCHEMA_VERSION);
@@ -437,6 +452,7 @@ load_hosts(struct store *st, struct model *m)
 		column_text(s, 1, sl->netns, sizeof(sl->netns));
 		sl->nat_ports = (uint16_t)sqlite3_column_int64(s, 2);
 		sl->netns_made = sqlite3_column_int64(s, 3) != 0;
+		sl->nat_first = (uint16_t)sqlite3_column_int64(s, 4);
 	}
 	return s == NULL || rc != SQLITE_DONE ? fail(st, "loading the host slices") : 0;
 }
@@ -466,7 +482,7 @@ store_put_slice(struct store *st, const struct ctld_slice *s)
 		return -1;
 	if (s->netns[0] == '\0')
 		return 0;
-	q = QUERY(st, Q_PUT_HOST, s->id, 0, s->nat_ports, s->netns_made);
+	q = QUERY(st, Q_PUT_HOST, s->id, 0, s->nat_ports, s->netns_made, s->nat_first);
 	if (q == NULL)
 		return -1;
 	sqlite3_bind_text(q, 2, s->netns, -1, SQLITE_STATIC);

@@ -26,6 +26,7 @@ struct worker {
 	bool quit;
 	bool connected; /* as of the last look */
 	time_t reaped;  /* when it last looked for gone holders */
+	time_t retried; /* when it last tried the slices not in force again */
 	void (*finished)(void *arg);
 	void *arg;
 };
@@ -106,6 +107,10 @@ run(void *arg)
 		if (w->connected && time(NULL) - w->reaped >= REAP_S) {
 			holders_reap(w->ctld);
 			w->reaped = time(NULL);
+		}
+		if (w->connected && time(NULL) - w->retried >= CTLD_RETRY_S) {
+			reconcile_retry(w->ctld);
+			w->retried = time(NULL);
 		}
 		if (j == NULL)
 			continue;

@@ -2,8 +2,8 @@
 /*
  * The methods of the control API (docs/api.md), each name written once:
  * slicectld's public socket serves all but node.info, slicepathd's
- * management socket all but whoami, iface.list, exception.channel and
- * metrics.text. No DPDK here: clients include it too.
+ * management socket all but whoami, iface.list, exception.channel,
+ * metrics.text and replay.status. No DPDK here: clients include it too.
  */
 #ifndef SLICEPATH_METHODS_H
 #define SLICEPATH_METHODS_H
@@ -32,5 +32,6 @@
 #define SP_M_SCHED_SET         "sched.set"
 #define SP_M_NODE_INFO         "node.info"
 #define SP_M_NAT_LIST          "nat.list"
+#define SP_M_REPLAY_STATUS     "replay.status"
 
 #endif

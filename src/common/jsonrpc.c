@@ -269,6 +269,14 @@ find_big(json_t *v, char *path, size_t cap)
 	return false;
 }
 
+/* A whole number written as a real (9.0, 1e0) within json_int_t. */
+static bool
+whole_real(const json_t *v)
+{
+	return json_is_real(v) && !beyond_int(json_real_value(v)) &&
+	       json_real_value(v) == (double)(json_int_t)json_real_value(v);
+}
+
 /*
  * A request with a whole number beyond 64 bits is valid JSON that jansson
  * cannot hold: read again with every number as a real to say which
@@ -285,8 +293,7 @@ too_big(const char *line, size_t len, const json_error_t *first)
 
 	if (json_is_string(rid))
 		id = json_incref(rid);
-	else if (json_is_real(rid) && !beyond_int(json_real_value(rid)) &&
-		 json_real_value(rid) == (double)(json_int_t)json_real_value(rid))
+	else if (whole_real(rid))
 		id = json_integer((json_int_t)json_real_value(rid));
 	if (find_big(json_object_get(req, "params"), path, sizeof(path)))
 		sp_rpc_fail(&e, SP_RPC_INVALID_PARAMS, "\"%s\" is beyond the 64-bit integers "
@@ -298,6 +305,33 @@ too_big(const char *line, size_t len, const json_error_t *first)
 	json_decref(id);
 	json_decref(req);
 	return text;
+}
+
+/*
+ * One rule for every integer a request holds: a whole number written as a
+ * real (9.0, 1e0) is that integer, wherever it stands ("slice", "position",
+ * an offset, inside a filter); a fraction stays a real, which every integer
+ * parameter refuses, naming it.
+ */
+static void
+whole_reals_to_integers(json_t *v)
+{
+	const char *key;
+	json_t *item;
+	size_t i;
+
+	json_object_foreach(v, key, item) {
+		if (whole_real(item))
+			json_object_set_new(v, key, json_integer((json_int_t)json_real_value(item)));
+		else
+			whole_reals_to_integers(item);
+	}
+	json_array_foreach(v, i, item) {
+		if (whole_real(item))
+			json_array_set_new(v, i, json_integer((json_int_t)json_real_value(item)));
+		else
+			whole_reals_to_integers(item);
+	}
 }
 
 char *
@@ -329,6 +363,7 @@ sp_rpc_handle_line(const char *line, size_t len, sp_rpc_dispatch dispatch, void 
 	if (method != NULL) {
 		json_t *empty = params == NULL ? json_object() : NULL;
 
+		whole_reals_to_integers(params);
 		result = dispatch(ctx, method, params != NULL ? params : empty, &e);
 		json_decref(empty);
 	}

@@ -43,12 +43,14 @@ struct sp_hslice {
 struct sp_hslice_spec {
 	const char *netns;
 	uint16_t nat_ports; /* the NAT range's size; 0: no NAT */
+	uint16_t nat_first; /* the range's first number, as stored by slicectld; 0: any */
 };
 
 /*
  * Give slice s its interface in the namespace (named as the slice, cut to
- * 15 characters) and its NAT range (the lowest free one of the config's
- * NAT ports, on every port with an address). 0, or a negative errno with
+ * 15 characters) and its NAT range (the one from spec->nat_first, or the
+ * lowest free one of the config's NAT ports, on every port with an
+ * address). 0, or a negative errno with
  * why in err; nothing left behind on error.
  */
 int sp_hslice_create(struct sp_node *node, struct sp_slice *s, const struct sp_hslice_spec *spec,

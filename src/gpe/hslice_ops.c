@@ -24,21 +24,49 @@ SP_LOG_TYPE("gpe")
 
 #define WATCH_EVERY_S 1
 
+/* The first number of first..first+count-1 held on an addressed port; 0 if all are free. */
+static uint32_t
+taken_in(const struct sp_node *node, uint32_t first, uint16_t count)
+{
+	for (uint16_t p = 0; p < node->nb_ports; p++)
+		for (uint32_t k = 0; node->ports[p].ip_be != 0 && k < count; k++)
+			for (unsigned int l4 = 0; l4 < SP_L4_COUNT; l4++)
+				if (sp_decap_taken(node->decap, p, l4, (uint16_t)(first + k)))
+					return first + k;
+	return 0;
+}
+
 /* The lowest first number of count free ones on every addressed port, within the config's NAT ports; 0 if none. */
 static uint16_t
 free_range(const struct sp_node *node, uint16_t count)
 {
 	for (uint32_t first = node->nat_first; first + count - 1 <= node->nat_last; first++) {
-		uint32_t taken = 0;
+		uint32_t taken = taken_in(node, first, count);
 
-		for (uint16_t p = 0; p < node->nb_ports && !taken; p++)
-			for (uint32_t k = 0; node->ports[p].ip_be != 0 && k < count && !taken; k++)
-				for (unsigned int l4 = 0; l4 < SP_L4_COUNT && !taken; l4++)
-					if (sp_decap_taken(node->decap, p, l4, (uint16_t)(first + k)))
-						taken = first + k;
 		if (!taken)
 			return (uint16_t)first;
 		first = taken; /* past the number that is held */
+	}
+	return 0;
+}
+
+/* The range a restored slice had (slicectld stores it): free and within the config, or why not. */
+static int
+stored_range(const struct sp_node *node, uint16_t first, uint16_t count, char *err,
+	     size_t errlen)
+{
+	uint32_t taken;
+
+	if (first < node->nat_first || (uint32_t)first + count - 1 > node->nat_last) {
+		snprintf(err, errlen, "the NAT range %u-%u is not within %u-%u (the config's "
+			 "\"nat\")", first, first + count - 1, node->nat_first, node->nat_last);
+		return -EINVAL;
+	}
+	taken = taken_in(node, first, count);
+	if (taken) {
+		snprintf(err, errlen, "the NAT range %u-%u is not free: %u is taken", first,
+			 first + count - 1, taken);
+		return -EADDRINUSE;
 	}
 	return 0;
 }
@@ -55,13 +83,18 @@ del_nat_entries(struct sp_node *node, const struct sp_nat *nat)
 
 /* Its NAT range: a table and the endpoint table's entries. */
 static int
-add_nat(struct sp_node *node, struct sp_slice *s, uint16_t count, char *err, size_t errlen)
+add_nat(struct sp_node *node, struct sp_slice *s, const struct sp_hslice_spec *spec, char *err,
+	size_t errlen)
 {
-	uint16_t first = free_range(node, count);
+	uint16_t count = spec->nat_ports, first = spec->nat_first;
 	struct sp_hslice *hs = s->host;
 	char name[32];
-	int rc = 0;
+	int rc = first != 0 ? stored_range(node, first, count, err, errlen) : 0;
 
+	if (rc < 0)
+		return rc;
+	if (first == 0)
+		first = free_range(node, count);
 	if (first == 0) {
 		snprintf(err, errlen, "no range of %u NAT ports is free within %u-%u (the config's "
 			 "\"nat\"); ask for fewer nat_ports or widen the range", count,
@@ -124,7 +157,7 @@ sp_hslice_create(struct sp_node *node, struct sp_slice *s, const struct sp_hslic
 	}
 	s->host = hs;
 	if (spec->nat_ports > 0) {
-		rc = add_nat(node, s, spec->nat_ports, err, errlen);
+		rc = add_nat(node, s, spec, err, errlen);
 		if (rc < 0) {
 			close(hs->fd);
 			rte_free(hs);

@@ -14,7 +14,7 @@ static const struct {
 	const char *params;
 } methods[] = {
 	{SP_M_SLICE_CREATE, sp_rpc_slice_create, "name codeopt id npe memory filter_quota queue_quota "
-	 "buffer_quota owner managed netns nat_ports"},
+	 "buffer_quota owner managed netns nat_ports nat_first"},
 	{SP_M_SLICE_DELETE, sp_rpc_slice_delete, "slice"},
 	{SP_M_SLICE_MOVE, sp_rpc_slice_move, "slice npe"},
 	{SP_M_SLICE_LIST, sp_rpc_slice_list, ""},

@@ -55,23 +55,26 @@ free_slice_id(const struct sp_node *node)
 }
 
 /*
- * A host slice's namespace ("netns", required) and NAT range size
- * ("nat_ports"); neither for another code option. 0, or -1 with e filled.
+ * A host slice's namespace ("netns", required), NAT range size ("nat_ports")
+ * and, for a slice slicectld restores, the range's first number
+ * ("nat_first"); none for another code option. 0, or -1 with e filled.
  */
 static int
 host_params(json_t *params, const char *codeopt, struct sp_hslice_spec *h,
 	    struct sp_rpc_error *e)
 {
 	bool host = strcmp(codeopt, SP_CODEOPT_HOST) == 0;
-	uint64_t nat = SP_DEFAULT_NAT_PORTS;
+	uint64_t nat = SP_DEFAULT_NAT_PORTS, first = 0;
 
 	*h = (struct sp_hslice_spec){0};
 	if (!host) {
 		if (json_object_get(params, "netns") == NULL &&
-		    json_object_get(params, "nat_ports") == NULL)
+		    json_object_get(params, "nat_ports") == NULL &&
+		    json_object_get(params, "nat_first") == NULL)
 			return 0;
-		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"netns\" and \"nat_ports\" are for host "
-			    "slices (codeopt \"%s\"), not code option %s", SP_CODEOPT_HOST, codeopt);
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"netns\", \"nat_ports\" and \"nat_first\" "
+			    "are for host slices (codeopt \"%s\"), not code option %s",
+			    SP_CODEOPT_HOST, codeopt);
 		return -1;
 	}
 	if (json_object_get(params, "netns") == NULL) {
@@ -80,15 +83,22 @@ host_params(json_t *params, const char *codeopt, struct sp_hslice_spec *h,
 		return -1;
 	}
 	if (sp_rpc_string(params, "netns", &h->netns, e) < 0 ||
-	    sp_rpc_optional_uint(params, "nat_ports", 0, SP_MAX_NAT_PORTS, &nat, e) < 0)
+	    sp_rpc_optional_uint(params, "nat_ports", 0, SP_MAX_NAT_PORTS, &nat, e) < 0 ||
+	    sp_rpc_optional_uint(params, "nat_first", 1, UINT16_MAX, &first, e) < 0)
 		return -1;
+	if (first != 0 && nat == 0) {
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"nat_first\" needs \"nat_ports\" above 0");
+		return -1;
+	}
 	h->nat_ports = (uint16_t)nat;
+	h->nat_first = (uint16_t)first;
 	return 0;
 }
 
 /*
  * {"name", "codeopt", ["id", "npe", "memory", "filter_quota", "queue_quota",
- * "buffer_quota", "owner", "managed", "netns", "nat_ports"]} -> {"id", "npe", "channel"}
+ * "buffer_quota", "owner", "managed", "netns", "nat_ports", "nat_first"]} -> {"id", "npe",
+ * "channel", a host slice's "nat_first" and "nat_last" if it has NAT}
  */
 json_t *
 sp_rpc_slice_create(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
@@ -101,6 +111,7 @@ sp_rpc_slice_create(struct sp_node *node, json_t *params, struct sp_rpc_error *e
 	bool managed = false;
 	struct sp_slice *s;
 	char why[512];
+	json_t *r;
 	int rc;
 
 	if (sp_rpc_string(params, "name", &name, e) < 0 || check_name(name, e) < 0 ||
@@ -141,8 +152,16 @@ sp_rpc_slice_create(struct sp_node *node, json_t *params, struct sp_rpc_error *e
 		sp_node_slice_del(node, s, ignored, sizeof(ignored));
 		return sp_rpc_node_error(-EINVAL, why, e);
 	}
-	return json_pack("{s:i, s:i, s:s}", "id", s->id, "npe", s->npe, "channel",
-			 sp_channel_path(node->channels, s));
+	r = json_pack("{s:i, s:i, s:s}", "id", s->id, "npe", s->npe, "channel",
+		      sp_channel_path(node->channels, s));
+	if (s->host != NULL && s->host->nat != NULL) {
+		struct sp_nat_stats st;
+
+		sp_nat_stats(s->host->nat, &st);
+		json_object_set_new(r, "nat_first", json_integer(st.first));
+		json_object_set_new(r, "nat_last", json_integer(st.first + st.count - 1));
+	}
+	return r;
 }
 
 /* {"slice"}: endpoints, queues (their packets dropped), filters and reservations go. */

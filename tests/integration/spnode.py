@@ -512,14 +512,18 @@ class Node:
                 return cur
             last = cur
 
-    def stop(self, expect_rc=0, sig=signal.SIGTERM):
-        """SIGTERM (or sig), wait for the exit status (output pcaps are complete after this)."""
+    def _close_sockets(self):
+        """The telemetry and management connections: a new daemon needs new ones."""
         if getattr(self, "tel", None) is not None:
             self.tel.close()
             self.tel = None
         if self._rpc is not None:
             self._rpc.close()
             self._rpc = None
+
+    def stop(self, expect_rc=0, sig=signal.SIGTERM):
+        """SIGTERM (or sig), wait for the exit status (output pcaps are complete after this)."""
+        self._close_sockets()
         if self.proc is None:
             return self.returncode
         if self.proc.poll() is None:
@@ -540,6 +544,7 @@ class Node:
         return self.returncode
 
     def kill(self):
+        self._close_sockets()
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()

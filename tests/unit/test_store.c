@@ -224,6 +224,7 @@ assert_model_equal(const struct model *want, const struct model *got)
 			assert_int_equal(g->inbound, w->inbound);
 			assert_string_equal(g->netns, w->netns);
 			assert_int_equal(g->nat_ports, w->nat_ports);
+			assert_int_equal(g->nat_first, w->nat_first);
 			assert_int_equal(g->netns_made, w->netns_made);
 			assert_string_equal(g->trouble, ""); /* not stored */
 		}
@@ -402,6 +403,7 @@ test_open_and_load(void **state)
 	s = add_slice(w, 9, "web");
 	snprintf(s->netns, sizeof(s->netns), "web-ns.1");
 	s->nat_ports = SP_MAX_NAT_PORTS;
+	s->nat_first = 1024;
 	s->netns_made = true;
 	add_endpoint(s, 0, "eth0", 8080, 5);
 	s->ep[0].tcp = true;
@@ -425,7 +427,7 @@ test_open_and_load(void **state)
 	assert_model_equal(w, f->got);
 	assert_false(f->got->slices[3].ep[1].used);
 	assert_true(f->got->slices[3].ep[2].used);
-	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 4);
+	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 5);
 	store_close(st);
 }
 
@@ -862,11 +864,11 @@ test_schema_version(void **state)
 	assert_int_equal(store_open(&st, f->path, false, err, sizeof(err)), -1);
 	assert_null(st);
 	assert_non_null(strstr(err, "version 7"));
-	assert_non_null(strstr(err, "version 4"));
+	assert_non_null(strstr(err, "version 5"));
 	assert_non_null(strstr(err, f->path));
 
-	/* Back to version 4: it opens, with the slice still there. */
-	sql_exec(f, "UPDATE meta SET value = 4 WHERE key = 'schema'");
+	/* Back to version 5: it opens, with the slice still there. */
+	sql_exec(f, "UPDATE meta SET value = 5 WHERE key = 'schema'");
 	st = open_store(f);
 	load(st, f->got);
 	assert_model_equal(f->want, f->got);
@@ -891,6 +893,7 @@ test_migrate_from_1(void **state)
 	sql_exec(f, "ALTER TABLE slices DROP COLUMN inbound; ALTER TABLE endpoints DROP COLUMN tcp; "
 		    "ALTER TABLE endpoints DROP COLUMN holder_pid; "
 		    "ALTER TABLE endpoints DROP COLUMN holder_start; "
+		    "ALTER TABLE host_slices DROP COLUMN nat_first; "
 		    "UPDATE meta SET value = 1 WHERE key = 'schema'");
 
 	st = open_store(f);
@@ -899,7 +902,7 @@ test_migrate_from_1(void **state)
 	none->inbound = SP_DEFAULT_SLICE_BANDWIDTH;
 	assert_true(big->inbound > SP_DEFAULT_SLICE_BANDWIDTH);
 	assert_model_equal(f->want, f->got);
-	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 4);
+	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 5);
 	store_close(st);
 }
 
@@ -915,14 +918,15 @@ test_migrate_from_2(void **state)
 	put_model(st, f->want);
 	store_close(st);
 	sql_exec(f, "ALTER TABLE endpoints DROP COLUMN tcp; ALTER TABLE endpoints DROP COLUMN "
-		    "holder_pid; ALTER TABLE endpoints DROP COLUMN holder_start; UPDATE meta SET "
-		    "value = 2 WHERE key = 'schema'");
+		    "holder_pid; ALTER TABLE endpoints DROP COLUMN holder_start; ALTER TABLE "
+		    "host_slices DROP COLUMN nat_first; UPDATE meta SET value = 2 WHERE key = "
+		    "'schema'");
 
 	st = open_store(f);
 	load(st, f->got);
 	assert_model_equal(f->want, f->got);
 	assert_false(f->got->slices[4].ep[0].tcp);
-	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 4);
+	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 5);
 	store_close(st);
 }
 
@@ -939,13 +943,38 @@ test_migrate_from_3(void **state)
 	put_model(st, f->want);
 	store_close(st);
 	sql_exec(f, "ALTER TABLE endpoints DROP COLUMN holder_pid; ALTER TABLE endpoints DROP "
-		    "COLUMN holder_start; UPDATE meta SET value = 3 WHERE key = 'schema'");
+		    "COLUMN holder_start; ALTER TABLE host_slices DROP COLUMN nat_first; UPDATE meta "
+		    "SET value = 3 WHERE key = 'schema'");
 
 	st = open_store(f);
 	load(st, f->got);
 	assert_model_equal(f->want, f->got);
 	assert_int_equal(f->got->slices[5].ep[0].holder, 0);
-	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 4);
+	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 5);
+	store_close(st);
+}
+
+/* A version 4 database (no NAT range kept) is brought to 5: each range is learnt at replay. */
+static void
+test_migrate_from_4(void **state)
+{
+	struct fixture *f = *state;
+	struct store *st = open_store(f);
+	struct ctld_slice *s = add_slice(f->want, 6, "web");
+
+	snprintf(s->netns, sizeof(s->netns), "web");
+	s->nat_ports = 256;
+	s->nat_first = 61000;
+	put_model(st, f->want);
+	store_close(st);
+	sql_exec(f, "ALTER TABLE host_slices DROP COLUMN nat_first; UPDATE meta SET value = 4 "
+		    "WHERE key = 'schema'");
+
+	st = open_store(f);
+	load(st, f->got);
+	s->nat_first = 0;
+	assert_model_equal(f->want, f->got);
+	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 5);
 	store_close(st);
 }
 
@@ -988,6 +1017,7 @@ main(void)
 		T(test_migrate_from_1),
 		T(test_migrate_from_2),
 		T(test_migrate_from_3),
+		T(test_migrate_from_4),
 		T(test_open_bad_dir),
 	};
 
