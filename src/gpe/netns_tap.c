@@ -79,8 +79,9 @@ add_address(int sock, const char *ifname, unsigned int k, uint32_t ip_be)
 
 	if (k == 0)
 		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	else
-		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%.12s:%u", ifname, k);
+	else if (snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%.12s:%u", ifname, k) >=
+		 (int)sizeof(ifr.ifr_name))
+		return -ENAMETOOLONG; /* a cut label would name another address's */
 	set_sin(&ifr.ifr_addr, ip_be);
 	rc = ifreq_ioctl(sock, SIOCSIFADDR, &ifr);
 	if (rc < 0)
