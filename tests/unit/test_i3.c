@@ -66,7 +66,8 @@ build(uint8_t *p, uint8_t flags, uint8_t stack_byte, const uint8_t *ids, unsigne
 	if (optlen >= 0) {
 		p[at++] = (uint8_t)(optlen >> 8);
 		p[at++] = (uint8_t)optlen;
-		memcpy(p + at, opts, opts_len);
+		if (opts_len > 0) /* opts may be NULL then, which memcpy may not take */
+			memcpy(p + at, opts, opts_len);
 		at += opts_len;
 	}
 	memcpy(p + at, payload, strlen(payload));
