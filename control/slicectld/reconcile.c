@@ -224,36 +224,40 @@ sync_filters(struct ctld *c, const struct ctld_slice *s, json_t *live, struct mi
 
 /* --------------------------------------------------------------- slices */
 
-/* slicepathd's endpoint idx of the slice (live), if it is stored endpoint e there. */
-static bool
-live_endpoint_is(json_t *live, unsigned int idx, const struct ctld_endpoint *e)
+/* The object of slicepathd's slice (live) under list ("endpoints", "queues") whose key is value. */
+static json_t *
+live_item(json_t *live, const char *list, const char *key, unsigned int value)
 {
 	json_t *o;
 	size_t i;
 
-	json_array_foreach(json_object_get(live, "endpoints"), i, o)
-		if (u64(o, "index") == idx)
-			return strcmp(e->port, str(o, "port")) == 0 &&
-			       json_object_get(o, e->tcp ? "tcp_port" : "udp_port") != NULL &&
-			       e->l4_port == u64(o, e->tcp ? "tcp_port" : "udp_port") &&
-			       e->bandwidth == u64(o, "bandwidth") && e->inbound == u64(o, "inbound");
-	return false;
+	json_array_foreach(json_object_get(live, list), i, o)
+		if (u64(o, key) == value)
+			return o;
+	return NULL;
+}
+
+/* slicepathd's endpoint idx of the slice (live), if it is stored endpoint e there. */
+static bool
+live_endpoint_is(json_t *live, unsigned int idx, const struct ctld_endpoint *e)
+{
+	json_t *o = live_item(live, "endpoints", "index", idx);
+	const char *l4 = e->tcp ? "tcp_port" : "udp_port";
+
+	return o != NULL && strcmp(e->port, str(o, "port")) == 0 &&
+	       json_object_get(o, l4) != NULL && e->l4_port == u64(o, l4) &&
+	       e->bandwidth == u64(o, "bandwidth") && e->inbound == u64(o, "inbound");
 }
 
 /* slicepathd's queue id of the slice (live), if it is bound as stored queue q. */
 static bool
 live_queue_is(json_t *live, unsigned int id, const struct ctld_queue *q)
 {
-	json_t *o;
-	size_t i;
+	json_t *o = live_item(live, "queues", "id", id);
 
-	json_array_foreach(json_object_get(live, "queues"), i, o)
-		if (u64(o, "id") == id)
-			return q->endpoint == u64(o, "endpoint") &&
-			       q->threshold == u64(o, "threshold") &&
-			       q->threshold_packets == u64(o, "threshold_packets") &&
-			       q->share == u64(o, "share");
-	return false;
+	return o != NULL && q->endpoint == u64(o, "endpoint") &&
+	       q->threshold == u64(o, "threshold") &&
+	       q->threshold_packets == u64(o, "threshold_packets") && q->share == u64(o, "share");
 }
 
 static bool

@@ -155,65 +155,46 @@ exec(struct store *st, const char *sql)
 	return sqlite3_exec(st->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : fail(st, sql);
 }
 
-/*
- * Version 1 had no inbound quota: a slice gets the default, or what its
- * endpoints hold inbound if that is more, so nothing stored breaks it.
- */
+/* One step from version to version + 1: the changes and the new version, in one transaction. */
 static int
-migrate_1_to_2(struct store *st)
+migrate(struct store *st, const char *changes, int to)
 {
-	char sql[512];
+	char sql[1024];
 
-	snprintf(sql, sizeof(sql), "BEGIN IMMEDIATE;"
-		 "ALTER TABLE slices ADD COLUMN inbound INTEGER NOT NULL DEFAULT %" PRIu64 ";"
-		 "UPDATE slices SET inbound = MAX(inbound, (SELECT COALESCE(SUM(inbound), 0)"
-		 " FROM endpoints WHERE endpoints.slice = slices.id));"
-		 "UPDATE meta SET value = 2 WHERE key = 'schema';"
-		 "COMMIT;", SP_DEFAULT_SLICE_BANDWIDTH);
+	snprintf(sql, sizeof(sql), "BEGIN IMMEDIATE;%sUPDATE meta SET value = %d WHERE key = "
+		 "'schema';COMMIT;", changes, to);
 	if (exec(st, sql) == 0)
 		return 0;
 	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL); /* st->error keeps why */
 	return -1;
 }
 
-/* Version 2 had no TCP endpoints (host slices' host_slices table is made with the schema). */
+/* A database of version (1 to SCHEMA_VERSION - 1) brought to SCHEMA_VERSION, step by step. */
 static int
-migrate_2_to_3(struct store *st)
+migrate_from(struct store *st, int version)
 {
-	if (exec(st, "BEGIN IMMEDIATE;"
-		 "ALTER TABLE endpoints ADD COLUMN tcp INTEGER NOT NULL DEFAULT 0;"
-		 "UPDATE meta SET value = 3 WHERE key = 'schema';"
-		 "COMMIT;") == 0)
-		return 0;
-	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-	return -1;
-}
+	char inbound[512];
+	const char *steps[SCHEMA_VERSION] = {
+		/* 1 had no inbound quota: a slice gets the default, or what its endpoints hold
+		 * inbound if that is more, so nothing stored breaks it. */
+		[1] = inbound,
+		/* 2 had no TCP endpoints (host_slices is made with the schema). */
+		[2] = "ALTER TABLE endpoints ADD COLUMN tcp INTEGER NOT NULL DEFAULT 0;",
+		/* 3 had no endpoints held by a process (the socket shim's). */
+		[3] = "ALTER TABLE endpoints ADD COLUMN holder_pid INTEGER NOT NULL DEFAULT 0;"
+		      "ALTER TABLE endpoints ADD COLUMN holder_start INTEGER NOT NULL DEFAULT 0;",
+		/* 4 did not keep a host slice's NAT range, only its size: learnt at replay. */
+		[4] = "ALTER TABLE host_slices ADD COLUMN nat_first INTEGER NOT NULL DEFAULT 0;",
+	};
 
-/* Version 3 had no endpoints held by a process (the socket shim's). */
-static int
-migrate_3_to_4(struct store *st)
-{
-	if (exec(st, "BEGIN IMMEDIATE;"
-		 "ALTER TABLE endpoints ADD COLUMN holder_pid INTEGER NOT NULL DEFAULT 0;"
-		 "ALTER TABLE endpoints ADD COLUMN holder_start INTEGER NOT NULL DEFAULT 0;"
-		 "UPDATE meta SET value = 4 WHERE key = 'schema';"
-		 "COMMIT;") == 0)
-		return 0;
-	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-	return -1;
-}
-
-/* Version 4 did not keep a host slice's NAT range, only its size. */
-static int
-migrate_4_to_5(struct store *st)
-{
-	if (exec(st, "BEGIN IMMEDIATE;"
-		 "ALTER TABLE host_slices ADD COLUMN nat_first INTEGER NOT NULL DEFAULT 0;"
-		 "UPDATE meta SET value = 5 WHERE key = 'schema';"
-		 "COMMIT;") == 0)
-		return 0;
-	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-	return -1;
+	snprintf(inbound, sizeof(inbound), "ALTER TABLE slices ADD COLUMN inbound INTEGER NOT "
+		 "NULL DEFAULT %" PRIu64 ";UPDATE slices SET inbound = MAX(inbound, (SELECT "
+		 "COALESCE(SUM(inbound), 0) FROM endpoints WHERE endpoints.slice = slices.id));",
+		 SP_DEFAULT_SLICE_BANDWIDTH);
+	for (int v = version; v < SCHEMA_VERSION; v++)
+		if (migrate(st, steps[v], v + 1) < 0)
+			return -1;
+	return 0;
 }
 
 /* The schema, made or checked. */
@@ -238,14 +219,8 @@ set_up(struct store *st, bool sync_full)
 		snprintf(sql, sizeof(sql), "INSERT INTO meta VALUES('schema', %d)", SCHEMA_VERSION);
 		return exec(st, sql);
 	}
-	if (version == 1 && migrate_1_to_2(st) < 0)
-		return -1;
-	if ((version == 1 || version == 2) && migrate_2_to_3(st) < 0)
-		return -1;
-	if (version >= 1 && version <= 3 && migrate_3_to_4(st) < 0)
-		return -1;
-	if (version >= 1 && version <= 4)
-		return migrate_4_to_5(st);
+	if (version >= 1 && version < SCHEMA_VERSION)
+		return migrate_from(st, version);
 	if (version != SCHEMA_VERSION) {
 		snprintf(st->error, sizeof(st->error), "the database has schema version %d; this "
 			 "slicectld reads version %d", version, SCHEMA_VERSION);

@@ -166,18 +166,6 @@ frame_of(const struct rte_mbuf *m, const char *where)
 	sp_test_fail("%s holds a packet that was not in the burst", where);
 }
 
-static uint16_t
-be16_at(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t
-be32_at(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 static const struct endpoint *
 find_endpoint(uint16_t port, uint32_t ip, uint8_t proto, uint16_t udp)
 {

@@ -148,18 +148,6 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static uint16_t
-be16_at(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t
-be32_at(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 /* A frame's headers as the host-slice path takes them (hslice.c's view_l4), worked out anew. */
 struct l4 {
 	size_t ihl, l4; /* IPv4 header length, the L4 header's offset */

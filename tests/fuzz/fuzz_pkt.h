@@ -34,4 +34,17 @@ void sp_fuzz_check_left(const struct sp_meta *meta);
 /* Free m; fail if the pool does not hold the in_use packets it held before. */
 void sp_fuzz_free_all(struct rte_mempool *mp, struct rte_mbuf *m, unsigned int in_use);
 
+/* Network-order fields of the fuzz input, read without alignment. */
+static inline uint16_t
+be16_at(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t
+be32_at(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
 #endif

@@ -128,35 +128,50 @@ dotted(FILE *f, uint32_t a, uint8_t len)
 	fprintf(f, "%u.%u.%u.%u/%u", a >> 24, (a >> 16) & 0xff, (a >> 8) & 0xff, a & 0xff, len);
 }
 
-int
-cb_rules_write(const char *path, const struct cb_rule *r, size_t n)
+static void
+rule_line(FILE *f, const void *items, size_t i)
+{
+	const struct cb_rule *r = (const struct cb_rule *)items + i;
+
+	fputc('@', f);
+	dotted(f, r->src, r->src_len);
+	fputc(' ', f);
+	dotted(f, r->dst, r->dst_len);
+	fprintf(f, " %u : %u %u : %u 0x%02x/0x%02x\n", r->sport_lo, r->sport_hi, r->dport_lo,
+		r->dport_hi, r->proto, r->proto_mask);
+}
+
+static void
+trace_line(FILE *f, const void *items, size_t i)
+{
+	const struct cb_packet *p = (const struct cb_packet *)items + i;
+
+	fprintf(f, "%u %u %u %u %u %u\n", p->src, p->dst, p->sport, p->dport, p->proto,
+		p->match_id);
+}
+
+/* n lines of items to path, each written by line(): 0 or a negative errno. */
+static int
+write_lines(const char *path, const void *items, size_t n,
+	    void (*line)(FILE *f, const void *items, size_t i))
 {
 	FILE *f = fopen(path, "w");
-	size_t i;
 
 	if (f == NULL)
 		return -errno;
-	for (i = 0; i < n; i++) {
-		fputc('@', f);
-		dotted(f, r[i].src, r[i].src_len);
-		fputc(' ', f);
-		dotted(f, r[i].dst, r[i].dst_len);
-		fprintf(f, " %u : %u %u : %u 0x%02x/0x%02x\n", r[i].sport_lo, r[i].sport_hi,
-			r[i].dport_lo, r[i].dport_hi, r[i].proto, r[i].proto_mask);
-	}
+	for (size_t i = 0; i < n; i++)
+		line(f, items, i);
 	return fclose(f) == 0 ? 0 : -errno;
+}
+
+int
+cb_rules_write(const char *path, const struct cb_rule *r, size_t n)
+{
+	return write_lines(path, r, n, rule_line);
 }
 
 int
 cb_trace_write(const char *path, const struct cb_packet *p, size_t n)
 {
-	FILE *f = fopen(path, "w");
-	size_t i;
-
-	if (f == NULL)
-		return -errno;
-	for (i = 0; i < n; i++)
-		fprintf(f, "%u %u %u %u %u %u\n", p[i].src, p[i].dst, p[i].sport, p[i].dport,
-			p[i].proto, p[i].match_id);
-	return fclose(f) == 0 ? 0 : -errno;
+	return write_lines(path, p, n, trace_line);
 }
