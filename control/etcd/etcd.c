@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "etcd.h"
+#include "etcd_json.h"
 
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,62 +23,6 @@ struct etcd {
 	CURL *curl;
 	char error[512];
 };
-
-/* ------------------------------------------------------------------ base64 */
-
-static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-static char *
-b64_encode(const char *s, size_t n)
-{
-	char *out = malloc((n + 2) / 3 * 4 + 1), *p = out;
-
-	if (out == NULL)
-		return NULL;
-	for (size_t i = 0; i < n; i += 3) {
-		uint32_t v = (uint32_t)(unsigned char)s[i] << 16;
-
-		if (i + 1 < n)
-			v |= (uint32_t)(unsigned char)s[i + 1] << 8;
-		if (i + 2 < n)
-			v |= (unsigned char)s[i + 2];
-		*p++ = B64[v >> 18 & 63];
-		*p++ = B64[v >> 12 & 63];
-		*p++ = i + 1 < n ? B64[v >> 6 & 63] : '=';
-		*p++ = i + 2 < n ? B64[v & 63] : '=';
-	}
-	*p = '\0';
-	return out;
-}
-
-/* Decoded text (NUL-terminated; etcd keys and our values are text), or NULL if not base64. */
-static char *
-b64_decode(const char *s)
-{
-	size_t n = s != NULL ? strlen(s) : 0;
-	char *out = malloc(n / 4 * 3 + 1), *p = out;
-	uint32_t v = 0;
-	int bits = 0;
-
-	if (out == NULL)
-		return NULL;
-	for (size_t i = 0; i < n && s[i] != '='; i++) {
-		const char *c = strchr(B64, s[i]);
-
-		if (c == NULL || s[i] == '\0') {
-			free(out);
-			return NULL;
-		}
-		v = v << 6 | (uint32_t)(c - B64);
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			*p++ = (char)(v >> bits & 0xff);
-		}
-	}
-	*p = '\0';
-	return out;
-}
 
 /* ------------------------------------------------------------------ handle */
 
@@ -177,24 +121,10 @@ etcd_error(const struct etcd *e)
 
 /* ------------------------------------------------------------------ calls */
 
-struct buf {
-	char *data;
-	size_t len;
-};
-
 static size_t
 collect(char *p, size_t size, size_t n, void *arg)
 {
-	struct buf *b = arg;
-	char *d = realloc(b->data, b->len + size * n + 1);
-
-	if (d == NULL)
-		return 0;
-	memcpy(d + b->len, p, size * n);
-	b->len += size * n;
-	d[b->len] = '\0';
-	b->data = d;
-	return size * n;
+	return etcd_buf_append(arg, p, size * n) ? size * n : 0;
 }
 
 /* The options every request of e carries: TLS files, the token, JSON. */
@@ -231,10 +161,10 @@ prepare(struct etcd *e, CURL *c, const char *url, const char *body)
 static json_t *
 post_to(struct etcd *e, unsigned int i, const char *path, const char *body, bool *transport)
 {
-	struct buf b = {0};
+	struct etcd_buf b = {0};
 	struct curl_slist *h;
 	char url[400];
-	json_t *r = NULL, *msg;
+	json_t *r = NULL;
 	long status = 0;
 	CURLcode rc;
 
@@ -252,18 +182,11 @@ post_to(struct etcd *e, unsigned int i, const char *path, const char *body, bool
 	if (rc != CURLE_OK) {
 		fail(e, "etcd at %s: %s", e->base[i], curl_easy_strerror(rc));
 	} else {
-		r = b.data != NULL ? json_loads(b.data, 0, NULL) : NULL;
-		msg = json_object_get(r, "message");
-		if (msg == NULL)
-			msg = json_object_get(r, "error");
-		if (r == NULL || status != 200) {
-			if (json_is_string(msg))
-				fail(e, "etcd at %s: %s", e->base[i], json_string_value(msg));
-			else
-				fail(e, "etcd at %s: HTTP status %ld", e->base[i], status);
-			json_decref(r);
-			r = NULL;
-		}
+		char why[sizeof(e->error)];
+
+		r = etcd_reply(status, b.data, why, sizeof(why));
+		if (r == NULL)
+			fail(e, "etcd at %s: %s", e->base[i], why);
 	}
 	free(b.data);
 	return r;
@@ -328,74 +251,6 @@ call(struct etcd *e, const char *path, json_t *body)
 	return r;
 }
 
-static int64_t
-num(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	/* The gateway writes 64-bit numbers as strings. */
-	return json_is_string(v) ? strtoll(json_string_value(v), NULL, 10) : json_integer_value(v);
-}
-
-/* The key just past every key beginning with prefix (etcd's range_end), base64. */
-static char *
-prefix_end(const char *prefix)
-{
-	size_t n = strlen(prefix);
-	char *end = strdup(prefix), *b;
-
-	while (n > 0 && (unsigned char)end[n - 1] == 0xff)
-		n--;
-	if (n == 0) {
-		free(end);
-		return strdup("AA=="); /* "\0": every key */
-	}
-	end[n - 1]++;
-	b = b64_encode(end, n);
-	free(end);
-	return b;
-}
-
-/* {"key": key, ["range_end"]} for a key or a prefix. */
-static json_t *
-key_range(const char *key, bool prefix)
-{
-	char *k = b64_encode(key, strlen(key));
-	json_t *o = json_pack("{s:s}", "key", k);
-
-	free(k);
-	if (prefix) {
-		char *end = prefix_end(key);
-
-		json_object_set_new(o, "range_end", json_string(end));
-		free(end);
-	}
-	return o;
-}
-
-static bool
-kv_from(json_t *o, struct etcd_kv *kv)
-{
-	const char *v = json_string_value(json_object_get(o, "value"));
-
-	kv->key = b64_decode(json_string_value(json_object_get(o, "key")));
-	kv->value = v != NULL ? b64_decode(v) : strdup("");
-	kv->create_revision = num(o, "create_revision");
-	kv->mod_revision = num(o, "mod_revision");
-	kv->lease = num(o, "lease");
-	return kv->key != NULL && kv->value != NULL;
-}
-
-void
-etcd_kvs_free(struct etcd_kv *kvs, size_t n)
-{
-	for (size_t i = 0; kvs != NULL && i < n; i++) {
-		free(kvs[i].key);
-		free(kvs[i].value);
-	}
-	free(kvs);
-}
-
 long
 etcd_get(struct etcd *e, const char *key, bool prefix, struct etcd_kv **kvs, int64_t *revision)
 {
@@ -406,88 +261,17 @@ long
 etcd_get_at(struct etcd *e, const char *key, bool prefix, int64_t at, struct etcd_kv **kvs,
 	    int64_t *revision)
 {
-	json_t *req = key_range(key, prefix), *r, *list, *o;
-	size_t i, n;
-
-	if (at > 0) {
-		char rev[24];
-
-		snprintf(rev, sizeof(rev), "%" PRId64, at);
-		json_object_set_new(req, "revision", json_string(rev));
-	}
-	r = call(e, "/v3/kv/range", req);
-
-	*kvs = NULL;
-	if (r == NULL)
-		return -1;
-	list = json_object_get(r, "kvs");
-	n = json_array_size(list);
-	if (revision != NULL)
-		*revision = num(json_object_get(r, "header"), "revision");
-	*kvs = calloc(n + 1, sizeof(**kvs));
-	json_array_foreach(list, i, o) {
-		if (*kvs == NULL || !kv_from(o, &(*kvs)[i])) {
-			etcd_kvs_free(*kvs, i + 1);
-			*kvs = NULL;
-			json_decref(r);
-			return fail(e, "etcd's answer to a range is not as documented");
-		}
-	}
-	json_decref(r);
-	return (long)n;
-}
-
-json_t *
-etcd_op_put(const char *key, const char *value, int64_t lease)
-{
-	char *k = b64_encode(key, strlen(key)), *v = b64_encode(value, strlen(value));
-	json_t *o = json_pack("{s:s, s:s}", "key", k, "value", v);
-
-	if (lease != 0) {
-		char l[24];
-
-		snprintf(l, sizeof(l), "%" PRId64, lease);
-		json_object_set_new(o, "lease", json_string(l));
-	}
-	free(k);
-	free(v);
-	return json_pack("{s:o}", "request_put", o);
-}
-
-json_t *
-etcd_op_delete(const char *key, bool prefix)
-{
-	return json_pack("{s:o}", "request_delete_range", key_range(key, prefix));
-}
-
-json_t *
-etcd_cmp_mod(const char *key, int64_t mod_revision)
-{
-	char *k = b64_encode(key, strlen(key)), rev[24];
-	json_t *o;
-
-	snprintf(rev, sizeof(rev), "%" PRId64, mod_revision);
-	o = json_pack("{s:s, s:s, s:s, s:s}", "key", k, "target", "MOD", "result", "EQUAL",
-		      "mod_revision", rev);
-	free(k);
-	return o;
+	return etcd_range_answer(call(e, "/v3/kv/range", etcd_range_request(key, prefix, at)), kvs,
+				 revision, e->error, sizeof(e->error));
 }
 
 int
 etcd_txn(struct etcd *e, json_t *compare, json_t *success, json_t *failure, int64_t *revision)
 {
-	json_t *r = call(e, "/v3/kv/txn", json_pack("{s:o, s:o, s:o}", "compare", compare,
-						    "success", success, "failure",
-						    failure != NULL ? failure : json_array()));
-	int held;
-
-	if (r == NULL)
-		return -1;
-	held = json_is_true(json_object_get(r, "succeeded"));
-	if (revision != NULL)
-		*revision = num(json_object_get(r, "header"), "revision");
-	json_decref(r);
-	return held;
+	return etcd_txn_answer(call(e, "/v3/kv/txn", json_pack("{s:o, s:o, s:o}", "compare",
+							       compare, "success", success, "failure",
+							       failure != NULL ? failure : json_array())),
+			       revision);
 }
 
 int
@@ -497,67 +281,32 @@ etcd_put(struct etcd *e, const char *key, const char *value, int64_t lease, int6
 
 	r = call(e, "/v3/kv/put", json_incref(json_object_get(op, "request_put")));
 	json_decref(op);
-	if (r == NULL)
-		return -1;
-	if (revision != NULL)
-		*revision = num(json_object_get(r, "header"), "revision");
-	json_decref(r);
-	return 0;
+	return etcd_put_answer(r, revision);
 }
 
 long
 etcd_delete(struct etcd *e, const char *key, bool prefix)
 {
-	json_t *r = call(e, "/v3/kv/deleterange", key_range(key, prefix));
-	long n;
-
-	if (r == NULL)
-		return -1;
-	n = (long)num(r, "deleted");
-	json_decref(r);
-	return n;
+	return etcd_delete_answer(call(e, "/v3/kv/deleterange", etcd_delete_request(key, prefix)));
 }
 
 int64_t
 etcd_lease_grant(struct etcd *e, unsigned int ttl)
 {
-	json_t *r = call(e, "/v3/lease/grant", json_pack("{s:i}", "TTL", (int)ttl));
-	int64_t id;
-
-	if (r == NULL)
-		return -1;
-	id = num(r, "ID");
-	json_decref(r);
-	return id > 0 ? id : fail(e, "etcd granted no lease");
-}
-
-static json_t *
-lease_id(int64_t lease)
-{
-	char id[24];
-
-	snprintf(id, sizeof(id), "%" PRId64, lease);
-	return json_pack("{s:s}", "ID", id);
+	return etcd_grant_answer(call(e, "/v3/lease/grant", json_pack("{s:i}", "TTL", (int)ttl)),
+				 e->error, sizeof(e->error));
 }
 
 long
 etcd_lease_keepalive(struct etcd *e, int64_t lease)
 {
-	/* The gateway streams keepalive; one request, one answer, then it ends the call. */
-	json_t *r = call(e, "/v3/lease/keepalive", lease_id(lease));
-	long ttl;
-
-	if (r == NULL)
-		return -1;
-	ttl = (long)num(json_object_get(r, "result"), "TTL");
-	json_decref(r);
-	return ttl;
+	return etcd_keepalive_answer(call(e, "/v3/lease/keepalive", etcd_lease_request(lease)));
 }
 
 int
 etcd_lease_revoke(struct etcd *e, int64_t lease)
 {
-	json_t *r = call(e, "/v3/lease/revoke", lease_id(lease));
+	json_t *r = call(e, "/v3/lease/revoke", etcd_lease_request(lease));
 
 	json_decref(r);
 	return r != NULL ? 0 : -1;
@@ -566,78 +315,16 @@ etcd_lease_revoke(struct etcd *e, int64_t lease)
 /* ------------------------------------------------------------------ watch */
 
 struct watch {
-	struct etcd *e;
-	struct buf line;
-	int (*on_events)(void *, const struct etcd_event *, size_t, int64_t);
-	bool (*stop)(void *);
-	void *arg;
-	int64_t compacted;
-	bool done;    /* on_events or stop said so, or etcd ended it */
-	bool broken;  /* etcd ended it */
-	bool created; /* etcd accepted the watch */
+	struct etcd_watch_reader r;
+	bool (*stop)(void *); /* asked with r.arg */
 };
-
-/* One answer of the stream: events for on_events, or the watch's end. */
-static void
-answer(struct watch *w, const char *text)
-{
-	json_t *o = json_loads(text, 0, NULL), *res = json_object_get(o, "result"), *evs, *ev;
-	struct etcd_event *list;
-	size_t i, n;
-
-	if (res == NULL) {
-		fail(w->e, "etcd ended the watch: %.200s", text);
-		w->done = w->broken = true;
-		json_decref(o);
-		return;
-	}
-	if (json_is_true(json_object_get(res, "created")))
-		w->created = true;
-	if (json_is_true(json_object_get(res, "canceled"))) {
-		w->compacted = num(res, "compact_revision");
-		fail(w->e, "etcd cancelled the watch%s", w->compacted > 0 ?
-		     ": its start was compacted" : "");
-		w->done = w->broken = true;
-		json_decref(o);
-		return;
-	}
-	evs = json_object_get(res, "events");
-	n = json_array_size(evs);
-	list = calloc(n + 1, sizeof(*list));
-	json_array_foreach(evs, i, ev) {
-		list[i].deleted = json_is_string(json_object_get(ev, "type")) &&
-				  strcmp(json_string_value(json_object_get(ev, "type")), "DELETE") == 0;
-		kv_from(json_object_get(ev, "kv"), &list[i].kv);
-	}
-	if (n > 0 && w->on_events(w->arg, list, n, num(json_object_get(res, "header"), "revision")))
-		w->done = true;
-	for (i = 0; i < n; i++) {
-		free(list[i].kv.key);
-		free(list[i].kv.value);
-	}
-	free(list);
-	json_decref(o);
-}
 
 static size_t
 stream(char *p, size_t size, size_t n, void *arg)
 {
 	struct watch *w = arg;
-	char *nl;
 
-	if (collect(p, size, n, &w->line) != size * n)
-		return 0;
-	/* The gateway ends each answer with a newline. */
-	while (!w->done && (nl = memchr(w->line.data, '\n', w->line.len)) != NULL) {
-		size_t used = (size_t)(nl - w->line.data) + 1;
-
-		*nl = '\0';
-		if (used > 1)
-			answer(w, w->line.data);
-		memmove(w->line.data, nl + 1, w->line.len - used + 1);
-		w->line.len -= used;
-	}
-	return w->done ? 0 : size * n;
+	return etcd_watch_feed(&w->r, p, size * n) ? size * n : 0;
 }
 
 /* Run the watch's transfer, asking stop() every POLL_MS: its result. */
@@ -650,13 +337,13 @@ run_watch(CURL *c, struct watch *w)
 	int running = 1, left;
 
 	curl_multi_add_handle(m, c);
-	while (running && !w->done) {
+	while (running && !w->r.done) {
 		if (curl_multi_perform(m, &running) != CURLM_OK)
 			break;
 		if (running)
 			curl_multi_poll(m, NULL, 0, POLL_MS, NULL);
-		if (w->stop(w->arg))
-			w->done = true;
+		if (w->stop(w->r.arg))
+			w->r.done = true;
 	}
 	while ((msg = curl_multi_info_read(m, &left)) != NULL)
 		if (msg->msg == CURLMSG_DONE)
@@ -671,16 +358,12 @@ etcd_watch(struct etcd *e, const char *prefix, int64_t from,
 	   int (*on_events)(void *arg, const struct etcd_event *ev, size_t n, int64_t revision),
 	   bool (*stop)(void *arg), void *arg, int64_t *compacted)
 {
-	struct watch w = {.e = e, .on_events = on_events, .stop = stop, .arg = arg};
-	json_t *req = key_range(prefix, true);
+	struct watch w = {.r = {.on_events = on_events, .arg = arg}, .stop = stop};
+	char *body = etcd_watch_request(prefix, from), url[400];
 	struct curl_slist *h;
-	char rev[24], *body, url[400];
 	CURL *c = curl_easy_init();
 	CURLcode rc;
 
-	snprintf(rev, sizeof(rev), "%" PRId64, from);
-	json_object_set_new(req, "start_revision", json_string(rev));
-	body = json_dumps(json_pack("{s:o}", "create_request", req), JSON_COMPACT);
 	if (e->user != NULL && e->token[0] == '\0' && authenticate(e) < 0) {
 		free(body);
 		curl_easy_cleanup(c);
@@ -698,14 +381,17 @@ etcd_watch(struct etcd *e, const char *prefix, int64_t from,
 	curl_slist_free_all(h);
 	curl_easy_cleanup(c);
 	free(body);
-	free(w.line.data);
-	if (w.compacted > 0) {
-		*compacted = w.compacted;
+	free(w.r.line.data);
+	if (w.r.compacted > 0) {
+		*compacted = w.r.compacted;
+		fail(e, "%s", w.r.error);
 		return -2;
 	}
-	if (w.done && !w.broken)
+	if (w.r.done && !w.r.broken)
 		return 0;
-	if (!w.broken)
+	if (w.r.broken)
+		fail(e, "%s", w.r.error);
+	else
 		fail(e, "etcd at %s: the watch broke: %s", e->base[e->cur],
 		     rc != CURLE_OK ? curl_easy_strerror(rc) : "the member ended it");
 	e->cur = (e->cur + 1) % e->nb; /* the next try goes to another member */
