@@ -119,6 +119,8 @@ handle_lines(struct sp_node *node, struct client *c)
 		if (answer != NULL && !queue_out(c, answer))
 			return false;
 	}
+	if (c->in_len == 0)
+		return true; /* nothing read: c->in may be NULL, no pointer for memchr */
 	while (lines < MAX_LINES_PER_POLL && c->hold.table == NULL &&
 	       (nl = memchr(c->in + start, '\n', c->in_len - start)) != NULL) {
 		size_t len = (size_t)(nl - (c->in + start));
