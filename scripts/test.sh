@@ -96,7 +96,7 @@ fi
 fuzz_pass=0 fuzz_fail=0
 fuzz_seconds="${SLICEPATH_FUZZ_SECONDS:-20}"
 if [ "$fuzz_seconds" -gt 0 ]; then
-	for target in config decap arp ipv4 i3 dpi rpc ctld genspec hslice tap preload; do
+	for target in config decap arp ipv4 i3 dpi rpc ctld genspec hslice tap preload etcd; do
 		log "fuzz: $target for ${fuzz_seconds}s"
 		if FUZZ_SECONDS="$fuzz_seconds" FUZZ_BUILD_DIR="$BUILD_DIR/fuzz" \
 			sh "$ROOT/tests/fuzz/run.sh" "$target"; then

@@ -3,7 +3,7 @@
 # Build the libFuzzer targets with clang and run each for FUZZ_SECONDS (default 30).
 # Fails if any target finds a crash, leak, timeout or broken invariant.
 #
-#   tests/fuzz/run.sh [TARGET...]        targets: config decap arp ipv4 i3 dpi rpc ctld genspec hslice tap preload (default: all)
+#   tests/fuzz/run.sh [TARGET...]        targets: config decap arp ipv4 i3 dpi rpc ctld genspec hslice tap preload etcd (default: all)
 #
 # Environment: FUZZ_SECONDS, FUZZ_BUILD_DIR (default build/fuzz in the source
 # tree), FUZZ_FLAGS (extra libFuzzer flags). See tests/fuzz/README.md.
@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 build=${FUZZ_BUILD_DIR:-$src/build/fuzz}
 seconds=${FUZZ_SECONDS:-30}
-targets=${*:-config decap arp ipv4 i3 dpi rpc ctld genspec hslice tap preload}
+targets=${*:-config decap arp ipv4 i3 dpi rpc ctld genspec hslice tap preload etcd}
 
 if [ -f "$build/build.ninja" ]; then
 	# Reconfigured, not just configured: meson compile finds targets added since.

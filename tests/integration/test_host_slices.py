@@ -341,16 +341,16 @@ def test_a_flooding_host_slice_leaves_a_fast_path_slice_its_reservation(tmp_path
                threshold=THRESHOLD, threshold_packets=THRESHOLD_PKTS)
         flood = FLOOD.format(src="10.1.0.1", port=7001, dst=LOAD_NH[0], dport=LOAD_NH[1],
                              seconds=8)
-        # Niced: on a 2-CPU machine the flooder must not take the forwarding lcore's CPU.
-        with running(ns, "nice", "-n", "19", sys.executable, "-c", flood):
-            got, period = measure(n, ["h", "b"])
+        # The flooder may take the lcore's CPU: check_isolation counts in the lcore's time.
+        with running(ns, sys.executable, "-c", flood):
+            got, window = measure(n, ["h", "b"])
         st = n.call("stats.get", slice="h")["slice"]
     finally:
         n.stop()
         subprocess.run(["ip", "netns", "del", ns], check=False)
     print(f"host slice h: {st['from_netns_pkts']} frames from its namespace, "
           f"{st['fwd_pkts']} sent, drops {st['reasons']}")
-    check_isolation(got, period, "h", "b", kept, host_share)
+    check_isolation(got, window, "h", "b", kept, host_share, shared=False)
 
 
 # Frames a slice's root could write on its interface: each must end in one counter.

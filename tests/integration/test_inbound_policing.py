@@ -11,6 +11,7 @@ import time
 import pytest
 
 from conftest import needs_root
+from lcore_time import Clock, Window, check_rate, sampled
 from spnode import LOAD_NH, inner_udp, loaded_node, substrate, write_pcap
 from sp_rpc import RpcError  # noqa: E402 (tools/ is on the path once spnode is imported)
 
@@ -45,22 +46,28 @@ def test_inbound_rates_held_on_the_wire(tmp_path):
     write_pcap(pcap, frames)
     n.start()
     try:
+        # The policers and the scheduler run on lcore 1: rates in its time (lcore_time.py).
+        clock = Clock(n)
+
+        def sample():
+            return sampled(clock, lambda: (n.cmd("/slicepath/queues,pol"),
+                                           n.cmd("/slicepath/slice,pol")))
         time.sleep(WARMUP)
-        t0, q0, s0 = time.monotonic(), n.cmd("/slicepath/queues,pol"), n.cmd("/slicepath/slice,pol")
+        t0, (q0, s0) = sample()
         time.sleep(PERIOD)
-        t1, q1, s1 = time.monotonic(), n.cmd("/slicepath/queues,pol"), n.cmd("/slicepath/slice,pol")
+        t1, (q1, s1) = sample()
         state = n.call("state.dump")
         info = n.call("node.info")
     finally:
         n.stop()
-    period = t1 - t0
+    window = Window(t0, t1)
     for k, want in INBOUND.items():
-        got = (wire_bits(q1[str(k)]) - wire_bits(q0[str(k)])) / period
-        print(f"endpoint {k}: {got / 1e6:.1f} Mb/s forwarded, inbound {want / 1e6:.0f} Mb/s")
-        assert 0.97 * want <= got <= 1.02 * want, f"endpoint {k}: {got / 1e6:.1f} Mb/s"
-    arrived = (s1["rx_bytes"] - s0["rx_bytes"]) * 8 / period
+        check_rate(f"endpoint {k}", wire_bits(q1[str(k)]) - wire_bits(q0[str(k)]), window, want,
+                   high=1.02)
+    arrived = (s1["rx_bytes"] - s0["rx_bytes"]) * 8 / window.run
     policed = s1["reasons"]["inbound_rate"] - s0["reasons"]["inbound_rate"]
-    print(f"arrived {arrived / 1e6:.0f} Mb/s, {policed / period:.0f} pkt/s dropped as inbound_rate")
+    print(f"arrived {arrived / 1e6:.0f} Mb/s of the lcore's time, {policed} frames dropped as "
+          f"inbound_rate")
     assert arrived > 2 * sum(INBOUND.values()), "the input did not exceed the rates"
     assert policed > 0
     # Nothing else was dropped: the queues had room, the scheduler more than both.

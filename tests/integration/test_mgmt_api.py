@@ -17,6 +17,7 @@ import time
 import pytest
 
 from conftest import needs_root
+from lcore_time import Clock, Window, check_rate, sampled
 from sp_rpc import Rpc, RpcError
 from spnode import (LOAD_NH, TAP_NH3, Node, TapNode, assert_frames, encap_out, inner_udp,
                     ipv4_key, loaded_node, routed_inner, substrate, write_pcap)
@@ -415,24 +416,25 @@ def test_scheduler_rate_changes_under_load(tmp_path):
     n = slices_under_load(tmp_path, "sched", ["a"])
     n.start()
     try:
-        # 2 s: one stall of the VM's lcore (tens of ms) costs a 1 s sample over 3 %.
-        def rate(seconds=2.0):
+        clock = Clock(n)
+
+        def sent(seconds=2.0):
+            """Wire bits a's queue sent over seconds, and that window (lcore_time.py)."""
             def wire():
                 q = n.call("stats.get", slice="a")["queues"]["0"]
-                return q["sent_bytes"] + 24 * q["sent_pkts"], time.monotonic()
-            (b0, t0), _ = wire(), time.sleep(seconds)
-            b1, t1 = wire()
-            return (b1 - b0) * 8 / (t1 - t0)
+                return q["sent_bytes"] + 24 * q["sent_pkts"]
+            (t0, b0), _ = sampled(clock, wire), time.sleep(seconds)
+            t1, b1 = sampled(clock, wire)
+            return (b1 - b0) * 8, Window(t0, t1)
         time.sleep(0.5)
-        before = rate()
+        before = sent()
         assert n.call("sched.set", npe=0, port="p1", rate=500_000_000) == \
             {"set": 1, "scheduler": {"npe": 0, "port": "p1", "rate": 500_000_000,
                                      "overhead": 24, "reserved": 400_000_000}}
         time.sleep(0.1)
-        after = rate()
-        print(f"{before / 1e6:.1f} Mb/s at 800M, {after / 1e6:.1f} Mb/s at 500M")
-        assert 0.97 * 800e6 <= before <= 1.01 * 800e6
-        assert 0.97 * 500e6 <= after <= 1.01 * 500e6
+        after = sent()
+        check_rate("at 800M", *before, 800e6)
+        check_rate("at 500M", *after, 500e6)
         sched = [x for x in n.call("state.dump")["schedulers"] if x["port"] == "p1"]
         assert sched == [{"npe": 0, "port": "p1", "rate": 500_000_000, "overhead": 24,
                           "reserved": 400_000_000}]

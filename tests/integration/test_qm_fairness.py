@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import needs_root
+from lcore_time import Clock, Window, check_rate, sampled
 from spnode import LOAD_NH, Node, inner_udp, loaded_node, substrate, write_pcap
 
 pytestmark = needs_root
@@ -38,13 +39,14 @@ def wire_bytes(q):
     return q["sent_bytes"] + OVERHEAD * q["sent_pkts"]
 
 
-def measure(n, slices):
+def measure(n, slices, lcore=1):
     """Per (slice, queue): wire bytes sent, packets offered (taken or dropped) and the
-    largest lengths seen, over PERIOD s of traffic, and the period's length."""
+    largest lengths seen, over PERIOD s of traffic, and that window's wall and run time
+    of the lcore whose schedulers send them (lcore_time.py)."""
+    clock = Clock(n, lcore)
+
     def sample():
-        t0 = time.monotonic()
-        qs = {s: n.cmd(f"/slicepath/queues,{s}") for s in slices}
-        return (t0 + time.monotonic()) / 2, qs
+        return sampled(clock, lambda: {s: n.cmd(f"/slicepath/queues,{s}") for s in slices})
 
     time.sleep(WARMUP)
     t_start, first = sample()
@@ -67,7 +69,7 @@ def measure(n, slices):
                 "offered": (q["enq_pkts"] + q["drop_pkts"]) - (a["enq_pkts"] + a["drop_pkts"]),
                 "longest": longest[(s, qid)],
             }
-    return got, t_end - t_start
+    return got, Window(t_start, t_end)
 
 
 def check_lengths(got):
@@ -78,7 +80,7 @@ def check_lengths(got):
 
 def run_fairness(tmp_path, tag, pct, busy):
     """One slice, five queues with shares pct (percent of RATE) on p1, inputs for the
-    queues in busy only. Returns {queue: wire bytes}, the period and the lengths."""
+    queues in busy only. Returns {queue: wire bytes, offered, lengths} and the window."""
     n, p0, p1, pcap = loaded_node(tmp_path, tag, RATE)
     s = n.slice("fair", 1)
     s.endpoint(p0, 5001)
@@ -94,27 +96,25 @@ def run_fairness(tmp_path, tag, pct, busy):
     write_pcap(pcap, frames)
     n.start()
     try:
-        got, period = measure(n, ["fair"])
+        got, window = measure(n, ["fair"])
     finally:
         n.stop()
-    print(f"{tag}: {period:.2f} s measured")
-    return {int(q): v for (_s, q), v in got.items()}, period
+    print(f"{tag}: {window} measured")
+    return {int(q): v for (_s, q), v in got.items()}, window
 
 
 def test_shares_30_25_20_15_10_of_800M(tmp_path):
     pct = [30, 25, 20, 15, 10]
-    got, period = run_fairness(tmp_path, "fair", pct, busy=range(5))
+    got, window = run_fairness(tmp_path, "fair", pct, busy=range(5))
     total = sum(v["wire"] for v in got.values())
-    rate = total * 8 / period
     for k, p in enumerate(pct):
         share = 100 * got[k]["wire"] / total
-        print(f"queue {k}: share {p} %, got {share:.2f} % ({got[k]['wire'] * 8 / period / 1e6:.1f} "
-              f"Mb/s, offered {got[k]['offered'] / period:.0f} pkt/s)")
+        print(f"queue {k}: share {p} %, got {share:.2f} % (offered "
+              f"{got[k]['offered'] / window.run:.0f} pkt/s of the lcore's time)")
         assert abs(share - p) < 1, f"queue {k}: {share:.2f} % of the wire, configured {p} %"
-        assert got[k]["offered"] * (PAYLOAD + 70) * 8 / period > RATE * p / 100, \
+        assert got[k]["offered"] * (PAYLOAD + 70) * 8 / window.run > RATE * p / 100, \
             f"queue {k} was not backlogged"
-    print(f"total {rate / 1e6:.1f} Mb/s on the wire, scheduler {RATE / 1e6:.0f} Mb/s")
-    assert 0.97 * RATE <= rate <= 1.01 * RATE
+    check_rate("the scheduler", total * 8, window, RATE)
     check_lengths(got)
 
 
@@ -122,35 +122,38 @@ def test_idle_shares_taken_up(tmp_path):
     """Inputs of the 30 % and 10 % queues off: the others fill the scheduler 25:20:15."""
     pct = [30, 25, 20, 15, 10]
     busy = [1, 2, 3]
-    got, period = run_fairness(tmp_path, "conserve", pct, busy=busy)
+    got, window = run_fairness(tmp_path, "conserve", pct, busy=busy)
     total = sum(got[k]["wire"] for k in busy)
-    rate = total * 8 / period
     assert got[0]["wire"] == 0 and got[4]["wire"] == 0
     for k in busy:
         share = 100 * got[k]["wire"] / total
         want = 100 * pct[k] / sum(pct[j] for j in busy)
         print(f"queue {k}: want {want:.2f} %, got {share:.2f} %")
         assert abs(share - want) < 1
-    print(f"total {rate / 1e6:.1f} Mb/s on the wire, scheduler {RATE / 1e6:.0f} Mb/s")
-    assert 0.97 * RATE <= rate <= 1.01 * RATE
+    check_rate("the scheduler", total * 8, window, RATE)
     check_lengths(got)
 
 
-def check_isolation(got, period, flooder, kept, reserved, flooder_reserved=None):
-    """The flooder (queue 0 of the slice) was offered ten times its reservation
-    (flooder_reserved, default the same as the kept slice's) at least, the kept slice was
-    backlogged and sent 99 % of its reservation at least."""
+def check_isolation(got, window, flooder, kept, reserved, flooder_reserved=None, shared=True):
+    """Over the time the kept slice's lcore ran (measure()): the flooder (queue 0 of the
+    slice) was offered ten times its reservation (flooder_reserved, default the same as
+    the kept slice's) at least, the kept slice was backlogged and sent 99 % of its
+    reservation at least; and where both share one scheduler, 99 % of its part of what
+    the two sent (however little the lcore ran)."""
     f, k = got[(flooder, "0")], got[(kept, "0")]
-    offered = f["offered"] * (PAYLOAD + 70) * 8 / period
-    kept_rate = k["wire"] * 8 / period
+    offered = f["offered"] * (PAYLOAD + 70) * 8 / window.run
     flooder_reserved = flooder_reserved or reserved
-    print(f"{flooder} offered {offered / 1e6:.0f} Mb/s ({offered / flooder_reserved:.1f} x its "
-          f"reservation), sent {f['wire'] * 8 / period / 1e6:.1f} Mb/s; {kept} sent "
-          f"{kept_rate / 1e6:.1f} Mb/s of its {reserved / 1e6:.0f}")
+    print(f"{flooder} offered {offered / 1e6:.0f} Mb/s of the lcore's time "
+          f"({offered / flooder_reserved:.1f} x its reservation), sent "
+          f"{f['wire'] * 8 / window.run / 1e6:.1f} Mb/s")
     assert offered >= 10 * flooder_reserved, \
         f"the input did not reach ten times {flooder}'s reservation"
-    assert k["offered"] * (PAYLOAD + 70) * 8 / period > reserved, f"{kept} was not backlogged"
-    assert kept_rate >= 0.99 * reserved
+    assert k["offered"] * (PAYLOAD + 70) * 8 / window.run > reserved, f"{kept} was not backlogged"
+    check_rate(kept, k["wire"] * 8, window, reserved, low=0.99, high=None)
+    if shared:
+        part, want = k["wire"] / (k["wire"] + f["wire"]), reserved / (reserved + flooder_reserved)
+        print(f"{kept} sent {100 * part:.2f} % of the two's bytes, reserved {100 * want:.2f} %")
+        assert part >= 0.99 * want, f"{kept} sent {100 * part:.2f} % of the two's bytes"
     check_lengths(got)
 
 
@@ -172,10 +175,10 @@ def test_flooding_slice_cannot_squeeze_another(tmp_path):
     write_pcap(pcap, frames)
     n.start()
     try:
-        got, period = measure(n, ["a", "b"])
+        got, window = measure(n, ["a", "b"])
     finally:
         n.stop()
-    check_isolation(got, period, "a", "b", reserved)
+    check_isolation(got, window, "a", "b", reserved)
 
 
 @pytest.mark.parametrize("layout", ["steered", "mixed"])
@@ -214,12 +217,12 @@ def test_flooding_slice_on_npe_1_leaves_npe_0_its_rate(tmp_path, layout):
         write_pcap(q1, b + a)
     n.start()
     try:
-        got, period = measure(n, ["a", "b"])
+        got, window = measure(n, ["a", "b"])  # lcore 1: a's NPE
         info = n.call("node.info")
     finally:
         n.stop()
     assert [p["rx_queues"] for p in info["ports"]] == [2, 2], info["ports"]
-    check_isolation(got, period, "b", "a", reserved)
+    check_isolation(got, window, "b", "a", reserved, shared=False)
 
 
 def test_output_that_keeps_up_holds_no_backlog(tmp_path):

@@ -2,13 +2,14 @@
 """Residence times (docs/guide-operator.md, "Residence time"): the LC stamps a received frame
 every 100 us at most and tx measures it when the port takes it. Frames sent one at a time are
 each measured, in microseconds; frames that wait in a backlogged queue show the wait the
-queue's length and its scheduler's rate make; stats.get, telemetry and sp_telemetry.py
-agree (the Prometheus histogram: test_metrics.py)."""
+queue's length and its scheduler's rate make, in the lcore's time; stats.get, telemetry and
+sp_telemetry.py agree (the Prometheus histogram: test_metrics.py)."""
 
 import subprocess
 import time
 
 from conftest import needs_root
+from lcore_time import Trace
 from spnode import LOAD_NH, REPO, TapNode, inner_udp, loaded_node, substrate, write_pcap
 
 pytestmark = needs_root
@@ -36,8 +37,11 @@ def test_frames_sent_one_at_a_time_are_each_measured(tmp_path):
         for i in range(FRAMES):
             t.send(inner_udp("192.168.1.1", seq=i))   # returns once alpha counted it
             time.sleep(0.001)   # the next one well past the 100 us between stamps
-        t.node.wait_quiet()
-        r = n.call("stats.get")["residence_ns"]
+        # Until the last one has left too: a busy machine may hold the lcore between them.
+        deadline = time.monotonic() + 5
+        while (r := n.call("stats.get")["residence_ns"])["count"] < FRAMES and \
+                time.monotonic() < deadline:
+            time.sleep(0.05)
         tel = n.cmd("/slicepath/residence")
         shown = subprocess.run(["/usr/bin/python3", str(REPO / "tools" / "sp_telemetry.py"),
                                 "-p", n.prefix, "residence"], capture_output=True, text=True,
@@ -71,22 +75,27 @@ def test_frames_that_wait_in_a_queue_show_the_wait(tmp_path):
                       for i in range(16)])
     n.start()
     try:
-        time.sleep(3.0)
-        lens = []
-        for _ in range(5):
-            lens.append(n.cmd("/slicepath/queues,busy")["0"]["len_bytes"])
-            time.sleep(0.2)
-        before = n.call("stats.get")["residence_ns"]
-        time.sleep(1.0)
-        after = n.call("stats.get")["residence_ns"]
+        time.sleep(2.0)
+        # From before the frames the window measures came in to its end.
+        with Trace(n) as lcore:
+            lens = []
+            for _ in range(5):
+                lens.append(n.cmd("/slicepath/queues,busy")["0"]["len_bytes"])
+                time.sleep(0.2)
+            before = n.call("stats.get")["residence_ns"]
+            time.sleep(1.0)
+            after = n.call("stats.get")["residence_ns"]
     finally:
         n.stop()
     check_summary(after)
     frame = 1070
     # The queue stays full at its threshold: a frame waits for the bytes before it to go
-    # out at the scheduler's rate, overhead included.
+    # out at the scheduler's rate, overhead included, while the lcore runs (it runs no
+    # longer than that before the frame leaves). Where it ran share of any 50 ms at least
+    # (lcore_time.Trace), that is at most wait / share + 50 ms of the wall clock.
     backlog = sum(lens) / len(lens)
     wait_ns = backlog * (frame + OVERHEAD) / frame * 8 / SCHED * 1e9
+    share = lcore.least_share(0.05)
     window = {int(k): v - before["buckets"].get(k, 0) for k, v in after["buckets"].items()}
     count = sum(window.values())
     seen, p50 = 0, None
@@ -95,11 +104,12 @@ def test_frames_that_wait_in_a_queue_show_the_wait(tmp_path):
         if seen >= count / 2:
             p50 = top
             break
-    print(f"queue {backlog:.0f} bytes: {wait_ns / 1e6:.1f} ms to wait; residence p50 "
+    print(f"queue {backlog:.0f} bytes: {wait_ns / 1e6:.1f} ms to wait, the lcore running "
+          f"{share:.2f} of any 50 ms at least; residence p50 "
           f"{p50 / 1e6:.1f} ms over {count} samples in 1 s")
     assert backlog > 500_000, "the queue did not fill"
     # One sample every 100 us while frames keep coming, fewer where a stamped frame was
     # dropped at the full queue.
     assert 100 <= count <= 10_500
-    assert 0.8 * wait_ns <= p50 <= 1.2 * wait_ns
+    assert 0.8 * wait_ns <= p50 and p50 * share <= 1.2 * wait_ns + 50e6 * share
 
