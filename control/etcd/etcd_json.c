@@ -145,12 +145,15 @@ etcd_lease_request(int64_t lease)
 char *
 etcd_watch_request(const char *prefix, int64_t from)
 {
-	json_t *req = key_range(prefix, true);
-	char rev[24];
+	json_t *req = key_range(prefix, true), *body;
+	char rev[24], *text;
 
 	snprintf(rev, sizeof(rev), "%" PRId64, from);
 	json_object_set_new(req, "start_revision", json_string(rev));
-	return json_dumps(json_pack("{s:o}", "create_request", req), JSON_COMPACT);
+	body = json_pack("{s:o}", "create_request", req);
+	text = json_dumps(body, JSON_COMPACT);
+	json_decref(body);
+	return text;
 }
 
 json_t *
