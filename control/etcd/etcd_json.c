@@ -37,7 +37,7 @@ char *
 etcd_b64_decode(const char *s)
 {
 	size_t n = s != NULL ? strlen(s) : 0;
-	char *out = malloc(n / 4 * 3 + 1), *p = out;
+	char *out = malloc(n * 3 / 4 + 1), *p = out; /* 6 bits a character */
 	uint32_t v = 0;
 	int bits = 0;
 
