@@ -204,7 +204,7 @@ etcd_reply(long status, const char *body, char *err, size_t len)
 		msg = json_object_get(r, "error");
 	if (r != NULL && status == 200)
 		return r;
-	if (json_is_string(msg))
+	if (json_string_length(msg) > 0) /* an empty message says less than the status */
 		snprintf(err, len, "%s", json_string_value(msg));
 	else
 		snprintf(err, len, "HTTP status %ld", status);
