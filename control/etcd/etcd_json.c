@@ -342,6 +342,7 @@ watch_answer(struct etcd_watch_reader *w, const char *text)
 {
 	json_t *o = json_loads(text, 0, NULL), *res = json_object_get(o, "result"), *evs, *ev;
 	struct etcd_event *list;
+	bool read = true;
 	size_t i, n;
 
 	if (res == NULL) {
@@ -364,10 +365,15 @@ watch_answer(struct etcd_watch_reader *w, const char *text)
 	json_array_foreach(evs, i, ev) {
 		list[i].deleted = json_is_string(json_object_get(ev, "type")) &&
 				  strcmp(json_string_value(json_object_get(ev, "type")), "DELETE") == 0;
-		kv_from(json_object_get(ev, "kv"), &list[i].kv);
+		read &= kv_from(json_object_get(ev, "kv"), &list[i].kv);
 	}
-	if (n > 0 && w->on_events(w->arg, list, n, revision_of(res)))
+	if (!read) { /* a key or value not base64: its change cannot be applied, nor skipped */
+		snprintf(w->error, sizeof(w->error), "etcd's answer to a watch is not as "
+			 "documented: %.200s", text);
+		w->done = w->broken = true;
+	} else if (n > 0 && w->on_events(w->arg, list, n, revision_of(res))) {
 		w->done = true;
+	}
 	for (i = 0; i < n; i++) {
 		free(list[i].kv.key);
 		free(list[i].kv.value);
