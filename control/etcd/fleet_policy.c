@@ -60,7 +60,7 @@ fleet_replace_down(struct fleet *f, json_t *down_since, double now)
 	json_t *policy = fl_policy_get(f, NULL, &e), *done = json_array();
 	int64_t after = json_integer_value(json_object_get(policy, "replace_down_after"));
 	struct candidate *c;
-	struct etcd_kv *kvs;
+	struct etcd_kv *kvs = NULL;
 	char key[FLEET_KEY_LEN];
 	long n = after > 0 ? fl_candidates(f, &c, &e) : -1, ns;
 
@@ -105,7 +105,6 @@ fleet_replace_down(struct fleet *f, json_t *down_since, double now)
 		}
 		json_decref(rec);
 	}
-	if (ns > 0)
-		etcd_kvs_free(kvs, (size_t)ns);
+	etcd_kvs_free(kvs, ns > 0 ? (size_t)ns : 0); /* no slice: an empty list still */
 	return done;
 }
