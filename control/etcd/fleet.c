@@ -129,6 +129,14 @@ fl_op_put_json(const char *key, json_t *v)
 	return op;
 }
 
+const char *
+fl_key_name(const char *key)
+{
+	const char *slash = strrchr(key, '/');
+
+	return slash != NULL ? slash + 1 : key;
+}
+
 uint64_t
 fl_u64(json_t *o, const char *key, uint64_t dflt)
 {

@@ -30,6 +30,8 @@ int fl_read_json(struct fleet *f, const char *key, json_t **v, int64_t *mod,
 		 struct sp_rpc_error *e);
 /* A transaction's put of v (compact, sorted keys) at key. */
 json_t *fl_op_put_json(const char *key, json_t *v);
+/* The name a registry key ends with (after its last '/'; etcd's answer may lack one). */
+const char *fl_key_name(const char *key);
 /* The whole number at key of o, or dflt. */
 uint64_t fl_u64(json_t *o, const char *key, uint64_t dflt);
 /* params' key, a slice name (no '/'), or NULL with e filled. */

@@ -53,13 +53,13 @@ fl_candidates(struct fleet *f, struct candidate **out, struct sp_rpc_error *e)
 	for (long i = 0; i < n; i++) {
 		struct candidate *c = &(*out)[i];
 
-		snprintf(c->node, sizeof(c->node), "%s", strrchr(caps[i].key, '/') + 1);
+		snprintf(c->node, sizeof(c->node), "%s", fl_key_name(caps[i].key));
 		c->cap = json_loads(caps[i].value, 0, NULL);
 		if (c->cap == NULL)
 			c->cap = json_object();
 		c->mod = caps[i].mod_revision;
 		for (long j = 0; j < nl; j++)
-			c->live |= strcmp(strrchr(lives[j].key, '/') + 1, c->node) == 0;
+			c->live |= strcmp(fl_key_name(lives[j].key), c->node) == 0;
 	}
 	etcd_kvs_free(caps, (size_t)n);
 	etcd_kvs_free(lives, (size_t)nl);

@@ -88,7 +88,7 @@ fleet_replace_down(struct fleet *f, json_t *down_since, double now)
 
 			if (since == NULL || now - json_real_value(since) < (double)after)
 				continue;
-			p = json_pack("{s:s, s:O}", "slice", strrchr(kvs[k].key, '/') + 1, "node",
+			p = json_pack("{s:s, s:O}", "slice", fl_key_name(kvs[k].key), "node",
 				      node);
 			memset(&e, 0, sizeof(e));
 			r = fl_slice_replace(f, p, &e);

@@ -57,7 +57,7 @@ fl_slice_list(struct fleet *f, json_t *params, struct sp_rpc_error *e)
 		json_t *rec = json_loads(kvs[i].value, 0, NULL);
 
 		json_array_append_new(list, json_pack("{s:s, s:O, s:O}", "name",
-						      strrchr(kvs[i].key, '/') + 1, "codeopt",
+						      fl_key_name(kvs[i].key), "codeopt",
 						      json_object_get(json_object_get(rec, "create"),
 								      "codeopt"),
 						      "nodes", json_object_get(rec, "nodes")));
