@@ -23,13 +23,14 @@ fl_node_list(struct fleet *f, json_t *params, struct sp_rpc_error *e)
 	list = json_array();
 	for (long i = 0; i < n; i++) {
 		json_t *o = json_deep_copy(c[i].cap), *live = NULL;
+		struct sp_rpc_error unseen = {0}; /* "seen" is left out, the list still given */
 		char key[FLEET_KEY_LEN];
 		int64_t mod;
 
 		json_object_set_new(o, "node", json_string(c[i].node));
 		json_object_set_new(o, "live", json_boolean(c[i].live));
 		fleet_key(f, key, "live/%s", c[i].node);
-		if (c[i].live && fl_read_json(f, key, &live, &mod, e) == 1)
+		if (c[i].live && fl_read_json(f, key, &live, &mod, &unseen) == 1)
 			json_object_set(o, "seen", json_object_get(live, "seen"));
 		json_decref(live);
 		json_array_append_new(list, o);
