@@ -7,12 +7,16 @@
 #   2. the cmocka unit tests: meson test -C build --print-errorlogs,
 #   3. the integration tests (the real slicepathd over net_pcap vdevs):
 #      /usr/bin/python3 -m pytest -v tests/integration,
-#   4. a short run of each libFuzzer target (tests/fuzz/run.sh, clang), each
+#   4. the sanitizer stage, scripts/sanitize.sh (build-asan/: unit tests and a subset of
+#      the integration tests under ASan and UBSan; SLICEPATH_SANITIZE=0 skips it),
+#   5. a short run of each libFuzzer target (tests/fuzz/run.sh, clang), each
 #      counted as one test: SLICEPATH_FUZZ_SECONDS per target (default 20, 0 skips),
 #
-# then prints "N passed, N failed" over all and exits non-zero if anything failed.
-# Extra arguments go to pytest (e.g. scripts/test.sh -k arp).
-# Environment: SLICEPATH_BUILD_DIR and those of scripts/setup.sh.
+# then lists every skipped test with why, prints one line of counts per stage and,
+# alone on the last line, "N passed, N failed, N skipped" over all; exits non-zero if
+# anything failed. Extra arguments go to pytest (e.g. scripts/test.sh -k arp), in both
+# integration runs.
+# Environment: SLICEPATH_BUILD_DIR and those of scripts/setup.sh and scripts/sanitize.sh.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -29,36 +33,30 @@ fi
 
 if ! bash "$ROOT/scripts/setup.sh"; then
 	log "set-up or build failed (see above): no tests run"
-	echo "0 passed, 1 failed"
+	echo "0 passed, 1 failed, 0 skipped"
 	exit 1
 fi
+
+# Skipped tests, one "stage: test: why" a line, listed at the end.
+skips="$(mktemp)"
+trap 'rm -f "$skips"' EXIT
+
+# count KIND FILE RC LABEL: "PASSED FAILED SKIPPED" of a stage's result file (meson's
+# testlog.json or pytest's junit xml), its skips added to the list; a stage that
+# failed (RC) with no failed test counted (it did not build, collected nothing) is one.
+count() {
+	local p f s
+	read -r p f s < <("$PY" "$ROOT/scripts/test-results.py" "$1" "$2" "$skips" "$4")
+	[ "$3" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+	echo "$p $f $s"
+}
 
 # ---- unit tests (cmocka, through meson)
 log "unit tests: meson test -C $BUILD_DIR --print-errorlogs"
 unit_rc=0
 meson test -C "$BUILD_DIR" --print-errorlogs || unit_rc=$?
 
-# meson writes one JSON object per test to testlog.json.
-read -r unit_pass unit_fail < <("$PY" - "$BUILD_DIR/meson-logs/testlog.json" <<'EOF'
-import json, sys
-ok = bad = 0
-try:
-    for line in open(sys.argv[1]):
-        if not line.strip():
-            continue
-        r = json.loads(line).get("result", "")
-        if r in ("OK", "EXPECTEDFAIL"):
-            ok += 1
-        elif r != "SKIP":
-            bad += 1
-except FileNotFoundError:
-    pass
-print(ok, bad)
-EOF
-)
-if [ "$unit_rc" -ne 0 ] && [ "$unit_fail" -eq 0 ]; then
-	unit_fail=1  # meson itself failed (e.g. a test did not build)
-fi
+read -r unit_pass unit_fail unit_skip < <(count meson "$BUILD_DIR/meson-logs/testlog.json" "$unit_rc" unit)
 
 # ---- integration tests (pytest + scapy, the real daemon)
 log "integration tests: $PY -m pytest -v tests/integration"
@@ -69,31 +67,33 @@ SLICEPATHD="$BUILD_DIR/slicepathd" PYTHONDONTWRITEBYTECODE=1 \
 	"$PY" -m pytest -v -rfEs --junitxml="$junit" tests/integration "$@" \
 	|| it_rc=$?
 
-read -r it_pass it_fail < <("$PY" - "$junit" <<'EOF'
-import sys
-import xml.etree.ElementTree as ET
-try:
-    root = ET.parse(sys.argv[1]).getroot()
-except (FileNotFoundError, ET.ParseError):
-    print(0, 0)
-    sys.exit()
-suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
-t = f = e = s = 0
-for su in suites:
-    t += int(su.get("tests", 0))
-    f += int(su.get("failures", 0))
-    e += int(su.get("errors", 0))
-    s += int(su.get("skipped", 0))
-print(t - f - e - s, f + e)
-EOF
-)
-# pytest exit 5 = no tests collected: treat as a failure too
-if [ "$it_rc" -ne 0 ] && [ "$it_fail" -eq 0 ]; then
-	it_fail=1
+read -r it_pass it_fail it_skip < <(count junit "$junit" "$it_rc" integration)
+
+# ---- sanitizer stage (build-asan/: ASan and UBSan)
+san_pass=0 san_fail=0 san_skip=0
+if [ "${SLICEPATH_SANITIZE:-1}" != 0 ]; then
+	san_dir="${SLICEPATH_ASAN_BUILD_DIR:-$ROOT/build-asan}"
+	san_started=$SECONDS
+	san_rc=0
+	SLICEPATH_ASAN_BUILD_DIR="$san_dir" bash "$ROOT/scripts/sanitize.sh" "$@" || san_rc=$?
+	read -r p1 f1 s1 < <(count meson "$san_dir/meson-logs/testlog.json" 0 "sanitizer unit")
+	read -r p2 f2 s2 < <(count junit "$san_dir/integration-junit.xml" 0 "sanitizer integration")
+	deselected=0
+	if [ -f "$san_dir/sanitize-deselected" ]; then
+		sed 's/^/sanitizer /' "$san_dir/sanitize-deselected" >>"$skips"
+		deselected=$(wc -l <"$san_dir/sanitize-deselected")
+	fi
+	san_pass=$((p1 + p2)) san_fail=$((f1 + f2)) san_skip=$((s1 + s2 + deselected))
+	# A build failure or a report no test claimed: one failure.
+	[ "$san_rc" -ne 0 ] && [ "$san_fail" -eq 0 ] && san_fail=1
+	log "sanitizer stage: $((SECONDS - san_started)) s"
+else
+	echo "sanitizer stage: SLICEPATH_SANITIZE=0" >>"$skips"
+	san_skip=1
 fi
 
 # ---- fuzzing (libFuzzer + ASan/UBSan), a short run per parser
-fuzz_pass=0 fuzz_fail=0
+fuzz_pass=0 fuzz_fail=0 fuzz_skip=0
 fuzz_seconds="${SLICEPATH_FUZZ_SECONDS:-20}"
 if [ "$fuzz_seconds" -gt 0 ]; then
 	for target in config decap arp ipv4 i3 dpi rpc ctld genspec hslice tap preload etcd; do
@@ -105,11 +105,21 @@ if [ "$fuzz_seconds" -gt 0 ]; then
 			fuzz_fail=$((fuzz_fail + 1))
 		fi
 	done
+else
+	echo "fuzz stage: SLICEPATH_FUZZ_SECONDS=$fuzz_seconds" >>"$skips"
+	fuzz_skip=1
 fi
 
-passed=$((unit_pass + it_pass + fuzz_pass))
-failed=$((unit_fail + it_fail + fuzz_fail))
-log "unit: $unit_pass passed, $unit_fail failed; integration: $it_pass passed, $it_fail failed;" \
-	"fuzz: $fuzz_pass passed, $fuzz_fail failed ($((SECONDS - started)) s)"
-echo "$passed passed, $failed failed"
+passed=$((unit_pass + it_pass + san_pass + fuzz_pass))
+failed=$((unit_fail + it_fail + san_fail + fuzz_fail))
+skipped=$((unit_skip + it_skip + san_skip + fuzz_skip))
+if [ -s "$skips" ]; then
+	log "skipped ($skipped):"
+	sed 's/^/[test]   /' "$skips"
+fi
+log "unit: $unit_pass passed, $unit_fail failed, $unit_skip skipped;" \
+	"integration: $it_pass passed, $it_fail failed, $it_skip skipped"
+log "sanitizer: $san_pass passed, $san_fail failed, $san_skip skipped;" \
+	"fuzz: $fuzz_pass passed, $fuzz_fail failed, $fuzz_skip skipped ($((SECONDS - started)) s)"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

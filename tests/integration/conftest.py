@@ -2,6 +2,7 @@
 """pytest fixtures for the slicepathd integration tests (helpers live in spnode.py)."""
 
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -52,6 +53,37 @@ def users():
     u = spnode.LocalUsers()
     yield u
     u.remove()
+
+
+# A sanitizer's report: UBSan's "file:line:col: runtime error: ...", ASan's and LSan's
+# "==PID==ERROR: AddressSanitizer: ..." (or LeakSanitizer).
+SANITIZER_REPORT = re.compile(r"^\S+: runtime error: |^==\d+==ERROR: \w+Sanitizer", re.M)
+
+
+@pytest.fixture(autouse=True)
+def sanitizer_reports(tmp_path):
+    """Under scripts/sanitize.sh ($SLICEPATH_SANITIZER_LOGS set) a sanitizer's report is
+    an error of the test that ran the process, whether or not the test reads its log or
+    sees it exit (a daemon stopped by SIGTERM or killed in a teardown): ASan writes its
+    reports to files in that directory (log_path), each then marked .reported; UBSan
+    (GCC's ignores log_path) to stderr, which the daemons' logs (*.log under tmp_path) hold."""
+    logs = os.environ.get("SLICEPATH_SANITIZER_LOGS")
+    yield
+    if not logs:
+        return
+    found = []
+    for f in sorted(tmp_path.rglob("*.log")):
+        text = f.read_text(errors="replace")
+        if SANITIZER_REPORT.search(text):
+            found.append((f, text))
+    for f in sorted(Path(logs).iterdir()):
+        if f.suffix != ".reported":
+            found.append((f, f.read_text(errors="replace")))
+            f.rename(f.with_name(f.name + ".reported"))
+    for f, text in found:
+        print(f"----- sanitizer report in {f}:\n{text}")
+    if found:
+        pytest.fail(f"sanitizer reports in {', '.join(str(f) for f, _ in found)}", pytrace=False)
 
 
 @pytest.fixture(scope="session", autouse=True)
