@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from conftest import needs_root
-from spnode import DAEMON, assert_frames, encap_out, inner_udp
+from spnode import DAEMON, REPO, assert_frames, encap_out, inner_udp
 
 pytestmark = needs_root
 
@@ -55,29 +55,50 @@ def test_loaded_code_option_forwards_untouched_packets(std):
     forwards_untouched_packets(std, raw_slice(std))
 
 
-def test_code_option_built_out_of_the_tree(std, tmp_path):
-    """codeopts/raw built outside the tree against the installed headers with pkg-config
-    alone (slicepath-codeopt.pc), loaded and forwarding; slicepathd exports codeopt.h's
-    functions and nothing else."""
-    dest = tmp_path / "dest"
-    subprocess.run(["meson", "install", "-C", str(DAEMON.parent), "--destdir", str(dest),
-                    "--no-rebuild", "--quiet"], check=True, capture_output=True)
-    pc = next(dest.rglob("slicepath-codeopt.pc"))
-    prefix = dest / "usr" / "local"
-    # What a package does: the files where the .pc says (here under the destdir).
-    pc.write_text(pc.read_text().replace("prefix=/usr/local", f"prefix={prefix}"))
+def build_out_of_the_tree(tmp_path, pkg_config_path, package):
+    """codeopts/raw/raw.c copied elsewhere and built with pkg-config alone, as the guides say
+    (docs/codeopt.md): the path of the shared object."""
     src = tmp_path / "elsewhere" / "raw.c"
     src.parent.mkdir()
     shutil.copy(RAW_SOURCE, src)
-    env = {"PKG_CONFIG_PATH": str(pc.parent), "PATH": "/usr/bin:/bin"}
-    cflags = subprocess.run(["pkg-config", "--cflags", "slicepath-codeopt"], env=env,
+    env = {"PKG_CONFIG_PATH": str(pkg_config_path), "PATH": "/usr/bin:/bin"}
+    cflags = subprocess.run(["pkg-config", "--cflags", package], env=env,
                             check=True, capture_output=True, text=True).stdout.split()
-    assert f"-I{prefix}/include" in cflags
     lib = src.with_suffix(".so")
     cc = subprocess.run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", *cflags,
                          "-o", str(lib), str(src)], capture_output=True, text=True)
     assert cc.returncode == 0, cc.stderr
+    return lib
+
+
+def test_code_option_built_from_the_build_tree(std, tmp_path):
+    """The build tree's slicepath-codeopt-uninstalled.pc names the tree's headers."""
+    lib = build_out_of_the_tree(tmp_path, DAEMON.parent / "meson-uninstalled",
+                                "slicepath-codeopt-uninstalled")
     forwards_untouched_packets(std, raw_slice(std, lib))
+
+
+def test_code_option_built_from_a_staged_install(std, tmp_path):
+    """A build configured for another prefix, installed under a destdir (what a package
+    does): its slicepath-codeopt.pc finds the headers where it lies, with PKG_CONFIG_PATH
+    alone, and DPDK's own paths stay as they are."""
+    build = tmp_path / "build"
+    subprocess.run(["meson", "setup", "--prefix", "/opt/slicepath-test", str(build),
+                    str(REPO)], check=True, capture_output=True)
+    # The devel install tag (headers, .pc files) holds one built file: libslicectl.a.
+    subprocess.run(["ninja", "-C", str(build), "control/libslicectl/libslicectl.a"],
+                   check=True, capture_output=True)
+    dest = tmp_path / "dest"
+    subprocess.run(["meson", "install", "-C", str(build), "--destdir", str(dest),
+                    "--tags", "devel", "--no-rebuild", "--quiet"],
+                   check=True, capture_output=True)
+    pc = next(dest.rglob("slicepath-codeopt.pc"))
+    lib = build_out_of_the_tree(tmp_path, pc.parent, "slicepath-codeopt")
+    forwards_untouched_packets(std, raw_slice(std, lib))
+
+
+def test_daemon_exports_the_abi_alone():
+    """slicepathd exports codeopt.h's functions and nothing else."""
     exported = subprocess.run(["nm", "-D", "--defined-only", str(DAEMON)], check=True,
                               capture_output=True, text=True).stdout.split("\n")
     # Besides the C library's objects it copies in (optarg@GLIBC_2.2.5...).
