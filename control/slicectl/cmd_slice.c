@@ -99,9 +99,10 @@ slice_create(struct cli *cli, int argc, char **argv)
 		printf("slice %s created in the fleet on %s\n", argv[0], cli_joined(json_object_get(r, "nodes")));
 	else
 		printf("slice %s created: id %" JSON_INTEGER_FORMAT ", NPE %" JSON_INTEGER_FORMAT
-		       ", exception channel %s\n", argv[0],
+		       ", %" JSON_INTEGER_FORMAT " packet buffers, exception channel %s\n", argv[0],
 		       json_integer_value(json_object_get(r, "id")),
 		       json_integer_value(json_object_get(r, "npe")),
+		       json_integer_value(json_object_get(r, "buffer_quota")),
 		       json_string_value(json_object_get(r, "channel")));
 	json_decref(r);
 	return 0;

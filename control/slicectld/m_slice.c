@@ -206,15 +206,24 @@ admit_memory(struct ctld *c, const struct ctld_slice *s, struct sp_rpc_error *e)
 }
 
 /*
+ * A slice that names no buffer_quota gets SP_DEFAULT_BUFFER_QUOTA, or what
+ * is left if less, but not fewer than this: a queue of fewer would drop a
+ * small burst, and a node this full is better told than quietly used up.
+ */
+#define MIN_DEFAULT_BUFFERS 256
+
+/*
  * Packet buffers left for the slices' queues: the budget (by default what
  * slicepathd has beyond its ports' receive rings) minus every slice's
- * buffer quota, those of its config included.
+ * buffer quota, those of its config included. fit: the quota is the
+ * default, cut to what is left. A refusal says which key to change.
  */
 static bool
-admit_buffers(struct ctld *c, json_t *info, json_t *slices, const struct ctld_slice *s,
+admit_buffers(struct ctld *c, json_t *info, json_t *slices, struct ctld_slice *s, bool fit,
 	      struct sp_rpc_error *e)
 {
-	uint64_t budget = c->cfg.buffer_budget, used = 0;
+	uint64_t budget = c->cfg.buffer_budget, used = 0, left;
+	char hint[160];
 	json_t *o;
 	size_t i;
 
@@ -227,12 +236,48 @@ admit_buffers(struct ctld *c, json_t *info, json_t *slices, const struct ctld_sl
 	}
 	json_array_foreach(slices, i, o)
 		used += u64(o, "buffer_quota");
-	if (used + s->buffer_quota <= budget)
+	left = used < budget ? budget - used : 0;
+	if (fit && s->buffer_quota > left && left >= MIN_DEFAULT_BUFFERS)
+		s->buffer_quota = (uint32_t)left;
+	if (s->buffer_quota <= left)
 		return true;
+	if (left == 0)
+		snprintf(hint, sizeof(hint), "delete a slice or give slicectld a larger --buffers");
+	else
+		snprintf(hint, sizeof(hint), "%s \"buffers N\" / \"buffer_quota\": N (at most "
+			 "%" PRIu64 " left)", fit ? "add" : "give", left);
 	sp_rpc_fail(e, SP_RPC_NO_ROOM, "the node has %" PRIu64 " packet buffers for the slices' "
 		    "queues and their buffer quotas take %" PRIu64 ", so at most %" PRIu64 " is "
-		    "left; %u asked", budget, used, used < budget ? budget - used : 0,
-		    s->buffer_quota);
+		    "left; %u asked%s: %s", budget, used, left, s->buffer_quota,
+		    fit ? " (the default, or what is left if at least 256)" : "", hint);
+	return false;
+}
+
+/*
+ * What the request asks for that the node does not have, whatever its room:
+ * a code option it lacks, an NPE past its last. Checked before any room, so
+ * that a request with a mistake is told of the mistake.
+ */
+static bool
+check_request(json_t *info, const struct ctld_slice *s, uint64_t npe, struct sp_rpc_error *e)
+{
+	json_t *names = json_object_get(info, "codeopts"), *o;
+	char list[400] = "";
+	size_t i;
+
+	if (npe != UINT64_MAX && npe >= json_array_size(json_object_get(info, "npes"))) {
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "no NPE %" PRIu64 ": the node has %zu", npe,
+			    json_array_size(json_object_get(info, "npes")));
+		return false;
+	}
+	json_array_foreach(names, i, o) {
+		if (strcmp(json_string_value(o) ?: "", s->codeopt) == 0)
+			return true;
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i > 0 ? ", " : "",
+			 json_string_value(o) ?: "?");
+	}
+	sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "unknown code option \"%s\"; the node has %s "
+		    "(slicectl codeopt list)", s->codeopt, list);
 	return false;
 }
 
@@ -250,11 +295,6 @@ place(json_t *info, struct ctld_slice *s, uint64_t asked, struct sp_rpc_error *e
 	bool found = false;
 	size_t i;
 
-	if (asked != UINT64_MAX && asked >= json_array_size(npes)) {
-		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "no NPE %" PRIu64 ": the node has %zu", asked,
-			    json_array_size(npes));
-		return false;
-	}
 	json_array_foreach(npes, i, o) {
 		uint64_t filters = u64(o, "filters") - u64(o, "filter_quotas");
 		uint64_t queues = u64(o, "queues") - u64(o, "queue_quotas");
@@ -292,14 +332,17 @@ free_id(struct ctld *c, json_t *slices)
 	return 0;
 }
 
-/* What slice.create checks against the node: false with e filled if it does not fit. */
+/*
+ * What slice.create checks against the node: false with e filled if the
+ * node lacks what it names or it does not fit. fit: no buffer_quota asked.
+ */
 static bool
-admit(struct ctld *c, struct ctld_slice *s, uint64_t npe, struct sp_rpc_error *e)
+admit(struct ctld *c, struct ctld_slice *s, uint64_t npe, bool fit, struct sp_rpc_error *e)
 {
 	json_t *info = backend_call(c->backend, SP_M_NODE_INFO, NULL, e);
 	json_t *slices = info != NULL ? backend_call(c->backend, SP_M_SLICE_LIST, NULL, e) : NULL;
-	bool ok = slices != NULL && admit_memory(c, s, e) && admit_buffers(c, info, slices, s, e) &&
-		  place(info, s, npe, e);
+	bool ok = slices != NULL && check_request(info, s, npe, e) && admit_memory(c, s, e) &&
+		  admit_buffers(c, info, slices, s, fit, e) && place(info, s, npe, e);
 
 	if (ok) {
 		s->id = free_id(c, slices);
@@ -326,7 +369,7 @@ drop_netns(const struct ctld_slice *s)
 /*
  * {"name", "codeopt", ["owner" (uid or user name; the caller), "npe", "memory",
  * "filter_quota", "queue_quota", "buffer_quota", "bandwidth", "inbound", a host
- * slice's "netns", "nat_ports", "create_netns"]} -> {"id", "npe", "channel"}
+ * slice's "netns", "nat_ports", "create_netns"]} -> {"id", "npe", "channel", "buffer_quota"}
  */
 json_t *
 m_slice_create(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
@@ -340,7 +383,8 @@ m_slice_create(struct ctld *c, const struct caller *who, json_t *params, struct 
 		return NULL;
 	if (model_find(&c->model, s.name) != NULL)
 		return sp_rpc_fail(e, SP_RPC_EXISTS, "a slice is already named %s", s.name);
-	if (!admit(c, &s, npe, e) || !make_netns(&s, create, e))
+	if (!admit(c, &s, npe, json_object_get(params, "buffer_quota") == NULL, e) ||
+	    !make_netns(&s, create, e))
 		return NULL;
 	if (!txn_begin(c, e)) {
 		drop_netns(&s);
@@ -360,6 +404,8 @@ m_slice_create(struct ctld *c, const struct caller *who, json_t *params, struct 
 		return NULL;
 	}
 	c->model.slices[s.id] = s;
+	/* Said back: a slice that asked for none may have got fewer than the default. */
+	json_object_set_new(r, "buffer_quota", json_integer(s.buffer_quota));
 	ctld_log("slice %s (id %u, NPE %u) created for uid %u by uid %u", s.name, s.id, s.npe,
 		 s.owner, (unsigned int)who->uid);
 	return r;

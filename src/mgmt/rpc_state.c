@@ -96,11 +96,23 @@ port_info(const struct sp_node *node, uint16_t p)
 			 (json_int_t)sp_steer_rules(node, p));
 }
 
+/* The code options a slice may name: those built in and loaded, and host. */
+static json_t *
+codeopts(void)
+{
+	json_t *names = json_array();
+	const char *name;
+
+	for (unsigned int i = 0; (name = sp_codeopt_name(i)) != NULL; i++)
+		json_array_append_new(names, json_string(name));
+	return names;
+}
+
 /*
  * What does not change while the daemon runs, and the NPEs' room: ports,
  * NPEs (capacity and what their slices' quotas take), schedulers, packet
- * buffers, the exception channels' directory. slicectld plans admission
- * with it.
+ * buffers, the code options, the exception channels' directory. slicectld
+ * checks and plans admission with it.
  */
 json_t *
 sp_rpc_node_info(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
@@ -121,9 +133,9 @@ sp_rpc_node_info(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 						      "filter_quotas", (json_int_t)npe->filter_quotas,
 						      "queue_quotas", (json_int_t)npe->queue_quotas));
 	}
-	return json_pack("{s:s, s:o, s:o, s:o, s:I, s:s, s:i}", "version", SP_VERSION, "ports",
-			 ports, "npes", npes, "schedulers", schedulers(node), "mbufs",
-			 (json_int_t)node->nb_mbufs, "channel_dir",
+	return json_pack("{s:s, s:o, s:o, s:o, s:I, s:o, s:s, s:i}", "version", SP_VERSION,
+			 "ports", ports, "npes", npes, "schedulers", schedulers(node), "mbufs",
+			 (json_int_t)node->nb_mbufs, "codeopts", codeopts(), "channel_dir",
 			 sp_channels_dir(node->channels), "max_slices",
 			 SP_MAX_SLICES - 1);
 }

@@ -75,16 +75,24 @@ sp_codeopt_find(const char *name)
 	return NULL;
 }
 
+const char *
+sp_codeopt_name(unsigned int i)
+{
+	if (i < nb_codeopts)
+		return codeopts[i]->name;
+	return i == nb_codeopts ? host_codeopt.name : NULL;
+}
+
 void
 sp_codeopt_names(char *buf, size_t len)
 {
 	size_t off = 0;
+	const char *name;
 
 	buf[0] = '\0';
-	for (unsigned int i = 0; i < nb_codeopts && off < len; i++)
-		off += snprintf(buf + off, len - off, "%s, ", codeopts[i]->name);
-	if (off < len)
-		snprintf(buf + off, len - off, "%s (a host slice)", host_codeopt.name);
+	for (unsigned int i = 0; (name = sp_codeopt_name(i)) != NULL && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s%s", i > 0 ? ", " : "", name,
+				name == host_codeopt.name ? " (a host slice)" : "");
 }
 
 struct sp_slice *

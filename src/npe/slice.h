@@ -46,6 +46,8 @@ struct sp_slice {
 const struct sp_codeopt *sp_codeopt_find(const char *name);
 /* How many registrations were refused (each logged why), e.g. by a loaded object. */
 unsigned int sp_codeopt_refused(void);
+/* The name of code option i (the registered ones, then host's), NULL past the last. */
+const char *sp_codeopt_name(unsigned int i);
 /* Names of all registered code options, comma-separated, for error messages. */
 void sp_codeopt_names(char *buf, size_t len);
 

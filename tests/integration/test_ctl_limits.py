@@ -161,3 +161,38 @@ def test_inbound_bandwidth_is_a_slice_quota(ctl, users):
                  check=False)
     assert "so at most 0 is left; 1 asked" in refused.stderr
     ctl.stop()
+
+
+def test_packet_buffers_default_to_what_is_left(ctl):
+    # Room for the default quota (4096) and 1100 more: the guides' slices name no buffers.
+    ctl.ctld.args += ["--buffers", str(4096 + 1100)]
+    ctl.start()
+    sc = ctl.ctld.slicectl
+    assert "4096 packet buffers" in sc("slice", "create", "first", "codeopt", "ipv4").stdout
+    # Less than the default left: the slice gets what is left, and is told so.
+    assert "1100 packet buffers" in sc("slice", "create", "cut", "codeopt", "ipv4").stdout
+    sc("slice", "delete", "cut")
+    sc("slice", "create", "most", "codeopt", "ipv4", "buffers", 900)
+    # Under the 256 a default slice gets at least: refused, naming the key to give.
+    refused = sc("slice", "create", "small", "codeopt", "ipv4", check=False)
+    assert refused.returncode == 2
+    assert ('so at most 200 is left; 4096 asked (the default, or what is left if at least 256):'
+            ' add "buffers N" / "buffer_quota": N (at most 200 left) (code 1003)'
+            in refused.stderr)
+    refused = sc("slice", "create", "small", "codeopt", "ipv4", "buffers", 300, check=False)
+    assert 'so at most 200 is left; 300 asked: give "buffers N" / "buffer_quota": N (at most ' \
+        '200 left)' in refused.stderr
+    sc("slice", "create", "small", "codeopt", "ipv4", "buffers", 200)
+    listed = {s["name"]: s["buffer_quota"] for s in ctl.ctld.call("slice.list")}
+    assert listed == {"first": 4096, "most": 900, "small": 200}
+    # None left: a mistake in the request is still named first, before any room.
+    refused = sc("slice", "create", "typo", "codeopt", "ipv5", check=False)
+    assert refused.returncode == 2
+    assert 'unknown code option "ipv5"; the node has ipv4, ' in refused.stderr
+    assert "host (slicectl codeopt list) (code -32602)" in refused.stderr
+    assert "no NPE 7: the node has " in sc("slice", "create", "typo", "codeopt", "ipv4", "npe",
+                                           7, check=False).stderr
+    refused = sc("slice", "create", "none", "codeopt", "ipv4", check=False)
+    assert ("so at most 0 is left; 4096 asked (the default, or what is left if at least 256): "
+            "delete a slice or give slicectld a larger --buffers" in refused.stderr)
+    ctl.stop()

@@ -61,6 +61,22 @@ test_builtin_and_constructor_registered(void **state __rte_unused)
 	assert_non_null(strstr(names, "test_co"));
 }
 
+/* node.info's "codeopts": every registered name once, then host, then the end. */
+static void
+test_names_listed_one_by_one(void **state __rte_unused)
+{
+	unsigned int i = 0, ipv4 = 0, test = 0;
+
+	for (; sp_codeopt_name(i) != NULL && strcmp(sp_codeopt_name(i), "host") != 0; i++) {
+		ipv4 += strcmp(sp_codeopt_name(i), "ipv4") == 0;
+		test += strcmp(sp_codeopt_name(i), "test_co") == 0;
+	}
+	assert_int_equal(ipv4, 1);
+	assert_int_equal(test, 1);
+	assert_string_equal(sp_codeopt_name(i), "host");
+	assert_null(sp_codeopt_name(i + 1));
+}
+
 static void
 test_bad_descriptors_refused(void **state __rte_unused)
 {
@@ -131,6 +147,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_builtin_and_constructor_registered),
+		cmocka_unit_test(test_names_listed_one_by_one),
 		cmocka_unit_test(test_bad_descriptors_refused),
 		cmocka_unit_test(test_slice_lifecycle_runs_init_and_fini),
 		cmocka_unit_test(test_slice_errors_say_why),
