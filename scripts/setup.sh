@@ -7,13 +7,17 @@
 #   2. reserves 2 MiB hugepages and mounts hugetlbfs; where that is impossible
 #      (a container without hugepage support) it records the EAL fallback
 #      "--no-huge -m 1024" in build/eal-extra-args for the other scripts,
-#   3. configures (meson) and builds (ninja) into build/.
+#   3. configures (meson) and builds (ninja) into build/,
+#   4. links the commands the guides use by name (slicectl, slicepath-plot...) into
+#      /usr/local/bin, pointing into this tree (scripts/link-commands.sh).
 #
 # Idempotent; run it as root. Environment:
 #   CI=true                  build with -Dwerror=true
 #   SLICEPATH_HUGEPAGES=N    2 MiB pages to reserve (default 512; 0 = never use hugepages)
 #   SLICEPATH_SKIP_APT=1     do not touch packages at all
 #   SLICEPATH_BUILD_DIR=DIR  build directory (default: <repo>/build)
+#   SLICEPATH_BIN_DIR=DIR    where scripts/link-commands.sh links the tree's commands
+#                            (default /usr/local/bin)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -132,4 +136,5 @@ build
 
 # The other scripts append the contents of this file to the daemon's EAL arguments.
 printf '%s\n' "$hp_args" >"$BUILD_DIR/eal-extra-args"
+bash "$ROOT/scripts/link-commands.sh" "${SLICEPATH_BIN_DIR:-/usr/local/bin}"
 log "done: $BUILD_DIR/slicepathd (EAL extra args: '${hp_args}')"
