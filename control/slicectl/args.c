@@ -23,6 +23,19 @@ cli_usage(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+bool
+cli_is_help(const char *arg)
+{
+	return strcmp(arg, "help") == 0 || strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
+
+int
+cli_help(const char *usage)
+{
+	printf("%s\n", usage);
+	return 0;
+}
+
 int
 cli_pairs(int argc, char **argv, const char *const *keys, const char **values)
 {
@@ -139,7 +152,7 @@ cli_run(struct cli *cli, const char *object, const struct cli_command *cmds, int
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "\n  slicectl %s %s %s",
 			 object, c->name, c->usage);
 	}
-	if (strcmp(name, "help") == 0) {
+	if (cli_is_help(name)) {
 		printf("%s commands:%s\n", object, list);
 		return 0;
 	}

@@ -51,6 +51,10 @@ void cli_print_json(json_t *result);
 /* "residence: p50 0.2 us, p99 1.5 us, p99.9 30.7 us, max 266.0 us (29177 frames sampled)" */
 void cli_print_residence(double p50_ns, double p99_ns, double p999_ns, double max_ns,
 			 double count);
+/* "help", "--help" or "-h": asked for help where a command or argument would be. */
+bool cli_is_help(const char *arg);
+/* Print help asked for (stdout, no "slicectl: "): 0. */
+int cli_help(const char *usage);
 /* Print a usage error for a command: EXIT_USAGE. */
 int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

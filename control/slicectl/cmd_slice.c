@@ -41,6 +41,11 @@ rate(json_t *o, const char *key, char *buf, size_t len)
 
 /* ---------------------------------------------------------------- slice */
 
+#define SLICE_CREATE_ARGS                                                                          \
+	"NAME codeopt CODEOPT [owner USER] [npe N] [filters N] [queues N] [buffers N] "            \
+	"[memory BYTES] [bandwidth RATE] [inbound RATE] [netns NS] [nat PORTS] "                  \
+	"[nodes N|NODE,NODE... (--cluster)]"
+
 /*
  * slice create NAME codeopt CO [owner USER] [npe N] [filters N] [queues N] [buffers N] ...
  * [netns NS] [nat N]: a host slice (codeopt host) runs in namespace NS, made if missing.
@@ -56,10 +61,7 @@ slice_create(struct cli *cli, int argc, char **argv)
 	int rc;
 
 	if (argc < 1)
-		return cli_usage("usage: slicectl slice create NAME codeopt CODEOPT [owner USER] "
-				 "[npe N] [filters N] [queues N] [buffers N] [memory BYTES] "
-				 "[bandwidth RATE] [inbound RATE] [netns NS] [nat PORTS] "
-				 "[nodes N|NODE,NODE... (--cluster)]");
+		return cli_usage("usage: slicectl slice create %s", SLICE_CREATE_ARGS);
 	rc = cli_pairs(argc - 1, argv + 1, keys, v);
 	if (rc != 0)
 		return rc;
@@ -192,9 +194,7 @@ cmd_slice(struct cli *cli, int argc, char **argv)
 {
 	static const struct cli_command cmds[] = {
 		{"list", slice_list, ""},
-		{"create", slice_create, "NAME codeopt CODEOPT [owner USER] [npe N] [filters N] "
-					 "[queues N] [buffers N] [memory BYTES] [bandwidth RATE] "
-					 "[inbound RATE]"},
+		{"create", slice_create, SLICE_CREATE_ARGS},
 		{"delete", slice_delete, "SLICE"},
 		{"move", slice_move, "SLICE npe N"},
 		{"status", cmd_fleet_slice_status, "SLICE (--cluster)"},

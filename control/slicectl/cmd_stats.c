@@ -132,6 +132,13 @@ watch_options(int *argc, char **argv, double *interval, unsigned long *count)
 	return 0;
 }
 
+static const char STATS_USAGE[] =
+	"usage: slicectl stats [SLICE] [--interval SECONDS] [--count N] | stats queues SLICE | "
+	"stats endpoints SLICE\n"
+	"  counters of the node, or of SLICE; with --interval, their rates every SECONDS (0.1 "
+	"to 3600),\n"
+	"  N times (default: until Ctrl-C); -j: one line of JSON a sample";
+
 /* stats [SLICE] [--interval N] [--count M] | stats queues SLICE | stats endpoints SLICE */
 int
 cmd_stats(struct cli *cli, int argc, char **argv)
@@ -145,9 +152,10 @@ cmd_stats(struct cli *cli, int argc, char **argv)
 		return cmd_queue(cli, argc, (char *[]){"list", argc > 1 ? argv[1] : "", NULL});
 	if (argc >= 1 && strcmp(argv[0], "endpoints") == 0)
 		return cmd_endpoint(cli, argc, (char *[]){"list", argc > 1 ? argv[1] : "", NULL});
+	if (argc == 1 && cli_is_help(argv[0]))
+		return cli_help(STATS_USAGE);
 	if (watch_options(&argc, argv, &interval, &count) < 0 || argc > 1)
-		return cli_usage("usage: slicectl stats [SLICE] [--interval SECONDS] [--count N] | "
-				 "stats queues SLICE | stats endpoints SLICE");
+		return cli_usage("%s", STATS_USAGE);
 	if (interval > 0)
 		return cmd_stats_watch(cli, argc == 1 ? argv[0] : NULL, interval, count);
 	if (argc == 1)

@@ -6,11 +6,14 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "common/clock.h"
@@ -23,6 +26,61 @@ on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
+}
+
+/* top's terminal as it was, while keys are read one at a time without echo. */
+static struct termios saved_tty;
+static bool keys_on;
+
+/* On a terminal, keys as they are typed (q quits top); elsewhere none are read. */
+static void
+keys_start(void)
+{
+	struct termios t;
+
+	if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &saved_tty) != 0)
+		return;
+	t = saved_tty;
+	t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+	t.c_cc[VMIN] = 1;
+	t.c_cc[VTIME] = 0;
+	keys_on = tcsetattr(STDIN_FILENO, TCSANOW, &t) == 0;
+}
+
+static void
+keys_stop(void)
+{
+	if (keys_on)
+		tcsetattr(STDIN_FILENO, TCSANOW, &saved_tty);
+	keys_on = false;
+}
+
+/* Wait interval seconds, less if q is typed (then stop) or a signal stops it. */
+static void
+wait_or_key(double interval)
+{
+	double end = sp_mono_seconds() + interval;
+
+	while (!stop) {
+		double left = end - sp_mono_seconds();
+		struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
+		char key;
+
+		if (left <= 0)
+			return;
+		if (!keys_on) {
+			struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
+
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		if (poll(&p, 1, (int)(left * 1000) + 1) <= 0)
+			continue;
+		if (read(STDIN_FILENO, &key, 1) != 1)
+			keys_stop(); /* the terminal went: wait out the rest */
+		else if (key == 'q' || key == 'Q')
+			stop = 1;
+	}
 }
 
 /*
@@ -78,10 +136,13 @@ rate(json_t *o, const char *key)
 /* What one sample shows; r and dr: the answer and its rates. */
 typedef void (*show_fn)(struct cli *cli, json_t *r, json_t *dr, double dt, void *arg);
 
-/* Sample what get() fetches every interval seconds, count times (0: until Ctrl-C). */
+/*
+ * Sample what get() fetches every interval seconds, count times (0: until
+ * Ctrl-C); keys: q typed on the terminal stops it too.
+ */
 static int
 sample(struct cli *cli, json_t *(*get)(struct cli *cli, void *arg, int *status), void *arg,
-       double interval, unsigned long count, show_fn show)
+       double interval, unsigned long count, show_fn show, bool keys)
 {
 	struct sigaction sa = {.sa_handler = on_signal};
 	json_t *prev = NULL;
@@ -90,6 +151,8 @@ sample(struct cli *cli, json_t *(*get)(struct cli *cli, void *arg, int *status),
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	if (keys)
+		keys_start();
 	for (unsigned long n = 0; !stop && (count == 0 || n < count); n++) {
 		json_t *r = get(cli, arg, &status), *dr;
 		double t = sp_mono_seconds(), dt = prev != NULL ? t - t_prev : 0;
@@ -103,13 +166,10 @@ sample(struct cli *cli, json_t *(*get)(struct cli *cli, void *arg, int *status),
 		json_decref(prev);
 		prev = r;
 		t_prev = t;
-		if (count == 0 || n + 1 < count) {
-			struct timespec ts = {(time_t)interval,
-					      (long)((interval - (double)(time_t)interval) * 1e9)};
-
-			nanosleep(&ts, NULL);
-		}
+		if (count == 0 || n + 1 < count)
+			wait_or_key(interval);
 	}
+	keys_stop();
 	json_decref(prev);
 	return status;
 }
@@ -226,7 +286,7 @@ show_stats(struct cli *cli, json_t *r, json_t *dr, double dt, void *arg)
 int
 cmd_stats_watch(struct cli *cli, const char *slice, double interval, unsigned long count)
 {
-	return sample(cli, get_stats, (void *)slice, interval, count, show_stats);
+	return sample(cli, get_stats, (void *)slice, interval, count, show_stats, false);
 }
 
 /* ---- top [SLICE...] */
@@ -302,7 +362,7 @@ show_top(struct cli *cli, json_t *r, json_t *dr, double dt, void *arg)
 	strftime(tm, sizeof(tm), "%H:%M:%S", localtime(&wall));
 	/* Home and clear: the screen is redrawn in place. */
 	printf("\033[H\033[2J");
-	printf("slicectl top  %s  every %g s%s  (Ctrl-C quits)\n\n", tm, t->interval,
+	printf("slicectl top  %s  every %g s%s  (q or Ctrl-C quits)\n\n", tm, t->interval,
 	       dt == 0 ? ", rates from the next refresh" : "");
 	tb = table_new(6, "IFACE", "RX_PPS", "RX_BIT/S", "TX_PPS", "TX_BIT/S", "TX_DROP_PPS");
 	json_object_foreach(json_object_get(json_object_get(dr, "node"), "ports"), name, o)
@@ -353,17 +413,26 @@ show_top(struct cli *cli, json_t *r, json_t *dr, double dt, void *arg)
 	free(rank);
 }
 
+static const char TOP_USAGE[] =
+	"usage: slicectl top [--interval SECONDS] [SLICE...]\n"
+	"  the ports', slices' and queues' rates, refreshed every SECONDS (0.1 to 3600, default "
+	"1);\n"
+	"  the given slices only, else all; q or Ctrl-C quits";
+
 int
 cmd_top(struct cli *cli, int argc, char **argv)
 {
 	struct top t = {.argc = argc, .argv = argv, .interval = 1.0};
 
+	for (int i = 0; i < argc; i++)
+		if (cli_is_help(argv[i]))
+			return cli_help(TOP_USAGE);
 	if (argc >= 2 && strcmp(argv[0], "--interval") == 0) {
 		t.interval = strtod(argv[1], NULL);
 		t.argc -= 2;
 		t.argv += 2;
 	}
 	if (!(t.interval >= 0.1 && t.interval <= 3600))
-		return cli_usage("usage: slicectl top [--interval SECONDS] [SLICE...] (0.1 to 3600 s)");
-	return sample(cli, get_all, &t, t.interval, 0, show_top);
+		return cli_usage("%s", TOP_USAGE);
+	return sample(cli, get_all, &t, t.interval, 0, show_top, true);
 }

@@ -32,7 +32,9 @@ static const char USAGE[] =
 	"  -h, --help         this text;  -V, --version  the version\n"
 	"objects (slicectl slice|endpoint|queue|filter help lists their commands):\n"
 	"  whoami | iface | node | slice | endpoint | queue | filter | mem | codeopt | stats | top |\n"
-	"  sched | state | channel SLICE | nat SLICE | call METHOD [JSON]\n";
+	"  sched | state | channel SLICE | nat SLICE | call METHOD [JSON]\n"
+	"  stats [SLICE] [--interval SECONDS] [--count N]   counters, or their rates sampled\n"
+	"  top [--interval SECONDS] [SLICE...]               rates refreshed in place (q quits)\n";
 
 /* Connect to slicectld, or say why not. */
 static bool
@@ -205,6 +207,10 @@ main(int argc, char **argv)
 	if (optind == argc) {
 		fputs(USAGE, stderr);
 		return EXIT_USAGE;
+	}
+	if (optind + 1 == argc && cli_is_help(argv[optind])) {
+		fputs(USAGE, stdout);
+		return 0;
 	}
 	if (cluster != NULL && *cluster != '\0') {
 		snprintf(eo.urls, sizeof(eo.urls), "%s", cluster);
