@@ -80,9 +80,13 @@ cli_uint(const char *what, const char *s, uint64_t max, uint64_t *v)
 int
 cli_rate(const char *what, const char *s, uint64_t *v)
 {
+	/* As tc: a bare number above 0 is a unit forgotten far more often than bits/s. */
+	if (s[0] != '\0' && strspn(s, "0123456789") == strlen(s) && strspn(s, "0") != strlen(s))
+		return cli_usage("%s: \"%s\" has no unit: write %sk, %sM or %sG (bits/s)", what, s,
+				 s, s, s);
 	if (sp_parse_rate(s, v) == 0)
 		return 0;
-	return cli_usage("%s: \"%s\" is not a rate (bits/s, like 1000, 100k, 10M or 1.5G)", what,
+	return cli_usage("%s: \"%s\" is not a rate (bits/s, like 100k, 10M or 1.5G)", what,
 			 s);
 }
 

@@ -39,7 +39,15 @@ put_prefix(const char *what, const char *s, struct sp_key *key, struct sp_key *m
 	if (sp_parse_ipv4(ip, &addr) < 0)
 		return cli_usage("%s: \"%s\" is not an IPv4 address", what, ip);
 	m = len == 0 ? 0 : htonl(~0u << (32 - len));
-	addr &= m;
+	/* As iproute2: host bits are a typo in the address or the length, not to be cleared. */
+	if ((addr & ~m) != 0) {
+		char net[INET_ADDRSTRLEN];
+		uint32_t masked = addr & m;
+
+		inet_ntop(AF_INET, &masked, net, sizeof(net));
+		return cli_usage("%s: \"%s\" has bits set past its /%" PRIu64 ": did you mean "
+				 "%s/%" PRIu64 "?", what, s, len, net, len);
+	}
 	memcpy(&key->b[off], &addr, 4);
 	memcpy(&mask->b[off], &m, 4);
 	return 0;

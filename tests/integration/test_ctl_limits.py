@@ -146,7 +146,7 @@ def test_inbound_bandwidth_is_a_slice_quota(ctl, users):
     sc("endpoint", "reserve", "greedy", "port", "p0", "inbound", "400M", user=a)
     # The others keep what the interface has left; the default quota is 100 Mb/s.
     sc("endpoint", "reserve", "modest", "port", "p0", "inbound", "100M", user=b)
-    refused = sc("endpoint", "reserve", "modest", "port", "p0", "inbound", "1", user=b,
+    refused = sc("endpoint", "reserve", "modest", "port", "p0", "inbound", "1k", user=b,
                  check=False)
     assert 'may reserve 100000000 bit/s inbound in all (its "inbound" quota)' in refused.stderr
     listed = {s["name"]: s for s in ctl.ctld.call("slice.list")}
@@ -157,9 +157,9 @@ def test_inbound_bandwidth_is_a_slice_quota(ctl, users):
     # The quota is stored: after a restart of slicectld it holds the same.
     ctl.ctld.stop()
     ctl.ctld.start()
-    refused = sc("endpoint", "reserve", "greedy", "port", "p0", "inbound", "1", user=a,
+    refused = sc("endpoint", "reserve", "greedy", "port", "p0", "inbound", "1k", user=a,
                  check=False)
-    assert "so at most 0 is left; 1 asked" in refused.stderr
+    assert "so at most 0 is left; 1000 asked" in refused.stderr
     ctl.stop()
 
 
