@@ -276,8 +276,8 @@ check_request(json_t *info, const struct ctld_slice *s, uint64_t npe, struct sp_
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i > 0 ? ", " : "",
 			 json_string_value(o) ?: "?");
 	}
-	sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "unknown code option \"%s\"; the node has %s "
-		    "(slicectl codeopt list)", s->codeopt, list);
+	sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "unknown code option \"%s\"; the node has %s",
+		    s->codeopt, list);
 	return false;
 }
 

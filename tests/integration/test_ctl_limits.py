@@ -189,7 +189,7 @@ def test_packet_buffers_default_to_what_is_left(ctl):
     refused = sc("slice", "create", "typo", "codeopt", "ipv5", check=False)
     assert refused.returncode == 2
     assert 'unknown code option "ipv5"; the node has ipv4, ' in refused.stderr
-    assert "host (slicectl codeopt list) (code -32602)" in refused.stderr
+    assert refused.stderr.endswith(", host (code -32602)\n")
     assert "no NPE 7: the node has " in sc("slice", "create", "typo", "codeopt", "ipv4", "npe",
                                            7, check=False).stderr
     refused = sc("slice", "create", "none", "codeopt", "ipv4", check=False)
