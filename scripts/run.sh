@@ -36,6 +36,7 @@ SLICECTL="$BUILD_DIR/control/slicectl/slicectl"
 PY=/usr/bin/python3
 
 log() { printf '[run] %s\n' "$*"; }
+. "$ROOT/scripts/daemon-log.sh"
 die() { printf '[run] ERROR: %s\n' "$*" >&2; exit 1; }
 
 [ "$(id -u)" -eq 0 ] || die "slicepathd needs root (hugepages, /var/run/dpdk): sudo $0"
@@ -64,9 +65,7 @@ print(p, cfg.get("mgmt_socket", "/run/slicepath/slicepathd.sock"))' "$CONFIG")
 	|| die "$CONFIG is not valid (see above)"
 
 log "starting: ${BUILD_DIR#"$ROOT"/}/slicepathd -c ${CONFIG#"$ROOT"/} -- ${EXTRA_EAL[*]:-}   (log: $LOG)"
-# Own session: a Ctrl-C on the terminal reaches this script only, which then
-# prints the totals and stops the daemon cleanly.
-setsid "$BUILD_DIR/slicepathd" -c "$CONFIG" -- "${EXTRA_EAL[@]}" >"$LOG" 2>&1 </dev/null &
+start_logged "$LOG" "$BUILD_DIR/slicepathd" -c "$CONFIG" -- "${EXTRA_EAL[@]}"
 PID=$!
 
 CTLD_PID=
@@ -99,31 +98,27 @@ fail_start() {
 	exit 1
 }
 
-deadline=$((SECONDS + 60))
-until grep -q 'slicepathd: forwarding' "$LOG"; do
+if ! wait_for_line "$LOG" 'slicepathd: forwarding' "$PID" 60; then
 	if ! kill -0 "$PID" 2>/dev/null; then
 		rc=0
 		wait "$PID" || rc=$?
 		stopped=1
 		fail_start "slicepathd did not start (exit status $rc)"
 	fi
-	[ "$SECONDS" -lt "$deadline" ] || fail_start "slicepathd did not start forwarding within 60 s"
-	sleep 0.2
-done
+	fail_start "slicepathd did not start forwarding within 60 s"
+fi
 log "$(grep -m1 'slicepathd: forwarding' "$LOG")"
 
 # The control daemon, on a database of the demo's own (a fresh one each run).
 rm -f "$CTLD_DB" "$CTLD_DB-wal" "$CTLD_DB-shm"
 log "starting: ${BUILD_DIR#"$ROOT"/}/control/slicectld/slicectld -b $MGMT_SOCKET -d $CTLD_DB   (log: $CTLD_LOG)"
-setsid "$BUILD_DIR/control/slicectld/slicectld" -b "$MGMT_SOCKET" -d "$CTLD_DB" \
-	>"$CTLD_LOG" 2>&1 </dev/null &
+start_logged "$CTLD_LOG" "$BUILD_DIR/control/slicectld/slicectld" -b "$MGMT_SOCKET" -d "$CTLD_DB"
 CTLD_PID=$!
-deadline=$((SECONDS + 30))
-until grep -q 'connected to slicepathd' "$CTLD_LOG"; do
-	kill -0 "$CTLD_PID" 2>/dev/null || { cat "$CTLD_LOG" >&2; die "slicectld did not start"; }
-	[ "$SECONDS" -lt "$deadline" ] || { cat "$CTLD_LOG" >&2; die "slicectld did not reach slicepathd within 30 s"; }
-	sleep 0.2
-done
+if ! wait_for_line "$CTLD_LOG" 'connected to slicepathd' "$CTLD_PID" 30; then
+	cat "$CTLD_LOG" >&2
+	kill -0 "$CTLD_PID" 2>/dev/null || die "slicectld did not start"
+	die "slicectld did not reach slicepathd within 30 s"
+fi
 log "$(grep -m1 'connected to slicepathd' "$CTLD_LOG")"
 "$PY" "$ROOT/scripts/demo-slices.py" --slicectl "$SLICECTL" "$SLICES" \
 	|| die "could not create the demo slices of $SLICES (see above; log: $CTLD_LOG)"
