@@ -11,13 +11,25 @@
 #      alpha and beta), then slicectld (a fresh database, /run/slicepath/demo-slicectld.db),
 #      and scripts/demo-slices.py creates slice gamma through slicectl;
 #      tools/sp_telemetry.py prints ports, slices, drops and queues every 2 s,
-#   4. after SLICEPATH_RUN_SECONDS (default 20; 0 = until Ctrl-C) it prints the
-#      final totals and stops both daemons with SIGTERM (a clean shutdown, exit 0).
+#   4. after SLICEPATH_RUN_SECONDS (default 20; 0 = until Ctrl-C, SIGINT or SIGTERM,
+#      in the background too) it prints the final totals and stops both daemons with
+#      SIGTERM (a clean shutdown, exit 0).
 #
 # Environment: SLICEPATH_RUN_SECONDS, SLICEPATH_CONFIG (default config/default.json),
 # SLICEPATH_DEMO_SLICES (default config/demo-slices.json), SLICEPATH_INTERVAL (default 2),
 # and those of scripts/setup.sh (e.g. SLICEPATH_BUILD_DIR).
 set -euo pipefail
+
+# Started in the background by a shell without job control (a script, CI, nohup), run.sh
+# inherits SIGINT ignored, which bash can neither trap nor reset: start again with it at
+# its default, so that SIGINT stops a run as Ctrl-C does.
+if [ "$(trap -p INT)" = "trap -- '' SIGINT" ]; then
+	exec env --default-signal=INT bash "${BASH_SOURCE[0]}" "$@"
+fi
+# Untrapped, a SIGINT sent to bash alone (kill -INT) is dropped when the command it waits
+# for does not die of it too: trapped, it ends the run (the main loop's trap, below,
+# prints the totals first).
+trap 'exit 130' INT
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
