@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from spnode import REPO
+from spnode import DAEMON, REPO
 
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 LIST = REPO / "scripts" / "programs.list"
@@ -119,6 +119,12 @@ def setup_installs():
                                                         r.stdout, re.M)}
 
 
+def of_the_tree(exe):
+    """A link of scripts/link-commands.sh: the tree's own program, on PATH."""
+    real = Path(os.path.realpath(exe))
+    return any(real.is_relative_to(d) for d in (REPO, DAEMON.parent.resolve()))
+
+
 def test_every_program_run_is_listed():
     progs = listed()
     runs = {}
@@ -128,7 +134,8 @@ def test_every_program_run_is_listed():
     # A name that is no program here is a word, or a program of the tree.
     exes = {name: shutil.which(name, path=PATH) for name in runs
             if name not in progs and name not in NOT_RUN}
-    exes = {name: exe for name, exe in exes.items() if exe and not os.path.isdir(exe)}
+    exes = {name: exe for name, exe in exes.items()
+            if exe and not os.path.isdir(exe) and not of_the_tree(exe)}
     pkg = owners(exes.values())
     unlisted = [f"{name} ({pkg[exe]}; run by {', '.join(sorted(runs[name]))})"
                 for name, exe in sorted(exes.items())
