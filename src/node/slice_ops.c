@@ -132,6 +132,42 @@ check_inbound(const struct sp_node *node, uint16_t port, uint64_t inbound_bps, c
 	return -ENOSPC;
 }
 
+/*
+ * Who holds number num of l4 on port, for a refusal a person can act on:
+ * "slice alpha's endpoint 0" (this slice's own, if it is asker's), or
+ * "slice web's NAT range 61000-61255". The slot being added is skipped.
+ */
+static void
+holder_of(const struct sp_node *node, const struct sp_slice *asker, uint16_t skip_slot,
+	  uint16_t port, enum sp_l4 l4, uint16_t num, char *buf, size_t len)
+{
+	snprintf(buf, len, "an endpoint or a host slice's NAT range");
+	for (uint16_t id = 1; id < SP_MAX_SLICES; id++) {
+		const struct sp_slice *s = node->slices[id];
+		struct sp_nat_stats st;
+
+		for (uint16_t i = 0; s != NULL && i < s->nb_endpoints; i++) {
+			uint16_t slot = s->endpoints[i];
+			const struct sp_endpoint *ep = &node->endpoints[slot];
+
+			if (slot != SP_ENDPOINT_NONE && slot != skip_slot && ep->port == port &&
+			    ep->l4 == l4 && rte_be_to_cpu_16(ep->l4_port_be) == num) {
+				snprintf(buf, len, "slice %s's endpoint %u%s", s->name, i,
+					 s == asker ? ", this slice's own" : "");
+				return;
+			}
+		}
+		if (s == NULL || s->host == NULL || s->host->nat == NULL)
+			continue;
+		sp_nat_stats(s->host->nat, &st);
+		if (num >= st.first && num - st.first < st.count) {
+			snprintf(buf, len, "slice %s's NAT range %u-%u", s->name, st.first,
+				 st.first + st.count - 1);
+			return;
+		}
+	}
+}
+
 int
 sp_node_endpoint_add(struct sp_node *node, struct sp_slice *s, const struct sp_endpoint_req *req,
 		     uint16_t *index, char *err, size_t errlen)
@@ -202,9 +238,12 @@ sp_node_endpoint_add(struct sp_node *node, struct sp_slice *s, const struct sp_e
 	rc = sp_decap_add_endpoint(node->decap, port, ep->ip_be, req->l4, ep->l4_port_be, s->id,
 				   slot, s->host != NULL);
 	if (rc < 0) {
-		snprintf(err, errlen, "%s port %u on %s is taken (%s)", sp_l4_name(req->l4), udp_port,
-			 node->ports[port].name, rc == -EEXIST ? "by an endpoint or a host slice's "
-			 "NAT range" : strerror(-rc));
+		char holder[128];
+
+		holder_of(node, s, slot, port, req->l4, udp_port, holder, sizeof(holder));
+		snprintf(err, errlen, "%s port %u on %s is taken (%s%s)", sp_l4_name(req->l4),
+			 udp_port, node->ports[port].name, rc == -EEXIST ? "by " : "",
+			 rc == -EEXIST ? holder : strerror(-rc));
 		__atomic_store_n(&s->endpoints[idx], SP_ENDPOINT_NONE, __ATOMIC_RELEASE);
 		s->nb_endpoints = nb_before; /* as if never asked */
 		/* A result naming the index may have reached the endpoint meanwhile. */

@@ -215,7 +215,18 @@ def test_two_host_slices_cannot_hold_the_same_port(world):
     world.node.call("slice.create", name="b", codeopt="host", netns=b)
     with pytest.raises(RpcError) as taken:
         world.node.call("endpoint.reserve", slice="b", port="p0", tcp_port=8080)
-    assert taken.value.code == 1007 and "TCP port 8080 on p0 is taken" in taken.value.message
+    assert taken.value.code == 1007 and "TCP port 8080 on p0 is taken (by slice a's " \
+        "endpoint 0)" in taken.value.message, taken.value.message
+    # A number of a NAT range is named with its range; one of the slice's own, so.
+    nat = next(s for s in world.node.call("slice.list") if s["name"] == "a")["host"]
+    with pytest.raises(RpcError) as taken:
+        world.node.call("endpoint.reserve", slice="b", port="p0", udp_port=nat["nat_first"])
+    assert f"is taken (by slice a's NAT range {nat['nat_first']}-{nat['nat_last']})" in \
+        taken.value.message, taken.value.message
+    with pytest.raises(RpcError) as taken:
+        world.node.call("endpoint.reserve", slice="a", port="p0", tcp_port=8080)
+    assert "is taken (by slice a's endpoint 0, this slice's own)" in taken.value.message, \
+        taken.value.message
     # The same number in UDP is another port.
     assert world.node.call("endpoint.reserve", slice="b", port="p0", udp_port=8080)["udp_port"] \
         == 8080
