@@ -222,7 +222,23 @@ cmd_mem(struct cli *cli, int argc, char **argv)
 	return 0;
 }
 
-/* codeopt load SLICE FILE: the file's bytes to the slice's code option. */
+/* codeopt list: the code options a slice may name, one a line. */
+static int
+codeopt_list(struct cli *cli)
+{
+	int status;
+	json_t *r = cli_call_for_table(cli, SP_M_CODEOPT_LIST, NULL, &status), *name;
+	size_t i;
+
+	if (r == NULL)
+		return status;
+	json_array_foreach(json_object_get(r, "codeopts"), i, name)
+		printf("%s\n", json_string_value(name));
+	json_decref(r);
+	return 0;
+}
+
+/* codeopt list, or codeopt load SLICE FILE: the file's bytes to the slice's code option. */
 int
 cmd_codeopt(struct cli *cli, int argc, char **argv)
 {
@@ -232,8 +248,10 @@ cmd_codeopt(struct cli *cli, int argc, char **argv)
 	FILE *f;
 	int rc;
 
+	if (argc == 1 && strcmp(argv[0], "list") == 0)
+		return codeopt_list(cli);
 	if (argc != 3 || strcmp(argv[0], "load") != 0)
-		return cli_usage("usage: slicectl codeopt load SLICE FILE");
+		return cli_usage("usage: slicectl codeopt list | codeopt load SLICE FILE");
 	f = fopen(argv[2], "rb");
 	if (f == NULL) {
 		fprintf(stderr, "slicectl: cannot read %s: %s\n", argv[2], strerror(errno));

@@ -43,6 +43,7 @@ static const struct {
 	{SP_M_METRICS_TEXT, m_metrics_text, OPERATOR, ""},
 	{SP_M_SCHED_SET, m_sched_set, OPERATOR, "npe port rate overhead"},
 	{SP_M_REPLAY_STATUS, m_replay_status, ANYONE, ""},
+	{SP_M_CODEOPT_LIST, m_codeopt_list, ANYONE, ""},
 };
 
 #define NB_METHODS (sizeof(methods) / sizeof(methods[0]))

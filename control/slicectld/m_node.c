@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* whoami, iface.list, replay.status, sched.set, state.dump and stats.get: the node as a whole. */
+/*
+ * whoami, iface.list, replay.status, codeopt.list, sched.set, state.dump and
+ * stats.get: the node as a whole.
+ */
 #include <string.h>
 
 #include "methods.h"
@@ -40,6 +43,21 @@ model_replay_status(const struct ctld *c, const struct caller *who)
 	for (unsigned int k = CTLD_IN_FORCE; k <= CTLD_ABSENT; k++)
 		json_object_set_new(r, model_state_name(k), json_integer(count[k]));
 	json_object_set_new(r, "not_in_force", list);
+	return r;
+}
+
+/* {} -> {"codeopts": [the code options a slice may name]}: slicepathd's node.info has them. */
+json_t *
+m_codeopt_list(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
+{
+	json_t *info = backend_call(c->backend, SP_M_NODE_INFO, NULL, e), *r;
+
+	(void)who;
+	(void)params;
+	if (info == NULL)
+		return NULL;
+	r = json_pack("{s:O}", "codeopts", json_object_get(info, "codeopts"));
+	json_decref(info);
 	return r;
 }
 

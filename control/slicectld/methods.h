@@ -67,6 +67,8 @@ json_t *m_sched_set(struct ctld *c, const struct caller *who, json_t *params,
 		    struct sp_rpc_error *e);
 json_t *m_replay_status(struct ctld *c, const struct caller *who, json_t *params,
 			struct sp_rpc_error *e);
+json_t *m_codeopt_list(struct ctld *c, const struct caller *who, json_t *params,
+		       struct sp_rpc_error *e);
 /*
  * The stored slices who may see, counted by state ("in_force", "degraded",
  * "absent"), those not in force with why ("not_in_force"), and how many

@@ -3,7 +3,8 @@
  * The methods of the control API (docs/api.md), each name written once:
  * slicectld's public socket serves all but node.info, slicepathd's
  * management socket all but whoami, iface.list, exception.channel,
- * metrics.text and replay.status. No DPDK here: clients include it too.
+ * metrics.text, replay.status and codeopt.list (node.info has its code
+ * options). No DPDK here: clients include it too.
  */
 #ifndef SLICEPATH_METHODS_H
 #define SLICEPATH_METHODS_H
@@ -33,5 +34,6 @@
 #define SP_M_NODE_INFO         "node.info"
 #define SP_M_NAT_LIST          "nat.list"
 #define SP_M_REPLAY_STATUS     "replay.status"
+#define SP_M_CODEOPT_LIST      "codeopt.list"
 
 #endif

@@ -370,7 +370,10 @@ main(int argc, char **argv)
 		return EXIT_CONFIG;
 	}
 	if (check_only) {
-		printf("slicepathd: %s is valid\n", path);
+		char names[256];
+
+		sp_codeopt_names(names, sizeof(names));
+		printf("slicepathd: %s is valid; code options: %s\n", path, names);
 		sp_config_free(&cfg);
 		return 0;
 	}

@@ -92,3 +92,13 @@ def test_slice_lifecycle_through_slicectl(ctl, users):
              "a frame to the deleted slice was not dropped as no_endpoint")
     ctl.stop()
     assert_frames(ctl.node.output(ctl.p1), want, "p1 output")
+
+
+def test_code_options_listed(ctl, users):
+    """slicectl codeopt list, for anyone: the code options a slice may name, as
+    slicepathd has them (node.info), one a line; -j as JSON."""
+    ctl.start()
+    out = ctl.ctld.slicectl("codeopt", "list", user=users.OWNERS[0]).stdout.split()
+    assert {"ipv4", "i3", "bpf", "dpi", "host"} <= set(out), out
+    assert ctl.ctld.json("codeopt", "list")["codeopts"] == \
+        ctl.node.call("node.info")["codeopts"] == out
