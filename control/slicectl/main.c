@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "common/text.h"
 #include "fleet.h"
 
 static const char USAGE[] =
@@ -138,32 +139,37 @@ cli_call_and_say(struct cli *cli, const char *method, json_t *params, const char
 	return 0;
 }
 
+/* The objects, each with its command (NULL: cmd_node's, which takes the object's name). */
+static const struct {
+	const char *name;
+	int (*cmd)(struct cli *cli, int argc, char **argv);
+} OBJECTS[] = {
+	{"slice", cmd_slice}, {"endpoint", cmd_endpoint}, {"queue", cmd_queue},
+	{"filter", cmd_filter}, {"mem", cmd_mem}, {"codeopt", cmd_codeopt}, {"top", cmd_top},
+	{"stats", cmd_stats}, {"nat", cmd_nat}, {"policy", cmd_fleet_policy},
+	{"whoami", NULL}, {"iface", NULL}, {"node", NULL}, {"sched", NULL}, {"state", NULL},
+	{"channel", NULL}, {"call", NULL},
+};
+
+#define NB_OBJECTS (sizeof(OBJECTS) / sizeof(OBJECTS[0]))
+
 static int
 dispatch(struct cli *cli, int argc, char **argv)
 {
-	const char *object = argv[0];
+	const char *names[NB_OBJECTS], *close;
 
-	if (strcmp(object, "slice") == 0)
-		return cmd_slice(cli, argc - 1, argv + 1);
-	if (strcmp(object, "endpoint") == 0)
-		return cmd_endpoint(cli, argc - 1, argv + 1);
-	if (strcmp(object, "queue") == 0)
-		return cmd_queue(cli, argc - 1, argv + 1);
-	if (strcmp(object, "filter") == 0)
-		return cmd_filter(cli, argc - 1, argv + 1);
-	if (strcmp(object, "mem") == 0)
-		return cmd_mem(cli, argc - 1, argv + 1);
-	if (strcmp(object, "codeopt") == 0)
-		return cmd_codeopt(cli, argc - 1, argv + 1);
-	if (strcmp(object, "top") == 0)
-		return cmd_top(cli, argc - 1, argv + 1);
-	if (strcmp(object, "stats") == 0)
-		return cmd_stats(cli, argc - 1, argv + 1);
-	if (strcmp(object, "nat") == 0)
-		return cmd_nat(cli, argc - 1, argv + 1);
-	if (strcmp(object, "policy") == 0)
-		return cmd_fleet_policy(cli, argc - 1, argv + 1);
-	return cmd_node(cli, object, argc - 1, argv + 1);
+	for (size_t i = 0; i < NB_OBJECTS; i++) {
+		if (strcmp(argv[0], OBJECTS[i].name) != 0)
+			continue;
+		return OBJECTS[i].cmd != NULL ? OBJECTS[i].cmd(cli, argc - 1, argv + 1)
+					      : cmd_node(cli, argv[0], argc - 1, argv + 1);
+	}
+	for (size_t i = 0; i < NB_OBJECTS; i++)
+		names[i] = OBJECTS[i].name;
+	close = sp_closest(argv[0], names, NB_OBJECTS);
+	return cli_usage("no object \"%s\"%s%s%s; slicectl --help lists them", argv[0],
+			 close != NULL ? " (did you mean \"" : "", close != NULL ? close : "",
+			 close != NULL ? "\"?)" : "");
 }
 
 int

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/text.h"
 #include "methods.h"
 #include "metrics.h"
 #include "reconcile.h"
@@ -185,14 +186,28 @@ find_managed(struct ctld *c, json_t *params, struct ctld_slice **s, struct sp_rp
 	return true;
 }
 
+/*
+ * "no slice is named ..." (where: said after it), with the name of the
+ * caller's slices it was most likely meant for.
+ */
 static json_t *
-not_found(json_t *slice, struct sp_rpc_error *e)
+not_found(const struct ctld *c, const struct caller *who, json_t *slice, const char *where,
+	  struct sp_rpc_error *e)
 {
-	if (json_is_string(slice))
-		return sp_rpc_fail(e, SP_RPC_NOT_FOUND, "no slice is named \"%s\"",
-				   json_string_value(slice));
-	return sp_rpc_fail(e, SP_RPC_NOT_FOUND, "no slice has id %" JSON_INTEGER_FORMAT,
-			   json_integer_value(slice));
+	const char *names[SP_MAX_SLICES], *close;
+	size_t n = 0;
+
+	if (!json_is_string(slice))
+		return sp_rpc_fail(e, SP_RPC_NOT_FOUND, "no slice has id %" JSON_INTEGER_FORMAT
+				   "%s", json_integer_value(slice), where);
+	for (unsigned int i = 1; i < SP_MAX_SLICES; i++)
+		if (c->model.slices[i].used &&
+		    (who->operator || c->model.slices[i].owner == who->uid))
+			names[n++] = c->model.slices[i].name;
+	close = sp_closest(json_string_value(slice), names, n);
+	return sp_rpc_fail(e, SP_RPC_NOT_FOUND, "no slice is named \"%s\"%s%s%s%s",
+			   json_string_value(slice), where, close != NULL ? "; did you mean \"" : "",
+			   close != NULL ? close : "", close != NULL ? "\"?" : "");
 }
 
 static bool
@@ -215,11 +230,8 @@ ctld_slice_to_change(struct ctld *c, const struct caller *who, json_t *params,
 	if (!find_managed(c, params, &s, e))
 		return NULL;
 	if (s == NULL) {
-		not_found(j, e);
-		if (who->operator)
-			snprintf(e->message + strlen(e->message), sizeof(e->message) -
-				 strlen(e->message), " among slicectld's slices (a slice of "
-				 "slicepathd's config is changed in the config)");
+		not_found(c, who, j, who->operator ? " among slicectld's slices (a slice of "
+			  "slicepathd's config is changed in the config)" : "", e);
 		return NULL;
 	}
 	return may_use(who, s, e) ? s : NULL;
@@ -237,7 +249,7 @@ ctld_slice_to_read(struct ctld *c, const struct caller *who, json_t *params,
 	if (s != NULL)
 		return may_use(who, s, e) ? json_string(s->name) : NULL;
 	/* Operators see the slices of slicepathd's config too; slicepathd says if it has none. */
-	return who->operator ? json_incref(j) : not_found(j, e);
+	return who->operator ? json_incref(j) : not_found(c, who, j, "", e);
 }
 
 json_t *

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <slicepath/proto.h>
@@ -222,4 +223,52 @@ sp_slice_name_problem(const char *name)
 	if (strspn(name, "0123456789") == len)
 		return "must not be all digits (those stand for a slice id)";
 	return NULL;
+}
+
+/* Edits from a to b: letters added, dropped, changed, or two neighbours swapped. */
+static size_t
+edits(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), d[3][SP_NAME_LEN + 1];
+
+	if (la > SP_NAME_LEN || lb > SP_NAME_LEN)
+		return SIZE_MAX;
+	/* Three rows of the table: two back for a swap. */
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t *row = d[i % 3], *up = d[(i - 1) % 3], *up2 = d[(i + 1) % 3];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t best = up[j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (up[j] + 1 < best)
+				best = up[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    up2[j - 2] + 1 < best)
+				best = up2[j - 2] + 1;
+			row[j] = best;
+		}
+	}
+	return d[la % 3][lb];
+}
+
+const char *
+sp_closest(const char *word, const char *const *candidates, size_t n)
+{
+	size_t best = 3, len = strlen(word);
+	const char *found = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t e = edits(word, candidates[i]);
+
+		if (e < best && e < len) {
+			best = e;
+			found = candidates[i];
+		}
+	}
+	return found;
 }

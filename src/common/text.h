@@ -38,4 +38,11 @@ const char *sp_slice_name_problem(const char *name);
  */
 const char *sp_netns_name_problem(const char *name);
 
+/*
+ * The one of the n candidates a mistyped word most likely meant (at most two
+ * letters added, dropped, changed or swapped, fewer than the word has), for
+ * "did you mean" in refusals; NULL when none is that close.
+ */
+const char *sp_closest(const char *word, const char *const *candidates, size_t n);
+
 #endif

@@ -102,3 +102,20 @@ def test_code_options_listed(ctl, users):
     assert {"ipv4", "i3", "bpf", "dpi", "host"} <= set(out), out
     assert ctl.ctld.json("codeopt", "list")["codeopts"] == \
         ctl.node.call("node.info")["codeopts"] == out
+
+
+def test_a_mistyped_slice_name_suggests_the_callers_own(ctl, users):
+    """An owner's near miss names their slice; another owner's slices are never offered."""
+    a, b = users.OWNERS
+    ctl.start()
+    ctl.ctld.slicectl("slice", "create", "alice1", "codeopt", "ipv4", "owner", a, "buffers", 500)
+    ctl.ctld.slicectl("slice", "create", "alice2x", "codeopt", "ipv4", "owner", b,
+                      "buffers", 500)
+    r = ctl.ctld.slicectl("filter", "list", "alcie1", user=a, check=False)
+    assert r.returncode != 0 and 'no slice is named "alcie1"; did you mean "alice1"?' in \
+        r.stderr, r.stderr
+    r = ctl.ctld.slicectl("filter", "list", "alice2y", user=a, check=False)
+    assert 'no slice is named "alice2y"' in r.stderr and "alice2x" not in r.stderr, r.stderr
+    r = ctl.ctld.slicectl("filter", "del", "alice2y", "pos", 0, check=False)  # an operator's
+    assert 'no slice is named "alice2y" among slicectld\'s slices' in r.stderr and \
+        'did you mean "alice2x"?' in r.stderr, r.stderr

@@ -46,3 +46,13 @@ def test_rate_without_unit_refused(args, key):
                         f'{bare}G (bits/s)\n')
     meant = slicectl(*args[:-1], bare + "M")
     assert meant.returncode == 3 and "cannot reach" in meant.stderr, meant
+
+
+@pytest.mark.parametrize("typed,meant", [("slices", "slice"), ("flter", "filter"),
+                                         ("endpiont", "endpoint"), ("stat", "stats")])
+def test_a_mistyped_object_suggests_the_one_meant(typed, meant):
+    r = slicectl(typed, "list")
+    assert r.returncode == 1 and r.stderr == (f'slicectl: no object "{typed}" (did you mean '
+                                              f'"{meant}"?); slicectl --help lists them\n'), r
+    far = slicectl("zzzzzz")
+    assert far.stderr == 'slicectl: no object "zzzzzz"; slicectl --help lists them\n', far
