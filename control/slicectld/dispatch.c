@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The method table with who may call what, and the helpers the methods share. */
 #include <inttypes.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -210,13 +211,30 @@ not_found(const struct ctld *c, const struct caller *who, json_t *slice, const c
 			   close != NULL ? close : "", close != NULL ? "\"?" : "");
 }
 
+/* " (name)" of uid, where this machine knows it; "" otherwise. */
+static void
+user_name(uid_t uid, char *out, size_t len)
+{
+	struct passwd pw, *found = NULL;
+	char buf[1024];
+
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &found) == 0 && found != NULL)
+		snprintf(out, len, " (%.64s)", found->pw_name);
+	else
+		out[0] = '\0';
+}
+
 static bool
 may_use(const struct caller *who, const struct ctld_slice *s, struct sp_rpc_error *e)
 {
+	char owner[80], caller[80];
+
 	if (who->operator || who->uid == s->owner)
 		return true;
-	sp_rpc_fail(e, SP_RPC_DENIED, "slice %s is not yours: it belongs to uid %u and you are uid "
-		    "%u", s->name, s->owner, (unsigned int)who->uid);
+	user_name(s->owner, owner, sizeof(owner));
+	user_name(who->uid, caller, sizeof(caller));
+	sp_rpc_fail(e, SP_RPC_DENIED, "slice %s is not yours: it belongs to uid %u%s and you are "
+		    "uid %u%s", s->name, s->owner, owner, (unsigned int)who->uid, caller);
 	return false;
 }
 

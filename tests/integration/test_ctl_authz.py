@@ -66,8 +66,8 @@ def test_owners_reach_their_own_slices_only(ctl, users):
                      '"ff000000000000000000000000ff", "result": {"endpoint": 1, "queue": 0, '
                      '"next_hop": "10.1.0.2:7001"}}\n')
         assert r.returncode == 2, f"{args}: exit {r.returncode}"
-        assert f"slice alpha is not yours: it belongs to uid {users.uid[a]} and you are uid " \
-               f"{users.uid[b]} {DENIED}" in r.stderr, args
+        assert f"slice alpha is not yours: it belongs to uid {users.uid[a]} ({a}) and you " \
+               f"are uid {users.uid[b]} ({b}) {DENIED}" in r.stderr, args
 
     # Operators' business.
     for args in [("slice", "create", "gamma", "codeopt", "ipv4"), ("slice", "delete", "alpha"),
