@@ -5,7 +5,7 @@
  * TTL expired with an ICMP time exceeded message from the slice's router
  * address, injected back into the fast path, which routes it to the
  * sender like any other packet; so traceroute through the slice works.
- * Other exceptions are counted and left.
+ * Other exceptions are counted by reason and left.
  *
  *   ipv4-slowpath [-s SOCKET] -a ROUTER_ADDRESS SLICE
  *
@@ -114,7 +114,7 @@ int
 main(int argc, char **argv)
 {
 	uint8_t pkt[65536], reply[IP_HDR + ICMP_HDR + 60 + QUOTED_PAYLOAD];
-	unsigned long exceptions = 0, answered = 0, other = 0;
+	unsigned long exceptions = 0, answered = 0, other = 0, left[256] = {0};
 	const char *path = NULL, *slice;
 	struct in_addr router = {0};
 	struct sp_ctl *ctl;
@@ -166,6 +166,7 @@ main(int argc, char **argv)
 					      (uint16_t)answered, reply) : 0;
 		if (len == 0) {
 			other++;
+			left[h.reason]++;
 			continue;
 		}
 		/* Taken as arrived where the expired packet did: routed back like any packet. */
@@ -174,6 +175,9 @@ main(int argc, char **argv)
 	}
 	printf("ipv4-slowpath: %lu exceptions, %lu answered with time exceeded, %lu left\n",
 	       exceptions, answered, other);
+	for (unsigned int r = 0; r < 256; r++)
+		if (left[r] != 0)
+			printf("ipv4-slowpath: left %lu %s\n", left[r], sp_ctl_reason_name((uint8_t)r));
 	close(fd);
 	sp_ctl_close(ctl);
 	return 0;

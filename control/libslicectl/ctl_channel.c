@@ -71,3 +71,9 @@ sp_ctl_channel_inject(int fd, uint16_t endpoint, const void *pkt, size_t len)
 	} while (n < 0 && errno == EINTR);
 	return n < 0 ? -errno : 0;
 }
+
+const char *
+sp_ctl_reason_name(uint8_t reason)
+{
+	return sp_reason_name(reason);
+}

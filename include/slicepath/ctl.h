@@ -160,6 +160,13 @@ int sp_ctl_channel_open(struct sp_ctl *c, const char *slice);
 ssize_t sp_ctl_channel_recv(int fd, struct sp_exc_hdr *hdr, void *pkt, size_t len);
 /* Inject a packet (at most SP_EXC_MAX_INJECT bytes) as arrived on endpoint. */
 int sp_ctl_channel_inject(int fd, uint16_t endpoint, const void *pkt, size_t len);
+/*
+ * The name of an exception's reason (hdr->reason: "ttl_expired", "miss"), as
+ * stats and telemetry name its counter; "unknown" for a number this library
+ * does not know. From the library, not the header, so that a slow path built
+ * against older headers names what the installed node sends.
+ */
+const char *sp_ctl_reason_name(uint8_t reason);
 
 #ifdef __cplusplus
 }
