@@ -16,20 +16,27 @@ num(json_t *o, const char *key, char *buf, size_t len)
 	return buf;
 }
 
-/* "reasons: miss 2, no_slow_path 2" (the non-zero ones). */
+/* The non-zero drop and exception reasons, a row each (REASON PKTS), or "reasons: none". */
 static void
-print_reasons(const char *title, json_t *reasons)
+print_reasons(json_t *reasons)
 {
+	struct table *t = NULL;
 	const char *name;
 	json_t *v;
-	int shown = 0;
 
-	printf("%s:", title);
-	json_object_foreach(reasons, name, v)
-		if (json_integer_value(v) != 0)
-			printf("%s %s %" JSON_INTEGER_FORMAT, shown++ > 0 ? "," : "", name,
-			       json_integer_value(v));
-	printf("%s\n", shown == 0 ? " none" : "");
+	json_object_foreach(reasons, name, v) {
+		char pkts[24];
+
+		if (json_integer_value(v) == 0)
+			continue;
+		if (t == NULL)
+			t = table_new(2, "REASON", "PKTS");
+		table_row(t, name, num(reasons, name, pkts, sizeof(pkts)));
+	}
+	if (t != NULL)
+		table_print(t);
+	else
+		printf("reasons: none\n");
 }
 
 static void
@@ -50,7 +57,7 @@ print_slice(json_t *s)
 #define PRINT_COUNT(name, what)                                                                    \
 	printf(#name ": %" JSON_INTEGER_FORMAT "\n", json_integer_value(json_object_get(s, #name)));
 	SP_SLICE_COUNTS(PRINT_COUNT)
-	print_reasons("reasons", json_object_get(s, "reasons"));
+	print_reasons(json_object_get(s, "reasons"));
 }
 
 void
@@ -91,7 +98,7 @@ print_node(json_t *r)
 			  num(o, "to_host_pkts", b[6], 24), num(o, "from_host_pkts", b[7], 24));
 	}
 	table_print(t);
-	print_reasons("drops and exceptions", json_object_get(r, "drops"));
+	print_reasons(json_object_get(r, "drops"));
 	print_residence(json_object_get(r, "residence_ns"));
 	t = table_new(5, "SLICE", "RX_PKTS", "FWD_PKTS", "EXCEPTION_PKTS", "DROP_PKTS");
 	json_object_foreach(json_object_get(r, "slices"), name, o) {

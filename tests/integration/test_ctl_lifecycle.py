@@ -68,6 +68,10 @@ def test_slice_lifecycle_through_slicectl(ctl, users):
     sc("filter", "del", "alpha", "pos", 10, user=owner)
     ctl.send("alpha", PORT, p[3])
     assert ctl.ctld.json("stats", "alpha", user=owner)["slice"]["reasons"]["miss"] == 2
+    # For people, the reasons are a table: a heading, then a row a non-zero reason.
+    table = sc("stats", "alpha", user=owner).stdout.splitlines()
+    head = next(i for i, line in enumerate(table) if line.split() == ["REASON", "PKTS"])
+    assert table[head + 1].split() == ["miss", "2"], table
 
     # Memory, queue settings.
     sc("mem", "write", "alpha", 100, "0badc0de", user=owner)
