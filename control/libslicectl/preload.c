@@ -10,8 +10,8 @@
  * tied to the process that bound). A refusal is the errno
  * a program expects, EADDRINUSE when the port is taken, EINVAL for a rate
  * that is not a number and EACCES otherwise, with slicectld's message (or
- * the shim's) on stderr. Without SLICEPATH_SLICE,
- * or for other sockets, the calls are the C library's, untouched.
+ * the shim's) on stderr. Without SLICEPATH_SLICE (said at load), or for
+ * other sockets, the calls are the C library's, untouched.
  *
  * Environment: SLICEPATH_SLICE (the slice), SLICEPATH_IFACE (the interface;
  * default: the one with the bound address, or the first with an address
@@ -67,16 +67,6 @@ static int (*real_dup)(int);
 static int (*real_dup2)(int, int);
 static int (*real_dup3)(int, int, int);
 
-__attribute__((constructor)) static void
-init(void)
-{
-	real_bind = (int (*)(int, const struct sockaddr *, socklen_t))dlsym(RTLD_NEXT, "bind");
-	real_close = (int (*)(int))dlsym(RTLD_NEXT, "close");
-	real_dup = (int (*)(int))dlsym(RTLD_NEXT, "dup");
-	real_dup2 = (int (*)(int, int))dlsym(RTLD_NEXT, "dup2");
-	real_dup3 = (int (*)(int, int, int))dlsym(RTLD_NEXT, "dup3");
-}
-
 static void
 say(const char *fmt, ...)
 {
@@ -87,6 +77,53 @@ say(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+/*
+ * A program must not run as if under the shim when it is not: said once, at
+ * load, when no slice is named or slicectld cannot be reached (its binds
+ * would then reserve nothing, or be refused). The probe's connection is not
+ * kept: a program may close every descriptor at its start, as daemons do.
+ */
+static void
+check_loaded(void)
+{
+	const char *slice = getenv("SLICEPATH_SLICE"), *sock = getenv(SP_CTL_SOCKET_ENV);
+	struct sp_ctl *probe;
+
+	if (slice == NULL || *slice == '\0') {
+		say("libslicectl-preload.so is loaded but SLICEPATH_SLICE is not set: bind() "
+		    "reserves nothing (slicectl exec SLICE -- PROGRAM sets it)");
+		return;
+	}
+	probe = sp_ctl_open(NULL);
+	if (probe != NULL)
+		sp_ctl_close(probe);
+	else
+		say("slice %s: slicectld cannot be reached on %s (%s): bind() of its ports will "
+		    "be refused", slice, sock != NULL ? sock : SP_CTL_DEFAULT_SOCKET,
+		    strerror(errno));
+}
+
+/*
+ * The C library's calls. Also from the wrappers: another library's
+ * constructor may close() before ours has run (libcap-ng's does, in setpriv).
+ */
+static void
+resolve(void)
+{
+	real_bind = (int (*)(int, const struct sockaddr *, socklen_t))dlsym(RTLD_NEXT, "bind");
+	real_close = (int (*)(int))dlsym(RTLD_NEXT, "close");
+	real_dup = (int (*)(int))dlsym(RTLD_NEXT, "dup");
+	real_dup2 = (int (*)(int, int))dlsym(RTLD_NEXT, "dup2");
+	real_dup3 = (int (*)(int, int, int))dlsym(RTLD_NEXT, "dup3");
+}
+
+__attribute__((constructor)) static void
+init(void)
+{
+	resolve();
+	check_loaded();
 }
 
 /*
@@ -263,6 +300,8 @@ bind(int fd, const struct sockaddr *sa, socklen_t len)
 	int type = 0, rc, err;
 	socklen_t tl = sizeof(type);
 
+	if (real_bind == NULL)
+		resolve();
 	if (slice == NULL || *slice == '\0' || fd < 0 || fd >= MAX_FDS ||
 	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 ||
 	    !preload_bind_wanted(sa, len, type, &b))
@@ -322,8 +361,12 @@ alias(int fd, int newfd)
 int
 close(int fd)
 {
-	int rc = real_close(fd), err = errno;
+	int rc, err;
 
+	if (real_close == NULL)
+		resolve();
+	rc = real_close(fd);
+	err = errno;
 	if (rc == 0)
 		forget(fd);
 	errno = err;
@@ -333,12 +376,16 @@ close(int fd)
 int
 dup(int fd)
 {
+	if (real_dup == NULL)
+		resolve();
 	return alias(fd, real_dup(fd));
 }
 
 int
 dup2(int fd, int newfd)
 {
+	if (real_dup2 == NULL)
+		resolve();
 	if (fd != newfd && fcntl(newfd, F_GETFD) >= 0)
 		forget(newfd); /* dup2 closes it first */
 	return alias(fd, real_dup2(fd, newfd));
@@ -347,6 +394,8 @@ dup2(int fd, int newfd)
 int
 dup3(int fd, int newfd, int flags)
 {
+	if (real_dup3 == NULL)
+		resolve();
 	if (fd != newfd && fcntl(newfd, F_GETFD) >= 0)
 		forget(newfd);
 	return alias(fd, real_dup3(fd, newfd, flags));

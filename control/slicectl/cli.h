@@ -94,6 +94,8 @@ int cmd_filter(struct cli *cli, int argc, char **argv);
 int cmd_mem(struct cli *cli, int argc, char **argv);
 int cmd_codeopt(struct cli *cli, int argc, char **argv);
 int cmd_nat(struct cli *cli, int argc, char **argv);
+/* cmd_exec.c: exec SLICE -- PROGRAM...: returns only on failure. */
+int cmd_exec(struct cli *cli, int argc, char **argv);
 /* cmd_watch.c: stats sampled every interval seconds, count times (0: until Ctrl-C); top. */
 int cmd_stats_watch(struct cli *cli, const char *slice, double interval, unsigned long count);
 int cmd_top(struct cli *cli, int argc, char **argv);

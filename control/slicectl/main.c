@@ -33,9 +33,11 @@ static const char USAGE[] =
 	"  -h, --help         this text;  -V, --version  the version\n"
 	"objects (slicectl slice|endpoint|queue|filter help lists their commands):\n"
 	"  whoami | iface | node | slice | endpoint | queue | filter | mem | codeopt | stats | top |\n"
-	"  sched | state | channel SLICE | nat SLICE | call METHOD [JSON]\n"
+	"  sched | state | channel SLICE | nat SLICE | exec SLICE | call METHOD [JSON]\n"
 	"  stats [SLICE] [--interval SECONDS] [--count N]   counters, or their rates sampled\n"
-	"  top [--interval SECONDS] [SLICE...]               rates refreshed in place (q quits)\n";
+	"  top [--interval SECONDS] [SLICE...]               rates refreshed in place (q quits)\n"
+	"  exec SLICE -- PROGRAM [ARGS...]   (root) run PROGRAM in the host slice's namespace\n"
+	"                                    with the LD_PRELOAD shim: its bind()s reserve ports\n";
 
 /* Connect to slicectld, or say why not. */
 static bool
@@ -146,7 +148,7 @@ static const struct {
 } OBJECTS[] = {
 	{"slice", cmd_slice}, {"endpoint", cmd_endpoint}, {"queue", cmd_queue},
 	{"filter", cmd_filter}, {"mem", cmd_mem}, {"codeopt", cmd_codeopt}, {"top", cmd_top},
-	{"stats", cmd_stats}, {"nat", cmd_nat}, {"policy", cmd_fleet_policy},
+	{"stats", cmd_stats}, {"nat", cmd_nat}, {"exec", cmd_exec}, {"policy", cmd_fleet_policy},
 	{"whoami", NULL}, {"iface", NULL}, {"node", NULL}, {"sched", NULL}, {"state", NULL},
 	{"channel", NULL}, {"call", NULL},
 };
