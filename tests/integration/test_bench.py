@@ -34,6 +34,14 @@ def is_png(path):
     return path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def progress(r, scenario):
+    """The trials' tags from the progress lines on stderr, checked numbered 1, 2, ..."""
+    got = re.findall(rf"^slicepath-bench: {scenario}: trial (\d+) \(([\w.-]+), [\d.]+ s\) "
+                     r"at \d+ s$", r.stderr, re.M)
+    assert [int(n) for n, _ in got] == list(range(1, len(got) + 1)), r.stderr
+    return [tag for _, tag in got]
+
+
 def test_fairness_smoke(tmp_path):
     r = bench(tmp_path, "fairness")
     assert r.returncode == 0, r.stderr
@@ -47,6 +55,7 @@ def test_fairness_smoke(tmp_path):
         assert abs(float(line.split(":")[1].split("%")[0]) - pct) < 3, line
     assert rows(d / "fairness-queues.csv")
     assert is_png(d / "fairness.png")
+    assert progress(r, "fairness") == ["fairness"]
 
 
 def test_backlog_smoke(tmp_path):
@@ -103,6 +112,9 @@ def test_throughput_smoke(tmp_path):
                                          / 1e3, rel=1e-3), x
     assert is_png(d / "throughput.png")
     assert "of testpmd" in r.stdout and "of l3fwd" in r.stdout
+    # A progress line as each trial started, the same trials the results list.
+    started = [tuple(t.split("-")[1:3]) for t in progress(r, "throughput")]
+    assert started == [k for k, tried in trials.items() for _ in tried], (started, trials)
 
 
 def test_latency_smoke(tmp_path):
@@ -155,6 +167,7 @@ def test_ebpf_smoke(tmp_path):
     assert native > 0 and ebpf > 0, row
     assert float(row["ratio"]) == pytest.approx(ebpf / native, rel=1e-6)
     assert is_png(tmp_path / "ebpf" / "ebpf.png")
+    assert progress(r, "ebpf") == ["ebpf-ipv4-70-0", "ebpf-bpf-70-0"]
 
 
 def test_dpi_smoke(tmp_path):

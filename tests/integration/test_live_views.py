@@ -136,6 +136,23 @@ def test_plot_samples_rates_into_png_and_csv(node, tmp_path):
                             "0.25"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # Not a terminal: what it samples, then how far it is every quarter of this short run.
+    said = r.stderr.splitlines()
+    assert said[0] == f"slicepath-plot: sampling {node.mgmt_socket} every 0.25 s for 2 s", said
+    assert re.fullmatch(r"slicepath-plot: 0\.\d/2 s, [1-4] samples", said[1]), said
+    assert len(said) >= 4 and said[-1].startswith("slicepath-plot: 2.0/2 s"), said
+    # On a terminal: a bar redrawn in place, full at the end, then a new line.
+    master, slave = os.openpty()
+    with os.fdopen(master, "rb", buffering=0) as tty:
+        p = subprocess.run([str(REPO / "tools" / "slicepath-plot"), "-s", str(node.mgmt_socket),
+                            "-o", str(tmp_path / "tty.png"), "--seconds", "1", "--interval",
+                            "0.25"], stdout=subprocess.DEVNULL, stderr=slave, timeout=60)
+        os.close(slave)
+        bar = tty.read(4096).decode()
+    assert p.returncode == 0, bar
+    draws = bar.count("\rslicepath-plot: [")
+    assert draws >= 4 and bar.endswith(f"\rslicepath-plot: [{'#' * 30}] 1.0/1 s, {draws} "
+                                       "samples\r\n"), repr(bar)
     with open(rates) as f:
         rows = list(csv.DictReader(f))
     fwd = [float(x["value"]) for x in rows if (x["kind"], x["name"], x["what"]) ==

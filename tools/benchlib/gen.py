@@ -9,6 +9,7 @@ import os
 import subprocess
 import time
 
+from . import progress
 from .dut import BUILD, EAL, memif, remove_runtime_dir
 
 GEN = BUILD / "tools" / "gen" / "slicepath-gen"
@@ -24,6 +25,7 @@ def run(dut, spec, workdir, tag, during=None, timeout=None):
     CSV as dicts)."""
     if not GEN.exists():
         raise GenError(f"{GEN} is missing: build it first (scripts/setup.sh)")
+    progress.trial(tag, spec.get("duration", 10))
     spec_path, out, rates = (workdir / f"{tag}-spec.json", workdir / f"{tag}-gen.json",
                              workdir / f"{tag}-rates.csv")
     spec_path.write_text(json.dumps(spec, indent=1))

@@ -8,7 +8,7 @@ import socket
 import struct
 import time
 
-from . import node
+from . import node, progress
 from .dut import Slicepathd
 
 PEER_MAC = "02:00:00:00:00:01"
@@ -48,6 +48,7 @@ def write_pcap(path, frames):
 
 def forwarded(workdir, tag, slices, frames, seconds, setup=None):
     """{slice: packets/s forwarded} with frames replayed into p0, after setup(dut)."""
+    progress.trial(tag, WARM_UP + seconds)
     pcap = workdir / f"{tag}.pcap"
     write_pcap(pcap, frames)
     # Rates far above what one lcore forwards: the code options are the limit.
