@@ -9,7 +9,8 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-BUILD_DIR="${SLICEPATH_BUILD_DIR:-$ROOT/build}"
+# Absolute: a link holding a relative path would resolve from DEST.
+BUILD_DIR="$(realpath -m "${SLICEPATH_BUILD_DIR:-$ROOT/build}")"
 DEST="${1:-/usr/local/bin}"
 
 COMMANDS=(

@@ -12,6 +12,7 @@ that block's stdout+stderr, in order, each a whole line where `...` stands for a
 import fcntl
 import os
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -22,7 +23,7 @@ import pytest
 
 from spnode import DAEMON, REPO
 
-BUILD = DAEMON.parent
+BUILD = DAEMON.resolve().parent
 RUN_DIR = Path("/run/slicepath")
 DAEMON_LOGS = (RUN_DIR / "slicepathd.log", RUN_DIR / "slicectld.log")
 READY = "=== slicepathd counters"  # run.sh's first round of counters: both daemons are up
@@ -162,6 +163,9 @@ def test_guide_works_as_written(guide, tmp_path):
         fcntl.flock(lock, fcntl.LOCK_EX)
         node = DemoNode(tmp_path, bindir)
         try:
+            # The guides run this tree's commands, not those some other tree linked.
+            found = shutil.which("slicectl", path=env["PATH"])
+            assert found and Path(found).resolve() == BUILD / "control" / "slicectl" / "slicectl", found
             try:
                 r = subprocess.run(["bash", "-c", script_for(guide_blocks, tmp_path)], cwd=REPO,
                                    env=env, stdin=subprocess.DEVNULL, capture_output=True,
