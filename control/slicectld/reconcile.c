@@ -534,7 +534,7 @@ reconcile(struct ctld *c, uint16_t id)
 static void
 tell_systemd(const struct ctld *c)
 {
-	static char said[128];
+	static char said[128] = "STATUS=serving"; /* as main.c says with READY=1 */
 	unsigned int degraded = 0, absent = 0;
 	char status[128];
 

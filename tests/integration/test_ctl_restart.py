@@ -9,6 +9,7 @@ whose holder is gone while filters send through it is kept and said once; a whol
 written as a real is that number for every parameter."""
 
 import json
+import socket
 import subprocess
 import sys
 import time
@@ -126,11 +127,21 @@ def test_a_change_is_checked_against_the_stored_model(ctl, users):
           "the restored slice did not forward by its filter")
 
 
-def test_a_slice_that_cannot_be_restored_whole_is_degraded_then_whole(ctl, users):
+def statuses(sock, want):
+    """systemd STATUS= lines slicectld sent to $NOTIFY_SOCKET, until want is one of them."""
+    said = []
+    while want not in said:
+        said.append(sock.recv(256).decode())
+    return said
+
+
+def test_a_slice_that_cannot_be_restored_whole_is_degraded_then_whole(ctl, users, tmp_path,
+                                                                     monkeypatch):
     """While slicectld is down, a slice of slicepathd's own takes UDP 5002 on p1 from sa.
     At its start slicectld restores what it can of sa (endpoint 0), marks it degraded with the
-    reason (slice list, slicectl node, metrics, the log once), keeps everything stored, and
-    once the squatter is gone brings sa back whole by itself and it forwards."""
+    reason (slice list, slicectl node, metrics, systemd's status line, the log once), keeps
+    everything stored, and once the squatter is gone brings sa back whole by itself and it
+    forwards."""
     owner = users.OWNERS[0]
     ctl.start()
     make_sa(ctl, owner)
@@ -138,7 +149,12 @@ def test_a_slice_that_cannot_be_restored_whole_is_degraded_then_whole(ctl, users
     ctl.node.call("slice.delete", slice="sa")
     ctl.node.call("slice.create", name="squat", codeopt="ipv4", id=9, buffer_quota=1000)
     ctl.node.call("endpoint.reserve", slice="squat", port="p1", udp_port=5002)
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(str(tmp_path / "notify"))
+    notify.settimeout(20)
+    monkeypatch.setenv("NOTIFY_SOCKET", str(tmp_path / "notify"))
     ctl.ctld.start()
+    assert statuses(notify, "STATUS=serving; 1 slice(s) degraded, 0 absent (slicectl node)")
 
     ctl.ctld.wait_log("slice sa is degraded")
     listed = {s["name"]: s for s in ctl.ctld.json("slice", "list", user=owner)}
@@ -162,6 +178,7 @@ def test_a_slice_that_cannot_be_restored_whole_is_degraded_then_whole(ctl, users
 
     ctl.node.call("slice.delete", slice="squat")
     ctl.ctld.wait_log("slice sa is in force as stored", timeout=15)
+    assert statuses(notify, "STATUS=serving")[-1] == "STATUS=serving"
     assert ctl.ctld.call("replay.status")["in_force"] == 1
     assert [f["position"] for f in ctl.ctld.call("filter.list", slice="sa")] == [0]
     ctl.send("sa", 5001, inner_udp("10.9.0.7"))
