@@ -357,12 +357,13 @@ def test_concurrent_creates_never_overcommit_a_node(fleet):
     etcd, nodes = fleet
     until(lambda: live(etcd) == ["n0", "n1", "n2"], "the three nodes did not join")
     cap = fleet_json(etcd, "node", "list")[0]["bandwidth"]
+    assert cap % 10_000 == 0, cap  # a tenth in whole kbit/s: slicectl wants a unit
     results = []
 
     def client(k):
         for i in range(50):
             r = fleetctl(etcd, "slice", "create", f"s{k}x{i}", "codeopt", "ipv4", "nodes", 1,
-                         "bandwidth", cap // 10, check=False)
+                         "bandwidth", f"{cap // 10_000}k", check=False)
             results.append(r)
 
     threads = [threading.Thread(target=client, args=(k,)) for k in range(4)]
