@@ -3,7 +3,9 @@
 """Write the demo input pcap for slicepathd: substrate-encapsulated inner
 IPv4/UDP packets for every ipv4 slice that has an endpoint on the input port,
 aimed at each of its filters, plus a few frames of each kind the node drops
-or raises as an exception, so that every counter table has something in it.
+or raises as an exception, so that every counter table has something in it,
+and frames for a slice of your own on UDP port 5010, which no demo slice holds
+(docs/guide-slice-developer.md's alice1 reserves it).
 
     scripts/demo-traffic.py [-c config/default.json] [-s config/demo-slices.json] [-p p0]
                             [-o /run/slicepath/demo-p0.pcap] [--forward-only] [--size BYTES]
@@ -31,6 +33,11 @@ from scapy.utils import wrpcap
 
 PEER_MAC = "02:aa:00:00:00:01"   # the previous hop on the input port
 PEER_IP_OFFSET = 100             # the peer is the port's address + this
+# A newcomer's slice (docs/guide-slice-developer.md): frames to this UDP port are
+# counted no_endpoint until a slice reserves it on the input port, then that slice's:
+# to 192.168.7.0/24 (the guide's filter forwards them), a TTL of 1 (an exception for
+# its slow path) and a destination no filter of the guide's matches (a miss).
+NEWCOMER_UDP = 5010
 
 
 def pcap_default_mac(cfg, port):
@@ -163,14 +170,20 @@ def main():
         Ether(src=PEER_MAC, dst="ff:ff:ff:ff:ff:ff") / ARP(op=1, hwsrc=PEER_MAC, psrc=peer_ip, pdst=ip),
         Ether(src=PEER_MAC, dst=mac) / IP(src=peer_ip, dst=ip) / ICMP(type=8, id=1, seq=1) / Raw(b"ping" * 8),
     ]
+    newcomer = []
+    if NEWCOMER_UDP not in used_ports:
+        newcomer = [substrate(NEWCOMER_UDP, inner(f"192.168.7.{1 + i}", seq=i)) for i in range(4)]
+        newcomer += [substrate(NEWCOMER_UDP, inner("192.168.7.9", ttl=1, seq=4)),
+                     substrate(NEWCOMER_UDP, inner("10.255.0.1", seq=5))]
     if a.forward_only:
-        special = []
-    frames = good + special
+        special, newcomer = [], []
+    frames = good + special + newcomer
     rng.shuffle(frames)
     os.makedirs(os.path.dirname(os.path.abspath(a.output)), exist_ok=True)
     wrpcap(a.output, frames, linktype=1)
     print(f"demo-traffic: wrote {len(frames)} frames ({len(good)} to forward, {len(special)} to "
-          f"drop or answer) for {', '.join(summary)} to {a.output}")
+          f"drop or answer, {len(newcomer)} to UDP {NEWCOMER_UDP}) for {', '.join(summary)} to "
+          f"{a.output}")
 
 
 if __name__ == "__main__":
