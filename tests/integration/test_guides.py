@@ -116,6 +116,7 @@ class DemoNode:
         deadline = time.monotonic() + seconds
         while text not in self.out.read_text():
             if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
                 pytest.fail(f"the demo node did not start (no {text!r}):\n{self.logs()}")
             time.sleep(0.2)
 
@@ -148,6 +149,25 @@ def script_for(guide_blocks, tmp):
     return "\n".join(lines) + "\n"
 
 
+def run_guide(script, env, out):
+    """bash running a guide's script, in a session of its own: what its blocks left running
+    in the background, or a block that never ends, is killed after. Its exit status, or
+    "timed out"."""
+    with open(out, "w") as f:
+        proc = subprocess.Popen(["bash", "-c", script], cwd=REPO, env=env, stdin=subprocess.DEVNULL,
+                                stdout=f, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            rc = proc.wait(GUIDE_SECONDS)
+        except subprocess.TimeoutExpired:
+            rc = "timed out"
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+    return rc
+
+
 @pytest.mark.parametrize("guide", guides(), ids=lambda p: p.name)
 def test_guide_works_as_written(guide, tmp_path):
     guide_blocks = blocks(guide)
@@ -166,13 +186,7 @@ def test_guide_works_as_written(guide, tmp_path):
             # The guides run this tree's commands, not those some other tree linked.
             found = shutil.which("slicectl", path=env["PATH"])
             assert found and Path(found).resolve() == BUILD / "control" / "slicectl" / "slicectl", found
-            try:
-                r = subprocess.run(["bash", "-c", script_for(guide_blocks, tmp_path)], cwd=REPO,
-                                   env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                                   text=True, timeout=GUIDE_SECONDS)
-                rc = r.returncode
-            except subprocess.TimeoutExpired:
-                rc = "timed out"
+            rc = run_guide(script_for(guide_blocks, tmp_path), env, tmp_path / "bash.out")
             for b in guide_blocks:
                 out_file = tmp_path / f"block{b.number}.out"
                 if not out_file.exists():
@@ -181,9 +195,14 @@ def test_guide_works_as_written(guide, tmp_path):
                 last = (tmp_path / "current").read_text().strip() == str(b.number)
                 if last and rc != 0:
                     failed = tmp_path / "failed"
-                    where = failed.read_text().strip() if failed.exists() else f"({rc})"
-                    pytest.fail(f"{name}, block {b.number} (line {b.line}), its line {where} failed; its output:\n"
-                                f"{output}\n{node.logs()}")
+                    if rc == "timed out":
+                        what = f"still running after {GUIDE_SECONDS} s"
+                    elif failed.exists():
+                        what = f"its line {failed.read_text().strip()} failed (exit status {rc})"
+                    else:
+                        what = f"bash exited with status {rc}"
+                    pytest.fail(f"{name}, block {b.number} (line {b.line}): {what}; its output:\n"
+                                f"{output}\n{(tmp_path / 'bash.out').read_text()}{node.logs()}")
                 line = missing(b.expected, output)
                 if line is not None:
                     pytest.fail(f"{name}, block {b.number} (line {b.line}): {line!r} is not in its output "
