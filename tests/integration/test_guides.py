@@ -21,7 +21,10 @@ from pathlib import Path
 
 import pytest
 
+from conftest import needs_root
 from spnode import DAEMON, REPO
+
+pytestmark = needs_root
 
 BUILD = DAEMON.resolve().parent
 RUN_DIR = Path("/run/slicepath")
