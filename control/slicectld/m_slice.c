@@ -223,7 +223,7 @@ admit_buffers(struct ctld *c, json_t *info, json_t *slices, struct ctld_slice *s
 	      struct sp_rpc_error *e)
 {
 	uint64_t budget = c->cfg.buffer_budget, used = 0, left;
-	char hint[160];
+	char hint[160], dflt[64] = "";
 	json_t *o;
 	size_t i;
 
@@ -241,6 +241,9 @@ admit_buffers(struct ctld *c, json_t *info, json_t *slices, struct ctld_slice *s
 		s->buffer_quota = (uint32_t)left;
 	if (s->buffer_quota <= left)
 		return true;
+	if (fit)
+		snprintf(dflt, sizeof(dflt), " (the default, or what is left if at least %d)",
+			 MIN_DEFAULT_BUFFERS);
 	if (left == 0)
 		snprintf(hint, sizeof(hint), "delete a slice or give slicectld a larger --buffers");
 	else
@@ -248,8 +251,7 @@ admit_buffers(struct ctld *c, json_t *info, json_t *slices, struct ctld_slice *s
 			 "%" PRIu64 " left)", fit ? "add" : "give", left);
 	sp_rpc_fail(e, SP_RPC_NO_ROOM, "the node has %" PRIu64 " packet buffers for the slices' "
 		    "queues and their buffer quotas take %" PRIu64 ", so at most %" PRIu64 " is "
-		    "left; %u asked%s: %s", budget, used, left, s->buffer_quota,
-		    fit ? " (the default, or what is left if at least 256)" : "", hint);
+		    "left; %u asked%s: %s", budget, used, left, s->buffer_quota, dflt, hint);
 	return false;
 }
 
