@@ -223,11 +223,15 @@ same_headers(unsigned int i, const uint8_t *f, size_t hdrs, size_t ihl, bool fir
 /*
  * The burst's unwritten marked frame of the flow of f carrying seq with the
  * payload p (up to left bytes), the first of the message or not; b.n if none.
+ * Of two such frames (the same segment sent twice, one with a bad checksum)
+ * the one with a good checksum is the one GRO may have taken.
  */
 static unsigned int
 segment_at(const uint8_t *f, size_t hdrs, size_t ihl, uint32_t seq, const uint8_t *p,
 	   size_t left, bool first)
 {
+	unsigned int found = b.n;
+
 	for (unsigned int i = 0; i < b.n; i++) {
 		const uint8_t *g = b.bytes[i];
 		size_t plen = b.len[i] - hdrs;
@@ -236,9 +240,12 @@ segment_at(const uint8_t *f, size_t hdrs, size_t ihl, uint32_t seq, const uint8_
 		    be32_at(g + ETH + ihl + 4) != seq || !same_headers(i, f, hdrs, ihl, first) ||
 		    memcmp(g + hdrs, p, plen) != 0)
 			continue;
-		return i;
+		if (rte_ipv4_udptcp_cksum_verify((const void *)(g + ETH), g + ETH + ihl) == 0)
+			return i;
+		if (found == b.n)
+			found = i;
 	}
-	return b.n;
+	return found;
 }
 
 /* A TCPv4 GSO message: segments of the burst, in order, behind the first one's headers. */
