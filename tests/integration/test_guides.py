@@ -11,6 +11,7 @@ that block's stdout+stderr, in order, each a whole line where `...` stands for a
 
 import fcntl
 import os
+import pwd
 import re
 import shutil
 import signal
@@ -182,6 +183,7 @@ def test_guide_works_as_written(guide, tmp_path):
         (bindir / "sudo").chmod(0o755)
     env = {**os.environ, "PATH": f"{bindir}:{os.environ['PATH']}"}
     name = guide.relative_to(REPO)
+    users = {u.pw_name for u in pwd.getpwall()}
     with open(NODE_LOCK, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         node = DemoNode(tmp_path, bindir)
@@ -212,3 +214,6 @@ def test_guide_works_as_written(guide, tmp_path):
                                 f"(in order):\n{b.script}----- output -----\n{output}\n{node.logs()}")
         finally:
             node.stop()
+            # The accounts a guide made for its reader's slice owners go with the run.
+            for user in {u.pw_name for u in pwd.getpwall()} - users:
+                subprocess.run(["userdel", "--remove", user], capture_output=True)
