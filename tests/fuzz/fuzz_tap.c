@@ -21,9 +21,14 @@
  * their payloads concatenated behind the first one's headers (IPv4 length
  * and checksum remade, TCP checksum the pseudo-header's), gso_size the
  * first one's payload, and its count and bytes are theirs; nothing is
- * refused; every packet goes back to the pool.
+ * refused; every packet goes back to the pool. A burst may hold segments
+ * that are alike (one sent twice, one's payload the start of another's), so
+ * the check is a search: some way to take each message's frames from the
+ * burst, each frame once, must explain all the messages.
  */
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -41,6 +46,7 @@
 #define NEXT_SEGMENT 0x1000
 #define ETH 14
 #define MSG_MAX (sizeof(struct virtio_net_hdr) + 65536)
+#define SEARCH_STEPS 1000000u
 
 static struct rte_mempool *pool;
 static int fds[2];
@@ -53,7 +59,18 @@ static struct {
 	bool written[SP_NPE_ROUND];
 	struct rte_mbuf *pkts[SP_NPE_ROUND];
 	struct sp_tap_written w[SP_NPE_ROUND];
-	uint8_t msg[MSG_MAX];
+	uint16_t writes;
+	uint8_t msg[SP_NPE_ROUND][MSG_MAX];
+	struct message {
+		struct virtio_net_hdr h;
+		const uint8_t *f; /* the frame behind h */
+		size_t len;
+	} m[SP_NPE_ROUND];
+	/* The search: steps left, and why it failed where it got furthest. */
+	unsigned int budget;
+	unsigned int why_k;
+	size_t why_off;
+	char why[160];
 } b;
 
 int
@@ -182,22 +199,6 @@ split_input(const uint8_t *data, size_t size)
 	}
 }
 
-/* A message without GSO: one frame of the burst, unchanged. */
-static void
-check_single(unsigned int k, const uint8_t *f, size_t len)
-{
-	for (unsigned int i = 0; i < b.n; i++) {
-		if (b.written[i] || len != b.len[i] || memcmp(f, b.bytes[i], len) != 0)
-			continue;
-		SP_TEST_CHECK(b.w[k].frames == 1 && b.w[k].bytes == b.len[i],
-			      "write %u: one frame of %u bytes counted as %u frames, %u bytes", k,
-			      b.len[i], b.w[k].frames, b.w[k].bytes);
-		b.written[i] = true;
-		return;
-	}
-	sp_test_fail("write %u: %zu bytes without GSO that are no frame of the burst", k, len);
-}
-
 /*
  * Are frame i's headers those of f (hdrs bytes, IPv4 ihl)? The first
  * segment's are all there but the lengths and checksums GRO remakes; a
@@ -220,44 +221,147 @@ same_headers(unsigned int i, const uint8_t *f, size_t hdrs, size_t ihl, bool fir
 			  memcmp(g + t + 18, f + t + 18, hdrs - t - 18) == 0);
 }
 
-/*
- * The burst's unwritten marked frame of the flow of f carrying seq with the
- * payload p (up to left bytes), the first of the message or not; b.n if none.
- * Of two such frames (the same segment sent twice, one with a bad checksum)
- * the one with a good checksum is the one GRO may have taken.
- */
-static unsigned int
-segment_at(const uint8_t *f, size_t hdrs, size_t ihl, uint32_t seq, const uint8_t *p,
-	   size_t left, bool first)
+/* An unwritten frame before i with the same bytes: trying i too would only repeat it. */
+static bool
+repeats_earlier(unsigned int i)
 {
-	unsigned int found = b.n;
+	for (unsigned int j = 0; j < i; j++)
+		if (!b.written[j] && b.len[j] == b.len[i] &&
+		    memcmp(b.bytes[j], b.bytes[i], b.len[i]) == 0)
+			return true;
+	return false;
+}
 
+static void why_not(unsigned int k, size_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Why the search failed, said where it got furthest (message k, offset off):
+ * the first reason given there, a frame refused for a cause before "none".
+ */
+static void
+why_not(unsigned int k, size_t off, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (b.why[0] != '\0' && (k < b.why_k || (k == b.why_k && off <= b.why_off)))
+		return;
+	b.why_k = k;
+	b.why_off = off;
+	va_start(ap, fmt);
+	vsnprintf(b.why, sizeof(b.why), fmt, ap);
+	va_end(ap);
+}
+
+static bool explain(unsigned int k);
+
+/* A message without GSO: one unwritten frame of the burst, unchanged. */
+static bool
+explain_single(unsigned int k)
+{
+	const struct message *m = &b.m[k];
+
+	for (unsigned int i = 0; i < b.n; i++) {
+		if (b.written[i] || m->len != b.len[i] || memcmp(m->f, b.bytes[i], m->len) != 0 ||
+		    repeats_earlier(i))
+			continue;
+		if (b.w[k].frames != 1 || b.w[k].bytes != b.len[i]) {
+			why_not(k, 0, "write %u: one frame of %u bytes counted as %u frames, %u bytes",
+				k, b.len[i], b.w[k].frames, b.w[k].bytes);
+			continue;
+		}
+		b.written[i] = true;
+		if (explain(k + 1))
+			return true;
+		b.written[i] = false;
+	}
+	why_not(k, 0, "write %u: %zu bytes without GSO that are no unwritten frame of the burst",
+		k, m->len);
+	return false;
+}
+
+/*
+ * The rest of a TCPv4 GSO message from off (sequence seq; frames and bytes
+ * taken so far): segments of the burst, in order, behind the first one's
+ * headers. Each unwritten segment that fits is tried in turn: of two at one
+ * sequence (one's payload the start of the other's, or one sent twice) only
+ * the rest of the burst tells which one GRO took.
+ */
+static bool
+explain_segments(unsigned int k, size_t off, uint32_t seq, uint16_t frames, uint32_t bytes)
+{
+	const struct message *m = &b.m[k];
+	size_t ihl = (size_t)(m->f[ETH] & 0xf) * 4, hdrs = m->h.hdr_len;
+	bool first = off == hdrs;
+
+	if (off == m->len) {
+		if (frames > 1 && b.w[k].frames == frames && b.w[k].bytes == bytes)
+			return explain(k + 1);
+		why_not(k, off, "write %u: %u segments of %u bytes merged, counted as %u frames, "
+			"%u bytes", k, frames, bytes, b.w[k].frames, b.w[k].bytes);
+		return false;
+	}
+	SP_TEST_CHECK(--b.budget > 0, "write %u: no verdict within %u steps", k, SEARCH_STEPS);
 	for (unsigned int i = 0; i < b.n; i++) {
 		const uint8_t *g = b.bytes[i];
 		size_t plen = b.len[i] - hdrs;
 
-		if (b.written[i] || !b.marked[i] || b.len[i] <= hdrs || plen > left ||
-		    be32_at(g + ETH + ihl + 4) != seq || !same_headers(i, f, hdrs, ihl, first) ||
-		    memcmp(g + hdrs, p, plen) != 0)
+		if (b.written[i] || !b.marked[i] || b.len[i] <= hdrs || plen > m->len - off ||
+		    be32_at(g + ETH + ihl + 4) != seq || !same_headers(i, m->f, hdrs, ihl, first) ||
+		    memcmp(g + hdrs, m->f + off, plen) != 0 || repeats_earlier(i))
 			continue;
-		if (rte_ipv4_udptcp_cksum_verify((const void *)(g + ETH), g + ETH + ihl) == 0)
-			return i;
-		if (found == b.n)
-			found = i;
+		/* GRO takes only the frames the host-slice path marked: a right TCP checksum. */
+		if (rte_ipv4_udptcp_cksum_verify((const void *)(g + ETH), g + ETH + ihl) != 0) {
+			why_not(k, off, "write %u: frame %u merged with a bad TCP checksum", k, i);
+			continue;
+		}
+		if (first && m->h.gso_size != plen) {
+			why_not(k, off, "write %u: gso_size %u, the first segment carries %zu", k,
+				m->h.gso_size, plen);
+			continue;
+		}
+		b.written[i] = true;
+		if (explain_segments(k, off + plen, seq + (uint32_t)plen, (uint16_t)(frames + 1),
+				     bytes + b.len[i]))
+			return true;
+		b.written[i] = false;
 	}
-	return found;
+	why_not(k, off, "write %u: %zu bytes at sequence %u are no unwritten segment of the burst",
+		k, m->len - off, seq);
+	return false;
 }
 
-/* A TCPv4 GSO message: segments of the burst, in order, behind the first one's headers. */
+/* Messages k and on are the frames not yet written, and then every frame was written once. */
+static bool
+explain(unsigned int k)
+{
+	const struct message *m = &b.m[k];
+
+	if (k == b.writes) {
+		for (unsigned int i = 0; i < b.n; i++)
+			if (!b.written[i]) {
+				why_not(k, 0, "frame %u of %u was not written", i, b.n);
+				return false;
+			}
+		return true;
+	}
+	if (m->h.gso_type == VIRTIO_NET_HDR_GSO_NONE)
+		return explain_single(k);
+	return explain_segments(k, m->h.hdr_len,
+				be32_at(m->f + ETH + (size_t)(m->f[ETH] & 0xf) * 4 + 4), 0, 0);
+}
+
+/* A TCPv4 GSO message's own headers: the virtio-net header, the lengths and checksums remade. */
 static void
-check_merged(unsigned int k, const struct virtio_net_hdr *h, const uint8_t *f, size_t len)
+check_merged_headers(unsigned int k, const struct virtio_net_hdr *h, const uint8_t *f,
+		     size_t len)
 {
 	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(f + ETH);
-	size_t ihl = rte_ipv4_hdr_len(ip), hdrs = h->hdr_len, off;
+	size_t ihl = rte_ipv4_hdr_len(ip), hdrs = h->hdr_len;
 	const struct rte_tcp_hdr *tcp = (const struct rte_tcp_hdr *)(f + ETH + ihl);
-	uint32_t seq = be32_at(f + ETH + ihl + 4), bytes = 0;
-	uint16_t frames = 0;
 
+	SP_TEST_CHECK(h->gso_type == VIRTIO_NET_HDR_GSO_TCPV4, "write %u: GSO type %u", k,
+		      h->gso_type);
 	SP_TEST_CHECK(h->flags == VIRTIO_NET_HDR_F_NEEDS_CSUM && h->csum_start == ETH + ihl &&
 			      h->csum_offset == offsetof(struct rte_tcp_hdr, cksum) &&
 			      hdrs == ETH + ihl + (size_t)(tcp->data_off >> 4) * 4 && len > hdrs,
@@ -267,62 +371,39 @@ check_merged(unsigned int k, const struct virtio_net_hdr *h, const uint8_t *f, s
 			      tcp->cksum == rte_ipv4_phdr_cksum(ip, 0),
 		      "write %u: IPv4 length %u of %zu bytes, or a checksum not remade", k,
 		      be16_at(f + ETH + 2), len);
-	for (off = hdrs; off < len;) {
-		unsigned int i = segment_at(f, hdrs, ihl, seq, f + off, len - off, off == hdrs);
-		size_t plen;
-
-		SP_TEST_CHECK(i < b.n, "write %u: %zu bytes at sequence %u are no segment of the "
-			      "burst", k, len - off, seq);
-		plen = b.len[i] - hdrs;
-		SP_TEST_CHECK(rte_ipv4_udptcp_cksum_verify((const void *)(b.bytes[i] + ETH),
-							   b.bytes[i] + ETH + ihl) == 0,
-			      "write %u: frame %u merged with a bad TCP checksum", k, i);
-		SP_TEST_CHECK(off > hdrs || h->gso_size == plen,
-			      "write %u: gso_size %u, the first segment carries %zu", k, h->gso_size,
-			      plen);
-		b.written[i] = true;
-		frames++;
-		bytes += b.len[i];
-		seq += (uint32_t)plen;
-		off += plen;
-	}
-	SP_TEST_CHECK(frames > 1 && b.w[k].frames == frames && b.w[k].bytes == bytes,
-		      "write %u: %u segments of %u bytes merged, counted as %u frames, %u bytes", k,
-		      frames, bytes, b.w[k].frames, b.w[k].bytes);
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	unsigned int in_use = rte_mempool_in_use_count(pool);
-	uint16_t n;
 
 	split_input(data, size);
-	n = sp_tap_write_burst(fds[0], b.pkts, b.n, b.w);
-	SP_TEST_CHECK(n <= b.n, "%u writes for %u frames", n, b.n);
-	for (unsigned int k = 0; k < n; k++) {
-		struct virtio_net_hdr h;
+	b.writes = sp_tap_write_burst(fds[0], b.pkts, b.n, b.w);
+	SP_TEST_CHECK(b.writes <= b.n, "%u writes for %u frames", b.writes, b.n);
+	for (unsigned int k = 0; k < b.writes; k++) {
+		struct message *m = &b.m[k];
 		ssize_t got;
 
 		SP_TEST_CHECK(b.w[k].reason == SP_REASON_NONE, "write %u refused (reason %u)", k,
 			      b.w[k].reason);
-		got = recv(fds[1], b.msg, sizeof(b.msg), MSG_DONTWAIT);
-		SP_TEST_CHECK(got >= (ssize_t)sizeof(h), "write %u: a message of %zd bytes", k, got);
-		memcpy(&h, b.msg, sizeof(h));
-		if (h.gso_type == VIRTIO_NET_HDR_GSO_NONE) {
-			SP_TEST_CHECK(h.flags == 0, "write %u: flags %u without GSO", k, h.flags);
-			check_single(k, b.msg + sizeof(h), (size_t)got - sizeof(h));
-		} else {
-			SP_TEST_CHECK(h.gso_type == VIRTIO_NET_HDR_GSO_TCPV4, "write %u: GSO type %u",
-				      k, h.gso_type);
-			check_merged(k, &h, b.msg + sizeof(h), (size_t)got - sizeof(h));
-		}
+		got = recv(fds[1], b.msg[k], sizeof(b.msg[k]), MSG_DONTWAIT);
+		SP_TEST_CHECK(got >= (ssize_t)sizeof(m->h), "write %u: a message of %zd bytes", k,
+			      got);
+		memcpy(&m->h, b.msg[k], sizeof(m->h));
+		m->f = b.msg[k] + sizeof(m->h);
+		m->len = (size_t)got - sizeof(m->h);
+		if (m->h.gso_type == VIRTIO_NET_HDR_GSO_NONE)
+			SP_TEST_CHECK(m->h.flags == 0, "write %u: flags %u without GSO", k, m->h.flags);
+		else
+			check_merged_headers(k, &m->h, m->f, m->len);
 	}
-	SP_TEST_CHECK(recv(fds[1], b.msg, sizeof(b.msg), MSG_DONTWAIT) < 0,
+	SP_TEST_CHECK(recv(fds[1], b.msg[0], sizeof(b.msg[0]), MSG_DONTWAIT) < 0,
 		      "more messages than writes");
-	for (unsigned int i = 0; i < b.n; i++)
-		SP_TEST_CHECK(b.written[i], "frame %u of %u was not written", i, b.n);
-	rte_pktmbuf_free_bulk(b.pkts, n);
+	b.why[0] = '\0';
+	b.budget = SEARCH_STEPS;
+	SP_TEST_CHECK(explain(0), "%s", b.why);
+	rte_pktmbuf_free_bulk(b.pkts, b.writes);
 	SP_TEST_CHECK(rte_mempool_in_use_count(pool) == in_use,
 		      "%u packets in use before the burst, %u after", in_use,
 		      rte_mempool_in_use_count(pool));
