@@ -9,6 +9,8 @@
 
 #include <slicepath/proto.h>
 
+#include "common/text.h"
+
 /*
  * Change the slice's record with edit (the method's result, or NULL with e
  * filled) and write it, unless it changed meanwhile.
@@ -88,10 +90,15 @@ edit_reserve(json_t *rec, json_t *params, struct sp_rpc_error *e)
 	if (index == SP_MAX_SLICE_ENDPOINTS)
 		return sp_rpc_fail(e, SP_RPC_QUOTA, "the slice has %d endpoints, as many as a slice "
 				   "may", SP_MAX_SLICE_ENDPOINTS);
-	if (held + bw > quota)
-		return sp_rpc_fail(e, SP_RPC_QUOTA, "the slice may reserve %" PRIu64 " bit/s in all "
-				   "and its endpoints hold %" PRIu64 "; %" PRIu64 " asked", quota,
-				   held, bw);
+	if (held + bw > quota) {
+		char b[3][SP_RATE_STR_LEN];
+
+		return sp_rpc_fail(e, SP_RPC_QUOTA, "the slice may reserve %s bit/s in all and "
+				   "its endpoints hold %s; %s asked",
+				   sp_format_rate(quota, b[0], sizeof(b[0])),
+				   sp_format_rate(held, b[1], sizeof(b[1])),
+				   sp_format_rate(bw, b[2], sizeof(b[2])));
+	}
 	ep = replayed(params);
 	json_object_set_new(ep, "index", json_integer(index));
 	json_array_append_new(eps, ep);

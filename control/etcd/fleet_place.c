@@ -9,6 +9,7 @@
 
 #include <slicepath/proto.h>
 
+#include "common/text.h"
 
 static int
 by_load(const void *a, const void *b)
@@ -96,11 +97,16 @@ choose(json_t *want, struct candidate *c, long n, uint64_t bw, struct sp_rpc_err
 				return -1;
 			}
 			if (!has_room(&c[j], bw)) {
+				char b[2][SP_RATE_STR_LEN];
+
 				sp_rpc_fail(e, SP_RPC_NO_ROOM, "node %s has no room: %" PRIu64 " of %"
-					    PRIu64 " slices, %" PRIu64 " of %" PRIu64 " bit/s given",
-					    c[j].node, fl_u64(c[j].cap, "used_slices", 0),
-					    fl_u64(c[j].cap, "slices", 0), fl_u64(c[j].cap, "used_bandwidth", 0),
-					    fl_u64(c[j].cap, "bandwidth", 0));
+					    PRIu64 " slices, %s of %s bit/s given", c[j].node,
+					    fl_u64(c[j].cap, "used_slices", 0),
+					    fl_u64(c[j].cap, "slices", 0),
+					    sp_format_rate(fl_u64(c[j].cap, "used_bandwidth", 0), b[0],
+							   sizeof(b[0])),
+					    sp_format_rate(fl_u64(c[j].cap, "bandwidth", 0), b[1],
+							   sizeof(b[1])));
 				return -1;
 			}
 			struct candidate t = c[k];
@@ -120,9 +126,11 @@ choose(json_t *want, struct candidate *c, long n, uint64_t bw, struct sp_rpc_err
 		}
 	}
 	if (k < (long)json_integer_value(want)) {
+		char b[SP_RATE_STR_LEN];
+
 		sp_rpc_fail(e, SP_RPC_NO_ROOM, "%" JSON_INTEGER_FORMAT " nodes asked; %ld of the %ld "
-			    "live nodes have room for a slice of %" PRIu64 " bit/s",
-			    json_integer_value(want), k, live, bw);
+			    "live nodes have room for a slice of %s bit/s",
+			    json_integer_value(want), k, live, sp_format_rate(bw, b, sizeof(b)));
 		return -1;
 	}
 	return k;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/text.h"
 #include "holders.h"
 #include "methods.h"
 
@@ -33,13 +34,16 @@ static bool
 within_quota(const struct ctld_slice *s, bool inbound, uint64_t asked, struct sp_rpc_error *e)
 {
 	uint64_t quota = inbound ? s->inbound : s->bandwidth, held = model_reserved(s, inbound);
+	char b[4][SP_RATE_STR_LEN];
 
 	if (held + asked <= quota)
 		return true;
-	sp_rpc_fail(e, SP_RPC_QUOTA, "slice %s may reserve %" PRIu64 " bit/s %s in all (its "
-		    "\"%s\" quota) and its endpoints hold %" PRIu64 ", so at most %" PRIu64 " is "
-		    "left; %" PRIu64 " asked", s->name, quota, inbound ? "inbound" : "outbound",
-		    inbound ? "inbound" : "bandwidth", held, quota - held, asked);
+	sp_rpc_fail(e, SP_RPC_QUOTA, "slice %s may reserve %s bit/s %s in all (its \"%s\" "
+		    "quota) and its endpoints hold %s, so at most %s is left; %s asked", s->name,
+		    sp_format_rate(quota, b[0], sizeof(b[0])), inbound ? "inbound" : "outbound",
+		    inbound ? "inbound" : "bandwidth", sp_format_rate(held, b[1], sizeof(b[1])),
+		    sp_format_rate(held < quota ? quota - held : 0, b[2], sizeof(b[2])),
+		    sp_format_rate(asked, b[3], sizeof(b[3])));
 	return false;
 }
 

@@ -72,7 +72,7 @@ reconcile_schedulers(struct ctld *c)
 		for (unsigned int i = 0; i < c->model.nb_scheds; i++) {
 			const struct ctld_sched *s = &c->model.scheds[i];
 			json_t *live = live_sched(scheds, s);
-			char why[1024];
+			char why[1024], b[SP_RATE_STR_LEN];
 
 			if (live == NULL || (u64(live, "rate") == s->rate &&
 					     u64(live, "overhead") == s->overhead) ||
@@ -82,8 +82,8 @@ reconcile_schedulers(struct ctld *c)
 							   "port", s->port, "rate",
 							   (json_int_t)s->rate, "overhead",
 							   s->overhead), why, sizeof(why)))
-				ctld_log("restored NPE %u's scheduler on %s: %llu bit/s", s->npe,
-					 s->port, (unsigned long long)s->rate);
+				ctld_log("restored NPE %u's scheduler on %s: %s bit/s", s->npe,
+					 s->port, sp_format_rate(s->rate, b, sizeof(b)));
 			else
 				ctld_log("cannot restore NPE %u's scheduler on %s: %s", s->npe,
 					 s->port, why);

@@ -2,8 +2,10 @@
 /* Text helpers for addresses, rates and hex (text.h): shared with the control plane. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <slicepath/proto.h>
@@ -140,6 +142,52 @@ sp_parse_rate(const char *s, uint64_t *bps)
 		return -EINVAL;
 	*bps = v;
 	return 0;
+}
+
+const char *
+sp_format_rate(uint64_t bps, char *buf, size_t len)
+{
+	/* The suffixes sp_parse_rate reads, largest first ("k" and "K" are both 10^3). */
+	static const struct {
+		char suffix;
+		unsigned int exp;
+		uint64_t unit;
+	} units[] = {
+		{ 'T', 12, 1000000000000ULL }, { 'G', 9, 1000000000ULL },
+		{ 'M', 6, 1000000ULL }, { 'k', 3, 1000ULL },
+	};
+	char best[SP_RATE_STR_LEN], c[48];
+	size_t best_len;
+
+	/*
+	 * A candidate wins when shorter than best_len: a tie goes to the larger
+	 * unit, and to a unit over the plain number (one longer to begin with).
+	 */
+	best_len = (size_t)snprintf(best, sizeof(best), "%" PRIu64, bps) + 1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		uint64_t whole = bps / units[i].unit, rest = bps % units[i].unit;
+		unsigned int decimals = units[i].exp;
+		int n;
+
+		if (whole == 0)
+			continue;
+		while (rest != 0 && rest % 10 == 0) {
+			rest /= 10;
+			decimals--;
+		}
+		if (rest == 0)
+			n = snprintf(c, sizeof(c), "%" PRIu64 "%c", whole, units[i].suffix);
+		else
+			n = snprintf(c, sizeof(c), "%" PRIu64 ".%0*" PRIu64 "%c", whole,
+				     (int)decimals, rest, units[i].suffix);
+		if (n > 0 && (size_t)n < best_len) {
+			memcpy(best, c, (size_t)n + 1);
+			best_len = (size_t)n;
+		}
+	}
+	if (len > 0)
+		snprintf(buf, len, "%s", best);
+	return buf;
 }
 
 int

@@ -15,6 +15,15 @@
 int sp_parse_ipv4(const char *s, uint32_t *ip_be);
 int sp_parse_mac(const char *s, uint8_t mac[6]);
 int sp_parse_rate(const char *s, uint64_t *bps);      /* "10G", "800M", "1.5k", "1000" */
+/*
+ * bps as the shortest text sp_parse_rate reads back to bps, for messages in
+ * the units a person types: "50M", "1.5G", "1234567", "999" (a tie goes to
+ * the unit: "1.5k", not "1500"); 0, which sp_parse_rate refuses, is "0".
+ * Written into buf (len bytes, SP_RATE_STR_LEN is enough for any value) and
+ * returned, so that it can be an argument of printf.
+ */
+#define SP_RATE_STR_LEN 24
+const char *sp_format_rate(uint64_t bps, char *buf, size_t len);
 int sp_parse_hex_key(const char *s, struct sp_key *k); /* exactly 28 hex digits */
 /* Hex digits (optionally after "0x"), two per byte, at most max bytes; *n gets how many. */
 int sp_parse_hex_bytes(const char *s, uint8_t *out, size_t max, size_t *n);

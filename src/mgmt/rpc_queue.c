@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 
+#include "../common/text.h"
 #include "rpc.h"
 
 /* threshold, threshold_packets and share (bits/s), over the defaults given. */
@@ -30,6 +31,7 @@ json_t *
 sp_rpc_sched_set(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
 	uint64_t npe, rate, overhead, others = 0;
+	char b[3][SP_RATE_STR_LEN];
 	struct sp_qm_room r;
 	const char *pname;
 	uint16_t port;
@@ -56,15 +58,17 @@ sp_rpc_sched_set(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 		others += n == npe ? 0 : o.rate_bps;
 	}
 	if (others + rate > node->ports[port].rate_bps)
-		return sp_rpc_fail(e, SP_RPC_NO_ROOM, "%s sends %" PRIu64 " bit/s and the other NPEs' "
-				   "schedulers there %" PRIu64 ", so at most %" PRIu64 " is left",
-				   pname, node->ports[port].rate_bps, others,
-				   node->ports[port].rate_bps - others);
+		return sp_rpc_fail(e, SP_RPC_NO_ROOM, "%s sends %s bit/s and the other NPEs' "
+				   "schedulers there %s, so at most %s is left", pname,
+				   sp_format_rate(node->ports[port].rate_bps, b[0], sizeof(b[0])),
+				   sp_format_rate(others, b[1], sizeof(b[1])),
+				   sp_format_rate(node->ports[port].rate_bps - others, b[2],
+						  sizeof(b[2])));
 	rc = sp_qm_port_config(node->npes[npe].qm, port, rate, (uint16_t)overhead);
 	if (rc == -ENOSPC)
-		return sp_rpc_fail(e, SP_RPC_NO_ROOM, "the slices on NPE %" PRIu64 " reserve %" PRIu64
-				   " bit/s on %s: the rate cannot go below that", npe,
-				   r.reserved_bps, pname);
+		return sp_rpc_fail(e, SP_RPC_NO_ROOM, "the slices on NPE %" PRIu64 " reserve %s "
+				   "bit/s on %s: the rate cannot go below that", npe,
+				   sp_format_rate(r.reserved_bps, b[0], sizeof(b[0])), pname);
 	if (rc < 0)
 		return sp_rpc_fail(e, SP_RPC_INTERNAL_ERROR, "%s", strerror(-rc));
 	return json_pack("{s:i, s:o}", "set", 1, "scheduler",

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../common/text.h"
 #include "node.h"
 #include "node_int.h"
 #include "../lc/steer.h"
@@ -53,6 +54,7 @@ reserve_on(const struct sp_node *node, const struct sp_slice *s, struct sp_npe *
 	   uint64_t bps[], char *err, size_t errlen)
 {
 	struct sp_qm_room r;
+	char b[3][SP_RATE_STR_LEN];
 
 	for (uint16_t p = 0; p < node->nb_ports; p++) {
 		sp_qm_room(node->npes[s->npe].qm, s->id, p, &r);
@@ -60,9 +62,11 @@ reserve_on(const struct sp_node *node, const struct sp_slice *s, struct sp_npe *
 		if (sp_qm_owner_reserve(to->qm, s->id, p, bps[p]) == 0)
 			continue;
 		sp_qm_room(to->qm, s->id, p, &r);
-		snprintf(err, errlen, "slice %s reserves %" PRIu64 " bit/s on %s, and NPE %u's "
-			 "scheduler there sends %" PRIu64 " bit/s of which %" PRIu64 " are reserved",
-			 s->name, bps[p], node->ports[p].name, to->id, r.rate_bps, r.reserved_bps);
+		snprintf(err, errlen, "slice %s reserves %s bit/s on %s, and NPE %u's scheduler "
+			 "there sends %s bit/s of which %s are reserved", s->name,
+			 sp_format_rate(bps[p], b[0], sizeof(b[0])), node->ports[p].name, to->id,
+			 sp_format_rate(r.rate_bps, b[1], sizeof(b[1])),
+			 sp_format_rate(r.reserved_bps, b[2], sizeof(b[2])));
 		reserve_all(node, s, to, none);
 		return -ENOSPC;
 	}

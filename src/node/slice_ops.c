@@ -16,6 +16,7 @@
 #include <rte_cycles.h>
 
 #include "../stats/stats.h"
+#include "../common/text.h"
 #include "node.h"
 #include "node_int.h"
 #include "../encap/encap.h"
@@ -122,13 +123,16 @@ check_inbound(const struct sp_node *node, uint16_t port, uint64_t inbound_bps, c
 {
 	uint64_t link = node->ports[port].rate_bps;
 	uint64_t reserved = sp_node_inbound_reserved(node, port);
+	char b[4][SP_RATE_STR_LEN];
 
 	if (inbound_bps <= link && reserved <= link - inbound_bps)
 		return 0;
-	snprintf(err, errlen, "%" PRIu64 " bit/s inbound on %s do not fit: the link takes in %"
-		 PRIu64 " bit/s and endpoints reserve %" PRIu64 ", so at most %" PRIu64 " is left",
-		 inbound_bps, node->ports[port].name, link, reserved,
-		 reserved < link ? link - reserved : 0);
+	snprintf(err, errlen, "%s bit/s inbound on %s do not fit: the link takes in %s bit/s "
+		 "and endpoints reserve %s, so at most %s is left",
+		 sp_format_rate(inbound_bps, b[0], sizeof(b[0])), node->ports[port].name,
+		 sp_format_rate(link, b[1], sizeof(b[1])),
+		 sp_format_rate(reserved, b[2], sizeof(b[2])),
+		 sp_format_rate(reserved < link ? link - reserved : 0, b[3], sizeof(b[3])));
 	return -ENOSPC;
 }
 
@@ -209,10 +213,14 @@ sp_node_endpoint_add(struct sp_node *node, struct sp_slice *s, const struct sp_e
 	sp_qm_room(qm, s->id, port, &r);
 	rc = sp_qm_owner_reserve(qm, s->id, port, r.owner_bps + req->bandwidth_bps);
 	if (rc < 0) {
-		snprintf(err, errlen, "%" PRIu64 " bit/s on %s do not fit: NPE %u's scheduler there "
-			 "sends %" PRIu64 " bit/s and %" PRIu64 " are reserved, so at most %" PRIu64
-			 " is left", req->bandwidth_bps, node->ports[port].name, s->npe, r.rate_bps,
-			 r.reserved_bps, r.rate_bps - r.reserved_bps);
+		char b[4][SP_RATE_STR_LEN];
+
+		snprintf(err, errlen, "%s bit/s on %s do not fit: NPE %u's scheduler there sends "
+			 "%s bit/s and %s are reserved, so at most %s is left",
+			 sp_format_rate(req->bandwidth_bps, b[0], sizeof(b[0])),
+			 node->ports[port].name, s->npe, sp_format_rate(r.rate_bps, b[1], sizeof(b[1])),
+			 sp_format_rate(r.reserved_bps, b[2], sizeof(b[2])),
+			 sp_format_rate(r.rate_bps - r.reserved_bps, b[3], sizeof(b[3])));
 		return rc;
 	}
 	*ep = (struct sp_endpoint){
@@ -347,15 +355,18 @@ sp_node_queue_bind(struct sp_node *node, struct sp_slice *s, uint16_t qid, uint1
 	rc = sp_qm_queue_bind(npe->qm, phys, &qc);
 	if (rc < 0) {
 		struct sp_qm_queue_conf old = {0};
+		char b[4][SP_RATE_STR_LEN];
 
 		sp_qm_room(npe->qm, s->id, qc.port, &r);
 		if (bound)
 			sp_qm_queue_conf(npe->qm, phys, &old);
-		snprintf(err, errlen, "queue %u of slice %s: a share of %" PRIu64 " bit/s does not "
-			 "fit: the slice reserves %" PRIu64 " bit/s on %s and its other queues there "
-			 "share %" PRIu64 ", so at most %" PRIu64 " is left", qid, s->name, share_bps,
-			 r.owner_bps, node->ports[qc.port].name, r.shares_bps - old.share_bps,
-			 r.owner_bps - (r.shares_bps - old.share_bps));
+		snprintf(err, errlen, "queue %u of slice %s: a share of %s bit/s does not fit: the "
+			 "slice reserves %s bit/s on %s and its other queues there share %s, so at "
+			 "most %s is left", qid, s->name, sp_format_rate(share_bps, b[0], sizeof(b[0])),
+			 sp_format_rate(r.owner_bps, b[1], sizeof(b[1])), node->ports[qc.port].name,
+			 sp_format_rate(r.shares_bps - old.share_bps, b[2], sizeof(b[2])),
+			 sp_format_rate(r.owner_bps - (r.shares_bps - old.share_bps), b[3],
+					sizeof(b[3])));
 		return rc;
 	}
 	if (phys == npe->nb_queues)

@@ -55,8 +55,8 @@ def test_malformed_requests_get_clear_errors(ctl):
              NOT_FOUND, 'no slice is named "gamma"'),
             (b'{"jsonrpc":"2.0","id":1,"method":"endpoint.reserve","params":{"slice":"alpha",'
              b'"port":"p0","bandwidth":1000000000}}', 1002,
-             "may reserve 100000000 bit/s outbound in all (its \"bandwidth\" quota) and its "
-             "endpoints hold 0"),
+             "may reserve 100M bit/s outbound in all (its \"bandwidth\" quota) and its "
+             "endpoints hold 0, so at most 100M is left; 1G asked"),
         ]
         for line, code, text in cases:
             err = raw(r, line)["error"]

@@ -89,7 +89,7 @@ def test_acknowledged_changes_survive_kill_9_of_either_daemon(ctl):
     ctl.start_node()
     ctl.ctld.wait_log("slice alpha (id 1) restored with its 20 filter(s)")
     ctl.ctld.wait_log("slice beta (id 2) restored with its 1 filter(s)")
-    assert "restored NPE 0's scheduler on p1: 2000000000 bit/s" in ctl.ctld.log()
+    assert "restored NPE 0's scheduler on p1: 2G bit/s" in ctl.ctld.log()
     assert state(ctl) == before
     want = traffic(ctl)
     ctl.stop()

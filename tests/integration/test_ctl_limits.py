@@ -136,19 +136,29 @@ def test_inbound_bandwidth_is_a_slice_quota(ctl, users):
     refused = sc("endpoint", "reserve", "greedy", "port", "p0", "inbound", "10G", user=a,
                  check=False)
     assert refused.returncode != 0
-    assert ('slice greedy may reserve 1000000000 bit/s inbound in all (its "inbound" quota) '
-            'and its endpoints hold 0, so at most 1000000000 is left; 10000000000 asked'
+    # In the units typed (issue 44): "1G" and "10G", not 1000000000 and 10000000000.
+    assert ('slice greedy may reserve 1G bit/s inbound in all (its "inbound" quota) '
+            'and its endpoints hold 0, so at most 1G is left; 10G asked'
             in refused.stderr)
     sc("endpoint", "reserve", "greedy", "port", "p0", "inbound", "600M", user=a)
     refused = sc("endpoint", "reserve", "greedy", "port", "p0", "inbound", "600M", user=a,
                  check=False)
-    assert "so at most 400000000 is left; 600000000 asked" in refused.stderr
+    assert "and its endpoints hold 600M, so at most 400M is left; 600M asked" in refused.stderr
     sc("endpoint", "reserve", "greedy", "port", "p0", "inbound", "400M", user=a)
     # The others keep what the interface has left; the default quota is 100 Mb/s.
     sc("endpoint", "reserve", "modest", "port", "p0", "inbound", "100M", user=b)
     refused = sc("endpoint", "reserve", "modest", "port", "p0", "inbound", "1k", user=b,
                  check=False)
-    assert 'may reserve 100000000 bit/s inbound in all (its "inbound" quota)' in refused.stderr
+    assert ('may reserve 100M bit/s inbound in all (its "inbound" quota) and its endpoints '
+            'hold 100M, so at most 0 is left; 1k asked' in refused.stderr)
+    # Outbound too, fractions exact: modest's endpoint holds the default 10M of its 100M.
+    sc("endpoint", "reserve", "modest", "port", "p0", "bandwidth", "37.5M", user=b)
+    refused = sc("endpoint", "reserve", "modest", "port", "p0", "bandwidth", "100M", user=b,
+                 check=False)
+    assert refused.returncode != 0
+    assert ('slice modest may reserve 100M bit/s outbound in all (its "bandwidth" quota) and '
+            'its endpoints hold 47.5M, so at most 52.5M is left; 100M asked'
+            in refused.stderr), refused.stderr
     listed = {s["name"]: s for s in ctl.ctld.call("slice.list")}
     assert (listed["greedy"]["inbound"], listed["greedy"]["inbound_reserved"]) == \
         (1_000_000_000, 1_000_000_000)
@@ -159,7 +169,7 @@ def test_inbound_bandwidth_is_a_slice_quota(ctl, users):
     ctl.ctld.start()
     refused = sc("endpoint", "reserve", "greedy", "port", "p0", "inbound", "1k", user=a,
                  check=False)
-    assert "so at most 0 is left; 1000 asked" in refused.stderr
+    assert "so at most 0 is left; 1k asked" in refused.stderr
     ctl.stop()
 
 

@@ -91,8 +91,8 @@ def test_inbound_beyond_the_link_refused(std):
         with pytest.raises(RpcError) as e:
             n.call("endpoint.reserve", slice="beta", port="p0", udp_port=6002, inbound=2000)
         assert e.value.code == 1003
-        assert "inbound on p0 do not fit" in e.value.message
-        assert "at most 1000 is left" in e.value.message
+        assert "2k bit/s inbound on p0 do not fit" in e.value.message
+        assert "at most 1k is left" in e.value.message
         ok = n.call("endpoint.reserve", slice="beta", port="p0", udp_port=6002, inbound=1000)
         n.call("endpoint.release", slice="beta", endpoint=ok["endpoint"])
         n.call("endpoint.release", slice="alpha", endpoint=big["endpoint"])

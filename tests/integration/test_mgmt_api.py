@@ -130,9 +130,10 @@ def test_bad_requests_get_clear_errors_and_change_nothing(tap):
     expect_error(n, NOT_FOUND, "no filter at position 4", "filter.delete", slice="alpha",
                  position=4)
     expect_error(n, METHOD_NOT_FOUND, 'no method "filter.add"', "filter.add", slice="alpha")
-    e = expect_error(n, NO_ROOM, "at most 10000000 is left", "queue.set", slice="alpha",
+    e = expect_error(n, NO_ROOM, "at most 10M is left", "queue.set", slice="alpha",
                      queue=0, share=20_000_000)
-    assert "reserves 10000000 bit/s on p1" in e.message
+    assert "a share of 20M bit/s does not fit" in e.message
+    assert "reserves 10M bit/s on p1" in e.message
     expect_error(n, NOT_FOUND, "no queue 3 bound", "queue.set", slice="alpha", queue=3)
     expect_error(n, QUOTA, "beyond slice alpha's memory of 4096 bytes", "mem.write",
                  slice="alpha", offset=4094, data="010203")
@@ -438,9 +439,9 @@ def test_scheduler_rate_changes_under_load(tmp_path):
         sched = [x for x in n.call("state.dump")["schedulers"] if x["port"] == "p1"]
         assert sched == [{"npe": 0, "port": "p1", "rate": 500_000_000, "overhead": 24,
                           "reserved": 400_000_000}]
-        expect_error(n, NO_ROOM, "reserve 400000000 bit/s on p1", "sched.set", npe=0,
+        expect_error(n, NO_ROOM, "reserve 400M bit/s on p1", "sched.set", npe=0,
                      port="p1", rate=300_000_000)
-        expect_error(n, NO_ROOM, "at most 1000000000 is left", "sched.set", npe=0,
+        expect_error(n, NO_ROOM, "at most 1G is left", "sched.set", npe=0,
                      port="p1", rate=2_000_000_000)
         expect_error(n, NOT_FOUND, 'no port "p9"', "sched.set", npe=0, port="p9", rate=1)
         expect_error(n, NOT_FOUND, "no NPE 3", "sched.set", npe=3, port="p1", rate=1)

@@ -968,6 +968,68 @@ test_parse_rate(void **state)
 	assert_int_equal(sp_parse_rate(NULL, &bps), -EINVAL);
 }
 
+/* sp_format_rate: the shortest text that sp_parse_rate reads back to the same rate. */
+static void
+test_format_rate(void **state)
+{
+	static const struct {
+		uint64_t bps;
+		const char *s;
+	} exact[] = {
+		{ 0, "0" }, { 1, "1" }, { 999, "999" }, { 1000, "1k" }, { 1500, "1.5k" },
+		{ 2500000, "2.5M" }, { 50000000, "50M" }, { 100000000, "100M" },
+		{ 1500000000, "1.5G" }, { 1001000000, "1001M" }, { 1234567, "1234567" },
+		{ 10000000000ULL, "10G" }, { 2500000000000ULL, "2.5T" },
+		{ 18000000000000000000ULL, "18000000T" },
+		{ UINT64_MAX, "18446744073709551615" },
+	};
+	static const uint64_t values[] = {
+		1, 7, 10, 999, 1000, 1001, 1010, 1500, 9999, 10000, 123456, 1234567, 2500000,
+		12345678, 50000000, 100000000, 999999999, 1000000001, 1250000000, 1500000000,
+		1000000000000ULL, 1000000000001ULL, 123456789012345ULL, 18446744073709000000ULL,
+		18446744073000000000ULL, 18446744000000000000ULL, 10000000000000000000ULL,
+		UINT64_MAX - 1, UINT64_MAX,
+	};
+	char buf[SP_RATE_STR_LEN], small[4];
+	uint64_t bps, v;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(exact); i++) {
+		if (strcmp(sp_format_rate(exact[i].bps, buf, sizeof(buf)), exact[i].s) != 0)
+			print_error("%" PRIu64 " -> \"%s\"\n", exact[i].bps, buf);
+		assert_string_equal(sp_format_rate(exact[i].bps, buf, sizeof(buf)), exact[i].s);
+	}
+	/* The listed values, every power of ten and its neighbours, and digit runs. */
+	for (size_t i = 0; i < ARRAY_SIZE(values) + 3 * 20 + 19; i++) {
+		size_t j = i - ARRAY_SIZE(values);
+
+		if (i < ARRAY_SIZE(values)) {
+			v = values[i];
+		} else if (j < 3 * 20) {
+			v = 1;
+			for (size_t k = 0; k < j / 3; k++)
+				v *= 10;
+			v = v + (j % 3) - 1;
+		} else {
+			v = 0; /* 1, 12, 123, ..., 1234567890123456789 */
+			for (size_t k = 0; k <= j - 3 * 20; k++)
+				v = v * 10 + (k % 10 + 1) % 10;
+		}
+		if (v == 0)
+			continue;
+		bps = 0;
+		if (sp_parse_rate(sp_format_rate(v, buf, sizeof(buf)), &bps) != 0 || bps != v)
+			print_error("%" PRIu64 " -> \"%s\" -> %" PRIu64 "\n", v, buf, bps);
+		assert_int_equal(sp_parse_rate(buf, &bps), 0);
+		assert_true(bps == v);
+		/* Never longer than the plain number. */
+		assert_true(strlen(buf) <= (size_t)snprintf(NULL, 0, "%" PRIu64, v));
+	}
+	/* A short buffer gets what fits, still terminated; the result is buf. */
+	assert_ptr_equal(sp_format_rate(1500000000, small, sizeof(small)), small);
+	assert_string_equal(small, "1.5");
+}
+
 static void
 test_parse_ipv4(void **state)
 {
@@ -1238,6 +1300,7 @@ main(void)
 		cmocka_unit_test(test_error_without_buffer),
 		cmocka_unit_test(test_free_twice),
 		cmocka_unit_test(test_parse_rate),
+		cmocka_unit_test(test_format_rate),
 		cmocka_unit_test(test_parse_ipv4),
 		cmocka_unit_test(test_parse_mac),
 		cmocka_unit_test(test_parse_hex_key),
