@@ -100,6 +100,8 @@ int cmd_exec(struct cli *cli, int argc, char **argv);
 int cmd_stats_watch(struct cli *cli, const char *slice, double interval, unsigned long count);
 int cmd_top(struct cli *cli, int argc, char **argv);
 int cmd_stats(struct cli *cli, int argc, char **argv);
+/* cmd_missed.c: stats missed SLICE, the slice's last missed keys. */
+int cmd_stats_missed(struct cli *cli, int argc, char **argv);
 /* cmd_fleet.c (--cluster only): the fleet's slices, a slice on its nodes, the nodes. */
 int cmd_fleet_slice_list(struct cli *cli);
 int cmd_fleet_slice_status(struct cli *cli, int argc, char **argv);

@@ -141,12 +141,29 @@ watch_options(int *argc, char **argv, double *interval, unsigned long *count)
 
 static const char STATS_USAGE[] =
 	"usage: slicectl stats [SLICE] [--interval SECONDS] [--count N] | stats queues SLICE | "
-	"stats endpoints SLICE\n"
+	"stats endpoints SLICE | stats missed SLICE\n"
 	"  counters of the node, or of SLICE; with --interval, their rates every SECONDS (0.1 "
 	"to 3600),\n"
-	"  N times (default: until Ctrl-C); -j: one line of JSON a sample";
+	"  N times (default: until Ctrl-C); -j: one line of JSON a sample;\n"
+	"  missed: SLICE's last missed keys, newest first, as filter add takes them";
 
-/* stats [SLICE] [--interval N] [--count M] | stats queues SLICE | stats endpoints SLICE */
+/* Two words where a slice's name would be: a mistyped command, the one meant named. */
+static int
+unknown_command(const char *word)
+{
+	static const char *const commands[] = {"queues", "endpoints", "missed"};
+	const char *close = sp_closest(word, commands, sizeof(commands) / sizeof(commands[0]));
+
+	if (close == NULL)
+		return cli_usage("%s", STATS_USAGE);
+	return cli_usage("stats has no command \"%s\" (did you mean \"%s\"?)\n%s", word, close,
+			 STATS_USAGE);
+}
+
+/*
+ * stats [SLICE] [--interval N] [--count M] | stats queues SLICE | stats endpoints SLICE |
+ * stats missed SLICE
+ */
 int
 cmd_stats(struct cli *cli, int argc, char **argv)
 {
@@ -159,10 +176,14 @@ cmd_stats(struct cli *cli, int argc, char **argv)
 		return cmd_queue(cli, argc, (char *[]){"list", argc > 1 ? argv[1] : "", NULL});
 	if (argc >= 1 && strcmp(argv[0], "endpoints") == 0)
 		return cmd_endpoint(cli, argc, (char *[]){"list", argc > 1 ? argv[1] : "", NULL});
+	if (argc >= 1 && strcmp(argv[0], "missed") == 0)
+		return cmd_stats_missed(cli, argc - 1, argv + 1);
 	if (argc == 1 && cli_is_help(argv[0]))
 		return cli_help(STATS_USAGE);
-	if (watch_options(&argc, argv, &interval, &count) < 0 || argc > 1)
+	if (watch_options(&argc, argv, &interval, &count) < 0)
 		return cli_usage("%s", STATS_USAGE);
+	if (argc > 1)
+		return unknown_command(argv[0]);
 	if (interval > 0)
 		return cmd_stats_watch(cli, argc == 1 ? argv[0] : NULL, interval, count);
 	if (argc == 1)

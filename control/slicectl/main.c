@@ -35,6 +35,8 @@ static const char USAGE[] =
 	"  whoami | iface | node | slice | endpoint | queue | filter | mem | codeopt | stats | top |\n"
 	"  sched | state | channel SLICE | nat SLICE | exec SLICE | call METHOD [JSON]\n"
 	"  stats [SLICE] [--interval SECONDS] [--count N]   counters, or their rates sampled\n"
+	"  stats missed SLICE                                its last missed keys, as filter add\n"
+	"                                                    takes them\n"
 	"  top [--interval SECONDS] [SLICE...]               rates refreshed in place (q quits)\n"
 	"  exec SLICE -- PROGRAM [ARGS...]   (root) run PROGRAM in the host slice's namespace\n"
 	"                                    with the LD_PRELOAD shim: its bind()s reserve ports\n";

@@ -41,6 +41,7 @@ static const struct {
 	{SP_M_MEM_WRITE, m_mem_write, ANYONE, "slice offset data"},
 	{SP_M_CODEOPT_LOAD, m_codeopt_load, ANYONE, "slice data"},
 	{SP_M_STATS_GET, m_stats_get, ANYONE, "slice"},
+	{SP_M_STATS_MISSED, m_stats_missed, ANYONE, "slice"},
 	{SP_M_STATE_DUMP, m_state_dump, OPERATOR, ""},
 	{SP_M_METRICS_TEXT, m_metrics_text, OPERATOR, ""},
 	{SP_M_SCHED_SET, m_sched_set, OPERATOR, "npe port rate overhead"},

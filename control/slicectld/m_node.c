@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * whoami, iface.list, replay.status, codeopt.list, sched.set, state.dump and
- * stats.get: the node as a whole.
+ * whoami, iface.list, replay.status, codeopt.list, sched.set, state.dump,
+ * stats.get and stats.missed: the node as a whole, and a slice's counters.
  */
 #include <string.h>
 
@@ -198,4 +198,11 @@ m_stats_get(struct ctld *c, const struct caller *who, json_t *params, struct sp_
 	slice = ctld_slice_to_read(c, who, params, e);
 	return slice == NULL ? NULL : backend_call(c->backend, SP_M_STATS_GET,
 						   json_pack("{s:o}", "slice", slice), e);
+}
+
+/* {"slice"} -> the slice's last missed keys (its owner, operators: as its counters). */
+json_t *
+m_stats_missed(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
+{
+	return ctld_read_slice(c, who, params, SP_M_STATS_MISSED, e);
 }

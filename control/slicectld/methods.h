@@ -79,6 +79,8 @@ json_t *m_state_dump(struct ctld *c, const struct caller *who, json_t *params,
 		     struct sp_rpc_error *e);
 json_t *m_stats_get(struct ctld *c, const struct caller *who, json_t *params,
 		    struct sp_rpc_error *e);
+json_t *m_stats_missed(struct ctld *c, const struct caller *who, json_t *params,
+		       struct sp_rpc_error *e);
 json_t *m_slice_create(struct ctld *c, const struct caller *who, json_t *params,
 		       struct sp_rpc_error *e);
 json_t *m_slice_move(struct ctld *c, const struct caller *who, json_t *params,

@@ -28,6 +28,7 @@
 #define SP_M_MEM_WRITE         "mem.write"
 #define SP_M_CODEOPT_LOAD      "codeopt.load"
 #define SP_M_STATS_GET         "stats.get"
+#define SP_M_STATS_MISSED      "stats.missed"
 #define SP_M_STATE_DUMP        "state.dump"
 #define SP_M_METRICS_TEXT      "metrics.text"
 #define SP_M_SCHED_SET         "sched.set"

@@ -32,6 +32,7 @@ static const struct {
 	{SP_M_MEM_WRITE, sp_rpc_mem_write, "slice offset data"},
 	{SP_M_CODEOPT_LOAD, sp_rpc_codeopt_load, "slice data"},
 	{SP_M_STATS_GET, sp_rpc_stats_get, "slice"},
+	{SP_M_STATS_MISSED, sp_rpc_stats_missed, "slice"},
 	{SP_M_STATE_DUMP, sp_rpc_state_dump, ""},
 	{SP_M_NODE_INFO, sp_rpc_node_info, ""},
 	{SP_M_NAT_LIST, sp_rpc_nat_list, "slice"},

@@ -84,6 +84,20 @@ json_t *sp_rpc_queue_json(const struct sp_node *node, const struct sp_slice *s, 
 /* A slice's filters as filter.list shows them (rpc_filter.c). */
 json_t *sp_rpc_filters_of(const struct sp_node *node, const struct sp_slice *s);
 
+/*
+ * A slice's last missed keys (npe/missed.h), newest first, as stats.missed
+ * and telemetry show them (rpc_missed.c): how many were written into out.
+ */
+struct sp_missed_shown {
+	char key[2 * SP_KEY_BYTES + 1]; /* hex, as filter.insert takes it */
+	int endpoint;      /* slice-relative; -1 released since */
+	const char *port;  /* its port's name; NULL likewise */
+	bool injected;     /* its slow path injected it */
+	uint64_t age_ms;   /* how long ago it missed */
+};
+unsigned int sp_missed_show(const struct sp_node *node, const struct sp_slice *s,
+			    struct sp_missed_shown out[SP_MISSED_KEEP]);
+
 /* The methods. */
 json_t *sp_rpc_filter_insert(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 json_t *sp_rpc_filter_delete(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
@@ -103,6 +117,7 @@ json_t *sp_rpc_mem_read(struct sp_node *node, json_t *params, struct sp_rpc_erro
 json_t *sp_rpc_mem_write(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 json_t *sp_rpc_codeopt_load(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 json_t *sp_rpc_stats_get(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
+json_t *sp_rpc_stats_missed(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 json_t *sp_rpc_state_dump(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 json_t *sp_rpc_node_info(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 

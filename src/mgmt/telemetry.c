@@ -15,6 +15,7 @@
 
 #include "../stats/stats.h"
 #include "mgmt.h"
+#include "rpc.h"
 #include "../lc/steer.h"
 
 static const struct sp_node *tnode;
@@ -314,6 +315,36 @@ cmd_lookup(const char *cmd __rte_unused, const char *params, struct rte_tel_data
 	return 0;
 }
 
+/* The slice's last missed keys, newest first ("0" the newest), as stats.missed shows them. */
+static int
+cmd_missed(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	const struct sp_slice *s = find_slice(params);
+	struct sp_missed_shown m[SP_MISSED_KEEP];
+	unsigned int n;
+
+	if (s == NULL)
+		return -EINVAL;
+	n = sp_missed_show(tnode, s, m);
+	rte_tel_data_start_dict(d);
+	for (unsigned int i = 0; i < n; i++) {
+		struct rte_tel_data *c = rte_tel_data_alloc();
+		char name[4];
+
+		if (c == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_string(c, "key", m[i].key);
+		rte_tel_data_add_dict_int(c, "endpoint", m[i].endpoint);
+		rte_tel_data_add_dict_string(c, "port", m[i].port != NULL ? m[i].port : "");
+		rte_tel_data_add_dict_u64(c, "injected", m[i].injected);
+		rte_tel_data_add_dict_u64(c, "age_ms", m[i].age_ms);
+		snprintf(name, sizeof(name), "%u", i);
+		rte_tel_data_add_dict_container(d, name, c, 0);
+	}
+	return 0;
+}
+
 /* drop_pkts and drop_bytes in all, and by reason: drop_<reason>_pkts and _bytes. */
 static void
 add_queue_drops(struct rte_tel_data *c, const struct sp_qm_queue_stats *qs)
@@ -426,6 +457,9 @@ static const struct {
 	{"/slicepath/lookup", cmd_lookup,
 	 "A slice's filter table: filters, compiled rules, changes beside. Parameter: slice."},
 	{"/slicepath/queues", cmd_queues, "A slice's queues and counters. Parameter: slice."},
+	{"/slicepath/missed", cmd_missed,
+	 "A slice's last missed keys, newest first: key, endpoint, port, injected, age_ms. "
+	 "Parameter: slice."},
 	{"/slicepath/neighbors", cmd_neighbors, "Resolved next hops. Takes no parameters."},
 	{"/slicepath/lcores", cmd_lcores,
 	 "Per forwarding lcore: LC index, NPEs, frames received, crossed to another lcore, "

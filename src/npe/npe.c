@@ -2,7 +2,10 @@
 #include <stddef.h>
 #include <string.h>
 
+#include <rte_cycles.h>
+
 #include "npe.h"
+#include "missed.h"
 #include "../encap/encap.h"
 
 /*
@@ -150,6 +153,18 @@ parse_batch(struct npe_batch *b, struct rte_mbuf **pkts, struct rte_mbuf **look,
 	*nb_look += b->f;
 }
 
+/* A miss: an exception, its key kept among the slice's last missed (missed.h). */
+static void
+take_miss(struct sp_slice *s, struct rte_mbuf *m, uint64_t *tsc)
+{
+	const struct sp_meta *meta = sp_meta(m);
+
+	if (*tsc == 0)
+		*tsc = rte_rdtsc();
+	sp_missed_record(&s->missed, &meta->key, meta->in_ep, meta->from_slow_path != 0, *tsc);
+	sp_meta_exception(m, SP_REASON_MISS);
+}
+
 /*
  * The slice's format (its code option), once the lookup's misses (if the
  * round had any) have become exceptions and parse's routed packets have
@@ -160,11 +175,12 @@ format_batch(const struct npe_batch *b, struct rte_mbuf **pkts, bool round_misse
 {
 	uint16_t f = b->f;
 	bool moved = b->routed > 0;
+	uint64_t tsc = 0; /* read at the batch's first miss, if any */
 
 	if (round_missed)
 		for (uint16_t i = 0; i < f; i++)
 			if (sp_meta(pkts[i])->filter == SP_LOOKUP_MISS) {
-				sp_meta_exception(pkts[i], SP_REASON_MISS);
+				take_miss(b->s, pkts[i], &tsc);
 				moved = true;
 			}
 	if (moved) {

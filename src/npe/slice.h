@@ -14,6 +14,7 @@
 #include <slicepath/codeopt.h>
 
 #include "../common/limits.h"
+#include "missed.h"
 
 #define SP_QUEUE_UNBOUND UINT32_MAX
 #define SP_ENDPOINT_NONE UINT16_MAX /* a released endpoint's index, until reused */
@@ -22,6 +23,7 @@
 struct sp_slice {
 	uint16_t id; /* node slice id, 1..SP_MAX_SLICES-1 */
 	uint16_t npe;
+	uint64_t serial; /* one more for each slice made: a later slice at the same address differs */
 	char name[SP_NAME_LEN];
 	const struct sp_codeopt *co;
 	void *priv; /* the code option's per-slice state */
@@ -40,6 +42,8 @@ struct sp_slice {
 	/* A slow path is connected to its exception channel: the NPE hands exceptions up. */
 	bool slow_path_up;
 	struct sp_hslice *host; /* a host slice's namespace and NAT (gpe/hslice.h); else NULL */
+	/* Its last missed keys (missed.h): written by its NPE's lcore on a miss alone. */
+	struct sp_missed missed;
 };
 
 /* Code option registry (sp_codeopt_register() is in the public header). */

@@ -5,7 +5,8 @@
  * and the queue manager, and come out of p1's scheduler as the frames a
  * next hop receives, byte for byte; a miss, an expired TTL and a next hop
  * not yet resolved each leave the fast path under their reason, counted
- * once, and the unresolved one is asked of the management thread.
+ * once, and the unresolved one is asked of the management thread; the
+ * miss's key is kept among the slice's last missed (npe/missed.h), no hit's.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -114,6 +115,7 @@ test_forwarded_byte_for_byte(void **state)
 	node = *state; /* first: the declarations below read it */
 	memset(&st, 0, sizeof(st));
 	const struct rte_ether_addr nh_mac = SP_TEST_NH_MAC;
+	struct sp_missed_key missed[SP_MISSED_KEEP];
 	struct rte_mbuf *in[4], *out[8];
 	uint16_t n;
 
@@ -149,6 +151,8 @@ test_forwarded_byte_for_byte(void **state)
 	assert_int_equal(st.slice[SP_TEST_SLICE].fwd.pkts, 4);
 	assert_int_equal(st.slice[SP_TEST_SLICE].drop.pkts + st.slice[SP_TEST_SLICE].exception.pkts,
 			 0);
+	/* Hits keep no key. */
+	assert_int_equal(sp_missed_read(&node->slices[SP_TEST_SLICE]->missed, missed), 0);
 }
 
 /* Every packet ends in exactly one place: sent, or counted under one reason. */
@@ -158,6 +162,9 @@ test_what_leaves_is_counted_once(void **state)
 	node = *state; /* first: the declarations below read it */
 	memset(&st, 0, sizeof(st));
 	const struct sp_slice_stats *s = &st.slice[SP_TEST_SLICE];
+	/* dst 10.99.0.1, src 192.0.2.1, sport 1000, dport 2000, UDP: frame()'s inner header. */
+	const struct sp_key miss_key = {{10, 99, 0, 1, 192, 0, 2, 1, 0x03, 0xe8, 0x07, 0xd0, 17, 0}};
+	struct sp_missed_key missed[SP_MISSED_KEEP];
 	struct rte_mbuf *in[4], *out[8];
 	void *req;
 	uint16_t n;
@@ -187,6 +194,12 @@ test_what_leaves_is_counted_once(void **state)
 	assert_int_equal((uint64_t)(uintptr_t)req, (uint64_t)1 << 32 | rte_cpu_to_be_32(UNRESOLVED));
 	/* Every packet is back in the pool: none leaked, none freed twice. */
 	assert_int_equal(rte_mempool_in_use_count(node->pool), 0);
+	/* The miss's key, as the lookup used it, kept with the endpoint it came in on. */
+	assert_int_equal(sp_missed_read(&node->slices[SP_TEST_SLICE]->missed, missed), 1);
+	assert_memory_equal(missed[0].key.b, miss_key.b, SP_KEY_BYTES);
+	assert_int_equal(missed[0].in_ep, node->slices[SP_TEST_SLICE]->endpoints[0]);
+	assert_false(missed[0].injected);
+	assert_true(missed[0].tsc > 0 && missed[0].tsc <= rte_rdtsc());
 }
 
 int
