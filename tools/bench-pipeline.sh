@@ -48,8 +48,9 @@
 #
 # usage: tools/bench-pipeline.sh [-d SECONDS] [-w WARMUP] [-o DIR] [-f FLOWS] [-F RULES]
 #                                [-S SLICES] [-Q QUEUES] [-2 | -N] [-r ROUNDS] [-I]
-#   environment: SLICEPATH_BUILD_DIR (default build), BENCH_EAL (default "--no-huge -m 1024";
-#   "-m 1000" runs all three on 2 MB hugepages, docs/testing.md)
+#   environment: SLICEPATH_BUILD_DIR (default build), BENCH_EAL (default "-m 900" on
+#   hugepages when 900 MB of them are free, else "--no-huge -m 900" with a warning:
+#   tools/bench-memory.sh, docs/testing.md)
 # Needs root and a build (scripts/setup.sh). Artifacts go to DIR (default /tmp/slicepath-bench).
 set -euo pipefail
 
@@ -65,7 +66,10 @@ NSLICES=2
 NQUEUES=0
 SPLIT=0
 PY=/usr/bin/python3
-read -r -a EAL_MEM <<<"${BENCH_EAL:---no-huge -m 1024}"
+# shellcheck source=tools/bench-memory.sh
+. "$ROOT/tools/bench-memory.sh"
+# One program at a time: 900 MB leave room beside them in the 1 GB setup.sh reserves.
+bench_memory 900
 
 COUNT=0
 ROUNDS=1
@@ -333,7 +337,8 @@ echo
 echo "pipeline benchmark: 70-byte substrate frames, $FLOWS flows, $NSLICES slices, $NQUEUES queues,"
 echo "slicepathd on $(case "$SPLIT" in 1) echo "two lcores (LC, NPE)" ;; 2) echo "two lcores (LC + NPE 0, NPE 1)" ;; *) echo "one lcore" ;; esac)"
 [ -z "$RULES" ] || echo "filters: the $(wc -l <"$FILTERS") of $RULES (sp-cb-expand -f -m 131072)"
-echo "net_pcap (infinite_rx) -> net_null, ${DURATION}s each after ${WARMUP}s warm-up, EAL ${EAL_MEM[*]}"
+echo "net_pcap (infinite_rx) -> net_null, ${DURATION}s each after ${WARMUP}s warm-up"
+echo "$MEMORY"
 if [ "$ROUNDS" -gt 1 ]; then
 	# Rates: slicepathd's share of l3fwd's; instructions: l3fwd's share of slicepathd's.
 	if [ "$COUNT" -eq 1 ]; then heading="l3fwd/slicepathd"; else heading="slicepathd/l3fwd"; fi

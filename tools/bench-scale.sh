@@ -53,7 +53,8 @@
 #   -o DIR       work directory: inputs, configs, logs, scale.csv (default
 #                /tmp/slicepath-bench-scale)
 #   environment: SLICEPATH_BUILD_DIR (default build), L3FWD (an l3fwd binary; default:
-#   built by tools/build-l3fwd.sh in DIR), BENCH_EAL (default "--no-huge -m 1024")
+#   built by tools/build-l3fwd.sh in DIR), BENCH_EAL (default "-m 900" on hugepages
+#   when 900 MB of them are free, else "--no-huge -m 900" with a warning: tools/bench-memory.sh)
 # Needs root, slicepathd built, DPDK's packages and python3 (standard library only).
 # Exit status: 0 when every figure was measured (whether or not the targets are met),
 # 1 otherwise.
@@ -72,7 +73,10 @@ FLOWS=64
 MODE=steered
 WORK=/tmp/slicepath-bench-scale
 PY=/usr/bin/python3
-read -r -a EAL_MEM <<<"${BENCH_EAL:---no-huge -m 1024}"
+# shellcheck source=tools/bench-memory.sh
+. "$ROOT/tools/bench-memory.sh"
+# One program at a time: 900 MB leave room beside them in the 1 GB setup.sh reserves.
+bench_memory 900
 
 usage() { awk 'NR > 3 && /^#/ { sub(/^# ?/, ""); print; next } NR > 3 { exit }' "$0"; exit "${1:-0}"; }
 while getopts "n:c:d:w:r:S:f:m:o:h" opt; do
@@ -556,7 +560,8 @@ done
 echo
 echo "scaling benchmark: 70-byte substrate frames, $FLOWS a queue, $SPN slice(s) a NPE, N = 1..$MAXN"
 echo "lcores: main on CPU ${CPUS[0]}, lcore k on CPU list[k mod $NCPU] of (${CPUS[*]}); e.g. N=$MAXN: --lcores $(lcores_of "$MAXN" 1)"
-echo "net_pcap (N rx_pcap, infinite_rx) -> net_null, ${DURATION}s each after ${WARMUP}s warm-up, EAL ${EAL_MEM[*]}"
+echo "net_pcap (N rx_pcap, infinite_rx) -> net_null, ${DURATION}s each after ${WARMUP}s warm-up"
+echo "$MEMORY"
 echo "slicepathd: $BUILD_DIR/slicepathd; l3fwd: $L3FWD; logs and inputs: $WORK"
 rc=0
 report all || rc=1

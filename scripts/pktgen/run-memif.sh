@@ -10,7 +10,10 @@
 # with scripts/pktgen/slicepath.lua (PG_* below), prints its CSV and slice alpha's counters,
 # then stops slicepathd first (a memif peer leaving under a polling process can crash it on
 # DPDK 22.11). pktgen is built by you, not by this repository: docs/testing.md says how.
-# Needs root. Environment: PKTGEN (the binary), SLICEPATH_BUILD_DIR (default build).
+# Both on hugepages when 5 GB of them are free (slicepathd 1 GB, pktgen 4 GB), else both
+# --no-huge, with a warning: figures then not comparable (tools/bench-memory.sh).
+# Needs root. Environment: PKTGEN (the binary), SLICEPATH_BUILD_DIR (default build),
+# BENCH_EAL (only whether it holds --no-huge counts here).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -30,11 +33,18 @@ die() { printf 'run-memif: %s\n' "$*" >&2; exit 1; }
 [ -x "${PKTGEN:-}" ] || die "set PKTGEN to a pktgen-DPDK binary (docs/testing.md, pktgen-DPDK)"
 command -v script >/dev/null || die "script(1) (Debian package bsdutils) is needed: pktgen wants a terminal"
 
+# shellcheck source=tools/bench-memory.sh
+. "$ROOT/tools/bench-memory.sh"
+bench_memory 5120
+PAGES=(--huge-unlink)
+[[ " ${EAL_MEM[*]} " != *" --no-huge "* ]] || PAGES=(--no-huge)
+echo "run-memif: ${MEMORY%%;*}"
+
 WORK=/run/slicepath/pktgen
 mkdir -p "$WORK"
 "$ROOT/scripts/demo-traffic.py" -c "$ROOT/config/pktgen-memif.json" --forward-only \
 	--size "$PAYLOAD" -n 64 -o "$WORK/p0.pcap"
-"$BUILD_DIR/slicepathd" -c "$ROOT/config/pktgen-memif.json" -- --no-huge -m 1024 \
+"$BUILD_DIR/slicepathd" -c "$ROOT/config/pktgen-memif.json" -- "${PAGES[@]}" -m 1024 \
 	-l 0,1 --file-prefix sp-pktgen >"$WORK/slicepathd.log" 2>&1 &
 node=$!
 trap 'kill -INT $node 2>/dev/null; wait $node 2>/dev/null || true' EXIT
@@ -47,7 +57,7 @@ memif() { echo "net_memif$1,role=client,socket=/run/slicepath/pktgen-p$1.sock,so
 rm -f "$WORK/pktgen.csv"
 # A script that fails leaves pktgen at its prompt: the timeout ends it.
 PG_SECONDS="$SECONDS_RUN" PG_RATE="$RATE" PG_RESULT="$WORK/pktgen.csv" \
-	timeout -s INT $((SECONDS_RUN + 60)) script -qfec "$PKTGEN --lcores 0@0,1@0 --no-huge -m 4096 --no-pci --file-prefix pg-slicepath \
+	timeout -s INT $((SECONDS_RUN + 60)) script -qfec "$PKTGEN --lcores 0@0,1@0 ${PAGES[*]} -m 4096 --no-pci --file-prefix pg-slicepath \
 	--vdev $(memif 0) --vdev $(memif 1) -- -P -m '1.[0-1]' -s 0:$WORK/p0.pcap \
 	-f $ROOT/scripts/pktgen/slicepath.lua" "$WORK/pktgen.typescript" >/dev/null
 [ -s "$WORK/pktgen.csv" ] || die "pktgen wrote no results; its screen: $WORK/pktgen.typescript"

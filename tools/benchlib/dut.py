@@ -5,6 +5,7 @@ forwarding port 0 to port 1 untouched (the io baseline)."""
 
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -19,7 +20,32 @@ from sp_telemetry import Telemetry, wait_for_socket  # noqa: E402
 
 REPO = TOOLS.parent
 BUILD = Path(os.environ.get("SLICEPATH_BUILD_DIR", REPO / "build"))
-EAL = ["--no-huge", "-m", "512", "--no-pci"]
+# A device under test and the generator run at once, each in this much memory.
+MB_EACH = 512
+
+
+def eal_memory():
+    """The EAL's memory arguments for every DPDK program of a run, and a line saying which:
+    hugepages when enough are free for two programs at once (a server runs slicepathd on
+    them; 4 KB pages halve the baselines), else --no-huge, whose figures are not comparable
+    with hugepage runs. BENCH_EAL, when set, is taken as it is; BENCH_MEMINFO is read for
+    /proc/meminfo (the tests')."""
+    if os.environ.get("BENCH_EAL"):
+        args = shlex.split(os.environ["BENCH_EAL"])
+    else:
+        path = Path(os.environ.get("BENCH_MEMINFO", "/proc/meminfo"))
+        meminfo = dict(line.split(":", 1) for line in path.read_text().splitlines())
+        free_mb = int(meminfo["HugePages_Free"]) * int(meminfo["Hugepagesize"].split()[0]) // 1024
+        args = ["-m", str(MB_EACH)] if free_mb >= 2 * MB_EACH else ["--no-huge", "-m", str(MB_EACH)]
+    if "--no-huge" in args:
+        return args, (f"memory: 4 KB pages (--no-huge): figures NOT comparable with hugepage "
+                      f"runs (reserve {2 * MB_EACH} MB of hugepages: scripts/setup.sh)")
+    # Unlinked, hugepage files go with the program (l3fwd leaves them behind otherwise).
+    return [*args, "--huge-unlink"], "memory: hugepages"
+
+
+EAL_MEM, MEMORY = eal_memory()
+EAL = [*EAL_MEM, "--no-pci"]
 START_TIMEOUT = 20.0
 STOP_TIMEOUT = 15.0
 
