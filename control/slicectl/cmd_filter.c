@@ -118,8 +118,19 @@ build_filters(const char **v, json_t *list, uint64_t *first)
 	json_t *result;
 	int nsp = 1, ndp = 1, rc;
 
-	if (v[K_POS] == NULL || v[K_ENDPOINT] == NULL || v[K_QUEUE] == NULL || v[K_NEXTHOP] == NULL)
-		return cli_usage("filter add: pos, endpoint, queue and nexthop are needed");
+	static const struct {
+		int k;
+		const char *name;
+	} needed[] = {{K_POS, "pos N"}, {K_ENDPOINT, "endpoint E"}, {K_QUEUE, "queue Q"},
+		      {K_NEXTHOP, "nexthop IP:PORT"}};
+	char missing[64] = "";
+
+	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++)
+		if (v[needed[i].k] == NULL)
+			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing), "%s%s",
+				 missing[0] != '\0' ? ", " : "", needed[i].name);
+	if (missing[0] != '\0')
+		return cli_usage("filter add: give %s too", missing);
 	if (fields == (v[K_KEY] != NULL) || (v[K_KEY] == NULL) != (v[K_MASK] == NULL))
 		return cli_usage("filter add: give either key and mask (hex), or ipv4 fields (dst, "
 				 "src, sport, dport, proto)");

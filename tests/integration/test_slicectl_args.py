@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What slicectl refuses as almost certainly a mistake, as iproute2 does, before asking
 slicectld anything (so no daemon here): a prefix with bits set past its length, a rate
-without a unit. The forms meant get through to the call (exit 3: no daemon to reach)."""
+without a unit; an argument left out is named. The forms meant get through to the call
+(exit 3: no daemon to reach)."""
 
 import subprocess
 
@@ -56,3 +57,14 @@ def test_a_mistyped_object_suggests_the_one_meant(typed, meant):
                                               f'"{meant}"?); slicectl --help lists them\n'), r
     far = slicectl("zzzzzz")
     assert far.stderr == 'slicectl: no object "zzzzzz"; slicectl --help lists them\n', far
+
+
+@pytest.mark.parametrize("given,missing", [
+    (FILTER[:3], "pos N, endpoint E, queue Q, nexthop IP:PORT"),
+    (FILTER[:7], "queue Q, nexthop IP:PORT"),
+    (FILTER[:9], "nexthop IP:PORT"),
+])
+def test_a_missing_argument_is_named(given, missing):
+    r = slicectl(*given)
+    assert r.returncode == 1 and r.stderr == f"slicectl: filter add: give {missing} too\n", r
+    assert "cannot reach" in slicectl(*FILTER, "dst", "10.9.0.0/16").stderr
