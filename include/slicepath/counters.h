@@ -31,7 +31,9 @@
 	X(to_slow_path, "exceptions its channel took; the others counted again by reason")        \
 	X(injected, "packets its slow path injected, then counted as fwd, exception or drop")       \
 	X(to_netns, "a host slice's: frames written into its network namespace")                  \
-	X(from_netns, "a host slice's: frames its namespace sent, then counted as fwd or drop")
+	X(from_netns, "a host slice's: frames its namespace sent, then counted as fwd or drop")    \
+	X(held, "waited up to 1 s for their next hop's ARP answer, then released or no_neighbor")  \
+	X(released, "held ones sent on with the MAC ARP found, then counted as fwd or drop")
 
 /* A slice's plain counts. */
 #define SP_SLICE_COUNTS(X)                                                                         \

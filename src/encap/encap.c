@@ -99,7 +99,7 @@ request_resolution(const struct sp_node *node, uint16_t port, uint32_t ip_be)
 
 uint16_t
 sp_encap_burst(const struct sp_node *node, struct sp_neigh_cache *nc, struct rte_mbuf **pkts,
-	       uint16_t n)
+	       uint16_t n, uint64_t *missed)
 {
 	const struct sp_endpoint *eps[SP_BURST], *ep;
 	struct rte_ether_addr macs[SP_BURST];
@@ -156,6 +156,8 @@ sp_encap_burst(const struct sp_node *node, struct sp_neigh_cache *nc, struct rte
 		if (!(hit & (1ULL << j))) {
 			sp_meta_drop(m, SP_REASON_NO_NEIGHBOR);
 			request_resolution(node, ports[j], ips[j]);
+			if (missed != NULL)
+				*missed |= 1ULL << idx[j];
 			continue;
 		}
 		write_outer(m, eps[j], &sp_meta(m)->result, macs[j].addr_bytes);

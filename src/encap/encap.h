@@ -17,9 +17,11 @@
  * map slice-relative endpoint and queue to node ones, each packet by its own
  * slice. n <= SP_BURST. Next hops are found through the calling lcore's
  * neighbor cache nc. Marks drops, never frees. Returns how many packets are
- * SP_FORWARD after it. */
+ * SP_FORWARD after it. Those it found no next hop's MAC for (marked
+ * no_neighbor, resolution asked) are the bits set in *missed (bit i:
+ * pkts[i]), unless missed is NULL. */
 uint16_t sp_encap_burst(const struct sp_node *node, struct sp_neigh_cache *nc,
-			struct rte_mbuf **pkts, uint16_t n);
+			struct rte_mbuf **pkts, uint16_t n, uint64_t *missed);
 
 /*
  * A host slice's frames, IPv4 already (src/gpe/): the Ethernet header for

@@ -195,6 +195,12 @@ sp_neigh_get_bulk(const struct sp_neigh *n, const uint16_t *ports, const uint32_
 	return hits;
 }
 
+uint64_t
+sp_neigh_generation(const struct sp_neigh *n)
+{
+	return __atomic_load_n(&n->gen, __ATOMIC_ACQUIRE);
+}
+
 void
 sp_neigh_cache_sync(const struct sp_neigh *n, struct sp_neigh_cache *c)
 {

@@ -52,6 +52,9 @@ struct sp_neigh_cache {
 	} e[SP_NEIGH_CACHE];
 };
 
+/* The table's generation: one more at each sp_neigh_set() (an NPE's hold looks again then). */
+uint64_t sp_neigh_generation(const struct sp_neigh *n);
+
 /* Empty c if the table changed since it was filled: once a burst, before sp_neigh_cache_find(). */
 void sp_neigh_cache_sync(const struct sp_neigh *n, struct sp_neigh_cache *c);
 

@@ -8,7 +8,7 @@
  * endpoints has it, else gets one of the slice's NAT range, and joins the
  * slice's queue on the output port like any frame of a fast-path slice.
  * Every frame ends in one counter: to_netns or from_netns then fwd, or a
- * drop reason.
+ * drop reason (a frame held for its next hop's MAC, npe.h, ends in one later).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -332,7 +332,7 @@ sp_hslice_output(const struct sp_node *node, struct sp_npe *npe, struct sp_slice
 {
 	struct sp_hslice *hs = s->host;
 	struct rte_mbuf *pkts[SP_BURST], *fwd[SP_BURST], *gone[SP_BURST];
-	uint16_t n, nb_fwd = 0, nb_gone = 0, refused;
+	uint16_t n, nb_fwd = 0, nb_gone = 0, nb_miss, refused;
 	uint64_t now = rte_rdtsc();
 	bool failed;
 
@@ -360,10 +360,12 @@ sp_hslice_output(const struct sp_node *node, struct sp_npe *npe, struct sp_slice
 	if (nb_fwd == 0)
 		return;
 	nb_fwd = sp_encap_ethernet(node, &npe->neigh_cache, fwd, nb_fwd);
-	/* What found no next hop is at the end, marked. */
+	/* What found no next hop is at the end, marked: the first frames to it wait in the hold. */
 	for (uint16_t i = nb_fwd; i < n - nb_gone; i++)
 		gone[i - nb_fwd] = fwd[i];
-	sp_retire_burst(node, gone, (uint16_t)(n - nb_gone - nb_fwd), st);
+	nb_miss = (uint16_t)(n - nb_gone - nb_fwd);
+	sp_retire_burst(node, gone, sp_npe_hold(node, npe, gone, nb_miss, (1ULL << nb_miss) - 1, st),
+			st);
 	refused = sp_qm_enqueue_burst(npe->qm, fwd, nb_fwd);
 	for (uint16_t i = refused; i < nb_fwd; i++) {
 		const struct sp_meta *meta = sp_meta(fwd[i]);

@@ -109,12 +109,14 @@ ctx_init(struct lcore_ctx *c, struct sp_node *node, unsigned int lcore)
 			c->npes[c->nb_npes++] = &node->npes[e];
 }
 
-/* Frames still held when the lcores stop go back to the pool. */
+/* Frames still held when the lcores stop go back to the pool, those waiting for ARP too. */
 static void
 ctx_fini(struct lcore_ctx *c)
 {
 	for (uint16_t p = 0; p < c->node->nb_ports; p++)
 		rte_pktmbuf_free_bulk(c->tx[p].held, c->tx[p].nb_held);
+	for (uint16_t i = 0; i < c->nb_npes; i++)
+		sp_npe_hold_free(c->npes[i]);
 }
 
 int
@@ -128,6 +130,10 @@ sp_lcore_main(void *arg)
 	SP_LOG(INFO, "lcore %u: %s%u NPE(s)", lcore, c.lc ? "LC + " : "", c.nb_npes);
 	rte_rcu_qsbr_thread_online(node->qsbr, c.rcu_thread);
 	while (!node->quit) {
+		/* Frames waiting for ARP first: those released go before what arrives now. */
+		for (uint16_t i = 0; i < c.nb_npes; i++)
+			if (unlikely(c.npes[i]->hold.nb_frames > 0))
+				sp_npe_hold_service(node, c.npes[i], c.st);
 		if (c.lc)
 			lc_rx(&c);
 		if (c.hosts)

@@ -16,6 +16,7 @@
 
 #include "../decap/decap.h"
 #include "../encap/neigh.h"
+#include "../encap/neigh_hold.h"
 #include "../lookup/lookup.h"
 #include "../port/port.h"
 #include "../qm/qm.h"
@@ -60,6 +61,7 @@ struct sp_npe {
 	struct rte_ring *inject_ring;           /* mgmt -> NPE: packets slow paths inject */
 	struct rte_ring *tx_ring[SP_MAX_PORTS]; /* NPE -> LC, per output port of one tx queue */
 	struct sp_neigh_cache neigh_cache;      /* its lcore's, for the outer headers */
+	struct sp_neigh_hold hold;              /* its lcore's: frames waiting for ARP (npe.h) */
 	struct sp_lookup_later hits_later;      /* its lcore's: filter hits not yet counted */
 	struct rte_mbuf *round_lookups[SP_NPE_ROUND]; /* its lcore's: a round's packets to look up */
 };

@@ -214,13 +214,18 @@ count_forwarded(struct rte_mbuf **pkts, uint16_t n, struct sp_lcore_stats *st)
  */
 static void
 send_burst(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf **pkts, uint16_t n,
-	   struct sp_lcore_stats *st)
+	   struct sp_lcore_stats *st, bool may_hold)
 {
+	uint64_t missed = 0;
 	uint16_t f, refused;
 
-	f = sp_encap_burst(node, &npe->neigh_cache, pkts, n);
-	if (f < n)
+	f = sp_encap_burst(node, &npe->neigh_cache, pkts, n, may_hold ? &missed : NULL);
+	if (f < n) {
+		/* The hold takes the first frames to a next hop without MAC: they are no longer ours. */
+		if (missed != 0)
+			n = sp_npe_hold(node, npe, pkts, n, missed, st);
 		f = partition_forward(pkts, n);
+	}
 	sp_retire_burst(node, &pkts[f], n - f, st);
 	/* Refused packets come back at the front of the array. */
 	refused = sp_qm_enqueue_burst(npe->qm, pkts, f);
@@ -332,11 +337,187 @@ sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf *
 		if (b->s != NULL)
 			format_batch(b, &sorted[b->at], hits < nb_look);
 		for (; b->at + b->n - sent >= SP_BURST; sent += SP_BURST) {
-			send_burst(node, npe, &sorted[sent], SP_BURST, st);
+			send_burst(node, npe, &sorted[sent], SP_BURST, st, true);
 			sp_lookup_count_later(&npe->hits_later);
 		}
 	}
 	if (sent < n)
-		send_burst(node, npe, &sorted[sent], n - sent, st);
+		send_burst(node, npe, &sorted[sent], n - sent, st, true);
 	sp_lookup_count_later(&npe->hits_later);
+}
+
+uint16_t
+sp_npe_hold(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf **pkts, uint16_t n,
+	    uint64_t missed, struct sp_lcore_stats *st)
+{
+	uint64_t now = 0, ticks = 0;
+	uint16_t kept = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		const struct sp_meta *meta = sp_meta(pkts[i]);
+		const struct sp_slice *s;
+		struct sp_neigh_hold_tag tag;
+		uint64_t key;
+
+		if (!(missed >> i & 1)) {
+			pkts[kept++] = pkts[i];
+			continue;
+		}
+		if (now == 0) {
+			now = rte_get_timer_cycles();
+			ticks = rte_get_timer_hz() * SP_NEIGH_HOLD_MS / 1000;
+		}
+		/* Its slice, as encap saw it (the lcore has not passed a quiescent state since). */
+		s = __atomic_load_n(&node->slices[meta->slice], __ATOMIC_ACQUIRE);
+		if (s != NULL) {
+			tag = (struct sp_neigh_hold_tag){.owner = s, .serial = s->serial,
+							 .slice = meta->slice};
+			key = sp_neigh_cache_key(meta->out_port, meta->result.nh_ip);
+			if (sp_neigh_hold_add(&npe->hold, key, pkts[i], &tag, now, ticks)) {
+				sp_counter_add(&st->slice[meta->slice].held, pkts[i]);
+				continue;
+			}
+		}
+		pkts[kept++] = pkts[i]; /* dropped as before: the hold is full */
+	}
+	return kept;
+}
+
+/*
+ * A host slice's released frames (gpe/hslice.c's output, again): the
+ * Ethernet header for the next hop, the queue manager, the counters.
+ */
+static void
+send_host(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf **pkts, uint16_t n,
+	  struct sp_lcore_stats *st)
+{
+	uint16_t f = sp_encap_ethernet(node, &npe->neigh_cache, pkts, n), refused;
+
+	sp_retire_burst(node, &pkts[f], n - f, st);
+	refused = sp_qm_enqueue_burst(npe->qm, pkts, f);
+	for (uint16_t i = refused; i < f; i++) {
+		const struct sp_meta *meta = sp_meta(pkts[i]);
+
+		sp_counter_add(&st->slice[meta->slice].fwd, pkts[i]);
+		if (meta->out_ep != SP_ENDPOINT_NAT)
+			sp_counter_add(&st->endpoint[meta->out_ep].tx, pkts[i]);
+	}
+	sp_retire_burst(node, pkts, refused, st);
+}
+
+/*
+ * Whether a host slice's frame may still go where it was bound when held:
+ * its queue still the slice's on its port, its endpoint still the slice's.
+ */
+static bool
+host_still_bound(const struct sp_slice *s, const struct sp_meta *meta)
+{
+	bool queue = false, ep = meta->out_ep == SP_ENDPOINT_NAT;
+
+	for (uint16_t q = 0; q < s->queue_quota && !queue; q++)
+		queue = __atomic_load_n(&s->qmap[q], __ATOMIC_ACQUIRE) == meta->queue &&
+			s->qport[q] == meta->out_port;
+	for (uint16_t i = 0; i < s->nb_endpoints && !ep; i++)
+		ep = __atomic_load_n(&s->endpoints[i], __ATOMIC_ACQUIRE) == meta->out_ep;
+	return queue && ep;
+}
+
+/*
+ * Frames of a hop the hold let go: released (their next hop has a MAC now)
+ * through the framework's blocks again, which look up their endpoint and
+ * queue afresh, or dropped when their time is up (no_neighbor, marked so
+ * since encap). A frame whose slice is gone (deleted, or another made in
+ * its place: the serial) is dropped too, counted node-wide only: the
+ * slice's counters may be another's by now.
+ */
+static void
+let_go(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf **pkts,
+       const struct sp_neigh_hold_tag *tags, uint16_t n, bool resolved,
+       struct sp_lcore_stats *st)
+{
+	struct rte_mbuf *fast[SP_NEIGH_HOLD_FRAMES], *host[SP_NEIGH_HOLD_FRAMES];
+	uint16_t nb_fast = 0, nb_host = 0, nb_gone = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		const struct sp_slice *s = __atomic_load_n(&node->slices[tags[i].slice],
+							   __ATOMIC_ACQUIRE);
+		struct sp_meta *meta = sp_meta(pkts[i]);
+
+		if (s == NULL || s != tags[i].owner || s->serial != tags[i].serial) {
+			st->reason[SP_REASON_NO_NEIGHBOR]++;
+			rte_pktmbuf_free(pkts[i]);
+			continue;
+		}
+		if (!resolved) {
+			pkts[nb_gone++] = pkts[i];
+			continue;
+		}
+		sp_counter_add(&st->slice[meta->slice].released, pkts[i]);
+		meta->verdict = SP_FORWARD;
+		meta->reason = SP_REASON_NONE;
+		if (s->npe != npe->id) { /* moved to another NPE meanwhile */
+			sp_meta_drop(pkts[i], SP_REASON_NO_ENDPOINT);
+			pkts[nb_gone++] = pkts[i];
+		} else if (s->host == NULL) {
+			fast[nb_fast++] = pkts[i];
+		} else if (host_still_bound(s, meta)) {
+			host[nb_host++] = pkts[i];
+		} else {
+			sp_meta_drop(pkts[i], SP_REASON_BAD_RESULT);
+			pkts[nb_gone++] = pkts[i];
+		}
+	}
+	sp_retire_burst(node, pkts, nb_gone, st);
+	if (nb_fast > 0)
+		send_burst(node, npe, fast, nb_fast, st, false);
+	if (nb_host > 0)
+		send_host(node, npe, host, nb_host, st);
+}
+
+void
+sp_npe_hold_service(const struct sp_node *node, struct sp_npe *npe, struct sp_lcore_stats *st)
+{
+	struct sp_neigh_hold *h = &npe->hold;
+	uint64_t gen = sp_neigh_generation(node->neigh), now = rte_get_timer_cycles();
+	bool changed = gen != h->gen;
+
+	if (!changed && now < h->next_deadline)
+		return;
+	h->gen = gen;
+	for (unsigned int i = 0; i < SP_NEIGH_HOLD_HOPS && h->nb_frames > 0; i++) {
+		const struct sp_neigh_hold_hop *hop = &h->hop[i];
+		struct rte_mbuf *pkts[SP_NEIGH_HOLD_FRAMES];
+		struct sp_neigh_hold_tag tags[SP_NEIGH_HOLD_FRAMES];
+		struct rte_ether_addr mac;
+		enum sp_neigh_kind kind;
+		bool resolved = false;
+		uint16_t n;
+
+		if (hop->key == 0)
+			continue;
+		/* Only the table's word: what it took is all ARP may change (mgmt/resolver.h). */
+		if (changed)
+			resolved = sp_neigh_find(node->neigh, (uint16_t)(hop->key >> 32),
+						 (uint32_t)hop->key, &mac, &kind) == 0;
+		if (!resolved && now < hop->deadline)
+			continue;
+		n = sp_neigh_hold_take(h, i, pkts, tags);
+		let_go(node, npe, pkts, tags, n, resolved, st);
+	}
+	sp_neigh_hold_rearm(h);
+}
+
+void
+sp_npe_hold_free(struct sp_npe *npe)
+{
+	struct sp_neigh_hold *h = &npe->hold;
+
+	for (unsigned int i = 0; i < SP_NEIGH_HOLD_HOPS; i++) {
+		struct rte_mbuf *pkts[SP_NEIGH_HOLD_FRAMES];
+		struct sp_neigh_hold_tag tags[SP_NEIGH_HOLD_FRAMES];
+
+		if (h->hop[i].key != 0)
+			rte_pktmbuf_free_bulk(pkts, sp_neigh_hold_take(h, i, pkts, tags));
+	}
+	sp_neigh_hold_rearm(h);
 }

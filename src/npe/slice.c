@@ -95,6 +95,9 @@ sp_codeopt_names(char *buf, size_t len)
 				name == host_codeopt.name ? " (a host slice)" : "");
 }
 
+/* The serial of the last slice made (sp_slice.serial). */
+static uint64_t slice_serial;
+
 struct sp_slice *
 sp_slice_create(uint16_t id, const char *name, const char *codeopt, uint16_t npe, size_t mem_size,
 		char *err, size_t errlen)
@@ -119,6 +122,7 @@ sp_slice_create(uint16_t id, const char *name, const char *codeopt, uint16_t npe
 			goto nomem;
 	}
 	s->id = id;
+	s->serial = __atomic_add_fetch(&slice_serial, 1, __ATOMIC_RELAXED);
 	s->npe = npe;
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	s->co = co;

@@ -75,9 +75,11 @@ def test_unresolved_next_hop_sends_arp_request(std):
     n.start()
     try:
         n.wait_rx()
-        # The ARP request comes from the management thread: give it a moment.
+        # The ARP request comes from the management thread: give it a moment. Nobody
+        # answers: the frames to the unresolved next hop wait a second, then are dropped.
         deadline = time.monotonic() + 5
-        while n.cmd("/slicepath/ports")["p1"]["tx_pkts"] < 2 and time.monotonic() < deadline:
+        while ((n.cmd("/slicepath/ports")["p1"]["tx_pkts"] < 2
+                or n.cmd("/slicepath/drops")["no_neighbor"] < 3) and time.monotonic() < deadline):
             time.sleep(0.05)
         c = n.counters()
     finally:
@@ -86,6 +88,9 @@ def test_unresolved_next_hop_sends_arp_request(std):
 
     assert c["drops"]["no_neighbor"] == 3, c["drops"]
     assert c["slice"]["alpha"]["reasons"]["no_neighbor"] == 3
+    # Held first (none released), then dropped: one drop each.
+    assert (c["slices"]["alpha"]["held_pkts"], c["slices"]["alpha"]["released_pkts"]) == (3, 0)
+    assert c["slices"]["alpha"]["drop_pkts"] == 3
     assert ("p1", nh_ip) not in neighbor_table(c["neighbors"])
     out = n.output(std.p1)
     forwarded = std.out(a, resolved, std.p1, std.NH1)

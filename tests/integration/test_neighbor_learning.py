@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """ARP resolution of next hops, end to end and in order: a packet to an
-unknown next hop is dropped (no_neighbor) and the node asks for it; the
-answer is learned; the next packet goes out with the learned MAC. The ports
-are net_tap devices driven from the kernel side with raw sockets, so the test
-can answer the request after seeing it."""
+unknown next hop waits (held) and the node asks for it; the answer is
+learned and the packet goes out with the learned MAC, then the next one;
+without an answer the held packet is dropped (no_neighbor) after a second.
+The ports are net_tap devices driven from the kernel side with raw sockets,
+so the test can answer the request after seeing it."""
 
 import os
 import socket
@@ -84,13 +85,13 @@ def test_next_hop_is_resolved_by_arp_and_then_used(tmp_path):
         ins, outs = TapEnd(f"sp{tag}in"), TapEnd(f"sp{tag}out")
         first = inner_udp("10.50.1.1", seq=1)
         ins.send(substrate(first, p0, 5001))
-        # Dropped for want of a MAC, and the node asks for one on p1.
+        # Held for want of a MAC, and the node asks for one on p1.
         outs.expect(arp_request(p1.mac, p1.ipv4, NH_IP))
-        wait_for(lambda: n.cmd("/slicepath/drops")["no_neighbor"] == 1, "the no_neighbor drop")
+        wait_for(lambda: n.cmd("/slicepath/slices")["alpha"]["held_pkts"] == 1, "the held frame")
 
+        # The answer releases it: the first frame arrives, with the learned MAC.
         outs.send(arp_reply(NH_MAC, NH_IP, p1.mac, p1.ipv4))
-        wait_for(lambda: ("p1", NH_IP) in neighbor_table(n.cmd("/slicepath/neighbors")),
-                 "the learned neighbor")
+        outs.expect(encap_out(routed_inner(first), p1, 5001, NH_IP, NH_PORT, NH_MAC))
         assert neighbor_table(n.cmd("/slicepath/neighbors"))[("p1", NH_IP)] == NH_MAC
 
         second = inner_udp("10.50.1.2", seq=2)
@@ -102,7 +103,55 @@ def test_next_hop_is_resolved_by_arp_and_then_used(tmp_path):
         time.sleep(0.2)
         assert ("p1", "10.1.0.77") not in neighbor_table(n.cmd("/slicepath/neighbors"))
         slices = n.cmd("/slicepath/slices")["alpha"]
-        assert (slices["rx_pkts"], slices["fwd_pkts"], slices["drop_pkts"]) == (2, 1, 1)
+        assert (slices["rx_pkts"], slices["fwd_pkts"], slices["drop_pkts"]) == (2, 2, 0)
+        assert (slices["held_pkts"], slices["released_pkts"]) == (1, 1)
+        assert n.cmd("/slicepath/drops")["no_neighbor"] == 0
+    finally:
+        for end in (ins, outs):
+            if end is not None:
+                end.close()
+        n.stop()
+
+
+def test_unanswered_next_hop_drops_held_frames_after_a_second(tmp_path):
+    """Nobody answers: the held frames wait a second, then each is dropped as no_neighbor,
+    counted once (held, then the drop; never released, never sent)."""
+    tag = os.getpid() % 10000
+    n = Node(tmp_path, "arpwait")
+    p0 = n.port("p0", "10.0.0.1", "02:00:00:00:00:10", device=f"net_tap0,iface=sw{tag}in")
+    p1 = n.port("p1", "10.1.0.1", "02:00:00:00:01:10", device=f"net_tap1,iface=sw{tag}out")
+    a = n.slice("alpha", 1)
+    a.endpoint(p0, 5001)
+    out = a.endpoint(p1, 5001)
+    a.queue(0, out)
+    a.route(0, "10.50.0.0/16", endpoint=out, queue=0, next_hop=f"{NH_IP}:{NH_PORT}")
+
+    n.start()
+    ins = outs = None
+    try:
+        ins, outs = TapEnd(f"sw{tag}in"), TapEnd(f"sw{tag}out")
+        sent = time.monotonic()
+        for seq in range(2):
+            ins.send(substrate(inner_udp("10.50.1.1", seq=seq), p0, 5001))
+        outs.expect(arp_request(p1.mac, p1.ipv4, NH_IP))
+        wait_for(lambda: n.cmd("/slicepath/slices")["alpha"]["held_pkts"] == 2, "two held")
+        assert n.cmd("/slicepath/drops")["no_neighbor"] == 0
+        wait_for(lambda: n.cmd("/slicepath/drops")["no_neighbor"] == 2, "the drops", timeout=5)
+        waited = time.monotonic() - sent
+        assert 0.9 <= waited < 3, f"dropped after {waited:.2f}s"
+        time.sleep(0.3)
+        slices = n.cmd("/slicepath/slices")["alpha"]
+        assert (slices["rx_pkts"], slices["fwd_pkts"], slices["drop_pkts"]) == (2, 0, 2)
+        assert (slices["held_pkts"], slices["released_pkts"]) == (2, 0)
+        assert n.cmd("/slicepath/drops")["no_neighbor"] == 2
+        assert ("p1", NH_IP) not in neighbor_table(n.cmd("/slicepath/neighbors"))
+        # A late answer (the node still asks) releases nothing: they are gone.
+        outs.send(arp_reply(NH_MAC, NH_IP, p1.mac, p1.ipv4))
+        wait_for(lambda: ("p1", NH_IP) in neighbor_table(n.cmd("/slicepath/neighbors")),
+                 "the learned neighbor")
+        time.sleep(0.2)
+        slices = n.cmd("/slicepath/slices")["alpha"]
+        assert (slices["fwd_pkts"], slices["released_pkts"]) == (0, 0)
     finally:
         for end in (ins, outs):
             if end is not None:

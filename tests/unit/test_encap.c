@@ -101,7 +101,7 @@ test_outer_header_bytes(void **state __rte_unused)
 	const uint8_t *p;
 	struct rte_ipv4_hdr iph;
 
-	assert_int_equal(sp_encap_burst(&node, &neigh_cache, &m, 1), 1);
+	assert_int_equal(sp_encap_burst(&node, &neigh_cache, &m, 1, NULL), 1);
 	assert_int_equal(sp_meta(m)->verdict, SP_FORWARD);
 	assert_int_equal(sp_meta(m)->out_port, 1);
 	assert_int_equal(sp_meta(m)->queue, 7);
@@ -144,7 +144,7 @@ test_outer_checksum_any_hop_and_length(void **state __rte_unused)
 
 		assert_int_equal(sp_neigh_set(node.neigh, 1, nh, &mac, SP_NEIGH_LEARNED), 0);
 		assert_non_null(rte_pktmbuf_append(m, extra));
-		assert_int_equal(sp_encap_burst(&node, &neigh_cache, &m, 1), 1);
+		assert_int_equal(sp_encap_burst(&node, &neigh_cache, &m, 1, NULL), 1);
 		memcpy(&iph, rte_pktmbuf_mtod_offset(m, const uint8_t *, 14), sizeof(iph));
 		assert_int_equal(rte_be_to_cpu_16(iph.total_length), 28 + sizeof(inner) + extra);
 		assert_int_equal(iph.dst_addr, nh);
@@ -168,7 +168,7 @@ test_next_hop_mac_change(void **state __rte_unused)
 			assert_int_equal(sp_neigh_set(node.neigh, 1, nh, &mac, SP_NEIGH_LEARNED), 0);
 		}
 		m = forwarded(1, 0, nh, 1);
-		assert_int_equal(sp_encap_burst(&node, &neigh_cache, &m, 1), 1);
+		assert_int_equal(sp_encap_burst(&node, &neigh_cache, &m, 1, NULL), 1);
 		assert_memory_equal(rte_pktmbuf_mtod(m, const uint8_t *), mac.addr_bytes, 6);
 		rte_pktmbuf_free(m);
 	}
@@ -177,7 +177,7 @@ test_next_hop_mac_change(void **state __rte_unused)
 static void
 expect_drop(struct rte_mbuf *m, enum sp_reason reason)
 {
-	assert_int_equal(sp_encap_burst(&node, &neigh_cache, &m, 1), 0);
+	assert_int_equal(sp_encap_burst(&node, &neigh_cache, &m, 1, NULL), 0);
 	assert_int_equal(sp_meta(m)->verdict, SP_DROP);
 	assert_int_equal(sp_meta(m)->reason, reason);
 	assert_int_equal(rte_pktmbuf_pkt_len(m), sizeof(inner)); /* untouched */
@@ -203,6 +203,24 @@ test_unresolved_next_hop_asks_management(void **state __rte_unused)
 	assert_int_equal((uint64_t)(uintptr_t)req, (uint64_t)1 << 32 | ip(10, 0, 1, 9));
 }
 
+/* The misses, and only they, are told apart (the NPE holds them): not another reason's drop. */
+static void
+test_misses_are_told(void **state __rte_unused)
+{
+	struct rte_mbuf *m[3] = {forwarded(1, 0, ip(10, 0, 1, 2), 1),
+				 forwarded(1, 0, ip(10, 0, 1, 9), 1),
+				 forwarded(1, 0, ip(10, 0, 1, 9), 1)};
+	uint64_t missed = 0;
+	void *req;
+
+	sp_meta_drop(m[2], SP_REASON_NO_NEIGHBOR); /* a code option's say, before encap */
+	assert_int_equal(sp_encap_burst(&node, &neigh_cache, m, 3, &missed), 1);
+	assert_int_equal(missed, 1u << 1);
+	while (rte_ring_dequeue(node.resolve_ring, &req) == 0)
+		;
+	rte_pktmbuf_free_bulk(m, 3);
+}
+
 static void
 test_skips_packets_already_out(void **state __rte_unused)
 {
@@ -210,7 +228,7 @@ test_skips_packets_already_out(void **state __rte_unused)
 				 forwarded(1, 0, ip(10, 0, 1, 2), 1)};
 
 	sp_meta_exception(m[0], SP_REASON_TTL_EXPIRED);
-	assert_int_equal(sp_encap_burst(&node, &neigh_cache, m, 2), 1); /* the one still forwarded */
+	assert_int_equal(sp_encap_burst(&node, &neigh_cache, m, 2, NULL), 1); /* the one still forwarded */
 	assert_int_equal(sp_meta(m[0])->reason, SP_REASON_TTL_EXPIRED);
 	assert_int_equal(rte_pktmbuf_pkt_len(m[0]), sizeof(inner));
 	assert_int_equal(rte_pktmbuf_pkt_len(m[1]), 42 + sizeof(inner));
@@ -235,6 +253,7 @@ main(void)
 		cmocka_unit_test(test_next_hop_mac_change),
 		cmocka_unit_test(test_result_the_slice_does_not_own),
 		cmocka_unit_test(test_unresolved_next_hop_asks_management),
+		cmocka_unit_test(test_misses_are_told),
 		cmocka_unit_test(test_skips_packets_already_out),
 		cmocka_unit_test(test_slice_gone),
 	};

@@ -5,7 +5,8 @@
  * and the queue manager, and come out of p1's scheduler as the frames a
  * next hop receives, byte for byte; a miss, an expired TTL and a next hop
  * not yet resolved each leave the fast path under their reason, counted
- * once, and the unresolved one is asked of the management thread; the
+ * once (held ones after their second, or sent once their next hop is
+ * known), and the unresolved one is asked of the management thread; the
  * miss's key is kept among the slice's last missed (npe/missed.h), no hit's.
  */
 #include <setjmp.h>
@@ -179,6 +180,13 @@ test_what_leaves_is_counted_once(void **state)
 	n = sent_on_p1(out, 8);
 	assert_int_equal(n, 1);
 	rte_pktmbuf_free_bulk(out, n);
+	/* The unresolved one waits for ARP first, neither sent nor dropped; no answer comes. */
+	assert_int_equal(s->held.pkts, 1);
+	assert_int_equal(s->drop.pkts, 0);
+	rte_delay_ms(SP_NEIGH_HOLD_MS + 10);
+	sp_npe_hold_service(node, &node->npes[0], &st);
+	assert_int_equal(node->npes[0].hold.nb_frames, 0);
+	assert_int_equal(s->released.pkts, 0);
 	assert_int_equal(s->rx.pkts, 4);
 	assert_int_equal(s->fwd.pkts, 1);
 	assert_int_equal(s->exception.pkts, 2);
@@ -202,12 +210,60 @@ test_what_leaves_is_counted_once(void **state)
 	assert_true(missed[0].tsc > 0 && missed[0].tsc <= rte_rdtsc());
 }
 
+/*
+ * The first frames to a next hop without MAC wait for it (SP_NEIGH_HOLD_FRAMES at
+ * most; the next is dropped as before) and go, in order, once the table has it.
+ */
+static void
+test_held_frames_go_once_resolved(void **state)
+{
+	node = *state; /* first: the declarations below read it */
+	memset(&st, 0, sizeof(st));
+	const struct sp_slice_stats *s = &st.slice[SP_TEST_SLICE];
+	const struct rte_ether_addr mac = {{0x02, 0xcc, 0, 0, 0, 0x09}};
+	struct rte_mbuf *in[SP_NEIGH_HOLD_FRAMES + 1], *out[8];
+	uint16_t n;
+
+	route(0, RTE_IPV4(172, 16, 0, 0), UNRESOLVED);
+	for (uint8_t i = 0; i < SP_NEIGH_HOLD_FRAMES + 1; i++)
+		in[i] = frame(RTE_IPV4(172, 16, 0, i), 64, i);
+	receive(in, SP_NEIGH_HOLD_FRAMES + 1);
+	assert_int_equal(sent_on_p1(out, 8), 0);
+	assert_int_equal(s->held.pkts, SP_NEIGH_HOLD_FRAMES);
+	assert_int_equal(s->drop.pkts, 1); /* the hold was full */
+	assert_int_equal(s->reason[SP_REASON_NO_NEIGHBOR], 1);
+	assert_int_equal(rte_mempool_in_use_count(node->pool), SP_NEIGH_HOLD_FRAMES);
+
+	/* Nothing changed: nothing goes. */
+	sp_npe_hold_service(node, &node->npes[0], &st);
+	assert_int_equal(node->npes[0].hold.nb_frames, SP_NEIGH_HOLD_FRAMES);
+	assert_int_equal(sp_neigh_set(node->neigh, 1, rte_cpu_to_be_32(UNRESOLVED), &mac,
+				      SP_NEIGH_LEARNED), 0);
+	sp_npe_hold_service(node, &node->npes[0], &st);
+	assert_int_equal(node->npes[0].hold.nb_frames, 0);
+	n = sent_on_p1(out, 8);
+	assert_int_equal(n, SP_NEIGH_HOLD_FRAMES);
+	for (uint16_t i = 0; i < n; i++) {
+		const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(out[i], struct rte_ether_hdr *);
+		const uint8_t *f = rte_pktmbuf_mtod(out[i], const uint8_t *);
+
+		assert_memory_equal(&eth->dst_addr, &mac, RTE_ETHER_ADDR_LEN);
+		assert_int_equal(f[rte_pktmbuf_pkt_len(out[i]) - 1], i); /* in arrival order */
+	}
+	rte_pktmbuf_free_bulk(out, n);
+	assert_int_equal(s->released.pkts, SP_NEIGH_HOLD_FRAMES);
+	assert_int_equal(s->fwd.pkts, SP_NEIGH_HOLD_FRAMES);
+	assert_int_equal(s->drop.pkts, 1);
+	assert_int_equal(rte_mempool_in_use_count(node->pool), 0);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		SP_TEST_ON_NODE(test_forwarded_byte_for_byte),
 		SP_TEST_ON_NODE(test_what_leaves_is_counted_once),
+		SP_TEST_ON_NODE(test_held_frames_go_once_resolved),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
