@@ -52,6 +52,7 @@ PACKAGES=(
 	openssl curl                                   # test_fleet.py's TLS certificates; tests/systemd-vm/
 	systemd                                        # systemctl, journalctl, systemd-analyze (test_notify.py, test_deb.py)
 	valgrind                                       # tools/bench-pipeline.sh -I counts instructions
+	linux-perf                                     # tools/bench-pipeline.sh -P: where the lcore's time goes
 	tcpdump                                        # docs/guide-operator.md reads what dpdk-dumpcap captured
 	debhelper                                      # debian/: the .deb packages
 )

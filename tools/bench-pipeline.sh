@@ -46,8 +46,15 @@
 # divided by the frames sent meanwhile, that is instructions a packet, harness
 # (net_pcap's copy, net_null's free) included. testpmd is left out (Debian strips it).
 #
+# -P profiles each program's forwarding lcore over the measured period (perf, root):
+# its time a packet split by stage (cpu-clock samples: rx+decap+demux, parse, lookup,
+# format, encap, queue manager, tx, the harness; tools/bench-profile.py) and, where the
+# machine has a PMU, cycles, instructions, L1/LLC/dTLB and branch misses a packet (perf
+# stat). With -I as well, callgrind simulates the caches and branches instead (no PMU in
+# a VM): D1, LL and I1 misses and mispredicted branches a packet beside the instructions.
+#
 # usage: tools/bench-pipeline.sh [-d SECONDS] [-w WARMUP] [-o DIR] [-f FLOWS] [-F RULES]
-#                                [-S SLICES] [-Q QUEUES] [-2 | -N] [-r ROUNDS] [-I]
+#                                [-S SLICES] [-Q QUEUES] [-2 | -N] [-r ROUNDS] [-I] [-P]
 #   environment: SLICEPATH_BUILD_DIR (default build), BENCH_EAL (default "-m 900" on
 #   hugepages when 900 MB of them are free, else "--no-huge -m 900" with a warning:
 #   tools/bench-memory.sh, docs/testing.md)
@@ -73,8 +80,9 @@ bench_memory 900
 
 COUNT=0
 ROUNDS=1
-usage() { sed -n '3,52p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
-while getopts "d:w:o:f:F:S:Q:2Nr:Ih" opt; do
+usage() { sed -n '3,60p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+PROFILE=0
+while getopts "d:w:o:f:F:S:Q:2Nr:IPh" opt; do
 	case "$opt" in
 	d) DURATION="$OPTARG" ;;
 	w) WARMUP="$OPTARG" ;;
@@ -87,6 +95,7 @@ while getopts "d:w:o:f:F:S:Q:2Nr:Ih" opt; do
 	N) SPLIT=2 ;;
 	r) ROUNDS="$OPTARG" ;;
 	I) COUNT=1 ;;
+	P) PROFILE=1 ;;
 	h) usage 0 ;;
 	*) usage 1 ;;
 	esac
@@ -97,6 +106,8 @@ die() { printf '[bench] ERROR: %s\n' "$*" >&2; exit 1; }
 
 [[ "$ROUNDS" =~ ^[1-9][0-9]?$ ]] || die "-r $ROUNDS: give a number of rounds from 1 to 99"
 [ "$(id -u)" -eq 0 ] || die "needs root (DPDK): sudo $0"
+[ "$PROFILE" -eq 0 ] || [ "$COUNT" -eq 1 ] || command -v perf >/dev/null ||
+	die "-P needs perf (Debian package linux-perf): run scripts/setup.sh"
 [ -x "$BUILD_DIR/slicepathd" ] || die "$BUILD_DIR/slicepathd is missing: run scripts/setup.sh first"
 command -v dpdk-testpmd >/dev/null || die "dpdk-testpmd is missing (Debian package dpdk-dev): run scripts/setup.sh"
 [ -d /usr/share/dpdk/examples/l3fwd ] || die "DPDK example sources are missing (Debian package dpdk-doc): run scripts/setup.sh"
@@ -236,6 +247,16 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# simulated FILE FRAMES: callgrind's simulated cache misses and mispredicted branches a packet.
+simulated() {
+	callgrind_annotate "$1" 2>/dev/null | awk -v n="$2" '
+		/^Events shown:/ { for (i = 3; i <= NF; i++) ev[i - 2] = $i }
+		/PROGRAM TOTALS/ { for (i = 1; i in ev; i++) { gsub(",", "", $i); c[ev[i]] = $i } }
+		END { printf "  a packet (callgrind simulated): instructions %.1f, D1 misses %.2f, LL misses %.2f, I1 misses %.2f, mispredicted branches %.2f\n",
+			c["Ir"] / n, (c["D1mr"] + c["D1mw"]) / n, (c["DLmr"] + c["DLmw"] + c["ILmr"]) / n,
+			c["I1mr"] / n, (c["Bcm"] + c["Bim"]) / n }'
+}
+
 # measure NAME PREFIX LOG LOOP -- CMD...: start CMD, wait for its telemetry, measure, stop it.
 # Sets RESULT to the rate in Mpps (with -I: instructions a packet in LOOP, the
 # forwarding lcore's function, and all it calls), or "-" when the program failed.
@@ -243,10 +264,12 @@ measure() {
 	local name="$1" prefix="$2" logf="$3" loop="$4" startup=60 stop=100
 	local cg="$WORK/$name.callgrind"
 	shift 5
+	rm -f "$WORK/$name.profile" "$WORK/$name.data" "$WORK/$name.stat"
 	if [ "$COUNT" -eq 1 ]; then
 		# Under callgrind start-up is some 50 times slower, and so is the dump at exit.
 		set -- valgrind --tool=callgrind --fair-sched=yes --collect-atstart=no \
-			--toggle-collect="$loop" --callgrind-out-file="$cg" "$@"
+			--toggle-collect="$loop" --callgrind-out-file="$cg" \
+			$([ "$PROFILE" -eq 1 ] && echo --cache-sim=yes --branch-sim=yes) "$@"
 		startup=900 stop=1200
 		rm -f "$cg" "$cg".*
 	fi
@@ -254,8 +277,11 @@ measure() {
 	setsid "$@" >"$logf" 2>&1 </dev/null &
 	PID=$!
 	local out rc=0
+	local how=()
+	[ "$COUNT" -eq 0 ] || how=(--callgrind)
+	[ "$COUNT" -eq 1 ] || [ "$PROFILE" -eq 0 ] || how=(--perf "$WORK/$name")
 	out="$("$PY" "$ROOT/tools/sp_null_rate.py" "$prefix" "$PID" "$WARMUP" "$DURATION" "$startup" \
-		$([ "$COUNT" -eq 1 ] && echo --callgrind))" || rc=$?
+		"${how[@]}")" || rc=$?
 	kill -INT "$PID" 2>/dev/null || true
 	local waited=0
 	while kill -0 "$PID" 2>/dev/null && [ "$waited" -lt "$stop" ]; do sleep 0.1; waited=$((waited + 1)); done
@@ -277,6 +303,10 @@ measure() {
 		[ -n "$ir" ] || { log "$name: no instruction count in $cg.1"; RESULT="-"; return 0; }
 		RESULT="$((ir / ${out#* }))"
 		log "$name: $ir instructions in $loop for ${out#* } frames ($cg.1)"
+		[ "$PROFILE" -eq 0 ] || simulated "$cg.1" "${out#* }" >"$WORK/$name.profile"
+	elif [ "$PROFILE" -eq 1 ]; then
+		"$PY" "$ROOT/tools/bench-profile.py" "$WORK/$name" $out >"$WORK/$name.profile" ||
+			log "$name: no profile ($WORK/$name.data)"
 	fi
 	log "$name: $RESULT $([ "$COUNT" -eq 1 ] && echo "instructions a packet" || echo Mpps)"
 }
@@ -333,6 +363,17 @@ median_ratio() {
 	median "${r[@]}"
 }
 
+# With -P: each program's profile (the last round's).
+profiles() {
+	local name
+	[ "$PROFILE" -eq 1 ] || return 0
+	for name in slicepathd testpmd l3fwd; do
+		[ -s "$WORK/$name.profile" ] || continue
+		echo "$name, where the forwarding lcore's time goes:"
+		cat "$WORK/$name.profile"
+	done
+}
+
 echo
 echo "pipeline benchmark: 70-byte substrate frames, $FLOWS flows, $NSLICES slices, $NQUEUES queues,"
 echo "slicepathd on $(case "$SPLIT" in 1) echo "two lcores (LC, NPE)" ;; 2) echo "two lcores (LC + NPE 0, NPE 1)" ;; *) echo "one lcore" ;; esac)"
@@ -356,6 +397,7 @@ if [ "$COUNT" -eq 1 ]; then
 	printf '%-34s %8s\n' "slicepathd (ipv4 code option)" "$sp"
 	printf '%-34s %8s\n' "l3fwd (LPM, dpdk-doc example)" "$l3"
 	printf '%-34s %8s\n' "l3fwd / slicepathd" "$(median_ratio L3 SP)"
+	profiles
 	echo "logs, inputs and callgrind files (callgrind_annotate FILE): $WORK"
 	[ "$sp" != - ] && [ "$l3" != - ]
 	exit
@@ -366,5 +408,6 @@ printf '%-34s %8s\n' "dpdk-testpmd --forward-mode=io" "$tp"
 printf '%-34s %8s\n' "l3fwd (LPM, dpdk-doc example)" "$l3"
 printf '%-34s %8s\n' "slicepathd / testpmd" "$(median_ratio SP TP)"
 printf '%-34s %8s\n' "slicepathd / l3fwd" "$(median_ratio SP L3)"
+profiles
 echo "logs and inputs: $WORK"
 [ "$sp" != - ] && [ "$tp" != - ] && [ "$l3" != - ]
