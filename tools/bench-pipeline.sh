@@ -321,6 +321,9 @@ COMMON_EAL=("${EAL_MEM[@]}" --no-pci)
 # gigabyte here), which the next program then lacks; unlinked, they go with it.
 [[ " ${EAL_MEM[*]} " == *" --no-huge "* ]] || COMMON_EAL+=(--huge-unlink)
 
+# DPDK's file prefixes of this run's programs: another benchmark running beside it
+# (an -I run takes minutes) would otherwise lock this one out of its EAL.
+RUN="sp-bench-$$"
 SP_LCORES=(-l 0,1)
 # -2: the NPE's lcore 2 runs on CPU 0 with the main lcore (management, mostly asleep).
 # -N: NPE 1's lcore 2 likewise.
@@ -328,17 +331,17 @@ SP_LCORES=(-l 0,1)
 SP=() TP=() L3=()
 for ((round = 1; round <= ROUNDS; round++)); do
 	[ "$ROUNDS" -eq 1 ] || log "round $round of $ROUNDS"
-	measure slicepathd sp-bench-slicepathd "$WORK/slicepathd.log" sp_lcore_main -- \
+	measure slicepathd "$RUN"-slicepathd "$WORK/slicepathd.log" sp_lcore_main -- \
 		"$BUILD_DIR/slicepathd" -c "$CONF" -- "${COMMON_EAL[@]}" "${SP_LCORES[@]}" \
-		--file-prefix sp-bench-slicepathd
+		--file-prefix "$RUN"-slicepathd
 	SP+=("$RESULT")
 	RESULT="-"
-	[ "$COUNT" -eq 1 ] || measure testpmd sp-bench-testpmd "$WORK/testpmd.log" - -- \
-		dpdk-testpmd "${COMMON_EAL[@]}" -l 0,1 --file-prefix sp-bench-testpmd "${VDEVS[@]}" -- \
+	[ "$COUNT" -eq 1 ] || measure testpmd "$RUN"-testpmd "$WORK/testpmd.log" - -- \
+		dpdk-testpmd "${COMMON_EAL[@]}" -l 0,1 --file-prefix "$RUN"-testpmd "${VDEVS[@]}" -- \
 		--forward-mode=io --auto-start --stats-period 3600 --total-num-mbufs "$((FLOWS + 16384))"
 	TP+=("$RESULT")
-	measure l3fwd sp-bench-l3fwd "$WORK/l3fwd.log" lpm_main_loop -- \
-		"$L3FWD" "${COMMON_EAL[@]}" -l 1 --file-prefix sp-bench-l3fwd "${VDEVS[@]}" -- \
+	measure l3fwd "$RUN"-l3fwd "$WORK/l3fwd.log" lpm_main_loop -- \
+		"$L3FWD" "${COMMON_EAL[@]}" -l 1 --file-prefix "$RUN"-l3fwd "${VDEVS[@]}" -- \
 		-p 0x3 -P --parse-ptype --config "(0,0,1),(1,0,1)" \
 		--rule_ipv4 "$WORK/l3fwd-v4.cfg" --rule_ipv6 "$WORK/l3fwd-v6.cfg" --rx-queue-size "$L3FWD_RXD"
 	L3+=("$RESULT")
