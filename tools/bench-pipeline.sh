@@ -372,7 +372,7 @@ profiles() {
 	[ "$PROFILE" -eq 1 ] || return 0
 	for name in slicepathd testpmd l3fwd; do
 		[ -s "$WORK/$name.profile" ] || continue
-		echo "$name, where the forwarding lcore's time goes:"
+		echo "$name, a packet on its forwarding lcore:"
 		cat "$WORK/$name.profile"
 	done
 }
