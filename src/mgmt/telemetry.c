@@ -329,7 +329,7 @@ cmd_missed(const char *cmd __rte_unused, const char *params, struct rte_tel_data
 	rte_tel_data_start_dict(d);
 	for (unsigned int i = 0; i < n; i++) {
 		struct rte_tel_data *c = rte_tel_data_alloc();
-		char name[4];
+		char name[12]; /* an index: room for any unsigned int, as -Wformat-truncation asks */
 
 		if (c == NULL)
 			return -ENOMEM;
