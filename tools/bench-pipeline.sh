@@ -260,11 +260,6 @@ simulated() {
 			size["D1"], size["LL"], c["Ir"] / n, (c["D1mr"] + c["D1mw"]) / n,
 			(c["DLmr"] + c["DLmw"] + c["ILmr"]) / n, c["I1mr"] / n, (c["Bcm"] + c["Bim"]) / n }'
 }
-		/PROGRAM TOTALS/ { for (i = 1; i in ev; i++) { gsub(",", "", $i); c[ev[i]] = $i } }
-		END { printf "  a packet (callgrind simulated): instructions %.1f, D1 misses %.2f, LL misses %.2f, I1 misses %.2f, mispredicted branches %.2f\n",
-			c["Ir"] / n, (c["D1mr"] + c["D1mw"]) / n, (c["DLmr"] + c["DLmw"] + c["ILmr"]) / n,
-			c["I1mr"] / n, (c["Bcm"] + c["Bim"]) / n }'
-}
 
 # measure NAME PREFIX LOG LOOP -- CMD...: start CMD, wait for its telemetry, measure, stop it.
 # Sets RESULT to the rate in Mpps (with -I: instructions a packet in LOOP, the
