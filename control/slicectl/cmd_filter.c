@@ -2,7 +2,7 @@
 /*
  * filter add, del, list and load. "add" takes the key and mask in hex, or
  * the ipv4 code option's fields (slicepath/ipv4.h); port ranges become
- * ternary prefixes (lookup/range.h), and a rule the cross product of its
+ * ternary prefixes (common/range.h), and a rule the cross product of its
  * two ports' prefixes, at consecutive positions: they never overlap, so
  * their order among themselves does not matter.
  */
@@ -18,7 +18,7 @@
 
 #include "cli.h"
 #include "common/text.h"
-#include "lookup/range.h"
+#include "common/range.h"
 
 
 /* "a.b.c.d" or "a.b.c.d/len" into the key at off. */

@@ -22,7 +22,7 @@
 
 #include "sp_test.h"
 #include "lookup/lookup.h"
-#include "lookup/range.h"
+#include "common/range.h"
 
 #define QUOTA 4096
 #define NB_OPS 3000

@@ -12,7 +12,7 @@
 
 #include "sp_test.h"
 
-#include "lookup/range.h"
+#include "common/range.h"
 
 #define SPACE (UINT16_MAX + 1u)
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lookup/range.h"
+#include "common/range.h"
 
 /* ipv4 code option key layout (docs/codeopt.md). */
 /* src, dst, sp_lo, ':', sp_hi, dp_lo, ':', dp_hi, proto/mask; then optionally flags/mask. */

@@ -6,8 +6,8 @@
  * union is exactly the range. A rule with ranges on two fields becomes the
  * cross product of the two sets; building it is the caller's business.
  */
-#ifndef SP_LOOKUP_RANGE_H
-#define SP_LOOKUP_RANGE_H
+#ifndef SP_COMMON_RANGE_H
+#define SP_COMMON_RANGE_H
 
 #include <stdint.h>
 
