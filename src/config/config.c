@@ -525,7 +525,7 @@ static const char *const NAT_KEYS[] = {
 	"first", "last", "tcp_established", "tcp_transitory", "tcp_closed", "udp", "icmp", NULL,
 };
 
-/* In the order of struct sp_nat_timeouts, after first and last. */
+/* In the order of struct sp_cfg_nat_timeouts, after first and last. */
 static const struct uint_spec *const NAT_SPECS[] = {
 	&NAT_FIRST, &NAT_LAST, &NAT_TCP_ESTABLISHED, &NAT_TCP_TRANSITORY, &NAT_TCP_CLOSED,
 	&NAT_UDP, &NAT_ICMP,
@@ -557,8 +557,8 @@ parse_nat(struct parser *p, json_t *root)
 		return rc;
 	c->nat_first = (uint16_t)v[0];
 	c->nat_last = (uint16_t)v[1];
-	c->nat_timeouts = (struct sp_nat_timeouts){(uint32_t)v[2], (uint32_t)v[3], (uint32_t)v[4],
-						   (uint32_t)v[5], (uint32_t)v[6]};
+	c->nat_timeouts = (struct sp_cfg_nat_timeouts){(uint32_t)v[2], (uint32_t)v[3], (uint32_t)v[4],
+						       (uint32_t)v[5], (uint32_t)v[6]};
 	return 0;
 }
 

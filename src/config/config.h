@@ -18,7 +18,6 @@
 
 #include "../common/limits.h"
 #include "../common/text.h"
-#include "../gpe/nat.h"
 
 #define SP_MAX_CODEOPT_LIBS 16
 #define SP_MAX_EAL_ARGS 64
@@ -51,6 +50,15 @@ struct sp_cfg_port {
 	enum sp_steering steering;    /* "steering": "auto" (default), "rte_flow", "software" */
 	uint16_t rx_queues;           /* "rx_queues": at least one an LC lcore; 0: exactly one */
 	char host[SP_IFNAME_LEN];     /* "host": the host path's interface, or "" (none) */
+};
+
+/* "nat"'s idle timeouts in seconds (docs/config.md), as the NAT tables take them (gpe/nat.h). */
+struct sp_cfg_nat_timeouts {
+	uint32_t tcp_established;
+	uint32_t tcp_transitory;
+	uint32_t tcp_closed;
+	uint32_t udp;
+	uint32_t icmp;
 };
 
 struct sp_cfg_neighbor {
@@ -131,7 +139,7 @@ struct sp_config {
 	char mgmt_socket[SP_SOCKET_PATH_LEN]; /* "mgmt_socket": the private JSON-RPC socket */
 	char channel_dir[SP_CHANNEL_DIR_LEN];  /* "channel_dir": the slices' exception channels */
 	uint16_t nat_first, nat_last;          /* "nat": the host slices' NAT ranges come from these */
-	struct sp_nat_timeouts nat_timeouts;
+	struct sp_cfg_nat_timeouts nat_timeouts;
 	uint16_t nb_slices;
 	struct sp_cfg_slice slices[SP_MAX_SLICES];
 };

@@ -343,7 +343,13 @@ sp_node_init(struct sp_node *node, const struct sp_config *cfg, char *err, size_
 	node->nb_lcores = cfg->nb_lcores;
 	node->nat_first = cfg->nat_first;
 	node->nat_last = cfg->nat_last;
-	node->nat_timeouts = cfg->nat_timeouts;
+	node->nat_timeouts = (struct sp_nat_timeouts){
+		.tcp_established = cfg->nat_timeouts.tcp_established,
+		.tcp_transitory = cfg->nat_timeouts.tcp_transitory,
+		.tcp_closed = cfg->nat_timeouts.tcp_closed,
+		.udp = cfg->nat_timeouts.udp,
+		.icmp = cfg->nat_timeouts.icmp,
+	};
 	for (unsigned int i = 0; i < cfg->nb_lcores; i++) {
 		node->lcores[i] = cfg->lcores[i].id;
 		if (cfg->lcores[i].lc)
