@@ -30,7 +30,7 @@
 /* Room for "/<slice name>.sock" after the channel directory in a sockaddr_un. */
 #define SP_CHANNEL_DIR_LEN (SP_SOCKET_PATH_LEN - SP_NAME_LEN - 6)
 
-/* A port's "steering": how endpoints' frames reach their NPE's lcore (src/lc/steer.h). */
+/* A port's "steering": how endpoints' frames reach their NPE's lcore (src/node/steer.h). */
 enum sp_steering {
 	SP_STEERING_AUTO,     /* rte_flow rules where the device takes them, else software */
 	SP_STEERING_RTE_FLOW, /* rte_flow rules, or the node does not start */

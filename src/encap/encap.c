@@ -9,6 +9,8 @@
 #include <slicepath/cksum.h>
 
 #include "encap.h"
+#include "../npe/slice.h"
+#include "../port/port.h"
 
 #define OUTER_TTL 64
 
@@ -21,7 +23,7 @@ struct outer_hdr {
 /* Map the slice-relative endpoint and queue of the result to node ones; a
  * filter naming what the slice does not own is the slice's error, counted. */
 static bool
-map_result(const struct sp_node *node, const struct sp_slice *s, struct sp_meta *meta,
+map_result(const struct sp_endpoint *endpoints, const struct sp_slice *s, struct sp_meta *meta,
 	   const struct sp_endpoint **ep)
 {
 	uint16_t e = meta->result.endpoint, q = meta->result.queue, slot;
@@ -32,7 +34,7 @@ map_result(const struct sp_node *node, const struct sp_slice *s, struct sp_meta 
 	slot = __atomic_load_n(&s->endpoints[e], __ATOMIC_ACQUIRE);
 	if (slot == SP_ENDPOINT_NONE)
 		return false;
-	*ep = &node->endpoints[slot];
+	*ep = &endpoints[slot];
 	if (s->qport[q] != (*ep)->port)
 		return false;
 	meta->out_port = (*ep)->port;
@@ -42,10 +44,10 @@ map_result(const struct sp_node *node, const struct sp_slice *s, struct sp_meta 
 }
 
 void
-sp_encap_prepare(const struct sp_node *node, struct sp_endpoint *ep)
+sp_encap_prepare(const struct sp_fastpath *fp, struct sp_endpoint *ep)
 {
 	struct outer_hdr h = {
-		.eth.src_addr = node->ports[ep->port].mac,
+		.eth.src_addr = fp->ports[ep->port].mac,
 		.eth.ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4),
 		.ip.version_ihl = RTE_IPV4_VHL_DEF,
 		.ip.fragment_offset = RTE_BE16(RTE_IPV4_HDR_DF_FLAG),
@@ -90,17 +92,20 @@ write_outer(struct rte_mbuf *m, const struct sp_endpoint *ep, const struct sp_re
 /* Ask the management thread to resolve a next hop; if its ring is full a
  * later packet asks again. */
 static void
-request_resolution(const struct sp_node *node, uint16_t port, uint32_t ip_be)
+request_resolution(const struct sp_fastpath *fp, uint16_t port, uint32_t ip_be)
 {
 	uint64_t req = (uint64_t)port << 32 | ip_be;
 
-	rte_ring_enqueue(node->resolve_ring, (void *)(uintptr_t)req);
+	rte_ring_enqueue(fp->resolve_ring, (void *)(uintptr_t)req);
 }
 
 uint16_t
-sp_encap_burst(const struct sp_node *node, struct sp_neigh_cache *nc, struct rte_mbuf **pkts,
+sp_encap_burst(const struct sp_fastpath *fp, struct sp_neigh_cache *nc, struct rte_mbuf **pkts,
 	       uint16_t n, uint64_t *missed)
 {
+	/* In registers: the packets' stores could alias fp's fields. */
+	struct sp_slice *const *slices = fp->slices;
+	const struct sp_endpoint *endpoints = fp->endpoints;
 	const struct sp_endpoint *eps[SP_BURST], *ep;
 	struct rte_ether_addr macs[SP_BURST];
 	uint16_t ports[SP_BURST];
@@ -110,19 +115,19 @@ sp_encap_burst(const struct sp_node *node, struct sp_neigh_cache *nc, struct rte
 	uint64_t hit, key, last_key = 0; /* no next hop's key is 0 */
 	const uint8_t *last_mac = NULL;
 
-	sp_neigh_cache_sync(node->neigh, nc);
+	sp_neigh_cache_sync(fp->neigh, nc);
 	for (uint16_t i = 0; i < n; i++) {
 		struct sp_meta *meta = sp_meta(pkts[i]);
 		const struct sp_slice *s;
 
 		if (meta->verdict != SP_FORWARD)
 			continue;
-		s = __atomic_load_n(&node->slices[meta->slice], __ATOMIC_ACQUIRE);
+		s = __atomic_load_n(&slices[meta->slice], __ATOMIC_ACQUIRE);
 		if (s == NULL) { /* deleted since its code option ran */
 			sp_meta_drop(pkts[i], SP_REASON_NO_ENDPOINT);
 			continue;
 		}
-		if (!map_result(node, s, meta, &ep)) {
+		if (!map_result(endpoints, s, meta, &ep)) {
 			sp_meta_drop(pkts[i], SP_REASON_BAD_RESULT);
 			continue;
 		}
@@ -149,13 +154,13 @@ sp_encap_burst(const struct sp_node *node, struct sp_neigh_cache *nc, struct rte
 	}
 	if (k == 0)
 		return done;
-	hit = sp_neigh_get_cached(node->neigh, nc, ports, ips, k, macs);
+	hit = sp_neigh_get_cached(fp->neigh, nc, ports, ips, k, macs);
 	for (uint16_t j = 0; j < k; j++) {
 		struct rte_mbuf *m = pkts[idx[j]];
 
 		if (!(hit & (1ULL << j))) {
 			sp_meta_drop(m, SP_REASON_NO_NEIGHBOR);
-			request_resolution(node, ports[j], ips[j]);
+			request_resolution(fp, ports[j], ips[j]);
 			if (missed != NULL)
 				*missed |= 1ULL << idx[j];
 			continue;
@@ -166,30 +171,30 @@ sp_encap_burst(const struct sp_node *node, struct sp_neigh_cache *nc, struct rte
 }
 
 uint16_t
-sp_encap_ethernet(const struct sp_node *node, struct sp_neigh_cache *nc, struct rte_mbuf **pkts,
+sp_encap_ethernet(const struct sp_fastpath *fp, struct sp_neigh_cache *nc, struct rte_mbuf **pkts,
 		  uint16_t n)
 {
 	struct rte_mbuf *missed[SP_BURST];
 	uint16_t found = 0, nb_missed = 0;
 
-	sp_neigh_cache_sync(node->neigh, nc);
+	sp_neigh_cache_sync(fp->neigh, nc);
 	for (uint16_t i = 0; i < n; i++) {
 		struct sp_meta *meta = sp_meta(pkts[i]);
 		struct rte_ether_hdr *eth = rte_pktmbuf_mtod(pkts[i], struct rte_ether_hdr *);
 		struct rte_ether_addr mac;
 		const uint8_t *hit = sp_neigh_cache_find(nc, meta->out_port, meta->result.nh_ip);
 
-		if (hit == NULL && sp_neigh_get_cached(node->neigh, nc, &meta->out_port,
+		if (hit == NULL && sp_neigh_get_cached(fp->neigh, nc, &meta->out_port,
 						       &meta->result.nh_ip, 1, &mac) != 0)
 			hit = mac.addr_bytes;
 		if (hit == NULL) {
 			sp_meta_drop(pkts[i], SP_REASON_NO_NEIGHBOR);
-			request_resolution(node, meta->out_port, meta->result.nh_ip);
+			request_resolution(fp, meta->out_port, meta->result.nh_ip);
 			missed[nb_missed++] = pkts[i];
 			continue;
 		}
 		memcpy(eth->dst_addr.addr_bytes, hit, RTE_ETHER_ADDR_LEN);
-		eth->src_addr = node->ports[meta->out_port].mac;
+		eth->src_addr = fp->ports[meta->out_port].mac;
 		pkts[found++] = pkts[i];
 	}
 	memcpy(&pkts[found], missed, nb_missed * sizeof(missed[0]));

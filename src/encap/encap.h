@@ -11,7 +11,12 @@
 
 #include <rte_mbuf.h>
 
-#include "../node/node.h"
+#include "endpoint.h"
+#include "neigh.h"
+#include "neigh_hold.h"
+#include "../fastpath/fastpath.h"
+
+struct sp_lcore_stats;
 
 /* Write the outer Ethernet/IPv4/UDP header from each packet's lookup result;
  * map slice-relative endpoint and queue to node ones, each packet by its own
@@ -20,7 +25,7 @@
  * SP_FORWARD after it. Those it found no next hop's MAC for (marked
  * no_neighbor, resolution asked) are the bits set in *missed (bit i:
  * pkts[i]), unless missed is NULL. */
-uint16_t sp_encap_burst(const struct sp_node *node, struct sp_neigh_cache *nc,
+uint16_t sp_encap_burst(const struct sp_fastpath *fp, struct sp_neigh_cache *nc,
 			struct rte_mbuf **pkts, uint16_t n, uint64_t *missed);
 
 /*
@@ -29,11 +34,22 @@ uint16_t sp_encap_burst(const struct sp_node *node, struct sp_neigh_cache *nc,
  * without a resolved next hop (marked SP_DROP, resolution asked) go to the
  * end; returns how many are ready, at the front.
  */
-uint16_t sp_encap_ethernet(const struct sp_node *node, struct sp_neigh_cache *nc,
+uint16_t sp_encap_ethernet(const struct sp_fastpath *fp, struct sp_neigh_cache *nc,
 			   struct rte_mbuf **pkts, uint16_t n);
+
+/*
+ * The first frames to a next hop without MAC (hold.c): of n <= 64 at pkts,
+ * those whose bit is set in missed (sp_encap_burst()'s or
+ * sp_encap_ethernet()'s misses, marked no_neighbor), held in the NPE's hold
+ * as far as it takes them, each counted held; no longer the caller's. The
+ * others stay, in order, at the front: returns how many.
+ */
+uint16_t sp_encap_hold(const struct sp_fastpath *fp, struct sp_neigh_hold *hold,
+		       struct rte_mbuf **pkts, uint16_t n, uint64_t missed,
+		       struct sp_lcore_stats *st);
 
 /* Fill the endpoint's outer header template from its port (MAC), address and UDP port,
  * before its first packet. */
-void sp_encap_prepare(const struct sp_node *node, struct sp_endpoint *ep);
+void sp_encap_prepare(const struct sp_fastpath *fp, struct sp_endpoint *ep);
 
 #endif

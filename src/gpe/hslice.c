@@ -8,7 +8,7 @@
  * endpoints has it, else gets one of the slice's NAT range, and joins the
  * slice's queue on the output port like any frame of a fast-path slice.
  * Every frame ends in one counter: to_netns or from_netns then fwd, or a
- * drop reason (a frame held for its next hop's MAC, npe.h, ends in one later).
+ * drop reason (a frame held for its next hop's MAC, encap.h, ends in one later).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -29,8 +29,10 @@
 #include "hslice.h"
 #include "tap_io.h"
 #include "../encap/encap.h"
-#include "../node/node.h"
+#include "../fastpath/retire.h"
 #include "../npe/npe.h"
+#include "../npe/slice.h"
+#include "../port/port.h"
 #include "../stats/stats.h"
 
 /* Entries of a NAT table looked at for expiry each time its namespace is read. */
@@ -175,10 +177,10 @@ count_drop(struct sp_lcore_stats *st, uint16_t slice, enum sp_reason why, uint16
 
 /* Slice `slice`'s frames of a round (n of them): into its interface, counted, freed. */
 static void
-input_slice(const struct sp_node *node, uint16_t slice, struct rte_mbuf **pkts, uint16_t n,
+input_slice(const struct sp_fastpath *fp, uint16_t slice, struct rte_mbuf **pkts, uint16_t n,
 	    uint64_t now, struct sp_lcore_stats *st)
 {
-	struct sp_slice *s = __atomic_load_n(&node->slices[slice], __ATOMIC_ACQUIRE);
+	struct sp_slice *s = __atomic_load_n(&fp->slices[slice], __ATOMIC_ACQUIRE);
 	struct sp_tap_written w[SP_NPE_ROUND];
 	uint16_t ready = 0;
 
@@ -210,7 +212,7 @@ input_slice(const struct sp_node *node, uint16_t slice, struct rte_mbuf **pkts, 
 }
 
 void
-sp_hslice_input(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n,
+sp_hslice_input(const struct sp_fastpath *fp, struct rte_mbuf **pkts, uint16_t n,
 		struct sp_lcore_stats *st)
 {
 	struct rte_mbuf *mine[SP_NPE_ROUND];
@@ -226,19 +228,19 @@ sp_hslice_input(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n,
 			else
 				pkts[rest++] = pkts[i];
 		}
-		input_slice(node, slice, mine, nb_mine, now, st);
+		input_slice(fp, slice, mine, nb_mine, now, st);
 		n = rest;
 	}
 }
 
 /* The port whose address the frame is from; nb_ports if none. */
 static uint16_t
-source_port(const struct sp_node *node, uint32_t src_be)
+source_port(const struct sp_fastpath *fp, uint32_t src_be)
 {
 	uint16_t p;
 
-	for (p = 0; p < node->nb_ports; p++)
-		if (node->ports[p].ip_be != 0 && node->ports[p].ip_be == src_be)
+	for (p = 0; p < fp->nb_ports; p++)
+		if (fp->ports[p].ip_be != 0 && fp->ports[p].ip_be == src_be)
 			break;
 	return p;
 }
@@ -272,7 +274,7 @@ queue_for(const struct sp_slice *s, uint16_t p, uint16_t ep)
  * SP_ENDPOINT_NAT) if none holds it, and for echoes.
  */
 static uint16_t
-own_endpoint(const struct sp_node *node, const struct sp_slice *s, uint16_t p,
+own_endpoint(const struct sp_fastpath *fp, const struct sp_slice *s, uint16_t p,
 	     enum sp_nat_proto proto, uint16_t src_be, uint16_t *slot)
 {
 	uint8_t l4 = proto == SP_NAT_TCP ? SP_L4_TCP : SP_L4_UDP;
@@ -284,7 +286,7 @@ own_endpoint(const struct sp_node *node, const struct sp_slice *s, uint16_t p,
 
 		if (k == SP_ENDPOINT_NONE)
 			continue;
-		ep = &node->endpoints[k];
+		ep = &fp->endpoints[k];
 		if (ep->port == p && ep->l4 == l4 && ep->l4_port_be == src_be) {
 			*slot = k;
 			return i;
@@ -295,7 +297,7 @@ own_endpoint(const struct sp_node *node, const struct sp_slice *s, uint16_t p,
 
 /* One frame from slice s's namespace: where it goes (meta), or why it does not. */
 static enum sp_reason
-output_one(const struct sp_node *node, struct sp_slice *s, struct rte_mbuf *m, uint64_t now)
+output_one(const struct sp_fastpath *fp, struct sp_slice *s, struct rte_mbuf *m, uint64_t now)
 {
 	struct sp_meta *meta = sp_meta(m);
 	uint16_t p, slot, idx, ext;
@@ -303,15 +305,15 @@ output_one(const struct sp_node *node, struct sp_slice *s, struct rte_mbuf *m, u
 
 	if (!view_l4(m, &v))
 		return SP_REASON_UNSUPPORTED;
-	p = source_port(node, v.ip->src_addr);
-	if (p == node->nb_ports)
+	p = source_port(fp, v.ip->src_addr);
+	if (p == fp->nb_ports)
 		return SP_REASON_BAD_SOURCE;
 	if (v.proto == SP_NAT_ICMP && v.icmp_type != RTE_IP_ICMP_ECHO_REQUEST)
 		return SP_REASON_UNSUPPORTED;
 	/* Cut Ethernet padding: the queue manager counts what is sent. */
 	rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) - RTE_ETHER_HDR_LEN -
 				    rte_be_to_cpu_16(v.ip->total_length));
-	idx = own_endpoint(node, s, p, v.proto, *v.src, &slot);
+	idx = own_endpoint(fp, s, p, v.proto, *v.src, &slot);
 	if (slot == SP_ENDPOINT_NAT) {
 		if (s->host->nat == NULL)
 			return SP_REASON_NAT_FULL;
@@ -327,7 +329,7 @@ output_one(const struct sp_node *node, struct sp_slice *s, struct rte_mbuf *m, u
 }
 
 void
-sp_hslice_output(const struct sp_node *node, struct sp_npe *npe, struct sp_slice *s,
+sp_hslice_output(const struct sp_fastpath *fp, struct sp_npe *npe, struct sp_slice *s,
 		 struct sp_lcore_stats *st)
 {
 	struct sp_hslice *hs = s->host;
@@ -340,14 +342,14 @@ sp_hslice_output(const struct sp_node *node, struct sp_npe *npe, struct sp_slice
 		sp_nat_expire(hs->nat, now, EXPIRE_BUDGET);
 	if (__atomic_load_n(&hs->gone, __ATOMIC_RELAXED))
 		return;
-	n = sp_tap_read_burst(hs->fd, node->pool, pkts, SP_BURST, &failed);
+	n = sp_tap_read_burst(hs->fd, fp->pool, pkts, SP_BURST, &failed);
 	if (failed)
 		__atomic_store_n(&hs->gone, true, __ATOMIC_RELAXED);
 	for (uint16_t i = 0; i < n; i++) {
 		enum sp_reason why;
 
 		sp_counter_add(&st->slice[s->id].from_netns, pkts[i]);
-		why = output_one(node, s, pkts[i], now);
+		why = output_one(fp, s, pkts[i], now);
 		if (why == SP_REASON_NONE) {
 			fwd[nb_fwd++] = pkts[i];
 		} else {
@@ -356,16 +358,16 @@ sp_hslice_output(const struct sp_node *node, struct sp_npe *npe, struct sp_slice
 			gone[nb_gone++] = pkts[i];
 		}
 	}
-	sp_retire_burst(node, gone, nb_gone, st);
+	sp_retire_burst(fp, gone, nb_gone, st);
 	if (nb_fwd == 0)
 		return;
-	nb_fwd = sp_encap_ethernet(node, &npe->neigh_cache, fwd, nb_fwd);
+	nb_fwd = sp_encap_ethernet(fp, &npe->neigh_cache, fwd, nb_fwd);
 	/* What found no next hop is at the end, marked: the first frames to it wait in the hold. */
 	for (uint16_t i = nb_fwd; i < n - nb_gone; i++)
 		gone[i - nb_fwd] = fwd[i];
 	nb_miss = (uint16_t)(n - nb_gone - nb_fwd);
-	sp_retire_burst(node, gone, sp_npe_hold(node, npe, gone, nb_miss, (1ULL << nb_miss) - 1, st),
-			st);
+	sp_retire_burst(fp, gone,
+			sp_encap_hold(fp, &npe->hold, gone, nb_miss, (1ULL << nb_miss) - 1, st), st);
 	refused = sp_qm_enqueue_burst(npe->qm, fwd, nb_fwd);
 	for (uint16_t i = refused; i < nb_fwd; i++) {
 		const struct sp_meta *meta = sp_meta(fwd[i]);
@@ -374,5 +376,5 @@ sp_hslice_output(const struct sp_node *node, struct sp_npe *npe, struct sp_slice
 		if (meta->out_ep != SP_ENDPOINT_NAT)
 			sp_counter_add(&st->endpoint[meta->out_ep].tx, fwd[i]);
 	}
-	sp_retire_burst(node, fwd, refused, st);
+	sp_retire_burst(fp, fwd, refused, st);
 }

@@ -21,7 +21,7 @@
 #include "nat.h"
 #include "netns_tap.h"
 
-struct sp_node;
+struct sp_fastpath;
 struct sp_npe;
 struct sp_slice;
 struct sp_lcore_stats;
@@ -47,46 +47,19 @@ struct sp_hslice_spec {
 };
 
 /*
- * Give slice s its interface in the namespace (named as the slice, cut to
- * 15 characters) and its NAT range (the one from spec->nat_first, or the
- * lowest free one of the config's NAT ports, on every port with an
- * address). 0, or a negative errno with
- * why in err; nothing left behind on error.
- */
-int sp_hslice_create(struct sp_node *node, struct sp_slice *s, const struct sp_hslice_spec *spec,
-		     char *err, size_t errlen);
-/* After the slice is withdrawn and the lcores are past it: its interface and NAT go. */
-void sp_hslice_destroy(struct sp_node *node, struct sp_slice *s);
-/* Its NAT range out of the endpoint table: first, before the slice is withdrawn. */
-void sp_hslice_withdraw(struct sp_node *node, struct sp_slice *s);
-
-/*
- * Management thread, about once a second: has a host slice's namespace been
- * deleted, or its interface failed? Logged once, shown in slice.list, and
- * its frames dropped as netns_gone from then on.
- */
-void sp_hslices_watch(struct sp_node *node);
-
-/* Is node slice id a host slice? The NPE asks for every frame: one load. */
-static inline bool
-sp_is_host_slice(const uint64_t *bits, uint16_t slice)
-{
-	return bits[slice / 64] >> (slice % 64) & 1;
-}
-
-/*
  * NPE lcore: frames decap handed to host slices (whole, any of them, n at
  * most SP_NPE_ROUND): mapped back through the NAT where they came to its
- * range, written into the slices' interfaces, counted, freed.
+ * range, written into the slices' interfaces, counted, freed. The NPE's
+ * host_input (fastpath.h).
  */
-void sp_hslice_input(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n,
+void sp_hslice_input(const struct sp_fastpath *fp, struct rte_mbuf **pkts, uint16_t n,
 		     struct sp_lcore_stats *st);
 /*
  * NPE lcore: what slice s's namespace sent (a burst at most), checked,
  * through the NAT if not from one of its endpoints, into its queue on the
  * output port; and a share of its NAT table expired.
  */
-void sp_hslice_output(const struct sp_node *node, struct sp_npe *npe, struct sp_slice *s,
+void sp_hslice_output(const struct sp_fastpath *fp, struct sp_npe *npe, struct sp_slice *s,
 		      struct sp_lcore_stats *st);
 
 #endif

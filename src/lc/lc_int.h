@@ -14,7 +14,7 @@
 #include <rte_cycles.h>
 #include <rte_mbuf.h>
 
-#include "../node/node.h"
+#include "node_state.h"
 #include "../npe/npe.h"
 #include "../stats/stats.h"
 

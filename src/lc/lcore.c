@@ -12,6 +12,7 @@
 
 #include "lc_int.h"
 #include "lcore.h"
+#include "../gpe/hslice.h"
 #include "../common/log.h"
 
 SP_LOG_TYPE("lc")
@@ -62,7 +63,7 @@ npe_rx(struct lcore_ctx *c, struct sp_npe *npe, struct rte_ring *r)
 	unsigned int n = rte_ring_dequeue_burst(r, (void **)pkts, SP_NPE_ROUND, NULL);
 
 	if (n > 0)
-		sp_npe_process(c->node, npe, pkts, (uint16_t)n, c->st);
+		sp_npe_process(&c->node->fastpath, npe, pkts, (uint16_t)n, c->st);
 }
 
 /* What its NPEs' host slices sent from their namespaces, every SP_HOST_POLL_US at most. */
@@ -82,7 +83,7 @@ npe_from_slices(struct lcore_ctx *c)
 
 			for (uint16_t i = 0; s != NULL && s->host != NULL && i < c->nb_npes; i++)
 				if (c->npes[i]->id == s->npe)
-					sp_hslice_output(node, c->npes[i], s, c->st);
+					sp_hslice_output(&node->fastpath, c->npes[i], s, c->st);
 		}
 	}
 }
@@ -133,7 +134,7 @@ sp_lcore_main(void *arg)
 		/* Frames waiting for ARP first: those released go before what arrives now. */
 		for (uint16_t i = 0; i < c.nb_npes; i++)
 			if (unlikely(c.npes[i]->hold.nb_frames > 0))
-				sp_npe_hold_service(node, c.npes[i], c.st);
+				sp_npe_hold_service(&node->fastpath, c.npes[i], c.st);
 		if (c.lc)
 			lc_rx(&c);
 		if (c.hosts)

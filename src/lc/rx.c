@@ -7,6 +7,7 @@
 #include <rte_prefetch.h>
 
 #include "lc_int.h"
+#include "../fastpath/retire.h"
 
 /* SPP's switch from Line Card to NPE: by the slice's NPE. */
 static void
@@ -18,7 +19,7 @@ demux(struct lcore_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 
 	/* One NPE, on this lcore: every frame is its (a deleted slice's too, as below). */
 	if (node->nb_npes == 1 && node->npes[0].lcore == c->lcore) {
-		sp_npe_process(node, &c->node->npes[0], pkts, n, c->st);
+		sp_npe_process(&node->fastpath, &c->node->npes[0], pkts, n, c->st);
 		return;
 	}
 	for (uint16_t i = 0; i < n; i++) {
@@ -35,7 +36,7 @@ demux(struct lcore_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 		if (cnt[e] == 0)
 			continue;
 		if (npe->lcore == c->lcore) {
-			sp_npe_process(node, npe, per_npe[e], cnt[e], c->st);
+			sp_npe_process(&node->fastpath, npe, per_npe[e], cnt[e], c->st);
 			continue;
 		}
 		sent = (uint16_t)rte_ring_enqueue_burst(npe->rx_ring, (void **)per_npe[e], cnt[e],
@@ -43,7 +44,7 @@ demux(struct lcore_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 		c->st->work.crossed_pkts += sent;
 		for (uint16_t i = sent; i < cnt[e]; i++)
 			sp_meta_drop(per_npe[e][i], SP_REASON_RING_FULL);
-		sp_retire_burst(node, &per_npe[e][sent], cnt[e] - sent, c->st);
+		sp_retire_burst(&node->fastpath, &per_npe[e][sent], cnt[e] - sent, c->st);
 	}
 }
 

@@ -31,7 +31,7 @@
 #include "mgmt/mgmt.h"
 #include "node/node.h"
 #include "lc/lcore.h"
-#include "lc/steer.h"
+#include "node/steer.h"
 #include "stats/stats.h"
 
 enum { EXIT_CONFIG = 1, EXIT_RUNTIME = 2 };

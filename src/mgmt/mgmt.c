@@ -7,7 +7,7 @@
 #include <rte_cycles.h>
 
 #include "channel.h"
-#include "../gpe/hslice.h"
+#include "../node/hslice_ops.h"
 #include "resolver.h"
 
 #define POLL_MS 2 /* ARP and exceptions need no more; requests and injections wake it at once */

@@ -10,7 +10,7 @@
 
 #include "../stats/stats.h"
 #include "channel.h"
-#include "../lc/steer.h"
+#include "../node/steer.h"
 #include "../common/text.h"
 #include "rpc.h"
 

@@ -16,7 +16,7 @@
 #include "../stats/stats.h"
 #include "mgmt.h"
 #include "rpc.h"
-#include "../lc/steer.h"
+#include "../node/steer.h"
 
 static const struct sp_node *tnode;
 /* DPDK runs a telemetry thread per client; they share one RCU reader id. */

@@ -2,7 +2,7 @@
 #include "node.h"
 
 #include "../config/config.h"
-#include "../lc/steer.h"
+#include "steer.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -21,24 +21,6 @@
 #define EXC_RING_SIZE 4096   /* exceptions waiting for the management thread to hand them up */
 #define INJECT_RING_SIZE 1024
 #define NEIGH_ENTRIES 4096
-
-int
-sp_node_lc_index(const struct sp_node *node, unsigned int lcore)
-{
-	for (uint16_t k = 0; k < node->nb_lc; k++)
-		if (node->lc_lcores[k] == lcore)
-			return k;
-	return -1;
-}
-
-unsigned int
-sp_node_rcu_thread(const struct sp_node *node, unsigned int lcore)
-{
-	for (unsigned int i = 0; i < node->nb_lcores; i++)
-		if (node->lcores[i] == lcore)
-			return i;
-	return 0;
-}
 
 static unsigned int
 npe_lcore(const struct sp_config *cfg, uint16_t npe)
@@ -383,6 +365,8 @@ sp_node_init(struct sp_node *node, const struct sp_config *cfg, char *err, size_
 				 "and queue manager (%u queues): out of memory", e,
 				 cfg->npes[e].filters, cfg->npes[e].queues);
 	}
+	if (rc == 0)
+		sp_node_fastpath_init(node);
 	for (uint16_t i = 0; rc == 0 && i < cfg->nb_slices; i++)
 		rc = add_slice(node, &cfg->slices[i], err, errlen);
 	if (rc == 0)
@@ -390,6 +374,23 @@ sp_node_init(struct sp_node *node, const struct sp_config *cfg, char *err, size_
 	if (rc < 0)
 		sp_node_fini(node);
 	return rc;
+}
+
+void
+sp_node_fastpath_init(struct sp_node *node)
+{
+	node->fastpath = (struct sp_fastpath){
+		.pool = node->pool,
+		.nb_ports = node->nb_ports,
+		.ports = node->ports,
+		.slices = node->slices,
+		.endpoints = node->endpoints,
+		.neigh = node->neigh,
+		.resolve_ring = node->resolve_ring,
+		.exc_ring = node->exc_ring,
+		.host_slice_bits = node->host_slice_bits,
+		.host_input = sp_hslice_input,
+	};
 }
 
 void

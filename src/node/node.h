@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The node: everything slicepathd's lcores share, built from the config
- * before the lcores start. Ports are referred to by their index in the
- * config ("port index") everywhere inside the daemon; only rx/tx bursts use
- * the DPDK port id (ports[i].port_id).
+ * The node builder: the node (struct sp_node, lc/node_state.h: everything
+ * slicepathd's lcores share) built from the config before the lcores start,
+ * and changed by the management thread while they forward. It stands above
+ * the blocks: it includes them, none includes it.
  */
 #ifndef SP_NODE_H
 #define SP_NODE_H
@@ -11,98 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <rte_ring.h>
-#include <rte_rcu_qsbr.h>
-
-#include "../decap/decap.h"
-#include "../encap/neigh.h"
-#include "../encap/neigh_hold.h"
-#include "../lookup/lookup.h"
-#include "../port/port.h"
-#include "../qm/qm.h"
-#include "../lc/residence.h"
-#include "../npe/slice.h"
 #include "../gpe/hslice.h"
-
-/* An endpoint (SPP meta-interface): the slice's UDP (a host slice's: or TCP) port on a node port. */
-struct sp_endpoint {
-	uint16_t port;        /* port index */
-	uint8_t l4;           /* enum sp_l4 */
-	uint16_t l4_port_be;
-	uint32_t ip_be;       /* the port's address */
-	uint16_t slice;
-	uint64_t bandwidth_bps; /* outbound reservation */
-	uint64_t inbound_bps;   /* inbound reservation and policed rate; 0: neither */
-	/* The outer header's bytes alike for all its packets, and their sum (sp_encap_prepare). */
-	uint8_t outer[SP_OUTER_HDR_LEN];
-	uint16_t outer_sum;
-};
-
-/*
- * What an NPE takes in one round at most: several bursts, whose lookups it
- * makes at once whatever their slices (sp_lookup_bulk_later()).
- */
-#define SP_NPE_ROUND (8 * SP_BURST)
-
-/* An NPE: one filter table and one queue manager, run by exactly one lcore,
- * so neither needs a lock. When that lcore is not the LC lcore, rings join
- * the two (the SPP switch between Line Card and NPE). */
-struct sp_npe {
-	uint16_t id;
-	unsigned int lcore;
-	struct sp_lookup *lookup;
-	struct sp_qm *qm;
-	uint32_t filter_capacity; /* its table's positions, all slices together */
-	uint32_t queue_capacity;  /* its queue manager's physical queues */
-	uint32_t nb_queues;      /* physical queues handed out so far (some may be free again) */
-	uint64_t filter_quotas;  /* the slices' filter_quota, summed */
-	uint64_t queue_quotas;   /* the slices' queue_quota, summed */
-	struct rte_ring *rx_ring;               /* LCs -> NPE (NULL: on the one LC lcore) */
-	struct rte_ring *inject_ring;           /* mgmt -> NPE: packets slow paths inject */
-	struct rte_ring *tx_ring[SP_MAX_PORTS]; /* NPE -> LC, per output port of one tx queue */
-	struct sp_neigh_cache neigh_cache;      /* its lcore's, for the outer headers */
-	struct sp_neigh_hold hold;              /* its lcore's: frames waiting for ARP (npe.h) */
-	struct sp_lookup_later hits_later;      /* its lcore's: filter hits not yet counted */
-	struct rte_mbuf *round_lookups[SP_NPE_ROUND]; /* its lcore's: a round's packets to look up */
-};
-
-struct sp_node {
-	struct rte_mempool *pool;
-	uint32_t nb_mbufs;
-	uint16_t nb_ports;
-	struct sp_port ports[SP_MAX_PORTS];
-	struct sp_decap_table *decap;
-	struct sp_neigh *neigh;
-	struct rte_rcu_qsbr *qsbr; /* a thread per worker lcore, then rcu_reader */
-	unsigned int rcu_reader;   /* thread id for readers off the lcores (telemetry) */
-	unsigned int nb_lcores;
-	unsigned int lcores[SP_MAX_WORKERS]; /* the forwarding lcores; index: RCU thread id */
-	uint16_t nb_npes;
-	struct sp_npe npes[SP_MAX_NPES];
-	struct sp_slice *slices[SP_MAX_SLICES];
-	/* Which slices are host slices (gpe/hslice.h): each NPE asks it of every frame. */
-	uint64_t host_slice_bits[SP_MAX_SLICES / 64];
-	uint16_t nat_first, nat_last; /* the config's NAT ports, host slices' ranges taken from them */
-	struct sp_nat_timeouts nat_timeouts;
-	uint16_t nb_endpoints;
-	struct sp_endpoint endpoints[SP_MAX_ENDPOINTS];
-	/* Management thread plumbing. */
-	struct rte_ring *learn_ring;   /* LC -> mgmt: ARP replies to learn from */
-	struct rte_ring *resolve_ring; /* NPEs -> mgmt: next hops to resolve (port << 32 | ip) */
-	struct rte_ring *ctrl_tx_ring; /* mgmt -> LC: frames to send (ARP requests) */
-	struct rte_ring *exc_ring;     /* NPEs -> mgmt: exceptions for the slow paths */
-	struct sp_channels *channels;  /* the slices' exception channels (mgmt/channel.h), or NULL */
-	struct sp_residence residence; /* sampling of the time frames spend in the node */
-	/*
-	 * The LC lcores; LC k polls rx queue k of every port. With several, the
-	 * frames of an NPE may come from any of them: its rx ring has several
-	 * producers, and an NPE on an LC lcore has one too.
-	 */
-	uint16_t nb_lc;
-	unsigned int lc_lcores[SP_MAX_WORKERS];
-	struct sp_steer *steer; /* the ports' rte_flow rules (lc/steer.h); the management thread's */
-	volatile bool quit;
-};
+#include "../lc/node_state.h"
 
 struct sp_config;
 
@@ -205,9 +115,12 @@ int sp_node_queue_bind(struct sp_node *node, struct sp_slice *s, uint16_t qid, u
 int sp_node_queue_unbind(struct sp_node *node, struct sp_slice *s, uint16_t qid, char *err,
 			 size_t errlen);
 
-/* Index of the worker lcore in the RCU thread list (0..). */
-unsigned int sp_node_rcu_thread(const struct sp_node *node, unsigned int lcore);
-/* Which LC lcore this is (it polls that rx queue of every port), or -1. */
-int sp_node_lc_index(const struct sp_node *node, unsigned int lcore);
+/*
+ * Fill node->fastpath, what the fast path's blocks take of the node
+ * (fastpath/fastpath.h), from the node's pool, neighbor table, rings and
+ * tables: sp_node_init() does, once they exist; so does a test that builds a
+ * node by hand.
+ */
+void sp_node_fastpath_init(struct sp_node *node);
 
 #endif

@@ -4,7 +4,7 @@
  * operator spreads the load over the cores (docs/api.md). Its filters,
  * bound queues (shares and thresholds), outbound reservations and buffer
  * quota go with it; its endpoints, memory and code option state stay, and
- * the steering rules follow (lc/steer.h). Everything the new NPE must give
+ * the steering rules follow (steer.h). Everything the new NPE must give
  * is taken first, so a move that does not fit changes nothing. For the
  * move itself the slice is out of service: frames for it are dropped as
  * for a deleted slice (counted), what its old queues held is dropped as
@@ -18,7 +18,7 @@
 #include "../common/text.h"
 #include "node.h"
 #include "node_int.h"
-#include "../lc/steer.h"
+#include "steer.h"
 
 /* No reservation on any port. */
 static const uint64_t none[SP_MAX_PORTS];

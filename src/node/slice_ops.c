@@ -19,9 +19,10 @@
 #include "../common/text.h"
 #include "node.h"
 #include "node_int.h"
+#include "hslice_ops.h"
 #include "../encap/encap.h"
 #include "../npe/npe.h"
-#include "../lc/steer.h"
+#include "steer.h"
 
 #define FLUSH_WAIT_US 100
 #define FLUSH_TIMEOUT_US 2000000 /* an NPE lcore that does not dequeue for 2 s is stuck */
@@ -232,7 +233,7 @@ sp_node_endpoint_add(struct sp_node *node, struct sp_slice *s, const struct sp_e
 		.bandwidth_bps = req->bandwidth_bps,
 		.inbound_bps = req->inbound_bps,
 	};
-	sp_encap_prepare(node, ep);
+	sp_encap_prepare(&node->fastpath, ep);
 	/* Indexes skipped to reach a wanted one read as released. */
 	for (uint16_t i = s->nb_endpoints; i < idx; i++)
 		s->endpoints[i] = SP_ENDPOINT_NONE;

@@ -6,69 +6,9 @@
 
 #include "npe.h"
 #include "missed.h"
+#include "slice.h"
 #include "../encap/encap.h"
-
-/*
- * Exceptions of slices whose slow path is connected go to the management
- * thread, which writes them to the slice's channel; without a slow path, or
- * with the ring full, they are counted (no_slow_path, ring_full) and freed.
- */
-static void
-hand_up(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n, struct sp_lcore_stats *st)
-{
-	uint16_t sent = (uint16_t)rte_ring_enqueue_burst(node->exc_ring, (void **)pkts, n, NULL);
-
-	for (uint16_t i = sent; i < n; i++) {
-		uint16_t slice = sp_meta(pkts[i])->slice;
-
-		st->reason[SP_REASON_RING_FULL]++;
-		st->slice[slice].reason[SP_REASON_RING_FULL]++;
-	}
-	rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
-}
-
-/* sp_retire_burst() on n <= SP_BURST packets. */
-static void
-retire_chunk(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n,
-	     struct sp_lcore_stats *st)
-{
-	struct rte_mbuf *up[SP_BURST], *gone[SP_BURST];
-	uint16_t nb_up = 0, nb_gone = 0;
-
-	for (uint16_t i = 0; i < n; i++) {
-		const struct sp_meta *meta = sp_meta(pkts[i]);
-		struct sp_slice_stats *ss = &st->slice[meta->slice];
-		const struct sp_slice *s;
-
-		st->reason[meta->reason]++;
-		ss->reason[meta->reason]++;
-		if (meta->verdict != SP_EXCEPTION) {
-			sp_counter_add(&ss->drop, pkts[i]);
-			gone[nb_gone++] = pkts[i];
-			continue;
-		}
-		sp_counter_add(&ss->exception, pkts[i]);
-		s = node->slices[meta->slice];
-		if (s != NULL && __atomic_load_n(&s->slow_path_up, __ATOMIC_RELAXED)) {
-			up[nb_up++] = pkts[i];
-			continue;
-		}
-		st->reason[SP_REASON_NO_SLOW_PATH]++;
-		ss->reason[SP_REASON_NO_SLOW_PATH]++;
-		gone[nb_gone++] = pkts[i];
-	}
-	rte_pktmbuf_free_bulk(gone, nb_gone);
-	if (nb_up > 0)
-		hand_up(node, up, nb_up, st);
-}
-
-void
-sp_retire_burst(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n,
-		struct sp_lcore_stats *st)
-{
-	for (uint16_t off = 0; off < n; off += SP_BURST)
-		retire_chunk(node, &pkts[off], RTE_MIN((uint16_t)SP_BURST, (uint16_t)(n - off)), st);
-}
+#include "../fastpath/retire.h"
 
 /*
  * Order pkts by verdict, each kept in arrival order: SP_FORWARD first, then
@@ -213,60 +153,60 @@ count_forwarded(struct rte_mbuf **pkts, uint16_t n, struct sp_lcore_stats *st)
  * packets, too few to pay for a neighbor or queue manager call each.
  */
 static void
-send_burst(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf **pkts, uint16_t n,
+send_burst(const struct sp_fastpath *fp, struct sp_npe *npe, struct rte_mbuf **pkts, uint16_t n,
 	   struct sp_lcore_stats *st, bool may_hold)
 {
 	uint64_t missed = 0;
 	uint16_t f, refused;
 
-	f = sp_encap_burst(node, &npe->neigh_cache, pkts, n, may_hold ? &missed : NULL);
+	f = sp_encap_burst(fp, &npe->neigh_cache, pkts, n, may_hold ? &missed : NULL);
 	if (f < n) {
 		/* The hold takes the first frames to a next hop without MAC: they are no longer ours. */
 		if (missed != 0)
-			n = sp_npe_hold(node, npe, pkts, n, missed, st);
+			n = sp_encap_hold(fp, &npe->hold, pkts, n, missed, st);
 		f = partition_forward(pkts, n);
 	}
-	sp_retire_burst(node, &pkts[f], n - f, st);
+	sp_retire_burst(fp, &pkts[f], n - f, st);
 	/* Refused packets come back at the front of the array. */
 	refused = sp_qm_enqueue_burst(npe->qm, pkts, f);
 	count_forwarded(&pkts[refused], f - refused, st);
-	sp_retire_burst(node, pkts, refused, st);
+	sp_retire_burst(fp, pkts, refused, st);
 }
 
 /*
- * Host slices' frames leave the round for their namespaces (gpe/hslice.h);
+ * Host slices' frames leave the round for their namespaces (fp->host_input);
  * the others stay in order at the front. Returns how many stay.
  */
 static uint16_t
-take_host_frames(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n,
+take_host_frames(const struct sp_fastpath *fp, struct rte_mbuf **pkts, uint16_t n,
 		 struct sp_lcore_stats *st)
 {
 	struct rte_mbuf *host[SP_NPE_ROUND];
 	uint16_t kept = 0, nb_host = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
-		if (sp_is_host_slice(node->host_slice_bits, sp_meta(pkts[i])->slice))
+		if (sp_is_host_slice(fp->host_slice_bits, sp_meta(pkts[i])->slice))
 			host[nb_host++] = pkts[i];
 		else
 			pkts[kept++] = pkts[i];
 	}
 	if (nb_host > 0)
-		sp_hslice_input(node, host, nb_host, st);
+		fp->host_input(fp, host, nb_host, st);
 	return kept;
 }
 
 static bool
-any_host_slice(const struct sp_node *node)
+any_host_slice(const struct sp_fastpath *fp)
 {
 	uint64_t any = 0;
 
-	for (unsigned int w = 0; w < RTE_DIM(node->host_slice_bits); w++)
-		any |= __atomic_load_n(&node->host_slice_bits[w], __ATOMIC_RELAXED);
+	for (unsigned int w = 0; w < SP_MAX_SLICES / 64; w++)
+		any |= __atomic_load_n(&fp->host_slice_bits[w], __ATOMIC_RELAXED);
 	return any != 0;
 }
 
 void
-sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf **pkts, uint16_t n,
+sp_npe_process(const struct sp_fastpath *fp, struct sp_npe *npe, struct rte_mbuf **pkts, uint16_t n,
 	       struct sp_lcore_stats *st)
 {
 	struct rte_mbuf *sorted[SP_NPE_ROUND], **look = npe->round_lookups;
@@ -283,8 +223,8 @@ sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf *
 	 */
 	RTE_ASSERT(n <= SP_NPE_ROUND);
 	st->work.npe_pkts += n;
-	if (unlikely(any_host_slice(node)))
-		n = take_host_frames(node, pkts, n, st);
+	if (unlikely(any_host_slice(fp)))
+		n = take_host_frames(fp, pkts, n, st);
 	for (uint16_t i = 0; i < n; i++) {
 		uint16_t slice = sp_meta(pkts[i])->slice;
 
@@ -301,7 +241,7 @@ sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf *
 	/* Parse, each slice's share a burst at a time. */
 	at = 0;
 	for (uint16_t j = 0; j < nb_slices; j++) {
-		struct sp_slice *s = node->slices[order[j]];
+		struct sp_slice *s = fp->slices[order[j]];
 		uint16_t k = count[order[j]];
 
 		if (s == NULL || s->npe != npe->id) {
@@ -337,50 +277,13 @@ sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf *
 		if (b->s != NULL)
 			format_batch(b, &sorted[b->at], hits < nb_look);
 		for (; b->at + b->n - sent >= SP_BURST; sent += SP_BURST) {
-			send_burst(node, npe, &sorted[sent], SP_BURST, st, true);
+			send_burst(fp, npe, &sorted[sent], SP_BURST, st, true);
 			sp_lookup_count_later(&npe->hits_later);
 		}
 	}
 	if (sent < n)
-		send_burst(node, npe, &sorted[sent], n - sent, st, true);
+		send_burst(fp, npe, &sorted[sent], n - sent, st, true);
 	sp_lookup_count_later(&npe->hits_later);
-}
-
-uint16_t
-sp_npe_hold(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf **pkts, uint16_t n,
-	    uint64_t missed, struct sp_lcore_stats *st)
-{
-	uint64_t now = 0, ticks = 0;
-	uint16_t kept = 0;
-
-	for (uint16_t i = 0; i < n; i++) {
-		const struct sp_meta *meta = sp_meta(pkts[i]);
-		const struct sp_slice *s;
-		struct sp_neigh_hold_tag tag;
-		uint64_t key;
-
-		if (!(missed >> i & 1)) {
-			pkts[kept++] = pkts[i];
-			continue;
-		}
-		if (now == 0) {
-			now = rte_get_timer_cycles();
-			ticks = rte_get_timer_hz() * SP_NEIGH_HOLD_MS / 1000;
-		}
-		/* Its slice, as encap saw it (the lcore has not passed a quiescent state since). */
-		s = __atomic_load_n(&node->slices[meta->slice], __ATOMIC_ACQUIRE);
-		if (s != NULL) {
-			tag = (struct sp_neigh_hold_tag){.owner = s, .serial = s->serial,
-							 .slice = meta->slice};
-			key = sp_neigh_cache_key(meta->out_port, meta->result.nh_ip);
-			if (sp_neigh_hold_add(&npe->hold, key, pkts[i], &tag, now, ticks)) {
-				sp_counter_add(&st->slice[meta->slice].held, pkts[i]);
-				continue;
-			}
-		}
-		pkts[kept++] = pkts[i]; /* dropped as before: the hold is full */
-	}
-	return kept;
 }
 
 /*
@@ -388,12 +291,12 @@ sp_npe_hold(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf **pk
  * Ethernet header for the next hop, the queue manager, the counters.
  */
 static void
-send_host(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf **pkts, uint16_t n,
+send_host(const struct sp_fastpath *fp, struct sp_npe *npe, struct rte_mbuf **pkts, uint16_t n,
 	  struct sp_lcore_stats *st)
 {
-	uint16_t f = sp_encap_ethernet(node, &npe->neigh_cache, pkts, n), refused;
+	uint16_t f = sp_encap_ethernet(fp, &npe->neigh_cache, pkts, n), refused;
 
-	sp_retire_burst(node, &pkts[f], n - f, st);
+	sp_retire_burst(fp, &pkts[f], n - f, st);
 	refused = sp_qm_enqueue_burst(npe->qm, pkts, f);
 	for (uint16_t i = refused; i < f; i++) {
 		const struct sp_meta *meta = sp_meta(pkts[i]);
@@ -402,7 +305,7 @@ send_host(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf **pkts
 		if (meta->out_ep != SP_ENDPOINT_NAT)
 			sp_counter_add(&st->endpoint[meta->out_ep].tx, pkts[i]);
 	}
-	sp_retire_burst(node, pkts, refused, st);
+	sp_retire_burst(fp, pkts, refused, st);
 }
 
 /*
@@ -431,7 +334,7 @@ host_still_bound(const struct sp_slice *s, const struct sp_meta *meta)
  * slice's counters may be another's by now.
  */
 static void
-let_go(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf **pkts,
+let_go(const struct sp_fastpath *fp, struct sp_npe *npe, struct rte_mbuf **pkts,
        const struct sp_neigh_hold_tag *tags, uint16_t n, bool resolved,
        struct sp_lcore_stats *st)
 {
@@ -439,7 +342,7 @@ let_go(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf **pkts,
 	uint16_t nb_fast = 0, nb_host = 0, nb_gone = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
-		const struct sp_slice *s = __atomic_load_n(&node->slices[tags[i].slice],
+		const struct sp_slice *s = __atomic_load_n(&fp->slices[tags[i].slice],
 							   __ATOMIC_ACQUIRE);
 		struct sp_meta *meta = sp_meta(pkts[i]);
 
@@ -467,18 +370,18 @@ let_go(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf **pkts,
 			pkts[nb_gone++] = pkts[i];
 		}
 	}
-	sp_retire_burst(node, pkts, nb_gone, st);
+	sp_retire_burst(fp, pkts, nb_gone, st);
 	if (nb_fast > 0)
-		send_burst(node, npe, fast, nb_fast, st, false);
+		send_burst(fp, npe, fast, nb_fast, st, false);
 	if (nb_host > 0)
-		send_host(node, npe, host, nb_host, st);
+		send_host(fp, npe, host, nb_host, st);
 }
 
 void
-sp_npe_hold_service(const struct sp_node *node, struct sp_npe *npe, struct sp_lcore_stats *st)
+sp_npe_hold_service(const struct sp_fastpath *fp, struct sp_npe *npe, struct sp_lcore_stats *st)
 {
 	struct sp_neigh_hold *h = &npe->hold;
-	uint64_t gen = sp_neigh_generation(node->neigh), now = rte_get_timer_cycles();
+	uint64_t gen = sp_neigh_generation(fp->neigh), now = rte_get_timer_cycles();
 	bool changed = gen != h->gen;
 
 	if (!changed && now < h->next_deadline)
@@ -497,12 +400,12 @@ sp_npe_hold_service(const struct sp_node *node, struct sp_npe *npe, struct sp_lc
 			continue;
 		/* Only the table's word: what it took is all ARP may change (mgmt/resolver.h). */
 		if (changed)
-			resolved = sp_neigh_find(node->neigh, (uint16_t)(hop->key >> 32),
+			resolved = sp_neigh_find(fp->neigh, (uint16_t)(hop->key >> 32),
 						 (uint32_t)hop->key, &mac, &kind) == 0;
 		if (!resolved && now < hop->deadline)
 			continue;
 		n = sp_neigh_hold_take(h, i, pkts, tags);
-		let_go(node, npe, pkts, tags, n, resolved, st);
+		let_go(fp, npe, pkts, tags, n, resolved, st);
 	}
 	sp_neigh_hold_rearm(h);
 }

@@ -10,30 +10,50 @@
 #include <stdint.h>
 
 #include <rte_mbuf.h>
+#include <rte_ring.h>
 
-#include "../node/node.h"
+#include "../common/limits.h"
+#include "../decap/decap.h"
+#include "../encap/neigh.h"
+#include "../encap/neigh_hold.h"
+#include "../fastpath/fastpath.h"
+#include "../lookup/lookup.h"
+#include "../qm/qm.h"
 #include "../stats/stats.h"
 
-/* Parse, look up, format, encapsulate and enqueue n <= SP_NPE_ROUND packets that
- * decap handed to slices of this NPE. Counts and frees what leaves. */
-void sp_npe_process(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf **pkts,
-		    uint16_t n, struct sp_lcore_stats *st);
-
-/* Count packets that left the fast path (exception or drop), any number, by reason; hand
- * the exceptions of slices with a slow path connected to the management
- * thread (node->exc_ring), free the others. */
-void sp_retire_burst(const struct sp_node *node, struct rte_mbuf **pkts, uint16_t n,
-		     struct sp_lcore_stats *st);
-
 /*
- * The first frames to a next hop without MAC: of n <= 64 at pkts, those
- * whose bit is set in missed (encap's misses, marked no_neighbor), held in
- * the NPE's hold (encap/neigh_hold.h) as far as it takes them, each counted
- * held; no longer the caller's. The others stay, in order, at the front:
- * returns how many.
+ * What an NPE takes in one round at most: several bursts, whose lookups it
+ * makes at once whatever their slices (sp_lookup_bulk_later()).
  */
-uint16_t sp_npe_hold(const struct sp_node *node, struct sp_npe *npe, struct rte_mbuf **pkts,
-		     uint16_t n, uint64_t missed, struct sp_lcore_stats *st);
+#define SP_NPE_ROUND (8 * SP_BURST)
+
+/* An NPE: one filter table and one queue manager, run by exactly one lcore,
+ * so neither needs a lock. When that lcore is not the LC lcore, rings join
+ * the two (the SPP switch between Line Card and NPE). */
+struct sp_npe {
+	uint16_t id;
+	unsigned int lcore;
+	struct sp_lookup *lookup;
+	struct sp_qm *qm;
+	uint32_t filter_capacity; /* its table's positions, all slices together */
+	uint32_t queue_capacity;  /* its queue manager's physical queues */
+	uint32_t nb_queues;      /* physical queues handed out so far (some may be free again) */
+	uint64_t filter_quotas;  /* the slices' filter_quota, summed */
+	uint64_t queue_quotas;   /* the slices' queue_quota, summed */
+	struct rte_ring *rx_ring;               /* LCs -> NPE (NULL: on the one LC lcore) */
+	struct rte_ring *inject_ring;           /* mgmt -> NPE: packets slow paths inject */
+	struct rte_ring *tx_ring[SP_MAX_PORTS]; /* NPE -> LC, per output port of one tx queue */
+	struct sp_neigh_cache neigh_cache;      /* its lcore's, for the outer headers */
+	struct sp_neigh_hold hold;              /* its lcore's: frames waiting for ARP (encap.h) */
+	struct sp_lookup_later hits_later;      /* its lcore's: filter hits not yet counted */
+	struct rte_mbuf *round_lookups[SP_NPE_ROUND]; /* its lcore's: a round's packets to look up */
+};
+
+/* Parse, look up, format, encapsulate and enqueue n <= SP_NPE_ROUND packets that
+ * decap handed to slices of this NPE; host slices' frames go to fp->host_input.
+ * Counts and frees what leaves. */
+void sp_npe_process(const struct sp_fastpath *fp, struct sp_npe *npe, struct rte_mbuf **pkts,
+		    uint16_t n, struct sp_lcore_stats *st);
 
 /*
  * The NPE's lcore, each loop while its hold keeps frames
@@ -41,7 +61,7 @@ uint16_t sp_npe_hold(const struct sp_node *node, struct sp_npe *npe, struct rte_
  * are released (counted released, then fwd or a drop), those that waited
  * SP_NEIGH_HOLD_MS dropped (no_neighbor): each ends in one counter.
  */
-void sp_npe_hold_service(const struct sp_node *node, struct sp_npe *npe,
+void sp_npe_hold_service(const struct sp_fastpath *fp, struct sp_npe *npe,
 			 struct sp_lcore_stats *st);
 
 /* Free what the hold keeps (the lcore stops). */

@@ -381,7 +381,7 @@ run_out(void)
 	void *req[64];
 
 	send_out();
-	sp_hslice_output(node, &node->npes[0], host, &st);
+	sp_hslice_output(&node->fastpath, &node->npes[0], host, &st);
 	SP_TEST_CHECK(recv(tap[1], b.msg, sizeof(b.msg), MSG_DONTWAIT) < 0 &&
 			      recv(tap[0], b.msg, sizeof(b.msg), MSG_DONTWAIT) < 0,
 		      "frames left unread in the TAP, or written back into it");
@@ -489,7 +489,7 @@ run_in(void)
 		want_alpha += why == SP_REASON_NO_ENDPOINT;
 	}
 	if (b.nb_in > 0)
-		sp_hslice_input(node, b.pkts, b.nb_in, &st);
+		sp_hslice_input(&node->fastpath, b.pkts, b.nb_in, &st);
 	while ((got = recv(tap[1], b.msg, sizeof(b.msg), MSG_DONTWAIT)) >= 0) {
 		struct virtio_net_hdr h;
 

@@ -107,6 +107,7 @@ sp_test_node_create(struct sp_node *node)
 		node->ports[p].overhead = 24;
 	}
 	make_tables(node, made++);
+	sp_node_fastpath_init(node);
 	make_slice(node);
 }
 

@@ -14,6 +14,7 @@
 
 #include "sp_test.h"
 #include "encap/encap.h"
+#include "node/node.h"
 
 static struct sp_node node;
 static struct sp_neigh_cache neigh_cache;
@@ -52,8 +53,9 @@ setup(void **state __rte_unused)
 	node.endpoints[1] = (struct sp_endpoint){.port = 1, .l4_port_be = rte_cpu_to_be_16(5001),
 						 .ip_be = ip(10, 0, 1, 1), .slice = 1};
 	node.nb_endpoints = 2;
-	sp_encap_prepare(&node, &node.endpoints[0]);
-	sp_encap_prepare(&node, &node.endpoints[1]);
+	sp_node_fastpath_init(&node);
+	sp_encap_prepare(&node.fastpath, &node.endpoints[0]);
+	sp_encap_prepare(&node.fastpath, &node.endpoints[1]);
 	memset(&slice, 0, sizeof(slice));
 	slice.id = 1;
 	slice.nb_endpoints = 2;
@@ -101,7 +103,7 @@ test_outer_header_bytes(void **state __rte_unused)
 	const uint8_t *p;
 	struct rte_ipv4_hdr iph;
 
-	assert_int_equal(sp_encap_burst(&node, &neigh_cache, &m, 1, NULL), 1);
+	assert_int_equal(sp_encap_burst(&node.fastpath, &neigh_cache, &m, 1, NULL), 1);
 	assert_int_equal(sp_meta(m)->verdict, SP_FORWARD);
 	assert_int_equal(sp_meta(m)->out_port, 1);
 	assert_int_equal(sp_meta(m)->queue, 7);
@@ -144,7 +146,7 @@ test_outer_checksum_any_hop_and_length(void **state __rte_unused)
 
 		assert_int_equal(sp_neigh_set(node.neigh, 1, nh, &mac, SP_NEIGH_LEARNED), 0);
 		assert_non_null(rte_pktmbuf_append(m, extra));
-		assert_int_equal(sp_encap_burst(&node, &neigh_cache, &m, 1, NULL), 1);
+		assert_int_equal(sp_encap_burst(&node.fastpath, &neigh_cache, &m, 1, NULL), 1);
 		memcpy(&iph, rte_pktmbuf_mtod_offset(m, const uint8_t *, 14), sizeof(iph));
 		assert_int_equal(rte_be_to_cpu_16(iph.total_length), 28 + sizeof(inner) + extra);
 		assert_int_equal(iph.dst_addr, nh);
@@ -168,7 +170,7 @@ test_next_hop_mac_change(void **state __rte_unused)
 			assert_int_equal(sp_neigh_set(node.neigh, 1, nh, &mac, SP_NEIGH_LEARNED), 0);
 		}
 		m = forwarded(1, 0, nh, 1);
-		assert_int_equal(sp_encap_burst(&node, &neigh_cache, &m, 1, NULL), 1);
+		assert_int_equal(sp_encap_burst(&node.fastpath, &neigh_cache, &m, 1, NULL), 1);
 		assert_memory_equal(rte_pktmbuf_mtod(m, const uint8_t *), mac.addr_bytes, 6);
 		rte_pktmbuf_free(m);
 	}
@@ -177,7 +179,7 @@ test_next_hop_mac_change(void **state __rte_unused)
 static void
 expect_drop(struct rte_mbuf *m, enum sp_reason reason)
 {
-	assert_int_equal(sp_encap_burst(&node, &neigh_cache, &m, 1, NULL), 0);
+	assert_int_equal(sp_encap_burst(&node.fastpath, &neigh_cache, &m, 1, NULL), 0);
 	assert_int_equal(sp_meta(m)->verdict, SP_DROP);
 	assert_int_equal(sp_meta(m)->reason, reason);
 	assert_int_equal(rte_pktmbuf_pkt_len(m), sizeof(inner)); /* untouched */
@@ -214,7 +216,7 @@ test_misses_are_told(void **state __rte_unused)
 	void *req;
 
 	sp_meta_drop(m[2], SP_REASON_NO_NEIGHBOR); /* a code option's say, before encap */
-	assert_int_equal(sp_encap_burst(&node, &neigh_cache, m, 3, &missed), 1);
+	assert_int_equal(sp_encap_burst(&node.fastpath, &neigh_cache, m, 3, &missed), 1);
 	assert_int_equal(missed, 1u << 1);
 	while (rte_ring_dequeue(node.resolve_ring, &req) == 0)
 		;
@@ -228,7 +230,7 @@ test_skips_packets_already_out(void **state __rte_unused)
 				 forwarded(1, 0, ip(10, 0, 1, 2), 1)};
 
 	sp_meta_exception(m[0], SP_REASON_TTL_EXPIRED);
-	assert_int_equal(sp_encap_burst(&node, &neigh_cache, m, 2, NULL), 1); /* the one still forwarded */
+	assert_int_equal(sp_encap_burst(&node.fastpath, &neigh_cache, m, 2, NULL), 1); /* the one still forwarded */
 	assert_int_equal(sp_meta(m[0])->reason, SP_REASON_TTL_EXPIRED);
 	assert_int_equal(rte_pktmbuf_pkt_len(m[0]), sizeof(inner));
 	assert_int_equal(rte_pktmbuf_pkt_len(m[1]), 42 + sizeof(inner));

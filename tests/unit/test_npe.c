@@ -99,7 +99,7 @@ receive(struct rte_mbuf **pkts, uint16_t n)
 
 	sp_decap_burst(node->decap, 0, pkts, n, &out, &st);
 	assert_int_equal(out.nb_fwd, n);
-	sp_npe_process(node, &node->npes[0], out.fwd, out.nb_fwd, &st);
+	sp_npe_process(&node->fastpath, &node->npes[0], out.fwd, out.nb_fwd, &st);
 }
 
 /* What p1's scheduler sends, a second from now (its bucket full by then). */
@@ -184,7 +184,7 @@ test_what_leaves_is_counted_once(void **state)
 	assert_int_equal(s->held.pkts, 1);
 	assert_int_equal(s->drop.pkts, 0);
 	rte_delay_ms(SP_NEIGH_HOLD_MS + 10);
-	sp_npe_hold_service(node, &node->npes[0], &st);
+	sp_npe_hold_service(&node->fastpath, &node->npes[0], &st);
 	assert_int_equal(node->npes[0].hold.nb_frames, 0);
 	assert_int_equal(s->released.pkts, 0);
 	assert_int_equal(s->rx.pkts, 4);
@@ -235,11 +235,11 @@ test_held_frames_go_once_resolved(void **state)
 	assert_int_equal(rte_mempool_in_use_count(node->pool), SP_NEIGH_HOLD_FRAMES);
 
 	/* Nothing changed: nothing goes. */
-	sp_npe_hold_service(node, &node->npes[0], &st);
+	sp_npe_hold_service(&node->fastpath, &node->npes[0], &st);
 	assert_int_equal(node->npes[0].hold.nb_frames, SP_NEIGH_HOLD_FRAMES);
 	assert_int_equal(sp_neigh_set(node->neigh, 1, rte_cpu_to_be_32(UNRESOLVED), &mac,
 				      SP_NEIGH_LEARNED), 0);
-	sp_npe_hold_service(node, &node->npes[0], &st);
+	sp_npe_hold_service(&node->fastpath, &node->npes[0], &st);
 	assert_int_equal(node->npes[0].hold.nb_frames, 0);
 	n = sent_on_p1(out, 8);
 	assert_int_equal(n, SP_NEIGH_HOLD_FRAMES);

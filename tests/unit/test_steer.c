@@ -26,7 +26,7 @@
 #include <rte_log.h>
 
 #include "config/config.h"
-#include "lc/steer.h"
+#include "node/steer.h"
 #include "node/node.h"
 
 #define IP(a, b, c, d) RTE_BE32((uint32_t)(a) << 24 | (b) << 16 | (c) << 8 | (d))

@@ -12,7 +12,7 @@
 #include "../common/log.h"
 #include "../common/notify.h"
 #include "../config/config.h"
-#include "../node/node.h"
+#include "node.h"
 
 SP_LOG_TYPE("steer")
 

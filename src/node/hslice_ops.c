@@ -16,9 +16,9 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
-#include "hslice.h"
+#include "hslice_ops.h"
+#include "node.h"
 #include "../common/log.h"
-#include "../node/node.h"
 
 SP_LOG_TYPE("gpe")
 

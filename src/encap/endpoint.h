@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * An endpoint (SPP meta-interface): the slice's UDP (a host slice's: or TCP)
+ * port on a node port. The node builder hands them out (node.h); encap writes
+ * the outer header of each packet from its endpoint's template.
+ */
+#ifndef SP_ENCAP_ENDPOINT_H
+#define SP_ENCAP_ENDPOINT_H
+
+#include <stdint.h>
+
+#include "../decap/decap.h"
+
+struct sp_endpoint {
+	uint16_t port;        /* port index */
+	uint8_t l4;           /* enum sp_l4 */
+	uint16_t l4_port_be;
+	uint32_t ip_be;       /* the port's address */
+	uint16_t slice;
+	uint64_t bandwidth_bps; /* outbound reservation */
+	uint64_t inbound_bps;   /* inbound reservation and policed rate; 0: neither */
+	/* The outer header's bytes alike for all its packets, and their sum (sp_encap_prepare). */
+	uint8_t outer[SP_OUTER_HDR_LEN];
+	uint16_t outer_sum;
+};
+
+#endif
