@@ -44,4 +44,29 @@
 	X(rx, "arrived on it")                                                                     \
 	X(tx, "queued for output from it")
 
+/* A queue's packets and bytes. */
+#define SP_QUEUE_COUNTERS(X)                                                                       \
+	X(enq, "accepted")                                                                         \
+	X(sent, "dequeued for transmission")
+
+/* What it holds now (gauges), packets and bytes. */
+#define SP_QUEUE_LENGTHS(X)                                                                        \
+	X(len, "waiting now")
+
+/*
+ * Why a queue refused a packet, each counted in packets and bytes (docs/qm.md).
+ * X(ID, name, what): SP_QM_DROP_ID in qm.h.
+ */
+#define SP_QUEUE_DROPS(X)                                                                          \
+	X(BYTES, threshold_bytes, "the queue's byte threshold")                                    \
+	X(PKTS, threshold_pkts, "the queue's packet threshold")                                    \
+	X(QUOTA, buffer_quota, "the owner's buffer quota")                                         \
+	X(FLUSH, flushed, "waiting when the queue was flushed (sp_qm_queue_flush)")
+
+/* A forwarding lcore's share of the work, plain counts (telemetry /slicepath/lcores). */
+#define SP_LCORE_WORK_COUNTS(X)                                                                    \
+	X(rx_pkts, "frames from its rx queues")                                                    \
+	X(crossed_pkts, "of those, handed to an NPE on another lcore (0 where the NIC steers)")    \
+	X(npe_pkts, "packets its NPEs took (its own rx, other lcores' rings, slow paths)")
+
 #endif

@@ -81,14 +81,14 @@ queue_counters(const struct sp_node *node, const struct sp_slice *s)
 					    (json_int_t)qs.drop_bytes[r]));
 		/* Its configuration, then its counters. */
 		o = sp_rpc_queue_json(node, s, q);
-		json_object_update_new(o, json_pack("{s:s, s:I, s:I, s:I, s:I, s:o, s:i, s:i}",
-						    "port", node->ports[s->qport[q]].name,
-						    "enq_pkts", (json_int_t)qs.enq_pkts,
-						    "enq_bytes", (json_int_t)qs.enq_bytes,
-						    "sent_pkts", (json_int_t)qs.sent_pkts,
-						    "sent_bytes", (json_int_t)qs.sent_bytes,
-						    "drops", drops, "len_pkts", (int)qs.len_pkts,
-						    "len_bytes", (int)qs.len_bytes));
+		json_object_set_new(o, "port", json_string(node->ports[s->qport[q]].name));
+#define SET_QUEUE_PAIR(name, what)                                                                 \
+	json_field(o, #name "_pkts", qs.name##_pkts);                                              \
+	json_field(o, #name "_bytes", qs.name##_bytes);
+		SP_QUEUE_COUNTERS(SET_QUEUE_PAIR)
+		json_object_set_new(o, "drops", drops);
+		SP_QUEUE_LENGTHS(SET_QUEUE_PAIR)
+#undef SET_QUEUE_PAIR
 		snprintf(id, sizeof(id), "%u", q);
 		json_object_set_new(all, id, o);
 	}

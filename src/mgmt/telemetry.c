@@ -118,7 +118,7 @@ cmd_drops(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 	return 0;
 }
 
-/* Each forwarding lcore: its roles and its share of the work (stats.h, struct sp_lcore_work). */
+/* Each forwarding lcore: its roles and its share of the work (SP_LCORE_WORK_COUNTS). */
 static int
 cmd_lcores(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
 {
@@ -140,9 +140,9 @@ cmd_lcores(const char *cmd __rte_unused, const char *params __rte_unused, struct
 		rte_tel_data_start_dict(c);
 		rte_tel_data_add_dict_int(c, "lc_index", sp_node_lc_index(tnode, lcore));
 		rte_tel_data_add_dict_string(c, "npes", npes);
-		rte_tel_data_add_dict_u64(c, "rx_pkts", w->rx_pkts);
-		rte_tel_data_add_dict_u64(c, "crossed_pkts", w->crossed_pkts);
-		rte_tel_data_add_dict_u64(c, "npe_pkts", w->npe_pkts);
+#define ADD_WORK_COUNT(name, what) rte_tel_data_add_dict_u64(c, #name, w->name);
+		SP_LCORE_WORK_COUNTS(ADD_WORK_COUNT)
+#undef ADD_WORK_COUNT
 		snprintf(name, sizeof(name), "%u", lcore);
 		rte_tel_data_add_dict_container(d, name, c, 0);
 	}
@@ -388,13 +388,13 @@ cmd_queues(const char *cmd __rte_unused, const char *params, struct rte_tel_data
 		rte_tel_data_start_dict(c);
 		rte_tel_data_add_dict_u64(c, "phys", s->qmap[q]);
 		rte_tel_data_add_dict_string(c, "port", tnode->ports[s->qport[q]].name);
-		rte_tel_data_add_dict_u64(c, "enq_pkts", qs.enq_pkts);
-		rte_tel_data_add_dict_u64(c, "enq_bytes", qs.enq_bytes);
-		rte_tel_data_add_dict_u64(c, "sent_pkts", qs.sent_pkts);
-		rte_tel_data_add_dict_u64(c, "sent_bytes", qs.sent_bytes);
+#define ADD_QUEUE_PAIR(name, what)                                                                 \
+	rte_tel_data_add_dict_u64(c, #name "_pkts", qs.name##_pkts);                               \
+	rte_tel_data_add_dict_u64(c, #name "_bytes", qs.name##_bytes);
+		SP_QUEUE_COUNTERS(ADD_QUEUE_PAIR)
 		add_queue_drops(c, &qs);
-		rte_tel_data_add_dict_u64(c, "len_pkts", qs.len_pkts);
-		rte_tel_data_add_dict_u64(c, "len_bytes", qs.len_bytes);
+		SP_QUEUE_LENGTHS(ADD_QUEUE_PAIR)
+#undef ADD_QUEUE_PAIR
 		snprintf(name, sizeof(name), "%u", q);
 		rte_tel_data_add_dict_container(d, name, c, 0);
 	}

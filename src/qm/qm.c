@@ -43,12 +43,9 @@ register_next_field(void)
 const char *
 sp_qm_drop_name(enum sp_qm_drop why)
 {
-	static const char *const names[SP_QM_DROP_MAX] = {
-		[SP_QM_DROP_BYTES] = "threshold_bytes",
-		[SP_QM_DROP_PKTS] = "threshold_pkts",
-		[SP_QM_DROP_QUOTA] = "buffer_quota",
-		[SP_QM_DROP_FLUSH] = "flushed",
-	};
+#define SP_QM_DROP_NAME(id, name, what) #name,
+	static const char *const names[SP_QM_DROP_MAX] = {SP_QUEUE_DROPS(SP_QM_DROP_NAME)};
+#undef SP_QM_DROP_NAME
 
 	return why < SP_QM_DROP_MAX ? names[why] : "?";
 }

@@ -22,6 +22,7 @@
 
 #include <rte_mbuf.h>
 
+#include <slicepath/counters.h>
 #include <slicepath/proto.h>
 
 struct sp_qm;
@@ -34,24 +35,24 @@ struct sp_qm_params {
 	int socket;
 };
 
-/* Why a queue refused a packet. */
-enum sp_qm_drop {
-	SP_QM_DROP_BYTES,   /* the queue's byte threshold */
-	SP_QM_DROP_PKTS,    /* the queue's packet threshold */
-	SP_QM_DROP_QUOTA,   /* the owner's buffer quota */
-	SP_QM_DROP_FLUSH,   /* waiting when the queue was flushed (sp_qm_queue_flush) */
-	SP_QM_DROP_MAX
-};
+/* Why a queue refused a packet: slicepath/counters.h's list. */
+#define SP_QM_DROP_ID(id, name, what) SP_QM_DROP_##id,
+enum sp_qm_drop { SP_QUEUE_DROPS(SP_QM_DROP_ID) SP_QM_DROP_MAX };
+#undef SP_QM_DROP_ID
 
 /* A stable name for counters and telemetry: "threshold_bytes", ... */
 const char *sp_qm_drop_name(enum sp_qm_drop why);
 
+/* The counters of slicepath/counters.h's queue lists, as name_pkts and name_bytes. */
+#define SP_QM_COUNTER(name, what) uint64_t name##_pkts, name##_bytes;
+#define SP_QM_LENGTH(name, what) uint32_t name##_pkts, name##_bytes;
 struct sp_qm_queue_stats {
-	uint64_t enq_pkts, enq_bytes;   /* accepted */
-	uint64_t sent_pkts, sent_bytes; /* dequeued for transmission */
+	SP_QUEUE_COUNTERS(SP_QM_COUNTER)
 	uint64_t drop_pkts[SP_QM_DROP_MAX], drop_bytes[SP_QM_DROP_MAX];
-	uint32_t len_pkts, len_bytes; /* now waiting */
+	SP_QUEUE_LENGTHS(SP_QM_LENGTH)
 };
+#undef SP_QM_COUNTER
+#undef SP_QM_LENGTH
 
 /* How a queue is bound. */
 struct sp_qm_queue_conf {

@@ -43,17 +43,9 @@ struct sp_endpoint_stats {
 	SP_ENDPOINT_COUNTERS(SP_STATS_COUNTER)
 };
 
-/*
- * A forwarding lcore's share of the work (telemetry /slicepath/lcores):
- * frames from its rx queues, those of them it handed to an NPE on another
- * lcore (software steering's cross-core hop; 0 where the NIC steers each
- * endpoint to its NPE's lcore), and packets its NPEs took (from its own
- * rx, other lcores' rings and the slow paths).
- */
+/* A forwarding lcore's share of the work (slicepath/counters.h's list). */
 struct sp_lcore_work {
-	uint64_t rx_pkts;
-	uint64_t crossed_pkts;
-	uint64_t npe_pkts;
+	SP_LCORE_WORK_COUNTS(SP_STATS_COUNT)
 };
 
 struct sp_lcore_stats {
