@@ -79,9 +79,19 @@ json_t *cli_slice(const char *s);
 /* A rate for people: "10G", "1.5M", "800". */
 const char *cli_fmt_rate(uint64_t bps, char *buf, size_t len);
 
+/*
+ * The keys of the counters tables show ("tx_drop_pkts"; as headings
+ * TX_DROP_PKTS, "_pps" a rate's), checked against slicepath/counters.h's lists.
+ */
+#define PORT_KEY(name, unit) SP_COUNTER_KEY(SP_PORT_COUNTER, name, unit)
+#define SLICE_KEY(name, unit) SP_COUNTER_KEY(SP_SLICE_COUNTER, name, unit)
+#define ENDPOINT_KEY(name, unit) SP_COUNTER_KEY(SP_ENDPOINT_COUNTER, name, unit)
+#define QUEUE_KEY(name, unit) SP_COUNTER_KEY(SP_QUEUE_COUNTER, name, unit)
+#define QUEUE_LENGTH_KEY(name, unit) SP_COUNTER_KEY(SP_QUEUE_LENGTH, name, unit)
+
 /* A table: rows of cells, printed with aligned columns. */
 struct table;
-struct table *table_new(unsigned int columns, ...); /* the headings */
+struct table *table_new(unsigned int columns, ...); /* the headings, shown in capitals */
 void table_row(struct table *t, ...);               /* as many const char * cells */
 void table_print(struct table *t);                  /* and free it */
 

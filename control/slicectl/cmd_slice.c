@@ -301,8 +301,9 @@ endpoint_list(struct cli *cli, int argc, char **argv)
 		json_decref(r);
 		return 0;
 	}
-	t = table_new(9, "ENDPOINT", "IFACE", "PORT", "BANDWIDTH", "INBOUND", "RX_PKTS", "RX_BYTES",
-		      "TX_PKTS", "TX_BYTES");
+	t = table_new(9, "ENDPOINT", "IFACE", "PORT", "BANDWIDTH", "INBOUND",
+		      ENDPOINT_KEY(rx, "_pkts"), ENDPOINT_KEY(rx, "_bytes"),
+		      ENDPOINT_KEY(tx, "_pkts"), ENDPOINT_KEY(tx, "_bytes"));
 	json_array_foreach(eps, i, o) {
 		bool tcp = json_object_get(o, "tcp_port") != NULL;
 		char b[8][24];
@@ -313,9 +314,10 @@ endpoint_list(struct cli *cli, int argc, char **argv)
 			 tcp ? "tcp" : "udp");
 		table_row(t, num(o, "index", b[0], 24), json_string_value(json_object_get(o, "port")),
 			  b[1], rate(o, "bandwidth", b[2], 24),
-			  rate(o, "inbound", b[7], 24), num(o, "rx_pkts", b[3], 24),
-			  num(o, "rx_bytes", b[4], 24), num(o, "tx_pkts", b[5], 24),
-			  num(o, "tx_bytes", b[6], 24));
+			  rate(o, "inbound", b[7], 24), num(o, ENDPOINT_KEY(rx, "_pkts"), b[3], 24),
+			  num(o, ENDPOINT_KEY(rx, "_bytes"), b[4], 24),
+			  num(o, ENDPOINT_KEY(tx, "_pkts"), b[5], 24),
+			  num(o, ENDPOINT_KEY(tx, "_bytes"), b[6], 24));
 	}
 	table_print(t);
 	json_decref(r);
@@ -436,17 +438,19 @@ queue_list(struct cli *cli, int argc, char **argv)
 		json_decref(r);
 		return 0;
 	}
-	t = table_new(10, "QUEUE", "ENDPOINT", "IFACE", "SHARE", "THRESHOLD", "ENQ_PKTS",
-		      "SENT_PKTS", "DROP_PKTS", "LEN_PKTS", "LEN_BYTES");
+	t = table_new(10, "QUEUE", "ENDPOINT", "IFACE", "SHARE", "THRESHOLD",
+		      QUEUE_KEY(enq, "_pkts"), QUEUE_KEY(sent, "_pkts"), "DROP_PKTS",
+		      QUEUE_LENGTH_KEY(len, "_pkts"), QUEUE_LENGTH_KEY(len, "_bytes"));
 	json_object_foreach(qs, id, o) {
 		char b[8][24];
 
 		snprintf(b[7], 24, "%" PRIu64, queue_drops(o));
 		table_row(t, id, num(o, "endpoint", b[0], 24),
 			  json_string_value(json_object_get(o, "port")), rate(o, "share", b[1], 24),
-			  num(o, "threshold", b[2], 24), num(o, "enq_pkts", b[3], 24),
-			  num(o, "sent_pkts", b[4], 24), b[7], num(o, "len_pkts", b[5], 24),
-			  num(o, "len_bytes", b[6], 24));
+			  num(o, "threshold", b[2], 24), num(o, QUEUE_KEY(enq, "_pkts"), b[3], 24),
+			  num(o, QUEUE_KEY(sent, "_pkts"), b[4], 24), b[7],
+			  num(o, QUEUE_LENGTH_KEY(len, "_pkts"), b[5], 24),
+			  num(o, QUEUE_LENGTH_KEY(len, "_bytes"), b[6], 24));
 	}
 	table_print(t);
 	json_decref(r);

@@ -83,29 +83,37 @@ print_residence(json_t *r)
 static void
 print_node(json_t *r)
 {
-	struct table *t = table_new(9, "IFACE", "RX_PKTS", "RX_BYTES", "TX_PKTS", "TX_BYTES",
-				    "TX_DROP_PKTS", "TX_DROP_BYTES", "TO_HOST_PKTS",
-				    "FROM_HOST_PKTS");
+	struct table *t = table_new(9, "IFACE", PORT_KEY(rx, "_pkts"), PORT_KEY(rx, "_bytes"),
+				    PORT_KEY(tx, "_pkts"), PORT_KEY(tx, "_bytes"),
+				    PORT_KEY(tx_drop, "_pkts"), PORT_KEY(tx_drop, "_bytes"),
+				    PORT_KEY(to_host, "_pkts"), PORT_KEY(from_host, "_pkts"));
 	const char *name;
 	json_t *o;
 
 	json_object_foreach(json_object_get(r, "ports"), name, o) {
 		char b[8][24];
 
-		table_row(t, name, num(o, "rx_pkts", b[0], 24), num(o, "rx_bytes", b[1], 24),
-			  num(o, "tx_pkts", b[2], 24), num(o, "tx_bytes", b[3], 24),
-			  num(o, "tx_drop_pkts", b[4], 24), num(o, "tx_drop_bytes", b[5], 24),
-			  num(o, "to_host_pkts", b[6], 24), num(o, "from_host_pkts", b[7], 24));
+		table_row(t, name, num(o, PORT_KEY(rx, "_pkts"), b[0], 24),
+			  num(o, PORT_KEY(rx, "_bytes"), b[1], 24),
+			  num(o, PORT_KEY(tx, "_pkts"), b[2], 24),
+			  num(o, PORT_KEY(tx, "_bytes"), b[3], 24),
+			  num(o, PORT_KEY(tx_drop, "_pkts"), b[4], 24),
+			  num(o, PORT_KEY(tx_drop, "_bytes"), b[5], 24),
+			  num(o, PORT_KEY(to_host, "_pkts"), b[6], 24),
+			  num(o, PORT_KEY(from_host, "_pkts"), b[7], 24));
 	}
 	table_print(t);
 	print_reasons(json_object_get(r, "drops"));
 	print_residence(json_object_get(r, "residence_ns"));
-	t = table_new(5, "SLICE", "RX_PKTS", "FWD_PKTS", "EXCEPTION_PKTS", "DROP_PKTS");
+	t = table_new(5, "SLICE", SLICE_KEY(rx, "_pkts"), SLICE_KEY(fwd, "_pkts"),
+		      SLICE_KEY(exception, "_pkts"), SLICE_KEY(drop, "_pkts"));
 	json_object_foreach(json_object_get(r, "slices"), name, o) {
 		char b[4][24];
 
-		table_row(t, name, num(o, "rx_pkts", b[0], 24), num(o, "fwd_pkts", b[1], 24),
-			  num(o, "exception_pkts", b[2], 24), num(o, "drop_pkts", b[3], 24));
+		table_row(t, name, num(o, SLICE_KEY(rx, "_pkts"), b[0], 24),
+			  num(o, SLICE_KEY(fwd, "_pkts"), b[1], 24),
+			  num(o, SLICE_KEY(exception, "_pkts"), b[2], 24),
+			  num(o, SLICE_KEY(drop, "_pkts"), b[3], 24));
 	}
 	table_print(t);
 }

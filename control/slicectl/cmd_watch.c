@@ -245,7 +245,8 @@ show_residence(json_t *dr, double dt)
 static void
 show_stats(struct cli *cli, json_t *r, json_t *dr, double dt, void *arg)
 {
-	static const char *const stages[] = {"rx", "fwd", "exception", "drop"};
+	const char *const stages[] = {SLICE_KEY(rx, ""), SLICE_KEY(fwd, ""),
+				      SLICE_KEY(exception, ""), SLICE_KEY(drop, "")};
 	const char *slice = arg, *name;
 	char b[8][16];
 	json_t *o;
@@ -272,14 +273,17 @@ show_stats(struct cli *cli, json_t *r, json_t *dr, double dt, void *arg)
 			snprintf(key, sizeof(key), "%s_pkts", stages[i]);
 			printf(" %s %s pkt/s", stages[i], human(rate(o, key), b[i], sizeof(b[i])));
 		}
-		printf(", fwd %s bit/s\n", human(8 * rate(o, "fwd_bytes"), b[4], sizeof(b[4])));
+		printf(", fwd %s bit/s\n",
+		       human(8 * rate(o, SLICE_KEY(fwd, "_bytes")), b[4], sizeof(b[4])));
 		return;
 	}
 	json_object_foreach(json_object_get(dr, "ports"), name, o)
 		printf("%s: rx %s pkt/s %s bit/s, tx %s pkt/s %s bit/s, tx_drop %s pkt/s\n", name,
-		       human(rate(o, "rx_pkts"), b[0], 16), human(8 * rate(o, "rx_bytes"), b[1], 16),
-		       human(rate(o, "tx_pkts"), b[2], 16), human(8 * rate(o, "tx_bytes"), b[3], 16),
-		       human(rate(o, "tx_drop_pkts"), b[4], 16));
+		       human(rate(o, PORT_KEY(rx, "_pkts")), b[0], 16),
+		       human(8 * rate(o, PORT_KEY(rx, "_bytes")), b[1], 16),
+		       human(rate(o, PORT_KEY(tx, "_pkts")), b[2], 16),
+		       human(8 * rate(o, PORT_KEY(tx, "_bytes")), b[3], 16),
+		       human(rate(o, PORT_KEY(tx_drop, "_pkts")), b[4], 16));
 	show_residence(json_object_get(dr, "residence_ns"), dt);
 }
 
@@ -364,31 +368,38 @@ show_top(struct cli *cli, json_t *r, json_t *dr, double dt, void *arg)
 	printf("\033[H\033[2J");
 	printf("slicectl top  %s  every %g s%s  (q or Ctrl-C quits)\n\n", tm, t->interval,
 	       dt == 0 ? ", rates from the next refresh" : "");
-	tb = table_new(6, "IFACE", "RX_PPS", "RX_BIT/S", "TX_PPS", "TX_BIT/S", "TX_DROP_PPS");
+	tb = table_new(6, "IFACE", PORT_KEY(rx, "_pps"), PORT_KEY(rx, "_bit/s"),
+		       PORT_KEY(tx, "_pps"), PORT_KEY(tx, "_bit/s"), PORT_KEY(tx_drop, "_pps"));
 	json_object_foreach(json_object_get(json_object_get(dr, "node"), "ports"), name, o)
-		table_row(tb, name, human(rate(o, "rx_pkts"), b[0], 16),
-			  human(8 * rate(o, "rx_bytes"), b[1], 16), human(rate(o, "tx_pkts"), b[2], 16),
-			  human(8 * rate(o, "tx_bytes"), b[3], 16),
-			  human(rate(o, "tx_drop_pkts"), b[4], 16));
+		table_row(tb, name, human(rate(o, PORT_KEY(rx, "_pkts")), b[0], 16),
+			  human(8 * rate(o, PORT_KEY(rx, "_bytes")), b[1], 16),
+			  human(rate(o, PORT_KEY(tx, "_pkts")), b[2], 16),
+			  human(8 * rate(o, PORT_KEY(tx, "_bytes")), b[3], 16),
+			  human(rate(o, PORT_KEY(tx_drop, "_pkts")), b[4], 16));
 	table_print(tb);
 	show_residence(json_object_get(json_object_get(dr, "node"), "residence_ns"), dt);
 	printf("\n");
 	json_object_foreach(sl, name, o)
 		if (rank != NULL)
-			rank[n++] = (struct ranked){name, rate(json_object_get(o, "slice"), "fwd_pkts")};
+			rank[n++] = (struct ranked){name, rate(json_object_get(o, "slice"),
+							       SLICE_KEY(fwd, "_pkts"))};
 	if (rank != NULL)
 		qsort(rank, n, sizeof(*rank), busiest_first);
-	tb = table_new(6, "SLICE", "RX_PPS", "FWD_PPS", "FWD_BIT/S", "EXCEPTION_PPS", "DROP_PPS");
+	tb = table_new(6, "SLICE", SLICE_KEY(rx, "_pps"), SLICE_KEY(fwd, "_pps"),
+		       SLICE_KEY(fwd, "_bit/s"), SLICE_KEY(exception, "_pps"),
+		       SLICE_KEY(drop, "_pps"));
 	for (size_t i = 0; i < n; i++) {
 		o = json_object_get(json_object_get(sl, rank[i].name), "slice");
-		table_row(tb, rank[i].name, human(rate(o, "rx_pkts"), b[0], 16),
-			  human(rate(o, "fwd_pkts"), b[1], 16), human(8 * rate(o, "fwd_bytes"), b[2], 16),
-			  human(rate(o, "exception_pkts"), b[3], 16), human(rate(o, "drop_pkts"), b[4], 16));
+		table_row(tb, rank[i].name, human(rate(o, SLICE_KEY(rx, "_pkts")), b[0], 16),
+			  human(rate(o, SLICE_KEY(fwd, "_pkts")), b[1], 16),
+			  human(8 * rate(o, SLICE_KEY(fwd, "_bytes")), b[2], 16),
+			  human(rate(o, SLICE_KEY(exception, "_pkts")), b[3], 16),
+			  human(rate(o, SLICE_KEY(drop, "_pkts")), b[4], 16));
 	}
 	table_print(tb);
 	printf("\n");
-	tb = table_new(7, "SLICE", "QUEUE", "SENT_PPS", "SENT_BIT/S", "LEN_PKTS", "LEN_BYTES",
-		       "DROP_PPS");
+	tb = table_new(7, "SLICE", "QUEUE", QUEUE_KEY(sent, "_pps"), QUEUE_KEY(sent, "_bit/s"),
+		       QUEUE_LENGTH_KEY(len, "_pkts"), QUEUE_LENGTH_KEY(len, "_bytes"), "DROP_PPS");
 	for (size_t i = 0; i < n; i++) {
 		json_t *counts = json_object_get(json_object_get(json_object_get(r, "slices"),
 								 rank[i].name), "queues");
@@ -400,13 +411,14 @@ show_top(struct cli *cli, json_t *r, json_t *dr, double dt, void *arg)
 
 			json_object_foreach(json_object_get(q, "drops"), why, d)
 				drops += rate(d, "pkts");
-			snprintf(b[2], 16, "%" JSON_INTEGER_FORMAT,
-				 json_integer_value(json_object_get(c, "len_pkts")));
-			snprintf(b[3], 16, "%" JSON_INTEGER_FORMAT,
-				 json_integer_value(json_object_get(c, "len_bytes")));
-			table_row(tb, rank[i].name, id, human(rate(q, "sent_pkts"), b[0], 16),
-				  human(8 * rate(q, "sent_bytes"), b[1], 16), b[2], b[3],
-				  human(drops, b[4], 16));
+			snprintf(b[2], 16, "%" JSON_INTEGER_FORMAT, json_integer_value(
+				 json_object_get(c, QUEUE_LENGTH_KEY(len, "_pkts"))));
+			snprintf(b[3], 16, "%" JSON_INTEGER_FORMAT, json_integer_value(
+				 json_object_get(c, QUEUE_LENGTH_KEY(len, "_bytes"))));
+			table_row(tb, rank[i].name, id,
+				  human(rate(q, QUEUE_KEY(sent, "_pkts")), b[0], 16),
+				  human(8 * rate(q, QUEUE_KEY(sent, "_bytes")), b[1], 16),
+				  b[2], b[3], human(drops, b[4], 16));
 		}
 	}
 	table_print(tb);

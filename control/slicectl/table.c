@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Tables for people: headings, then rows, columns as wide as their widest cell. */
+/*
+ * Tables for people: headings (in capitals, so a counter's key is its heading),
+ * then rows, columns as wide as their widest cell.
+ */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +49,9 @@ table_new(unsigned int columns, ...)
 	va_start(ap, columns);
 	add_row(t, ap);
 	va_end(ap);
+	for (unsigned int c = 0; t->rows == 1 && c < columns; c++)
+		for (char *h = t->cells[c]; h != NULL && *h != '\0'; h++)
+			*h = (char)toupper((unsigned char)*h);
 	return t;
 }
 

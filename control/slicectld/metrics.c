@@ -166,16 +166,20 @@ endpoints(FILE *f, json_t *slices)
 static void
 queues(FILE *f, json_t *slices)
 {
-	static const struct {
+	/* Its counters' keys, checked against slicepath/counters.h's queue lists. */
+	const struct {
 		const char *metric, *type, *help, *key;
 	} q[] = {
 		{"slicepath_queue_enqueued_packets_total", "counter", "Packets into a slice's queue.",
-		 "enq_pkts"},
+		 SP_COUNTER_KEY(SP_QUEUE_COUNTER, enq, "_pkts")},
 		{"slicepath_queue_sent_packets_total", "counter", "Packets out of it, to its port.",
-		 "sent_pkts"},
-		{"slicepath_queue_sent_bytes_total", "counter", "Bytes out of it.", "sent_bytes"},
-		{"slicepath_queue_length_packets", "gauge", "Packets it holds now.", "len_pkts"},
-		{"slicepath_queue_length_bytes", "gauge", "Bytes it holds now.", "len_bytes"},
+		 SP_COUNTER_KEY(SP_QUEUE_COUNTER, sent, "_pkts")},
+		{"slicepath_queue_sent_bytes_total", "counter", "Bytes out of it.",
+		 SP_COUNTER_KEY(SP_QUEUE_COUNTER, sent, "_bytes")},
+		{"slicepath_queue_length_packets", "gauge", "Packets it holds now.",
+		 SP_COUNTER_KEY(SP_QUEUE_LENGTH, len, "_pkts")},
+		{"slicepath_queue_length_bytes", "gauge", "Bytes it holds now.",
+		 SP_COUNTER_KEY(SP_QUEUE_LENGTH, len, "_bytes")},
 	};
 	const char *name, *id, *reason;
 	json_t *s, *o, *d;

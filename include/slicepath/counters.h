@@ -14,6 +14,14 @@
 /* A list's names as an array's elements: {SP_SLICE_COUNTERS(SP_COUNTER_NAME)}. */
 #define SP_COUNTER_NAME(name, what) #name,
 
+/*
+ * One counter's key as stats.get and telemetry write it, checked against its
+ * list when compiled: SP_COUNTER_KEY(SP_PORT_COUNTER, tx_drop, "_pkts") is
+ * "tx_drop_pkts", and a name the list lacks does not compile. The suffix is
+ * the unit ("_pkts", "_bytes"; "" for a plain count) or a heading's ("_bit/s").
+ */
+#define SP_COUNTER_KEY(list, name, suffix) ((void)list##_##name, #name suffix)
+
 /* A port's frames. */
 #define SP_PORT_COUNTERS(X)                                                                        \
 	X(rx, "frames received")                                                                   \
@@ -68,5 +76,17 @@
 	X(rx_pkts, "frames from its rx queues")                                                    \
 	X(crossed_pkts, "of those, handed to an NPE on another lcore (0 where the NIC steers)")    \
 	X(npe_pkts, "packets its NPEs took (its own rx, other lcores' rings, slow paths)")
+
+/* The members SP_COUNTER_KEY checks: SP_PORT_COUNTER_rx, SP_QUEUE_LENGTH_len, ... */
+#define SP_PORT_COUNTER_MEMBER(name, what) SP_PORT_COUNTER_##name,
+#define SP_SLICE_COUNTER_MEMBER(name, what) SP_SLICE_COUNTER_##name,
+#define SP_ENDPOINT_COUNTER_MEMBER(name, what) SP_ENDPOINT_COUNTER_##name,
+#define SP_QUEUE_COUNTER_MEMBER(name, what) SP_QUEUE_COUNTER_##name,
+#define SP_QUEUE_LENGTH_MEMBER(name, what) SP_QUEUE_LENGTH_##name,
+enum sp_port_counter { SP_PORT_COUNTERS(SP_PORT_COUNTER_MEMBER) };
+enum sp_slice_counter { SP_SLICE_COUNTERS(SP_SLICE_COUNTER_MEMBER) };
+enum sp_endpoint_counter { SP_ENDPOINT_COUNTERS(SP_ENDPOINT_COUNTER_MEMBER) };
+enum sp_queue_counter { SP_QUEUE_COUNTERS(SP_QUEUE_COUNTER_MEMBER) };
+enum sp_queue_length { SP_QUEUE_LENGTHS(SP_QUEUE_LENGTH_MEMBER) };
 
 #endif
