@@ -17,6 +17,19 @@ NH3 = ("10.1.0.3", 7103, "02:bb:00:00:01:03")
 _iface_seq = itertools.count()
 
 
+def own_slice(ctl, name, owner, udp, dst):
+    """A slice of owner's, made through slicectl as owner: endpoints on p0 and p1 (udp),
+    queue 0 bound to p1's, and one filter sending dst there to NH1."""
+    sc = ctl.ctld.slicectl
+    sc("slice", "create", name, "codeopt", "ipv4", "owner", owner, "filters", 16, "queues", 2,
+       "buffers", 1000)
+    sc("endpoint", "reserve", name, "port", "p0", "udp", udp, user=owner)
+    sc("endpoint", "reserve", name, "port", "p1", "udp", udp, user=owner)
+    sc("queue", "bind", name, 0, "endpoint", 1, user=owner)
+    sc("filter", "add", name, "pos", 0, "dst", dst, "endpoint", 1, "queue", 0,
+       "nexthop", f"{NH1[0]}:{NH1[1]}", user=owner)
+
+
 class CtlNode:
     def __init__(self, tmp_path, tag, *ctld_args, p1_tap=False):
         self.iface = f"spc{os.getpid() % 10000}x{next(_iface_seq)}"

@@ -7,6 +7,7 @@ operators (root, the operator group) make slices and read the whole node."""
 import socket
 
 from conftest import needs_root
+import ctlnode
 from ctlnode import NH1
 from spnode import LocalUsers, strip_counters
 
@@ -19,16 +20,9 @@ CTLD_ARGS = ("-g", LocalUsers.GROUP)
 
 
 def own_slice(ctl, name, owner, udp):
-    """A slice of owner's with endpoints on p0 and p1, queue 0 and one filter."""
-    sc = ctl.ctld.slicectl
-    sc("slice", "create", name, "codeopt", "ipv4", "owner", owner, "filters", 16, "queues", 2,
-       "buffers", 1000)
-    sc("endpoint", "reserve", name, "port", "p0", "udp", udp, user=owner)
-    sc("endpoint", "reserve", name, "port", "p1", "udp", udp, user=owner)
-    sc("queue", "bind", name, 0, "endpoint", 1, user=owner)
-    sc("filter", "add", name, "pos", 0, "dst", "10.0.0.0/8", "endpoint", 1, "queue", 0,
-       "nexthop", f"{NH1[0]}:{NH1[1]}", user=owner)
-    sc("mem", "write", name, 0, "cafe", user=owner)
+    """A slice of owner's with endpoints on p0 and p1, queue 0, one filter and some memory."""
+    ctlnode.own_slice(ctl, name, owner, udp, "10.0.0.0/8")
+    ctl.ctld.slicectl("mem", "write", name, 0, "cafe", user=owner)
 
 
 def test_owners_reach_their_own_slices_only(ctl, users):

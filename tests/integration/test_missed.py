@@ -10,7 +10,7 @@ import socket
 import struct
 
 from conftest import needs_root
-from ctlnode import NH1
+from ctlnode import NH1, own_slice
 from spnode import LocalUsers, inner_udp, ipv4_key
 
 pytestmark = needs_root
@@ -19,18 +19,6 @@ CTLD_ARGS = ("-g", LocalUsers.GROUP)
 KEEP = 8
 DENIED = "(code 1006)"
 EXC_HDR = struct.Struct("=BBHI")  # struct sp_exc_hdr: version, reason, endpoint, reserved
-
-
-def own_slice(ctl, name, owner, udp):
-    """A slice of owner's: endpoint 0 on p0 (udp), 1 on p1, queue 0, a filter for 192.168/16."""
-    sc = ctl.ctld.slicectl
-    sc("slice", "create", name, "codeopt", "ipv4", "owner", owner, "filters", 16, "queues", 2,
-       "buffers", 1000)
-    sc("endpoint", "reserve", name, "port", "p0", "udp", udp, user=owner)
-    sc("endpoint", "reserve", name, "port", "p1", "udp", udp, user=owner)
-    sc("queue", "bind", name, 0, "endpoint", 1, user=owner)
-    sc("filter", "add", name, "pos", 0, "dst", "192.168.0.0/16", "endpoint", 1, "queue", 0,
-       "nexthop", f"{NH1[0]}:{NH1[1]}", user=owner)
 
 
 def missing(i, net="10.9.0"):
@@ -43,8 +31,8 @@ def missing(i, net="10.9.0"):
 def test_last_missed_keys(ctl, users):
     ctl.start()
     a, b = users.OWNERS
-    own_slice(ctl, "alpha", a, 5001)
-    own_slice(ctl, "beta", b, 5002)
+    own_slice(ctl, "alpha", a, 5001, "192.168.0.0/16")
+    own_slice(ctl, "beta", b, 5002, "192.168.0.0/16")
 
     # Nothing missed yet: an empty list, and the text says so.
     r = ctl.ctld.json("stats", "missed", "alpha", user=a)

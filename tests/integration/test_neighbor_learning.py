@@ -68,21 +68,32 @@ def wait_for(pred, what, timeout=5.0):
         time.sleep(0.05)
 
 
-def test_next_hop_is_resolved_by_arp_and_then_used(tmp_path):
-    tag = os.getpid() % 10000
-    n = Node(tmp_path, "arp")
-    p0 = n.port("p0", "10.0.0.1", "02:00:00:00:00:10", device=f"net_tap0,iface=sp{tag}in")
-    p1 = n.port("p1", "10.1.0.1", "02:00:00:00:01:10", device=f"net_tap1,iface=sp{tag}out")
+def routed_node(tmp_path, name, iface, static=None):
+    """A node whose slice alpha sends 10.50.0.0/16 from p0 (tap {iface}in) out of p1 (tap
+    {iface}out) to NH, not yet resolved; with static=(ip, mac), that neighbor in the
+    config and 10.60.0.0/16 sent to it. Returns the node, its two ports and the taps' names."""
+    ifaces = (f"{iface}in", f"{iface}out")
+    n = Node(tmp_path, name)
+    p0 = n.port("p0", "10.0.0.1", "02:00:00:00:00:10", device=f"net_tap0,iface={ifaces[0]}")
+    p1 = n.port("p1", "10.1.0.1", "02:00:00:00:01:10", device=f"net_tap1,iface={ifaces[1]}")
     a = n.slice("alpha", 1)
     a.endpoint(p0, 5001)
     out = a.endpoint(p1, 5001)
     a.queue(0, out)
     a.route(0, "10.50.0.0/16", endpoint=out, queue=0, next_hop=f"{NH_IP}:{NH_PORT}")
+    if static is not None:
+        n.neighbor(p1, *static)
+        a.route(1, "10.60.0.0/16", endpoint=out, queue=0, next_hop=f"{static[0]}:{NH_PORT}")
+    return n, p0, p1, ifaces
+
+
+def test_next_hop_is_resolved_by_arp_and_then_used(tmp_path):
+    n, p0, p1, ifaces = routed_node(tmp_path, "arp", f"sp{os.getpid() % 10000}")
 
     n.start()
     ins = outs = None
     try:
-        ins, outs = TapEnd(f"sp{tag}in"), TapEnd(f"sp{tag}out")
+        ins, outs = TapEnd(ifaces[0]), TapEnd(ifaces[1])
         first = inner_udp("10.50.1.1", seq=1)
         ins.send(substrate(first, p0, 5001))
         # Held for want of a MAC, and the node asks for one on p1.
@@ -116,20 +127,12 @@ def test_next_hop_is_resolved_by_arp_and_then_used(tmp_path):
 def test_unanswered_next_hop_drops_held_frames_after_a_second(tmp_path):
     """Nobody answers: the held frames wait a second, then each is dropped as no_neighbor,
     counted once (held, then the drop; never released, never sent)."""
-    tag = os.getpid() % 10000
-    n = Node(tmp_path, "arpwait")
-    p0 = n.port("p0", "10.0.0.1", "02:00:00:00:00:10", device=f"net_tap0,iface=sw{tag}in")
-    p1 = n.port("p1", "10.1.0.1", "02:00:00:00:01:10", device=f"net_tap1,iface=sw{tag}out")
-    a = n.slice("alpha", 1)
-    a.endpoint(p0, 5001)
-    out = a.endpoint(p1, 5001)
-    a.queue(0, out)
-    a.route(0, "10.50.0.0/16", endpoint=out, queue=0, next_hop=f"{NH_IP}:{NH_PORT}")
+    n, p0, p1, ifaces = routed_node(tmp_path, "arpwait", f"sw{os.getpid() % 10000}")
 
     n.start()
     ins = outs = None
     try:
-        ins, outs = TapEnd(f"sw{tag}in"), TapEnd(f"sw{tag}out")
+        ins, outs = TapEnd(ifaces[0]), TapEnd(ifaces[1])
         sent = time.monotonic()
         for seq in range(2):
             ins.send(substrate(inner_udp("10.50.1.1", seq=seq), p0, 5001))
@@ -163,19 +166,10 @@ def test_forged_arp_changes_no_neighbor(tmp_path):
     """Any host on a link can send ARP: a static (config) neighbor is never changed by it,
     a learned one only by the answer to a request the node sent, and every ARP frame the
     node does not take is counted (arp_ignored); a learned neighbor's MAC change is counted."""
-    tag = os.getpid() % 10000
     static_ip, static_mac = "10.1.0.8", "02:ee:00:00:00:08"
     forged_mac, moved_mac = "02:66:66:66:66:66", "02:cc:00:00:00:99"
-    n = Node(tmp_path, "arpsec")
-    p0 = n.port("p0", "10.0.0.1", "02:00:00:00:00:10", device=f"net_tap0,iface=sq{tag}in")
-    p1 = n.port("p1", "10.1.0.1", "02:00:00:00:01:10", device=f"net_tap1,iface=sq{tag}out")
-    n.neighbor(p1, static_ip, static_mac)
-    a = n.slice("alpha", 1)
-    a.endpoint(p0, 5001)
-    out = a.endpoint(p1, 5001)
-    a.queue(0, out)
-    a.route(0, "10.50.0.0/16", endpoint=out, queue=0, next_hop=f"{NH_IP}:{NH_PORT}")
-    a.route(1, "10.60.0.0/16", endpoint=out, queue=0, next_hop=f"{static_ip}:{NH_PORT}")
+    n, p0, p1, ifaces = routed_node(tmp_path, "arpsec", f"sq{os.getpid() % 10000}",
+                                    static=(static_ip, static_mac))
 
     def table():
         return neighbor_table(n.cmd("/slicepath/neighbors"), kinds=True)
@@ -186,7 +180,7 @@ def test_forged_arp_changes_no_neighbor(tmp_path):
     n.start()
     ins = outs = None
     try:
-        ins, outs = TapEnd(f"sq{tag}in"), TapEnd(f"sq{tag}out")
+        ins, outs = TapEnd(ifaces[0]), TapEnd(ifaces[1])
         assert table()[("p1", static_ip)] == f"{static_mac} static"
 
         # A forged reply and a gratuitous request for the static neighbor: neither is taken.
