@@ -22,7 +22,6 @@
 #include "i3_ring.h"
 #include "i3_wire.h"
 
-RTE_LOG_REGISTER(sp_i3_logtype, slicepath.codeopt.i3, INFO);
 
 static const struct sp_i3_ring *
 ring_of(struct sp_slice *s)
@@ -170,10 +169,10 @@ slice_init(struct sp_slice *s)
 
 	/* The ring and at least one trigger record. */
 	if (sp_slice_mem_size(s) < need) {
-		rte_log(RTE_LOG_ERR, sp_i3_logtype,
-			"i3: slice %u has %zu bytes of memory; it needs %zu for the ring and one "
-			"trigger, and %zu per trigger more (docs/i3.md)\n", sp_slice_id(s),
-			sp_slice_mem_size(s), need, sizeof(struct sp_i3_trigger_rec));
+		sp_slice_log(s, RTE_LOG_ERR,
+			     "%zu bytes of memory; it needs %zu for the ring and one trigger, and "
+			     "%zu per trigger more (docs/i3.md)", sp_slice_mem_size(s), need,
+			     sizeof(struct sp_i3_trigger_rec));
 		return -EINVAL;
 	}
 	return 0;

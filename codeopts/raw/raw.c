@@ -8,9 +8,19 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_log.h>
 #include <rte_mbuf.h>
 
 #include <slicepath/codeopt.h>
+
+/* A line in the daemon's log through the ABI's own logger: what the slice's filters match. */
+static int
+slice_init(struct sp_slice *s)
+{
+	sp_slice_log(s, RTE_LOG_INFO, "filters match the first %d bytes of each packet",
+		     SP_KEY_BYTES);
+	return 0;
+}
 
 static void
 parse(struct sp_slice *s __rte_unused, struct rte_mbuf **pkts, uint16_t n)
@@ -41,6 +51,7 @@ format(struct sp_slice *s __rte_unused, struct rte_mbuf **pkts __rte_unused,
 static const struct sp_codeopt raw_codeopt = {
 	.name = "raw",
 	.abi_version = SP_CODEOPT_ABI,
+	.slice_init = slice_init,
 	.parse = parse,
 	.format = format,
 };

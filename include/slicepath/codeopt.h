@@ -146,6 +146,16 @@ struct sp_codeopt {
  * malformed descriptor, -EEXIST for a taken name, -ENOTSUP for another ABI. */
 int sp_codeopt_register(const struct sp_codeopt *co);
 
+/*
+ * Log a line about slice s from its code option, off the fast path only
+ * (slice_init, slice_fini, load): "<codeopt>: slice <name>: <message>" at
+ * level (RTE_LOG_ERR, RTE_LOG_WARNING, RTE_LOG_INFO, RTE_LOG_DEBUG), under the
+ * rte_log type slicepath.codeopt.<codeopt> that registering the code option
+ * made (--log-level=slicepath.codeopt.<codeopt>:debug). No newline needed.
+ */
+void sp_slice_log(const struct sp_slice *s, uint32_t level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Register at load time: works for built-in code options and for shared
  * objects the daemon loads at start-up. */
 #define SP_CODEOPT_REGISTER(co)                                                                    \

@@ -3,6 +3,7 @@
 #include "../gpe/hslice.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,6 +22,7 @@ static const struct sp_codeopt host_codeopt = {.name = SP_CODEOPT_HOST,
 /* Filled by constructors before main() and by dlopen() at start-up, read
  * afterwards only: no lock needed. */
 static const struct sp_codeopt *codeopts[MAX_CODEOPTS];
+static int log_types[MAX_CODEOPTS]; /* each one's rte_log type (sp_slice_log) */
 static unsigned int nb_codeopts;
 static unsigned int nb_refused;
 
@@ -62,8 +64,33 @@ sp_codeopt_register(const struct sp_codeopt *co)
 		       MAX_CODEOPTS);
 		return refuse(-ENOSPC);
 	}
+	{
+		char type[sizeof("slicepath.codeopt.") + SP_NAME_LEN];
+		int t;
+
+		/* Registered here, before the lcores start: rte_log's types are not for them to add. */
+		snprintf(type, sizeof(type), "slicepath.codeopt.%s", co->name);
+		t = rte_log_register_type_and_pick_level(type, RTE_LOG_INFO);
+		log_types[nb_codeopts] = t >= 0 ? t : sp_log_type;
+	}
 	codeopts[nb_codeopts++] = co;
 	return 0;
+}
+
+void
+sp_slice_log(const struct sp_slice *s, uint32_t level, const char *fmt, ...)
+{
+	int type = sp_log_type;
+	char line[512];
+	va_list ap;
+
+	for (unsigned int i = 0; i < nb_codeopts; i++)
+		if (codeopts[i] == s->co)
+			type = log_types[i];
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	rte_log(level, type, "%s: slice %s: %s\n", s->co->name, s->name, line);
 }
 
 const struct sp_codeopt *

@@ -49,6 +49,8 @@ def forwards_untouched_packets(std, gamma):
     assert (sl["rx_pkts"], sl["fwd_pkts"], sl["exception_pkts"]) == (5, 3, 2), sl
     assert c["slice"]["gamma"]["reasons"]["miss"] == 2
     assert c["filters"]["gamma"] == {"0": 3}
+    # The object logged through the daemon's exported sp_slice_log, under its own type.
+    assert "raw: slice gamma: filters match the first 14 bytes of each packet\n" in n.log()
 
 
 def test_loaded_code_option_forwards_untouched_packets(std):
@@ -103,8 +105,8 @@ def test_daemon_exports_the_abi_alone():
                               capture_output=True, text=True).stdout.split("\n")
     # Besides the C library's objects it copies in (optarg@GLIBC_2.2.5...).
     ours = sorted(line.split()[-1] for line in exported if line.strip() and "@" not in line)
-    assert ours == ["sp_codeopt_register", "sp_slice_id", "sp_slice_mem", "sp_slice_mem_size",
-                    "sp_slice_priv", "sp_slice_set_priv"], ours
+    assert ours == ["sp_codeopt_register", "sp_slice_id", "sp_slice_log", "sp_slice_mem",
+                    "sp_slice_mem_size", "sp_slice_priv", "sp_slice_set_priv"], ours
 
 
 def test_check_config_loads_the_object(std):

@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -29,6 +31,7 @@ count_init(struct sp_slice *s)
 {
 	init_calls++;
 	sp_slice_set_priv(s, &init_calls);
+	sp_slice_log(s, RTE_LOG_INFO, "init %d", init_calls);
 	return init_rc;
 }
 
@@ -142,6 +145,34 @@ test_slice_errors_say_why(void **state __rte_unused)
 	init_rc = 0;
 }
 
+/* What sp_slice_log writes: "<codeopt>: slice <name>: ...", under the code option's own type. */
+static void
+test_slice_log_names_the_code_option_and_slice(void **state __rte_unused)
+{
+	char err[256] = "", *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct sp_slice *s;
+
+	assert_non_null(f);
+	rte_openlog_stream(f);
+	/* The tests' EAL logs warnings and worse: info lines of this type let through first. */
+	assert_int_equal(rte_log_set_level_pattern("slicepath.codeopt.test_co", RTE_LOG_INFO), 0);
+	init_calls = 0;
+	s = sp_slice_create(5, "epsilon", "test_co", 0, 0, err, sizeof(err));
+	assert_non_null(s);
+	sp_slice_destroy(s);
+	/* Its own type: set to errors only, the code option's info lines go. */
+	assert_int_equal(rte_log_set_level_pattern("slicepath.codeopt.test_co", RTE_LOG_ERR), 0);
+	s = sp_slice_create(5, "epsilon", "test_co", 0, 0, err, sizeof(err));
+	assert_non_null(s);
+	sp_slice_destroy(s);
+	rte_openlog_stream(NULL);
+	fclose(f);
+	assert_string_equal(text, "test_co: slice epsilon: init 1\n");
+	free(text);
+}
+
 int
 main(void)
 {
@@ -151,6 +182,7 @@ main(void)
 		cmocka_unit_test(test_bad_descriptors_refused),
 		cmocka_unit_test(test_slice_lifecycle_runs_init_and_fini),
 		cmocka_unit_test(test_slice_errors_say_why),
+		cmocka_unit_test(test_slice_log_names_the_code_option_and_slice),
 	};
 
 	sp_test_eal_init();

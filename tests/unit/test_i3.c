@@ -575,5 +575,6 @@ main(void)
 
 	sp_test_eal_init();
 	co = sp_codeopt_find("i3");
+	slice.co = co; /* as sp_slice_create() sets it: the code option's log lines name it */
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
