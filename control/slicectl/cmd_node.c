@@ -136,7 +136,7 @@ sched(struct cli *cli, int argc, char **argv)
 	if (rc == 0)
 		rc = cli_put_rate(p, "rate", argv[3]);
 	if (rc == 0)
-		rc = cli_put_uint(p, "overhead", v[0], 255);
+		rc = cli_put_uint(p, "overhead", v[0], SP_MAX_OVERHEAD);
 	if (rc != 0) {
 		json_decref(p);
 		return rc;

@@ -14,7 +14,7 @@
 #define CALL_TIMEOUT_MS 300000
 
 struct backend {
-	char path[CTLD_PATH_LEN];
+	char path[SP_SOCKET_PATH_LEN];
 	struct sp_ctl *ctl; /* NULL: down */
 	json_t *info;
 	char down[512];

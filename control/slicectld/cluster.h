@@ -14,7 +14,7 @@ struct cluster_config {
 	const char *prefix;       /* NULL: the default */
 	char node[SP_NAME_LEN * 2]; /* this node's name in the fleet */
 	unsigned int ttl;         /* the live key's lease, seconds */
-	char socket[CTLD_PATH_LEN]; /* this slicectld's, which the applier calls */
+	char socket[SP_SOCKET_PATH_LEN]; /* this slicectld's, which the applier calls */
 	/*
 	 * Or, for the benchmark's model nodes (tools/bench-fleet/), what the
 	 * applier calls instead: a method of slicectld's API, its result or NULL

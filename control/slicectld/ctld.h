@@ -22,8 +22,8 @@
 #include <slicepath/proto.h>
 
 #include "common/jsonrpc.h"
+#include "common/limits.h"
 
-#define CTLD_PATH_LEN 108 /* a sockaddr_un path */
 #define CTLD_MAX_SCHEDS 256
 
 /* What the public socket serves at once (server.c). */
@@ -35,8 +35,8 @@ struct server_limits {
 };
 
 struct ctld_config {
-	char socket[CTLD_PATH_LEN];  /* the public socket */
-	char backend[CTLD_PATH_LEN]; /* slicepathd's management socket */
+	char socket[SP_SOCKET_PATH_LEN];  /* the public socket */
+	char backend[SP_SOCKET_PATH_LEN]; /* slicepathd's management socket */
 	char database[4096];
 	char operator_group[64];     /* its members are operators, like root */
 	uint64_t memory_budget;      /* slice memory all slices may hold, bytes */

@@ -545,7 +545,7 @@ m_exception_channel(struct ctld *c, const struct caller *who, json_t *params,
 	struct ctld_slice *s = ctld_slice_to_change(c, who, params, e);
 	json_t *info = s != NULL ? backend_call(c->backend, SP_M_NODE_INFO, NULL, e) : NULL;
 	const char *dir = json_string_value(json_object_get(info, "channel_dir"));
-	char path[CTLD_PATH_LEN + SP_NAME_LEN + 8];
+	char path[SP_SOCKET_PATH_LEN + SP_NAME_LEN + 8];
 
 	if (info == NULL)
 		return NULL;

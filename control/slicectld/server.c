@@ -38,7 +38,7 @@ struct server {
 	unsigned int nb_clients;
 	bool has_gid;
 	gid_t operator_gid;
-	char path[CTLD_PATH_LEN];
+	char path[SP_SOCKET_PATH_LEN];
 	LIST_HEAD(, client) clients;
 };
 

@@ -58,6 +58,9 @@
 #define SP_DEFAULT_THRESHOLD_PKTS 1024
 #define SP_MAX_THRESHOLD_PKTS (1u << 20)
 #define SP_MAX_MEM_IO 65536 /* bytes in one mem.read or mem.write */
+/* A scheduler's "overhead": bytes a frame adds on the wire (preamble, gap, CRC: 24 on Ethernet). */
+#define SP_DEFAULT_OVERHEAD 24
+#define SP_MAX_OVERHEAD 255
 #define SP_MAX_CODEOPT_DATA (1u << 20) /* bytes in one codeopt.load */
 #define SP_DEFAULT_SLICE_BANDWIDTH UINT64_C(100000000) /* slicectld: a slice's endpoints together */
 

@@ -24,7 +24,7 @@
 static const struct uint_spec MBUFS = OPT("mbufs", 1024, 64 * MIB, 16384);
 static const struct uint_spec RX_DESC = { "rx_desc", 64, 16384, 1024, false, .pow2 = true };
 static const struct uint_spec TX_DESC = { "tx_desc", 64, 16384, 1024, false, .pow2 = true };
-static const struct uint_spec OVERHEAD = OPT("overhead", 0, 255, 24);
+static const struct uint_spec OVERHEAD = OPT("overhead", 0, SP_MAX_OVERHEAD, SP_DEFAULT_OVERHEAD);
 static const struct uint_spec RX_QUEUES = OPT("rx_queues", 1, SP_MAX_PORT_RXQ, 0);
 static const struct uint_spec NPE_FILTERS = OPT("filters", 1, MIB, SP_DEFAULT_NPE_FILTERS);
 static const struct uint_spec NPE_QUEUES = OPT("queues", 1, MIB, 65536);

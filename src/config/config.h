@@ -46,7 +46,7 @@ struct sp_cfg_port {
 	uint64_t rate_bps;            /* "rate": link rate, bits/s ("10G", "800M", number) */
 	uint16_t rx_desc;             /* "rx_desc": default 1024 */
 	uint16_t tx_desc;             /* "tx_desc": default 1024 */
-	uint16_t overhead;            /* "overhead": bytes a frame adds on the wire, default 24 */
+	uint16_t overhead;            /* "overhead": bytes a frame adds on the wire (SP_DEFAULT_OVERHEAD) */
 	enum sp_steering steering;    /* "steering": "auto" (default), "rte_flow", "software" */
 	uint16_t rx_queues;           /* "rx_queues": at least one an LC lcore; 0: exactly one */
 	char host[SP_IFNAME_LEN];     /* "host": the host path's interface, or "" (none) */

@@ -8,7 +8,6 @@
 #include "../common/text.h"
 #include "rpc.h"
 
-#define MAX_MEM_IO 65536 /* bytes in one mem.read or mem.write */
 
 /* "slice" and "offset" of mem.read and mem.write: a slice that has memory at all. */
 static int
@@ -35,7 +34,7 @@ sp_rpc_mem_read(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 	char *hex;
 
 	if (mem_slice(node, params, &s, &off, e) < 0 ||
-	    sp_rpc_uint(params, "length", MAX_MEM_IO, &len, e) < 0)
+	    sp_rpc_uint(params, "length", SP_MAX_MEM_IO, &len, e) < 0)
 		return NULL;
 	if (off + len > s->mem_size)
 		return sp_rpc_fail(e, SP_RPC_QUOTA, "bytes %" PRIu64 " to %" PRIu64 " are beyond slice "
@@ -61,13 +60,13 @@ sp_rpc_mem_write(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 
 	if (mem_slice(node, params, &s, &off, e) < 0 || sp_rpc_string(params, "data", &hex, e) < 0)
 		return NULL;
-	bytes = malloc(MAX_MEM_IO);
+	bytes = malloc(SP_MAX_MEM_IO);
 	if (bytes == NULL)
 		return sp_rpc_fail(e, SP_RPC_INTERNAL_ERROR, "out of memory");
-	if (sp_parse_hex_bytes(hex, bytes, MAX_MEM_IO, &n) < 0) {
+	if (sp_parse_hex_bytes(hex, bytes, SP_MAX_MEM_IO, &n) < 0) {
 		free(bytes);
 		return sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"data\" must be hex digits, two per "
-				   "byte, at most %d bytes", MAX_MEM_IO);
+				   "byte, at most %d bytes", SP_MAX_MEM_IO);
 	}
 	if (off + n > s->mem_size) {
 		free(bytes);

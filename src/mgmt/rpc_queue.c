@@ -47,7 +47,7 @@ sp_rpc_sched_set(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 	pname = node->ports[port].name;
 	sp_qm_room(node->npes[npe].qm, 0, port, &r);
 	overhead = r.overhead;
-	if (sp_rpc_optional_uint(params, "overhead", 0, 255, &overhead, e) < 0)
+	if (sp_rpc_optional_uint(params, "overhead", 0, SP_MAX_OVERHEAD, &overhead, e) < 0)
 		return NULL;
 	if (rate == 0)
 		return sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"rate\" must be at least 1 bit/s");
