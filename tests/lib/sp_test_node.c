@@ -29,32 +29,40 @@ ring(const char *what, unsigned int n)
 	return r;
 }
 
+/* NPE node->nb_npes, its tables named after name, schedulers at bps on both ports. */
 static void
-make_tables(struct sp_node *node, unsigned int n)
+make_npe(struct sp_node *node, const char *name, uint64_t bps)
 {
-	char name[32];
 	struct sp_lookup_params lp = {.name = name, .capacity = SP_TEST_FILTERS,
 				      .max_slices = SP_MAX_SLICES, .socket = SOCKET_ID_ANY};
 	struct sp_qm_params qp = {.name = name, .nb_ports = 2, .max_queues = SP_TEST_QUEUES,
 				  .max_owners = SP_MAX_SLICES, .socket = SOCKET_ID_ANY};
+	struct sp_npe *npe = &node->npes[node->nb_npes];
+
+	npe->id = node->nb_npes++;
+	npe->lookup = sp_lookup_create(&lp);
+	npe->qm = sp_qm_create(&qp);
+	SP_TEST_CHECK(npe->lookup != NULL && npe->qm != NULL, "no tables for NPE %u", npe->id);
+	npe->filter_capacity = SP_TEST_FILTERS;
+	npe->queue_capacity = SP_TEST_QUEUES;
+	for (uint16_t p = 0; p < 2; p++)
+		SP_TEST_CHECK(sp_qm_port_config(npe->qm, p, bps, 24) == 0, "port %u", p);
+}
+
+static void
+make_tables(struct sp_node *node, unsigned int n)
+{
+	char name[32];
 	const struct rte_ether_addr nh_mac = SP_TEST_NH_MAC;
-	struct sp_npe *npe = &node->npes[0];
 
 	snprintf(name, sizeof(name), "test_node%u", n);
 	node->decap = sp_decap_create(name, SP_MAX_ENDPOINTS, SOCKET_ID_ANY);
 	node->neigh = sp_neigh_create(name, 64, SOCKET_ID_ANY);
-	npe->lookup = sp_lookup_create(&lp);
-	npe->qm = sp_qm_create(&qp);
-	SP_TEST_CHECK(node->decap != NULL && node->neigh != NULL && npe->lookup != NULL &&
-			      npe->qm != NULL, "no tables");
-	npe->filter_capacity = SP_TEST_FILTERS;
-	npe->queue_capacity = SP_TEST_QUEUES;
-	node->nb_npes = 1;
-	for (uint16_t p = 0; p < 2; p++) {
+	SP_TEST_CHECK(node->decap != NULL && node->neigh != NULL, "no tables");
+	make_npe(node, name, LINK_BPS);
+	for (uint16_t p = 0; p < 2; p++)
 		SP_TEST_CHECK(sp_decap_set_port(node->decap, p, node->ports[p].ip_be,
 						&node->ports[p].mac) == 0, "port %u", p);
-		SP_TEST_CHECK(sp_qm_port_config(npe->qm, p, LINK_BPS, 24) == 0, "port %u", p);
-	}
 	SP_TEST_CHECK(sp_neigh_set(node->neigh, 1, rte_cpu_to_be_32(SP_TEST_NH_IP), &nh_mac,
 				   SP_NEIGH_STATIC) == 0, "next hop");
 	node->resolve_ring = ring("resolve", n);
@@ -111,6 +119,20 @@ sp_test_node_create(struct sp_node *node)
 	make_slice(node);
 }
 
+void
+sp_test_node_add_npe(struct sp_node *node)
+{
+	static unsigned int made;
+	char name[32];
+
+	SP_TEST_CHECK(node->nb_npes == 1, "the node has %u NPEs already", node->nb_npes);
+	for (uint16_t p = 0; p < 2; p++)
+		SP_TEST_CHECK(sp_qm_port_config(node->npes[0].qm, p, SP_TEST_NPE_BPS, 24) == 0,
+			      "port %u", p);
+	snprintf(name, sizeof(name), "test_npe1_%u", made++);
+	make_npe(node, name, SP_TEST_NPE_BPS);
+}
+
 int
 sp_test_node_setup(void **state)
 {
@@ -136,8 +158,10 @@ sp_test_node_free(struct sp_node *node)
 	for (unsigned int i = 0; i < SP_MAX_SLICES; i++)
 		if (node->slices[i] != NULL)
 			sp_node_slice_del(node, node->slices[i], err, sizeof(err));
-	sp_lookup_free(node->npes[0].lookup);
-	sp_qm_free(node->npes[0].qm);
+	for (uint16_t n = 0; n < node->nb_npes; n++) {
+		sp_lookup_free(node->npes[n].lookup);
+		sp_qm_free(node->npes[n].qm);
+	}
 	rte_ring_free(node->resolve_ring);
 	rte_ring_free(node->exc_ring);
 	rte_ring_free(node->learn_ring);

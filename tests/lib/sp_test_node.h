@@ -27,6 +27,12 @@
  * are there too (exceptions, next hops to resolve). Aborts on failure.
  */
 void sp_test_node_create(struct sp_node *node);
+/*
+ * A second NPE (id 1) as large as the first, with schedulers on p0 and p1:
+ * each link's rate split between the two NPEs (SP_TEST_NPE_BPS each).
+ */
+#define SP_TEST_NPE_BPS 5000000000ull
+void sp_test_node_add_npe(struct sp_node *node);
 /* Free everything sp_test_node_create() made; node is zeroed. */
 void sp_test_node_free(struct sp_node *node);
 
