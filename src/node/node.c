@@ -49,8 +49,21 @@ static int
 open_ports(struct sp_node *node, const struct sp_config *cfg, char *err, size_t errlen)
 {
 	for (uint16_t i = 0; i < cfg->nb_ports; i++) {
-		int rc = sp_port_open(&cfg->ports[i], node->pool, (uint16_t)cfg->nb_lcores,
-				      node->nb_lc, &node->ports[i], err, errlen);
+		const struct sp_cfg_port *cp = &cfg->ports[i];
+		const struct sp_port_conf conf = {
+			.name = cp->name,
+			.device = cp->device,
+			.ip_be = cp->ipv4,
+			.mac = cp->has_mac ? cp->mac : NULL,
+			.rate_bps = cp->rate_bps,
+			.overhead = cp->overhead,
+			.rx_desc = cp->rx_desc,
+			.tx_desc = cp->tx_desc,
+			.rx_queues = cp->rx_queues,
+			.host = cp->host,
+		};
+		int rc = sp_port_open(&conf, node->pool, (uint16_t)cfg->nb_lcores, node->nb_lc,
+				      &node->ports[i], err, errlen);
 
 		if (rc < 0)
 			return rc;

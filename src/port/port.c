@@ -14,7 +14,6 @@
 
 #include <slicepath/codeopt.h>
 
-#include "../config/config.h"
 #include "../common/log.h"
 
 SP_LOG_TYPE("port")
@@ -119,20 +118,20 @@ plan_queues(uint16_t pid, uint16_t nb_lcores, uint16_t nb_lc, uint16_t rx_queues
 }
 
 static int
-configure(const struct sp_cfg_port *cfg, struct rte_mempool *pool, uint16_t pid,
+configure(const struct sp_port_conf *conf, struct rte_mempool *pool, uint16_t pid,
 	  const struct queues *q, const char **what)
 {
-	struct rte_eth_conf conf = {0};
-	uint16_t rxd = cfg->rx_desc, txd = cfg->tx_desc;
+	struct rte_eth_conf eth = {0};
+	uint16_t rxd = conf->rx_desc, txd = conf->tx_desc;
 	int socket = rte_eth_dev_socket_id(pid);
 	int rc;
 
 	if (q->rss_hf != 0) {
-		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
-		conf.rx_adv_conf.rss_conf.rss_hf = q->rss_hf;
+		eth.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		eth.rx_adv_conf.rss_conf.rss_hf = q->rss_hf;
 	}
 	*what = "configure";
-	rc = rte_eth_dev_configure(pid, q->rx, q->tx, &conf);
+	rc = rte_eth_dev_configure(pid, q->rx, q->tx, &eth);
 	if (rc < 0)
 		return rc;
 	*what = "adjust descriptor counts";
@@ -151,16 +150,16 @@ configure(const struct sp_cfg_port *cfg, struct rte_mempool *pool, uint16_t pid,
 		if (rc < 0)
 			return rc;
 	}
-	if (cfg->has_mac) {
+	if (conf->mac != NULL) {
 		struct rte_ether_addr mac;
 
-		memcpy(mac.addr_bytes, cfg->mac, RTE_ETHER_ADDR_LEN);
+		memcpy(mac.addr_bytes, conf->mac, RTE_ETHER_ADDR_LEN);
 		/* vdevs such as net_null cannot change their MAC; the node
 		 * uses the configured one in every frame it writes anyway. */
 		rc = rte_eth_dev_default_mac_addr_set(pid, &mac);
 		if (rc < 0 && rc != -ENOTSUP)
 			SP_LOG(WARNING, "%s: cannot set MAC on the device (%s); using it in frames "
-			       "only", cfg->name, rte_strerror(-rc));
+			       "only", conf->name, rte_strerror(-rc));
 	}
 	/* Frames to other MACs are counted as other_mac drops in decap. */
 	rte_eth_promiscuous_enable(pid);
@@ -179,43 +178,43 @@ probe_error(int rc)
 }
 
 /*
- * The host path's interface: a net_tap named cfg->host with the port's
+ * The host path's interface: a net_tap named conf->host with the port's
  * MAC (what the host sends leaves the port as it is), a queue pair for
  * each LC lcore (net_tap wants as many rx as tx queues). net_tap rather
  * than virtio_user: vhost-net is not in every kernel (docs/config.md).
  */
 static int
-open_host(const struct sp_cfg_port *cfg, struct rte_mempool *pool, uint16_t nb_lc,
+open_host(const struct sp_port_conf *conf, struct rte_mempool *pool, uint16_t nb_lc,
 	  struct sp_port *out, char *err, size_t errlen)
 {
 	char devargs[128], mac[RTE_ETHER_ADDR_FMT_SIZE];
-	struct sp_cfg_port host = *cfg;
+	struct sp_port_conf host = *conf;
 	struct queues q = {.rx = nb_lc, .tx = nb_lc};
 	const char *what = "probe";
 	uint16_t pid;
 	int rc;
 
 	rte_ether_format_addr(mac, sizeof(mac), &out->mac);
-	snprintf(devargs, sizeof(devargs), "net_tap_host_%s,iface=%s,mac=%s", cfg->name,
-		 cfg->host, mac);
-	host.has_mac = false; /* the tap has it from its devargs */
+	snprintf(devargs, sizeof(devargs), "net_tap_host_%s,iface=%s,mac=%s", conf->name,
+		 conf->host, mac);
+	host.mac = NULL; /* the tap has it from its devargs */
 	rc = find_or_probe(devargs, &pid);
 	if (rc == 0)
 		rc = configure(&host, pool, pid, &q, &what);
 	if (rc < 0) {
 		snprintf(err, errlen, "port %s: cannot %s the host's interface \"%s\" (%s): %s; "
 			 "check that no interface has that name and that /dev/net/tun exists",
-			 cfg->name, what, cfg->host, devargs, rte_strerror(-rc));
+			 conf->name, what, conf->host, devargs, rte_strerror(-rc));
 		return rc;
 	}
 	out->has_host = true;
 	out->host_pid = pid;
-	SP_LOG(INFO, "%s: host path on interface %s (DPDK port %u)", cfg->name, cfg->host, pid);
+	SP_LOG(INFO, "%s: host path on interface %s (DPDK port %u)", conf->name, conf->host, pid);
 	return 0;
 }
 
 int
-sp_port_open(const struct sp_cfg_port *cfg, struct rte_mempool *pool, uint16_t nb_lcores,
+sp_port_open(const struct sp_port_conf *conf, struct rte_mempool *pool, uint16_t nb_lcores,
 	     uint16_t nb_lc, struct sp_port *out, char *err, size_t errlen)
 {
 	const char *what = "probe", *why = "";
@@ -224,60 +223,60 @@ sp_port_open(const struct sp_cfg_port *cfg, struct rte_mempool *pool, uint16_t n
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = find_or_probe(cfg->device, &pid);
+	rc = find_or_probe(conf->device, &pid);
 	if (rc < 0) {
 		snprintf(err, errlen,
 			 "port %s: cannot open device \"%s\": %s; check the device name and its "
 			 "arguments (docs/config.md), that any file it reads exists, and for a NIC "
 			 "that it is bound to vfio-pci (dpdk-devbind.py --status)",
-			 cfg->name, cfg->device, probe_error(rc));
+			 conf->name, conf->device, probe_error(rc));
 		return -ENODEV;
 	}
-	rc = plan_queues(pid, nb_lcores, nb_lc, cfg->rx_queues, &q, &why);
+	rc = plan_queues(pid, nb_lcores, nb_lc, conf->rx_queues, &q, &why);
 	if (rc < 0) {
 		snprintf(err, errlen, "port %s: device \"%s\" cannot serve %u LC lcores of %u "
 			 "forwarding lcores with %u rx queues (an LC lcore needs one at least and "
 			 "a tx queue of its own): %s; give the port's device more queues, it fewer "
-			 "\"rx_queues\" or the node fewer LC lcores (docs/config.md)", cfg->name,
-			 cfg->device, nb_lc, nb_lcores, q.rx, why);
+			 "\"rx_queues\" or the node fewer LC lcores (docs/config.md)", conf->name,
+			 conf->device, nb_lc, nb_lcores, q.rx, why);
 		rte_eth_dev_close(pid);
 		return -ENODEV;
 	}
-	rc = configure(cfg, pool, pid, &q, &what);
+	rc = configure(conf, pool, pid, &q, &what);
 	if (rc < 0 && q.tx > 1 && nb_lc == 1) {
 		/* net_tap, for one, wants as many rx queues as tx: its kernel side would
 		 * spread frames over rx queues no lcore polls. */
 		SP_LOG(INFO, "%s: device %s failed to %s with %u tx queues beside one rx queue "
-		       "(the driver says why above); it gets one, the LC lcore's", cfg->name,
-		       cfg->device, what, q.tx);
+		       "(the driver says why above); it gets one, the LC lcore's", conf->name,
+		       conf->device, what, q.tx);
 		rte_eth_dev_stop(pid);
 		q.tx = 1;
-		rc = configure(cfg, pool, pid, &q, &what);
+		rc = configure(conf, pool, pid, &q, &what);
 	}
 	if (rc < 0) {
-		snprintf(err, errlen, "port %s: device \"%s\" failed to %s: %s", cfg->name,
-			 cfg->device, what, rte_strerror(-rc));
+		snprintf(err, errlen, "port %s: device \"%s\" failed to %s: %s", conf->name,
+			 conf->device, what, rte_strerror(-rc));
 		rte_eth_dev_close(pid);
 		return -ENODEV;
 	}
-	snprintf(out->name, sizeof(out->name), "%s", cfg->name);
+	snprintf(out->name, sizeof(out->name), "%s", conf->name);
 	out->port_id = pid;
-	out->ip_be = cfg->ipv4;
-	out->rate_bps = cfg->rate_bps;
-	out->overhead = cfg->overhead;
-	out->rx_desc = cfg->rx_desc;
-	out->tx_desc = cfg->tx_desc;
+	out->ip_be = conf->ip_be;
+	out->rate_bps = conf->rate_bps;
+	out->overhead = conf->overhead;
+	out->rx_desc = conf->rx_desc;
+	out->tx_desc = conf->tx_desc;
 	out->nb_txq = q.tx;
 	out->nb_rxq = q.rx;
 	out->rss = q.rss_hf != 0;
-	if (cfg->has_mac)
-		memcpy(out->mac.addr_bytes, cfg->mac, RTE_ETHER_ADDR_LEN);
+	if (conf->mac != NULL)
+		memcpy(out->mac.addr_bytes, conf->mac, RTE_ETHER_ADDR_LEN);
 	else
 		rte_eth_macaddr_get(pid, &out->mac);
-	SP_LOG(INFO, "%s: device %s is DPDK port %u, %u rx queue(s), steering: %s; %s", cfg->name,
-	       cfg->device, pid, q.rx, sp_port_steering(out),
+	SP_LOG(INFO, "%s: device %s is DPDK port %u, %u rx queue(s), steering: %s; %s", conf->name,
+	       conf->device, pid, q.rx, sp_port_steering(out),
 	       q.tx > 1 ? "a tx queue for each forwarding lcore" : "one tx queue, the LC lcore's");
-	if (cfg->host[0] != '\0' && open_host(cfg, pool, nb_lc, out, err, errlen) < 0) {
+	if (conf->host[0] != '\0' && open_host(conf, pool, nb_lc, out, err, errlen) < 0) {
 		sp_port_close(out);
 		return -ENODEV;
 	}

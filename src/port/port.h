@@ -18,8 +18,6 @@
 
 #include "../common/limits.h"
 
-struct sp_cfg_port;
-
 /* Packet buffers with room for struct sp_meta in each mbuf's private area. */
 struct rte_mempool *sp_pktmbuf_pool_create(const char *name, uint32_t n, int socket);
 
@@ -43,13 +41,26 @@ struct sp_port {
 	uint16_t host_pid; /* a net_tap, a queue pair an LC lcore (LC k's: k) */
 };
 
+/* A port to open, as the node builder has it from the config (docs/config.md, "ports"). */
+struct sp_port_conf {
+	const char *name;   /* how the node names it (in messages too) */
+	const char *device; /* PCI address or vdev devargs */
+	uint32_t ip_be;
+	const uint8_t *mac; /* RTE_ETHER_ADDR_LEN bytes, or NULL: the device's own */
+	uint64_t rate_bps;
+	uint16_t overhead;  /* bytes a frame adds on the wire beyond its data */
+	uint16_t rx_desc, tx_desc;
+	uint16_t rx_queues; /* 0: one an LC lcore */
+	const char *host;   /* the host path's interface, or "" (none) */
+};
+
 /*
- * Probe, configure and start the port described by cfg, with nb_lc rx
+ * Probe, configure and start the port described by conf, with nb_lc rx
  * queues and nb_lcores tx queues if the device has as many (else, with one
  * LC lcore, one tx queue). On error returns a negative errno and writes a
  * message naming the port and device and what to check into err.
  */
-int sp_port_open(const struct sp_cfg_port *cfg, struct rte_mempool *pool, uint16_t nb_lcores,
+int sp_port_open(const struct sp_port_conf *conf, struct rte_mempool *pool, uint16_t nb_lcores,
 		 uint16_t nb_lc, struct sp_port *out, char *err, size_t errlen);
 void sp_port_close(struct sp_port *p);
 
