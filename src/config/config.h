@@ -17,6 +17,7 @@
 #include <slicepath/proto.h>
 
 #include "../common/limits.h"
+#include "../common/steering.h"
 #include "../common/text.h"
 
 #define SP_MAX_CODEOPT_LIBS 16
@@ -29,13 +30,6 @@
 #define SP_DEFAULT_CHANNEL_DIR "/run/slicepath/slices"
 /* Room for "/<slice name>.sock" after the channel directory in a sockaddr_un. */
 #define SP_CHANNEL_DIR_LEN (SP_SOCKET_PATH_LEN - SP_NAME_LEN - 6)
-
-/* A port's "steering": how endpoints' frames reach their NPE's lcore (src/node/steer.h). */
-enum sp_steering {
-	SP_STEERING_AUTO,     /* rte_flow rules where the device takes them, else software */
-	SP_STEERING_RTE_FLOW, /* rte_flow rules, or the node does not start */
-	SP_STEERING_SOFTWARE, /* RSS or the device's spreading, and the rings between lcores */
-};
 
 struct sp_cfg_port {
 	char name[SP_NAME_LEN];       /* "name": how the rest of the config refers to it */

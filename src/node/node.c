@@ -45,6 +45,17 @@ producers(const struct sp_node *node)
 	return node->nb_lc > 1 ? 0 : RING_F_SP_ENQ;
 }
 
+/* Each port's "steering" to the steering's start. */
+static int
+start_steering(struct sp_node *node, const struct sp_config *cfg, char *err, size_t errlen)
+{
+	enum sp_steering steering[SP_MAX_PORTS];
+
+	for (uint16_t p = 0; p < cfg->nb_ports; p++)
+		steering[p] = cfg->ports[p].steering;
+	return sp_steer_start(node, steering, err, errlen);
+}
+
 static int
 open_ports(struct sp_node *node, const struct sp_config *cfg, char *err, size_t errlen)
 {
@@ -383,7 +394,7 @@ sp_node_init(struct sp_node *node, const struct sp_config *cfg, char *err, size_
 	for (uint16_t i = 0; rc == 0 && i < cfg->nb_slices; i++)
 		rc = add_slice(node, &cfg->slices[i], err, errlen);
 	if (rc == 0)
-		rc = sp_steer_start(node, cfg, err, errlen);
+		rc = start_steering(node, cfg, err, errlen);
 	if (rc < 0)
 		sp_node_fini(node);
 	return rc;

@@ -11,7 +11,6 @@
 
 #include "../common/log.h"
 #include "../common/notify.h"
-#include "../config/config.h"
 #include "node.h"
 
 SP_LOG_TYPE("steer")
@@ -183,7 +182,7 @@ steer_port(struct sp_node *node, uint16_t p, char *err, size_t errlen)
 }
 
 int
-sp_steer_start(struct sp_node *node, const struct sp_config *cfg, char *err, size_t errlen)
+sp_steer_start(struct sp_node *node, const enum sp_steering *steering, char *err, size_t errlen)
 {
 	char why[NOTE_LEN];
 
@@ -193,27 +192,27 @@ sp_steer_start(struct sp_node *node, const struct sp_config *cfg, char *err, siz
 		return -ENOMEM;
 	}
 	for (uint16_t p = 0; p < node->nb_ports; p++) {
-		const struct sp_cfg_port *cp = &cfg->ports[p];
+		const char *name = node->ports[p].name;
 		int rc;
 
 		if (node->ports[p].nb_rxq == 1)
 			continue;
-		if (cp->steering == SP_STEERING_SOFTWARE) {
+		if (steering[p] == SP_STEERING_SOFTWARE) {
 			snprintf(node->steer->note[p], NOTE_LEN, "\"steering\": \"software\"");
 			continue;
 		}
 		rc = steer_port(node, p, why, sizeof(why));
-		if (rc < 0 && cp->steering == SP_STEERING_RTE_FLOW) {
+		if (rc < 0 && steering[p] == SP_STEERING_RTE_FLOW) {
 			snprintf(err, errlen, "port %s: \"steering\": \"rte_flow\", but %s; set it "
 				 "to \"auto\" or \"software\" to steer in software (docs/config.md)",
-				 cp->name, why);
+				 name, why);
 			return rc;
 		}
 		if (rc < 0)
 			fall_back(node, p, why);
 		else
 			SP_LOG(INFO, "%s: rte_flow steers %u endpoint(s) to their NPEs' queues",
-			       cp->name, node->steer->nb_rules[p]);
+			       name, node->steer->nb_rules[p]);
 	}
 	return 0;
 }

@@ -25,10 +25,10 @@
 
 #include <rte_flow.h>
 
+#include "../common/steering.h"
 #include "../decap/decap.h"
 
 struct sp_node;
-struct sp_config;
 
 /* An rte_flow rule of one endpoint, or the default, with what its items point to. */
 struct sp_steer_rule {
@@ -48,12 +48,13 @@ void sp_steer_rule_endpoint(struct sp_steer_rule *r, enum sp_l4 l4, uint32_t ip_
 void sp_steer_rule_default(struct sp_steer_rule *r);
 
 /*
- * At start, the ports and slices of the config in place: rules on every
- * port of several rx queues whose "steering" is not "software". A port
- * set to "rte_flow" whose device refuses one: -ENOTSUP and a message in
- * err (the node does not start); "auto": software steering, logged.
+ * At start, the node's ports and slices in place: rules on every port of
+ * several rx queues whose steering[] (one a port) is not "software". A
+ * port set to "rte_flow" whose device refuses one: -ENOTSUP and a message
+ * in err (the node does not start); "auto": software steering, logged.
  */
-int sp_steer_start(struct sp_node *node, const struct sp_config *cfg, char *err, size_t errlen);
+int sp_steer_start(struct sp_node *node, const enum sp_steering *steering, char *err,
+		   size_t errlen);
 /* Remove every rule (before the ports close). */
 void sp_steer_stop(struct sp_node *node);
 

@@ -25,7 +25,6 @@
 #include <rte_errno.h>
 #include <rte_log.h>
 
-#include "config/config.h"
 #include "node/steer.h"
 #include "node/node.h"
 
@@ -268,7 +267,7 @@ enum { ALPHA = 1, BETA, GAMMA };
 #define P1_IP IP(10, 1, 0, 1)
 
 static struct sp_node node;
-static struct sp_config cfg;
+static enum sp_steering steering[SP_MAX_PORTS]; /* the ports' "steering" */
 static struct sp_slice slices[4];
 static char *log_text;
 static size_t log_len;
@@ -278,12 +277,11 @@ static void
 port(uint16_t p, const char *name, uint16_t id, uint32_t ip_be, bool rss)
 {
 	snprintf(node.ports[p].name, SP_NAME_LEN, "%s", name);
-	snprintf(cfg.ports[p].name, sizeof(cfg.ports[p].name), "%s", name);
 	node.ports[p].port_id = id;
 	node.ports[p].ip_be = ip_be;
 	node.ports[p].nb_rxq = 2;
 	node.ports[p].rss = rss;
-	cfg.ports[p].steering = SP_STEERING_AUTO;
+	steering[p] = SP_STEERING_AUTO;
 }
 
 static void
@@ -305,11 +303,10 @@ setup(void **state)
 {
 	(void)state;
 	memset(&node, 0, sizeof(node));
-	memset(&cfg, 0, sizeof(cfg));
 	memset(&dev, 0, sizeof(dev));
 	dev.refuse_validate_port = -1;
 	dev.creates_left = -1;
-	node.nb_ports = cfg.nb_ports = 2;
+	node.nb_ports = 2;
 	port(0, "p0", P0_ID, P0_IP, true);
 	port(1, "p1", P1_ID, P1_IP, false);
 	node.nb_lc = 2;
@@ -368,7 +365,7 @@ start_ok(void)
 {
 	char err[512] = "";
 
-	assert_int_equal(sp_steer_start(&node, &cfg, err, sizeof(err)), 0);
+	assert_int_equal(sp_steer_start(&node, steering, err, sizeof(err)), 0);
 	assert_string_equal(err, "");
 }
 
@@ -430,7 +427,7 @@ test_no_rule_asked_where_not_wanted(void **state)
 {
 	(void)state;
 	node.ports[0].nb_rxq = 1;
-	cfg.ports[1].steering = SP_STEERING_SOFTWARE;
+	steering[1] = SP_STEERING_SOFTWARE;
 	start_ok();
 	assert_int_equal(dev.validates, 0);
 	assert_int_equal(dev.nb_rules, 0);
@@ -608,11 +605,11 @@ test_rte_flow_refused_stops_the_start(void **state)
 	char err[512];
 
 	(void)state;
-	cfg.ports[0].steering = SP_STEERING_RTE_FLOW;
+	steering[0] = SP_STEERING_RTE_FLOW;
 	dev.creates_left = 2;
 	dev.refuse_errno = ENOTSUP;
 	dev.refuse_msg = "no TCP match";
-	assert_int_equal(sp_steer_start(&node, &cfg, err, sizeof(err)), -ENOTSUP);
+	assert_int_equal(sp_steer_start(&node, steering, err, sizeof(err)), -ENOTSUP);
 	assert_string_equal(err, "port p0: \"steering\": \"rte_flow\", but the device refused the "
 			    "rule of TCP port 8080 to queue 0: no TCP match (Operation not "
 			    "supported); set it to \"auto\" or \"software\" to steer in software "
