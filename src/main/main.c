@@ -29,6 +29,7 @@
 #include "config/lcore_cpus.h"
 #include "mgmt/channel.h"
 #include "mgmt/mgmt.h"
+#include "node/launch.h"
 #include "node/node.h"
 #include "lc/lcore.h"
 #include "node/steer.h"
@@ -56,13 +57,13 @@ usage(FILE *f)
 }
 
 static int
-load_codeopt_libs(const struct sp_config *cfg)
+load_codeopt_libs(const struct sp_launch *l)
 {
-	for (uint16_t i = 0; i < cfg->nb_codeopt_libs; i++) {
+	for (uint16_t i = 0; i < l->nb_codeopt_libs; i++) {
 		unsigned int refused = sp_codeopt_refused();
 
 		/* Registration happens in the object's constructor. */
-		if (dlopen(cfg->codeopt_libs[i], RTLD_NOW | RTLD_GLOBAL) == NULL) {
+		if (dlopen(l->codeopt_libs[i], RTLD_NOW | RTLD_GLOBAL) == NULL) {
 			fprintf(stderr, "slicepathd: codeopt_libs[%u]: cannot load: %s\n", i,
 				dlerror());
 			return -EINVAL;
@@ -70,7 +71,7 @@ load_codeopt_libs(const struct sp_config *cfg)
 		if (sp_codeopt_refused() != refused) {
 			fprintf(stderr, "slicepathd: codeopt_libs[%u]: %s: its code option was "
 					"refused (the reason is logged above)\n",
-				i, cfg->codeopt_libs[i]);
+				i, l->codeopt_libs[i]);
 			return -EINVAL;
 		}
 	}
@@ -78,17 +79,17 @@ load_codeopt_libs(const struct sp_config *cfg)
 }
 
 static int
-check_codeopts(const struct sp_config *cfg)
+check_codeopts(const struct sp_launch *l)
 {
 	char names[256];
 
-	for (uint16_t i = 0; i < cfg->nb_slices; i++) {
-		if (sp_codeopt_find(cfg->slices[i].codeopt) != NULL)
+	for (uint16_t i = 0; i < l->nb_slices; i++) {
+		if (sp_codeopt_find(l->slice_codeopts[i]) != NULL)
 			continue;
 		sp_codeopt_names(names, sizeof(names));
 		fprintf(stderr, "slicepathd: slices[%u].codeopt: unknown code option \"%s\"; use "
 				"one of: %s (or load it with \"codeopt_libs\")\n",
-			i, cfg->slices[i].codeopt, names);
+			i, l->slice_codeopts[i], names);
 		return -EINVAL;
 	}
 	return 0;
@@ -99,12 +100,12 @@ static const char *const lcore_opts[] = {"-l", "-c", "--lcores", NULL};
 
 /* Does the config's "eal" or the command line give one of opts (NULL-terminated)? */
 static bool
-has_option(const struct sp_config *cfg, int extra_argc, char **extra_argv,
+has_option(const struct sp_launch *l, int extra_argc, char **extra_argv,
 	   const char *const *opts)
 {
 	for (unsigned int k = 0; opts[k] != NULL; k++) {
-		for (int i = 0; i < cfg->eal_argc; i++)
-			if (strncmp(cfg->eal_argv[i], opts[k], strlen(opts[k])) == 0)
+		for (int i = 0; i < l->eal_argc; i++)
+			if (strncmp(l->eal_argv[i], opts[k], strlen(opts[k])) == 0)
 				return true;
 		for (int i = 0; i < extra_argc; i++)
 			if (strncmp(extra_argv[i], opts[k], strlen(opts[k])) == 0)
@@ -119,15 +120,15 @@ has_option(const struct sp_config *cfg, int extra_argc, char **extra_argv,
  * retries) where a config error (exit 1, also for --check-config) is due.
  */
 static int
-check_cpus(const struct sp_config *cfg, int extra_argc, char **extra_argv)
+check_cpus(const struct sp_launch *l, int extra_argc, char **extra_argv)
 {
 	cpu_set_t cpus;
 
-	if (has_option(cfg, extra_argc, extra_argv, lcore_opts) ||
+	if (has_option(l, extra_argc, extra_argv, lcore_opts) ||
 	    sched_getaffinity(0, sizeof(cpus), &cpus) != 0)
 		return 0;
-	for (unsigned int i = 0; i < cfg->nb_lcores; i++) {
-		unsigned int id = cfg->lcores[i].id;
+	for (unsigned int i = 0; i < l->nb_lcores; i++) {
+		unsigned int id = l->lcores[i];
 
 		if (id >= CPU_SETSIZE || !CPU_ISSET(id, &cpus)) {
 			fprintf(stderr, "slicepathd: lcores[%u].id: this machine has no CPU %u for "
@@ -154,9 +155,9 @@ last_lcores(char *const *argv, int argc, const char *map)
 
 /* The value of the last --lcores in the config's "eal" and the command line's extras, or NULL. */
 static const char *
-lcores_map(const struct sp_config *cfg, int extra_argc, char **extra_argv)
+lcores_map(const struct sp_launch *l, int extra_argc, char **extra_argv)
 {
-	return last_lcores(extra_argv, extra_argc, last_lcores(cfg->eal_argv, cfg->eal_argc, NULL));
+	return last_lcores(extra_argv, extra_argc, last_lcores(l->eal_argv, l->eal_argc, NULL));
 }
 
 /*
@@ -166,19 +167,19 @@ lcores_map(const struct sp_config *cfg, int extra_argc, char **extra_argv)
  * Sharing with the main lcore, mostly asleep, is fine (2-CPU machines).
  */
 static int
-check_cpu_sharing(const struct sp_config *cfg, int extra_argc, char **extra_argv)
+check_cpu_sharing(const struct sp_launch *l, int extra_argc, char **extra_argv)
 {
-	const char *map = lcores_map(cfg, extra_argc, extra_argv);
+	const char *map = lcores_map(l, extra_argc, extra_argv);
 	int cpu[SP_MAX_WORKERS]; /* the one CPU of each forwarding lcore, or -1 */
 
 	if (map == NULL)
 		return 0; /* -l, -c or none: lcore N on CPU N */
-	for (unsigned int i = 0; i < cfg->nb_lcores; i++) {
+	for (unsigned int i = 0; i < l->nb_lcores; i++) {
 		cpu_set_t set;
 
 		cpu[i] = -1;
 		/* EAL explains a map that does not parse; an lcore over several CPUs floats. */
-		if (sp_lcore_cpus(map, cfg->lcores[i].id, &set) == 1 && CPU_COUNT(&set) == 1)
+		if (sp_lcore_cpus(map, l->lcores[i], &set) == 1 && CPU_COUNT(&set) == 1)
 			for (int c = 0; c < CPU_SETSIZE && cpu[i] < 0; c++)
 				cpu[i] = CPU_ISSET(c, &set) ? c : -1;
 		for (unsigned int j = 0; j < i && cpu[i] >= 0; j++) {
@@ -188,8 +189,8 @@ check_cpu_sharing(const struct sp_config *cfg, int extra_argc, char **extra_argv
 					"both run on CPU %d (--lcores %s): two forwarding lcores poll "
 					"without rest, so on one CPU each forwards only while the other "
 					"waits out its time slice; give each its own CPU, or run both "
-					"roles on one lcore (docs/config.md)\n", j, cfg->lcores[j].id, i,
-				cfg->lcores[i].id, cpu[i], map);
+					"roles on one lcore (docs/config.md)\n", j, l->lcores[j], i,
+				l->lcores[i], cpu[i], map);
 			return -EINVAL;
 		}
 	}
@@ -205,7 +206,7 @@ check_cpu_sharing(const struct sp_config *cfg, int extra_argc, char **extra_argv
  * docs/lookup.md).
  */
 static int
-eal_start(const struct sp_config *cfg, const char *argv0, int extra_argc, char **extra_argv)
+eal_start(const struct sp_launch *l, const char *argv0, int extra_argc, char **extra_argv)
 {
 	static const char *const simd_opts[] = {"--force-max-simd-bitwidth", NULL};
 	static char lcores[256];
@@ -213,16 +214,16 @@ eal_start(const struct sp_config *cfg, const char *argv0, int extra_argc, char *
 	int argc = 0, off;
 
 	argv[argc++] = (char *)argv0;
-	for (int i = 0; i < cfg->eal_argc; i++)
-		argv[argc++] = cfg->eal_argv[i];
+	for (int i = 0; i < l->eal_argc; i++)
+		argv[argc++] = l->eal_argv[i];
 	for (int i = 0; i < extra_argc && argc < (int)RTE_DIM(argv) - 4; i++)
 		argv[argc++] = extra_argv[i];
-	if (!has_option(cfg, extra_argc, extra_argv, simd_opts))
+	if (!has_option(l, extra_argc, extra_argv, simd_opts))
 		argv[argc++] = "--force-max-simd-bitwidth=512";
-	if (!has_option(cfg, extra_argc, extra_argv, lcore_opts)) {
+	if (!has_option(l, extra_argc, extra_argv, lcore_opts)) {
 		off = snprintf(lcores, sizeof(lcores), "0");
-		for (unsigned int i = 0; i < cfg->nb_lcores; i++)
-			off += snprintf(lcores + off, sizeof(lcores) - off, ",%u", cfg->lcores[i].id);
+		for (unsigned int i = 0; i < l->nb_lcores; i++)
+			off += snprintf(lcores + off, sizeof(lcores) - off, ",%u", l->lcores[i]);
 		argv[argc++] = "-l";
 		argv[argc++] = lcores;
 	}
@@ -234,10 +235,10 @@ eal_start(const struct sp_config *cfg, const char *argv0, int extra_argc, char *
 }
 
 static int
-check_lcores(const struct sp_config *cfg)
+check_lcores(const struct sp_launch *l)
 {
-	for (unsigned int i = 0; i < cfg->nb_lcores; i++) {
-		unsigned int id = cfg->lcores[i].id;
+	for (unsigned int i = 0; i < l->nb_lcores; i++) {
+		unsigned int id = l->lcores[i];
 
 		if (id == rte_get_main_lcore()) {
 			fprintf(stderr, "slicepathd: lcores[%u].id: lcore %u is the main lcore, which "
@@ -255,9 +256,9 @@ check_lcores(const struct sp_config *cfg)
 
 /* The exception channel of every slice of the config. */
 static int
-open_channels(const struct sp_config *cfg, char *err, size_t errlen)
+open_channels(const struct sp_launch *l, char *err, size_t errlen)
 {
-	node.channels = sp_channels_create(&node, cfg->channel_dir, err, errlen);
+	node.channels = sp_channels_create(&node, l->channel_dir, err, errlen);
 	if (node.channels == NULL)
 		return -EINVAL;
 	for (unsigned int i = 0; i < SP_MAX_SLICES; i++) {
@@ -270,8 +271,9 @@ open_channels(const struct sp_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/* Build the node from cfg, run it until SIGINT or SIGTERM, take it down. */
 static int
-run(const struct sp_config *cfg)
+run(const struct sp_config *cfg, const struct sp_launch *l)
 {
 	char err[SP_CONFIG_ERR_LEN];
 	struct sp_rpc_server *rpc;
@@ -291,13 +293,13 @@ run(const struct sp_config *cfg)
 	if (rte_pdump_init() < 0)
 		fprintf(stderr, "slicepathd: packet capture unavailable: %s\n",
 			rte_strerror(rte_errno));
-	if (open_channels(cfg, err, sizeof(err)) < 0) {
+	if (open_channels(l, err, sizeof(err)) < 0) {
 		fprintf(stderr, "slicepathd: %s\n", err);
 		sp_channels_free(node.channels);
 		sp_node_fini(&node);
 		return EXIT_RUNTIME;
 	}
-	rpc = sp_rpc_server_open(cfg->mgmt_socket, err, sizeof(err));
+	rpc = sp_rpc_server_open(l->mgmt_socket, err, sizeof(err));
 	if (rpc == NULL) {
 		fprintf(stderr, "slicepathd: %s\n", err);
 		sp_channels_free(node.channels);
@@ -306,13 +308,13 @@ run(const struct sp_config *cfg)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	for (unsigned int i = 0; i < cfg->nb_lcores; i++)
-		rte_eal_remote_launch(sp_lcore_main, &node, cfg->lcores[i].id);
+	for (unsigned int i = 0; i < l->nb_lcores; i++)
+		rte_eal_remote_launch(sp_lcore_main, &node, l->lcores[i]);
 	for (unsigned int i = 0; i < SP_MAX_SLICES; i++)
 		slices += node.slices[i] != NULL;
 	fprintf(stderr, "slicepathd: forwarding on %u port(s) with %u slice(s), %u NPE(s), %u "
 			"lcore(s); management socket %s\n", node.nb_ports, slices, node.nb_npes,
-		cfg->nb_lcores, cfg->mgmt_socket);
+		l->nb_lcores, l->mgmt_socket);
 	sp_steer_notify(&node, true);
 	sp_mgmt_run(&node, rpc);
 	sp_notify("STOPPING=1");
@@ -337,6 +339,7 @@ main(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	static struct sp_config cfg;
+	static struct sp_launch launch;
 	char err[SP_CONFIG_ERR_LEN];
 	const char *path = NULL;
 	bool check_only = false;
@@ -363,9 +366,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "slicepathd: %s\n", err);
 		return EXIT_CONFIG;
 	}
-	if (load_codeopt_libs(&cfg) < 0 || check_codeopts(&cfg) < 0 ||
-	    check_cpus(&cfg, argc - optind, argv + optind) < 0 ||
-	    check_cpu_sharing(&cfg, argc - optind, argv + optind) < 0) {
+	sp_launch_fill(&launch, &cfg);
+	if (load_codeopt_libs(&launch) < 0 || check_codeopts(&launch) < 0 ||
+	    check_cpus(&launch, argc - optind, argv + optind) < 0 ||
+	    check_cpu_sharing(&launch, argc - optind, argv + optind) < 0) {
 		sp_config_free(&cfg);
 		return EXIT_CONFIG;
 	}
@@ -377,7 +381,7 @@ main(int argc, char **argv)
 		sp_config_free(&cfg);
 		return 0;
 	}
-	if (eal_start(&cfg, argv[0], argc - optind, argv + optind) < 0) {
+	if (eal_start(&launch, argv[0], argc - optind, argv + optind) < 0) {
 		/* EAL sets rte_errno on some failures only; its own messages precede. */
 		fprintf(stderr, "slicepathd: DPDK's EAL did not start%s%s (see the EAL lines above); "
 				"check the \"eal\" arguments, hugepages (or add --no-huge -m 1024) "
@@ -386,7 +390,7 @@ main(int argc, char **argv)
 		sp_config_free(&cfg);
 		return EXIT_RUNTIME;
 	}
-	rc = check_lcores(&cfg) < 0 ? EXIT_CONFIG : run(&cfg);
+	rc = check_lcores(&launch) < 0 ? EXIT_CONFIG : run(&cfg, &launch);
 	rte_eal_cleanup();
 	sp_config_free(&cfg);
 	return rc;

@@ -16,10 +16,12 @@
 
 struct sp_config;
 
-/* Build the node from a validated config (EAL running), the one reader of
- * the config: what runs afterwards reads the node. On error returns a
- * negative errno, writes a message into err, and leaves nothing allocated.
- * -ENODEV means a port could not be opened. */
+/* Build the node from a validated config (EAL running). The node builder is
+ * the config's one reader (here, and sp_launch_fill() in launch.h for what
+ * main needs before the node exists): the blocks take plain values from it,
+ * and what runs afterwards, the management thread included, reads the node.
+ * On error returns a negative errno, writes a message into err, and leaves
+ * nothing allocated. -ENODEV means a port could not be opened. */
 int sp_node_init(struct sp_node *node, const struct sp_config *cfg, char *err, size_t errlen);
 void sp_node_fini(struct sp_node *node);
 
