@@ -251,13 +251,13 @@ trap 'exit 130' INT TERM
 simulated() {
 	callgrind_annotate "$1" 2>/dev/null | awk -v n="$2" '
 		/^Events shown:/ { for (i = 3; i <= NF; i++) ev[i - 2] = $i }
-		/^(D1|LL) cache:/ { size[$1] = $3 / 1024 }
+		/^(D1|LL) cache:/ { kb[$1] = $3 / 1024 }
 		/PROGRAM TOTALS/ {
 			gsub(/\([0-9.]+%\)/, "")  # the shares beside the counts (none beside a 0)
 			for (i = 1; i in ev; i++) { gsub(",", "", $i); c[ev[i]] = $i }
 		}
 		END { printf "  a packet (callgrind simulated, D1 %d KB, LL %d KB): instructions %.1f, D1 misses %.2f, LL misses %.2f, I1 misses %.2f, mispredicted branches %.2f\n",
-			size["D1"], size["LL"], c["Ir"] / n, (c["D1mr"] + c["D1mw"]) / n,
+			kb["D1"], kb["LL"], c["Ir"] / n, (c["D1mr"] + c["D1mw"]) / n,
 			(c["DLmr"] + c["DLmw"] + c["ILmr"]) / n, c["I1mr"] / n, (c["Bcm"] + c["Bim"]) / n }'
 }
 
