@@ -29,6 +29,7 @@
 #include "hslice.h"
 #include "tap_io.h"
 #include "../encap/encap.h"
+#include "../fastpath/output.h"
 #include "../fastpath/retire.h"
 #include "../npe/npe.h"
 #include "../npe/slice.h"
@@ -334,7 +335,7 @@ sp_hslice_output(const struct sp_fastpath *fp, struct sp_npe *npe, struct sp_sli
 {
 	struct sp_hslice *hs = s->host;
 	struct rte_mbuf *pkts[SP_BURST], *fwd[SP_BURST], *gone[SP_BURST];
-	uint16_t n, nb_fwd = 0, nb_gone = 0, nb_miss, refused;
+	uint16_t n, nb_fwd = 0, nb_gone = 0, nb_miss;
 	uint64_t now = rte_rdtsc();
 	bool failed;
 
@@ -368,13 +369,5 @@ sp_hslice_output(const struct sp_fastpath *fp, struct sp_npe *npe, struct sp_sli
 	nb_miss = (uint16_t)(n - nb_gone - nb_fwd);
 	sp_retire_burst(fp, gone,
 			sp_encap_hold(fp, &npe->hold, gone, nb_miss, (1ULL << nb_miss) - 1, st), st);
-	refused = sp_qm_enqueue_burst(npe->qm, fwd, nb_fwd);
-	for (uint16_t i = refused; i < nb_fwd; i++) {
-		const struct sp_meta *meta = sp_meta(fwd[i]);
-
-		sp_counter_add(&st->slice[s->id].fwd, fwd[i]);
-		if (meta->out_ep != SP_ENDPOINT_NAT)
-			sp_counter_add(&st->endpoint[meta->out_ep].tx, fwd[i]);
-	}
-	sp_retire_burst(fp, fwd, refused, st);
+	sp_output_burst(fp, npe->qm, fwd, nb_fwd, st);
 }

@@ -8,6 +8,7 @@
 #include "missed.h"
 #include "slice.h"
 #include "../encap/encap.h"
+#include "../fastpath/output.h"
 #include "../fastpath/retire.h"
 
 /*
@@ -131,22 +132,6 @@ format_batch(const struct npe_batch *b, struct rte_mbuf **pkts, bool round_misse
 }
 
 /*
- * Slice and endpoint tx counters of packets the queue manager took. The
- * endpoint is the one encap found: one released since is reset only once
- * the lcores are past this loop (slice_ops.c), so nothing counted here stays.
- */
-static void
-count_forwarded(struct rte_mbuf **pkts, uint16_t n, struct sp_lcore_stats *st)
-{
-	for (uint16_t i = 0; i < n; i++) {
-		const struct sp_meta *meta = sp_meta(pkts[i]);
-
-		sp_counter_add(&st->slice[meta->slice].fwd, pkts[i]);
-		sp_counter_add(&st->endpoint[meta->out_ep].tx, pkts[i]);
-	}
-}
-
-/*
  * The framework's blocks for n <= SP_BURST packets of any slices: outer
  * header, queue manager, counters. Done a burst at a time rather than a
  * slice at a time: with many slices a slice's share of a round is a few
@@ -157,7 +142,7 @@ send_burst(const struct sp_fastpath *fp, struct sp_npe *npe, struct rte_mbuf **p
 	   struct sp_lcore_stats *st, bool may_hold)
 {
 	uint64_t missed = 0;
-	uint16_t f, refused;
+	uint16_t f;
 
 	f = sp_encap_burst(fp, &npe->neigh_cache, pkts, n, may_hold ? &missed : NULL);
 	if (f < n) {
@@ -167,10 +152,7 @@ send_burst(const struct sp_fastpath *fp, struct sp_npe *npe, struct rte_mbuf **p
 		f = partition_forward(pkts, n);
 	}
 	sp_retire_burst(fp, &pkts[f], n - f, st);
-	/* Refused packets come back at the front of the array. */
-	refused = sp_qm_enqueue_burst(npe->qm, pkts, f);
-	count_forwarded(&pkts[refused], f - refused, st);
-	sp_retire_burst(fp, pkts, refused, st);
+	sp_output_burst(fp, npe->qm, pkts, f, st);
 }
 
 /*
@@ -294,18 +276,10 @@ static void
 send_host(const struct sp_fastpath *fp, struct sp_npe *npe, struct rte_mbuf **pkts, uint16_t n,
 	  struct sp_lcore_stats *st)
 {
-	uint16_t f = sp_encap_ethernet(fp, &npe->neigh_cache, pkts, n), refused;
+	uint16_t f = sp_encap_ethernet(fp, &npe->neigh_cache, pkts, n);
 
 	sp_retire_burst(fp, &pkts[f], n - f, st);
-	refused = sp_qm_enqueue_burst(npe->qm, pkts, f);
-	for (uint16_t i = refused; i < f; i++) {
-		const struct sp_meta *meta = sp_meta(pkts[i]);
-
-		sp_counter_add(&st->slice[meta->slice].fwd, pkts[i]);
-		if (meta->out_ep != SP_ENDPOINT_NAT)
-			sp_counter_add(&st->endpoint[meta->out_ep].tx, pkts[i]);
-	}
-	sp_retire_burst(fp, pkts, refused, st);
+	sp_output_burst(fp, npe->qm, pkts, f, st);
 }
 
 /*
