@@ -6,12 +6,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 
 #define MAX_MEMBERS 16
 #define DEFAULT_TIMEOUT_MS 5000
 #define CONNECT_TIMEOUT_MS 2000
+/* An election takes etcd about a second (its default election timeout); a round of members all
+ * answering "unavailable" is tried again for this long, then fails. */
+#define ELECTION_WAIT_MS 3000
+#define ELECTION_RETRY_MS 100
+
+/* How a member answered: a reply (or an error of the request's own), not at all, or that it
+ * cannot serve now (HTTP 503: no leader, leader changed). */
+enum member_answer { ANSWERED, UNREACHABLE, UNAVAILABLE };
 #define POLL_MS 10 /* how often a watch asks its stop() */
 
 struct etcd {
@@ -154,12 +163,10 @@ prepare(struct etcd *e, CURL *c, const char *url, const char *body)
 	return h;
 }
 
-/*
- * POST body to path on the member i: the reply object, or NULL (e->error);
- * *transport true when the member could not be reached at all.
- */
+/* POST body to path on the member i: the reply object, or NULL (e->error); *how, how it answered. */
 static json_t *
-post_to(struct etcd *e, unsigned int i, const char *path, const char *body, bool *transport)
+post_to(struct etcd *e, unsigned int i, const char *path, const char *body,
+	enum member_answer *how)
 {
 	struct etcd_buf b = {0};
 	struct curl_slist *h;
@@ -178,7 +185,7 @@ post_to(struct etcd *e, unsigned int i, const char *path, const char *body, bool
 	rc = curl_easy_perform(e->curl);
 	curl_slist_free_all(h);
 	curl_easy_getinfo(e->curl, CURLINFO_RESPONSE_CODE, &status);
-	*transport = rc != CURLE_OK || status == 503;
+	*how = rc != CURLE_OK ? UNREACHABLE : status == 503 ? UNAVAILABLE : ANSWERED;
 	if (rc != CURLE_OK) {
 		fail(e, "etcd at %s: %s", e->base[i], curl_easy_strerror(rc));
 	} else {
@@ -192,21 +199,33 @@ post_to(struct etcd *e, unsigned int i, const char *path, const char *body, bool
 	return r;
 }
 
-/* POST to the member last reached, then the others: the reply, or NULL. */
+/*
+ * POST to the member last reached, then the others: the reply, or NULL. A
+ * round in which a member was up but could not serve (an election under way)
+ * is tried again until ELECTION_WAIT_MS; one in which none could be reached
+ * fails at once.
+ */
 static json_t *
 post_any(struct etcd *e, const char *path, const char *body)
 {
-	for (unsigned int k = 0; k < e->nb; k++) {
-		unsigned int i = (e->cur + k) % e->nb;
-		bool transport;
-		json_t *r = post_to(e, i, path, body, &transport);
+	for (unsigned int waited = 0;; waited += ELECTION_RETRY_MS) {
+		bool unavailable = false;
 
-		if (r != NULL || !transport) {
-			e->cur = i;
-			return r;
+		for (unsigned int k = 0; k < e->nb; k++) {
+			unsigned int i = (e->cur + k) % e->nb;
+			enum member_answer how;
+			json_t *r = post_to(e, i, path, body, &how);
+
+			if (how == ANSWERED) {
+				e->cur = i;
+				return r;
+			}
+			unavailable |= how == UNAVAILABLE;
 		}
+		if (!unavailable || waited >= ELECTION_WAIT_MS)
+			return NULL;
+		usleep(ELECTION_RETRY_MS * 1000);
 	}
-	return NULL;
 }
 
 static int

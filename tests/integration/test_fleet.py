@@ -14,6 +14,7 @@ import subprocess
 import threading
 import time
 import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -440,6 +441,76 @@ def test_etcd_member_lost_then_etcd_stopped_while_traffic_flows(tmp_path):
     finally:
         for n in nodes:
             n.kill()
+        etcd.kill()
+
+
+class ElectingEtcd(ThreadingHTTPServer):
+    """A member in an election: answers its first `unavailable` requests (all, if None) as
+    etcd does then (HTTP 503, "leader changed"), passes the others to the real member."""
+
+    def __init__(self, member, unavailable):
+        self.member, self.unavailable, self.refused = member, unavailable, 0
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                if outer.unavailable is None or outer.refused < outer.unavailable:
+                    outer.refused += 1
+                    status, answer = 503, json.dumps({"error": "etcdserver: leader changed",
+                                                      "code": 14,
+                                                      "message": "etcdserver: leader changed"})
+                    answer = answer.encode()
+                else:
+                    req = urllib.request.Request(outer.member + self.path, data=body,
+                                                 headers={"Content-Type": "application/json"})
+                    with urllib.request.urlopen(req, timeout=5) as r:
+                        status, answer = r.status, r.read()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(answer)))
+                self.end_headers()
+                self.wfile.write(answer)
+
+            def log_message(self, *args):
+                pass
+
+        super().__init__(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    @property
+    def cluster(self):
+        return f"etcd://127.0.0.1:{self.server_address[1]}"
+
+
+def test_an_election_is_waited_out_and_no_etcd_fails_at_once(tmp_path):
+    """etcd answering "unavailable" (an election) for a while: the command waits it out and
+    succeeds; answering so for good: it fails with etcd's words after the wait (about 3 s);
+    no member reachable at all: it fails at once."""
+    etcd = Etcd(tmp_path).start()
+    electing = ElectingEtcd(etcd.client[0], unavailable=5)
+    try:
+        def node_list(cluster):
+            started = time.monotonic()
+            r = subprocess.run([str(SLICECTL), "--cluster", cluster, "node", "list"],
+                               capture_output=True, text=True, timeout=60)
+            print(r.stdout + r.stderr, end="")
+            return r, time.monotonic() - started
+
+        r, _ = node_list(electing.cluster)
+        assert r.returncode == 0, r.stderr
+        assert electing.refused == 5, electing.refused
+
+        electing.unavailable = None
+        r, took = node_list(electing.cluster)
+        assert r.returncode != 0 and "leader changed" in r.stderr, r.stderr
+        assert 3 <= took < 15, f"gave up after {took:.1f} s"
+
+        r, took = node_list(f"etcd://127.0.0.1:{free_port('127.0.0.1')}")
+        assert r.returncode != 0 and "Couldn't connect" in r.stderr, r.stderr
+        assert took < 3, f"an unreachable etcd took {took:.1f} s to fail"
+    finally:
+        electing.shutdown()
         etcd.kill()
 
 
