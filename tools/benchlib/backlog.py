@@ -69,7 +69,8 @@ def report(workdir, names, third, rates, queues):
                 "at 2x and b2 idle in the middle third",
                 [("input (Mb/s)", series(0)), ("output (Mb/s)", series(1)),
                  ("queue (bytes)", queues.series())])
-    lines = ["backlog: mean output (Mb/s) per third: before, b1 at 2x and b2 idle, after"]
+    lines = [f"backlog: mean output (Mb/s) per third of {3 * third:g} s: before, b1 at 2x and b2 "
+             "idle, after"]
     for n in names:
         thirds = []
         for k in range(3):
