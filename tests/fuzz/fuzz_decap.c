@@ -60,17 +60,19 @@ struct endpoint {
 #define NAT_SLICE 8
 
 static const struct endpoint endpoints[] = {
-	{0, RTE_IPV4(10, 0, 0, 1), 5001, 1, 0},
+	{.port = 0, .ip = RTE_IPV4(10, 0, 0, 1), .udp = 5001, .slice = 1, .ep = 0},
 	/* Policed so slowly that after a few frames most are dropped as inbound_rate. */
-	{0, RTE_IPV4(10, 0, 0, 1), 5002, 2, 1, 1000},
-	{1, RTE_IPV4(10, 0, 1, 1), 5001, 1, 2},
+	{.port = 0, .ip = RTE_IPV4(10, 0, 0, 1), .udp = 5002, .slice = 2, .ep = 1, .inbound = 1000},
+	{.port = 1, .ip = RTE_IPV4(10, 0, 1, 1), .udp = 5001, .slice = 1, .ep = 2},
 	/* Slice and endpoint at the top of their ranges: the counters' last entries. */
-	{1, RTE_IPV4(10, 0, 1, 1), 65535, SP_MAX_SLICES - 1, SP_MAX_ENDPOINTS - 1},
+	{.port = 1, .ip = RTE_IPV4(10, 0, 1, 1), .udp = 65535, .slice = SP_MAX_SLICES - 1,
+	 .ep = SP_MAX_ENDPOINTS - 1},
 	/* Port 0's address reserved on port 1: never reachable, port 1 has another address. */
-	{1, RTE_IPV4(10, 0, 0, 1), 5003, 3, 3},
+	{.port = 1, .ip = RTE_IPV4(10, 0, 0, 1), .udp = 5003, .slice = 3, .ep = 3},
 	/* A host slice's TCP and UDP endpoints: whole frames. */
-	{0, RTE_IPV4(10, 0, 0, 1), 8080, 6, 6, 0, IPPROTO_TCP, true},
-	{0, RTE_IPV4(10, 0, 0, 1), 8080, 7, 7, 0, 0, true},
+	{.port = 0, .ip = RTE_IPV4(10, 0, 0, 1), .udp = 8080, .slice = 6, .ep = 6,
+	 .proto = IPPROTO_TCP, .whole = true},
+	{.port = 0, .ip = RTE_IPV4(10, 0, 0, 1), .udp = 8080, .slice = 7, .ep = 7, .whole = true},
 };
 
 static const uint32_t port_ip[NB_PORTS] = {RTE_IPV4(10, 0, 0, 1), RTE_IPV4(10, 0, 1, 1), 0};
