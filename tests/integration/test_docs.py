@@ -28,6 +28,31 @@ def test_links_and_paths_exist(doc):
     assert not missing, f"{doc.name}: " + ", ".join(missing)
 
 
+def test_the_map_names_every_source_file():
+    """docs/architecture.md's "Where things are" has a row for each folder of src/, which
+    names each of the folder's .c files (a row that sends the reader to another page: that
+    page names them), and names no file the folder lacks."""
+    text = (REPO / "docs" / "architecture.md").read_text()
+    table = text[text.index("## Where things are"):text.index("## One packet")]
+    rows = dict(re.findall(r"^\| `(src/[a-z]+)/` \| [^|]* \| (.*) \|$", table, re.M))
+    wrong = []
+    for folder in sorted(p for p in (REPO / "src").iterdir() if p.is_dir()):
+        row = rows.get(f"src/{folder.name}")
+        if row is None:
+            wrong.append(f"no row for src/{folder.name}/")
+            continue
+        in_row = set(re.findall(r"`([A-Za-z0-9_]+\.[ch])`", row))
+        named = set(in_row)
+        for page in re.findall(r"docs/([a-z]+\.md)", row):
+            named |= set(re.findall(r"`([A-Za-z0-9_]+\.[ch])`",
+                                    (REPO / "docs" / page).read_text()))
+        wrong += [f"src/{folder.name}/{f.name} not named" for f in sorted(folder.glob("*.c"))
+                  if f.name not in named]
+        wrong += [f"src/{folder.name}/{n} named, absent" for n in sorted(in_row)
+                  if not (folder / n).exists()]
+    assert not wrong, ", ".join(wrong)
+
+
 def test_every_page_is_installed():
     """The package installs every page of docs/ (the installed pages link to each other):
     docs/meson.build lists them all, and every page a listed page links to is listed."""
