@@ -29,7 +29,7 @@ static const struct uint_spec RX_QUEUES = OPT("rx_queues", 1, SP_MAX_PORT_RXQ, 0
 static const struct uint_spec NPE_FILTERS = OPT("filters", 1, MIB, SP_DEFAULT_NPE_FILTERS);
 static const struct uint_spec NPE_QUEUES = OPT("queues", 1, MIB, 65536);
 static const struct uint_spec LCORE_ID = REQ("id", 1, RTE_MAX_LCORE - 1);
-/* Host slices' NAT (src/gpe/nat.h): the numbers slices' ranges come from, idle timeouts in s. */
+/* Host slices' NAT (src/hostslice/nat.h): the numbers slices' ranges come from, idle timeouts in s. */
 static const struct uint_spec NAT_FIRST = OPT("first", 1024, 65535, 61000);
 static const struct uint_spec NAT_LAST = OPT("last", 1024, 65535, 65535);
 static const struct uint_spec NAT_TCP_ESTABLISHED = OPT("tcp_established", 1, 86400 * 7, 7440);

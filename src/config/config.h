@@ -46,7 +46,7 @@ struct sp_cfg_port {
 	char host[SP_IFNAME_LEN];     /* "host": the host path's interface, or "" (none) */
 };
 
-/* "nat"'s idle timeouts in seconds (docs/config.md), as the NAT tables take them (gpe/nat.h). */
+/* "nat"'s idle timeouts in seconds (docs/config.md), as the NAT tables take them (hostslice/nat.h). */
 struct sp_cfg_nat_timeouts {
 	uint32_t tcp_established;
 	uint32_t tcp_transitory;

@@ -29,7 +29,7 @@ uint16_t sp_encap_burst(const struct sp_fastpath *fp, struct sp_neigh_cache *nc,
 			struct rte_mbuf **pkts, uint16_t n, uint64_t *missed);
 
 /*
- * A host slice's frames, IPv4 already (src/gpe/): the Ethernet header for
+ * A host slice's frames, IPv4 already (src/hostslice/): the Ethernet header for
  * the next hop sp_meta.result.nh_ip on sp_meta.out_port. n <= SP_BURST. Those
  * without a resolved next hop (marked SP_DROP, resolution asked) go to the
  * end; returns how many are ready, at the front.

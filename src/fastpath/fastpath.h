@@ -24,7 +24,7 @@ struct sp_slice;
 
 struct sp_fastpath;
 
-/* Where the NPE hands a host slice's frames (n <= SP_NPE_ROUND): gpe/hslice.h. */
+/* Where the NPE hands a host slice's frames (n <= SP_NPE_ROUND): hostslice/hslice.h. */
 typedef void sp_host_input_fn(const struct sp_fastpath *fp, struct rte_mbuf **pkts, uint16_t n,
 			      struct sp_lcore_stats *st);
 

@@ -2,7 +2,7 @@
 /*
  * The drop funnel: every packet that leaves the fast path other than through
  * a queue (a drop, an exception) ends here, in exactly one counter. Below
- * both the NPE (src/npe/) and the host slices (src/gpe/), which retire what
+ * both the NPE (src/npe/) and the host slices (src/hostslice/), which retire what
  * they do not send.
  */
 #ifndef SP_FASTPATH_RETIRE_H

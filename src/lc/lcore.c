@@ -12,7 +12,7 @@
 
 #include "lc_int.h"
 #include "lcore.h"
-#include "../gpe/hslice.h"
+#include "../hostslice/hslice.h"
 #include "../common/log.h"
 
 SP_LOG_TYPE("lc")

@@ -21,7 +21,7 @@
 #include "../encap/endpoint.h"
 #include "../encap/neigh.h"
 #include "../fastpath/fastpath.h"
-#include "../gpe/nat.h"
+#include "../hostslice/nat.h"
 #include "../npe/npe.h"
 #include "../npe/slice.h"
 #include "../port/port.h"
@@ -40,7 +40,7 @@ struct sp_node {
 	uint16_t nb_npes;
 	struct sp_npe npes[SP_MAX_NPES];
 	struct sp_slice *slices[SP_MAX_SLICES];
-	/* Which slices are host slices (gpe/hslice.h): each NPE asks it of every frame. */
+	/* Which slices are host slices (hostslice/hslice.h): each NPE asks it of every frame. */
 	uint64_t host_slice_bits[SP_MAX_SLICES / 64];
 	uint16_t nat_first, nat_last; /* the config's NAT ports, host slices' ranges taken from them */
 	struct sp_nat_timeouts nat_timeouts;

@@ -2,7 +2,7 @@
 /*
  * slice.create, slice.delete, slice.list, endpoint.reserve,
  * endpoint.release, queue.unbind and nat.list: slices and their endpoints
- * on a running node (the node's side is slice_ops.c, a host slice's gpe/).
+ * on a running node (the node's side is slice_ops.c, a host slice's hostslice/).
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -20,7 +20,7 @@
 #include "node.h"
 #include "../common/log.h"
 
-SP_LOG_TYPE("gpe")
+SP_LOG_TYPE("hostslice")
 
 #define WATCH_EVERY_S 1
 

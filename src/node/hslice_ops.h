@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A host slice's life on the node (hslice_ops.c), on the management thread:
- * its interface and NAT range (gpe/hslice.h) made and taken apart.
+ * its interface and NAT range (hostslice/hslice.h) made and taken apart.
  */
 #ifndef SP_NODE_HSLICE_OPS_H
 #define SP_NODE_HSLICE_OPS_H
 
 #include <stddef.h>
 
-#include "../gpe/hslice.h"
+#include "../hostslice/hslice.h"
 
 struct sp_node;
 struct sp_slice;

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../gpe/hslice.h"
+#include "../hostslice/hslice.h"
 #include "../lc/node_state.h"
 
 struct sp_config;
@@ -46,7 +46,7 @@ struct sp_slice_spec {
 	uint32_t buffer_quota;
 	uint32_t owner; /* SP_OWNER_NONE: none */
 	bool managed;
-	struct sp_hslice_spec host; /* codeopt "host" (gpe/hslice.h): its namespace and NAT */
+	struct sp_hslice_spec host; /* codeopt "host" (hostslice/hslice.h): its namespace and NAT */
 };
 
 /* -EEXIST id or name taken, -EINVAL no such NPE or code option, -ENOSPC quotas beyond the NPE's room. */

@@ -269,7 +269,7 @@ sp_npe_process(const struct sp_fastpath *fp, struct sp_npe *npe, struct rte_mbuf
 }
 
 /*
- * A host slice's released frames (gpe/hslice.c's output, again): the
+ * A host slice's released frames (hostslice/hslice.c's output, again): the
  * Ethernet header for the next hop, the queue manager, the counters.
  */
 static void

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "slice.h"
-#include "../gpe/hslice.h"
+#include "../hostslice/hslice.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -15,7 +15,7 @@ SP_LOG_TYPE("codeopt")
 
 #define MAX_CODEOPTS 32
 
-/* A host slice's: no callbacks, its frames never reach a code option (gpe/hslice.h). */
+/* A host slice's: no callbacks, its frames never reach a code option (hostslice/hslice.h). */
 static const struct sp_codeopt host_codeopt = {.name = SP_CODEOPT_HOST,
 					       .abi_version = SP_CODEOPT_ABI};
 

@@ -41,7 +41,7 @@ struct sp_slice {
 	bool managed;    /* created by slicectld, which keeps it in step with its database */
 	/* A slow path is connected to its exception channel: the NPE hands exceptions up. */
 	bool slow_path_up;
-	struct sp_hslice *host; /* a host slice's namespace and NAT (gpe/hslice.h); else NULL */
+	struct sp_hslice *host; /* a host slice's namespace and NAT (hostslice/hslice.h); else NULL */
 	/* Its last missed keys (missed.h): written by its NPE's lcore on a miss alone. */
 	struct sp_missed missed;
 };

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Fuzz target: a host slice's two directions (src/gpe/hslice.c) and its NAT
- * (src/gpe/nat.c), on the in-memory node of fuzz_node.h. The slice's
+ * Fuzz target: a host slice's two directions (src/hostslice/hslice.c) and its NAT
+ * (src/hostslice/nat.c), on the in-memory node of fuzz_node.h. The slice's
  * TAP is a datagram socket pair (sp_netns_tap_open is wrapped at link
  * time): frames it "sends" are written into it with a virtio-net header,
  * what it is given is read back.
@@ -52,7 +52,7 @@
 
 #include "fuzz_node.h"
 #include "fuzz_pkt.h"
-#include "gpe/hslice.h"
+#include "hostslice/hslice.h"
 #include "npe/npe.h"
 #include "stats/stats.h"
 

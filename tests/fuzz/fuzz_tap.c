@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Fuzz target: a host slice's TAP writes (src/gpe/tap_io.c): a burst of
+ * Fuzz target: a host slice's TAP writes (src/hostslice/tap_io.c): a burst of
  * frames, the TCP segments among them marked as the host-slice path marks
  * them, merged by GRO and written into a datagram socket that stands for
  * the TAP (one message a write, as the unit test test_tap_io.c does).
@@ -39,7 +39,7 @@
 #include <rte_tcp.h>
 
 #include "fuzz_pkt.h"
-#include "gpe/tap_io.h"
+#include "hostslice/tap_io.h"
 
 #define LEN_MASK 0x07ff
 #define FIX_CKSUM 0x0800

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * A host slice's NAT table (src/gpe/nat.c): flows mapped to the range's
+ * A host slice's NAT table (src/hostslice/nat.c): flows mapped to the range's
  * numbers and back, only for the remote a flow went to; a full range
  * refuses new flows and counts them; entries expire by protocol and TCP
  * state, freeing their numbers; readers see each entry whole.
@@ -18,7 +18,7 @@
 #include <rte_cycles.h>
 #include <rte_ip.h>
 
-#include "gpe/nat.h"
+#include "hostslice/nat.h"
 #include "sp_test.h"
 
 #define FIRST 61000

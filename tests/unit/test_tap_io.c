@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * A host slice's TAP writes (src/gpe/tap_io.c), into a datagram socket that
+ * A host slice's TAP writes (src/hostslice/tap_io.c), into a datagram socket that
  * stands for the TAP (one message a write): consecutive TCP segments of a
  * flow go as one GSO frame whose virtio-net header and IPv4 header the
  * slice's kernel takes; a segment with a bad checksum, a UDP datagram go
@@ -27,7 +27,7 @@
 
 #include <slicepath/cksum.h>
 
-#include "gpe/tap_io.h"
+#include "hostslice/tap_io.h"
 #include "sp_test.h"
 
 #define MSS 1000

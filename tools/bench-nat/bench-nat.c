@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sp-bench-nat: what a host slice's NAT table (src/gpe/nat.c) costs the
+ * sp-bench-nat: what a host slice's NAT table (src/hostslice/nat.c) costs the
  * lcore of its NPE, on one core: cycles and ns per outbound packet of an
  * existing flow (a hash lookup), per inbound packet (an array load and a
  * compare), and per new flow (a free number found, the hash written, the
@@ -19,7 +19,7 @@
 #include <rte_ip.h>
 #include <rte_random.h>
 
-#include "gpe/nat.h"
+#include "hostslice/nat.h"
 
 #define FIRST 61000
 #define REMOTE RTE_BE32(RTE_IPV4(10, 0, 0, 2))
