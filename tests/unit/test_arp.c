@@ -9,33 +9,29 @@
 
 #include <cmocka.h>
 
+#include <rte_arp.h>
 #include <rte_byteorder.h>
 #include <rte_ip.h>
 
 #include "decap/decap.h"
 #include "sp_test.h"
+#include "sp_test_frame.h"
 
 #define PORT 1
-#define FRAME_MIN 60 /* what a NIC hands up for a short frame: padded, no CRC */
+#define FRAME_MIN SP_TEST_FRAME_MIN /* what a NIC hands up for a short frame: padded, no CRC */
 
 /* Node: 10.0.0.1 at 02:00:00:00:00:01 on PORT. Peer: 10.0.0.2 at 02:00:00:00:00:02. */
-#define NODE_MAC 0x02, 0x00, 0x00, 0x00, 0x00, 0x01
-#define PEER_MAC 0x02, 0x00, 0x00, 0x00, 0x00, 0x02
-#define BCAST_MAC 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
-#define ZERO_MAC 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
-#define NODE_IP 10, 0, 0, 1
-#define PEER_IP 10, 0, 0, 2
-#define OTHER_IP 10, 0, 0, 9
-#define ETH_ARP 0x08, 0x06
-#define ARP_ETH_IPV4 0x00, 0x01, 0x08, 0x00, 0x06, 0x04
-#define OP_REQUEST 0x00, 0x01
-#define OP_REPLY 0x00, 0x02
-/* Expand the address macros above before RTE_IPV4 counts its arguments. */
-#define IP_HOST(...) RTE_IPV4(__VA_ARGS__)
-#define IP_BE(...) rte_cpu_to_be_32(RTE_IPV4(__VA_ARGS__))
-#define ARP_PAD 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+#define NODE_MAC {{0x02, 0x00, 0x00, 0x00, 0x00, 0x01}}
+#define PEER_MAC {{0x02, 0x00, 0x00, 0x00, 0x00, 0x02}}
+#define BCAST_MAC {{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}}
+#define ZERO_MAC {{0x00, 0x00, 0x00, 0x00, 0x00, 0x00}}
+#define NODE_IP RTE_IPV4(10, 0, 0, 1)
+#define PEER_IP RTE_IPV4(10, 0, 0, 2)
+#define OTHER_IP RTE_IPV4(10, 0, 0, 9)
+#define OP_REQUEST RTE_ARP_OP_REQUEST
+#define OP_REPLY RTE_ARP_OP_REPLY
 
-static const struct rte_ether_addr node_mac = {{NODE_MAC}};
+static const struct rte_ether_addr node_mac = NODE_MAC, peer_mac = PEER_MAC;
 static struct sp_decap_table *table;
 static struct rte_mempool *pool;
 static struct sp_lcore_stats st;
@@ -49,7 +45,7 @@ setup(void **state)
 	table = sp_decap_create("arp_test", 64, SOCKET_ID_ANY);
 	if (table == NULL)
 		return -1;
-	return sp_decap_set_port(table, PORT, IP_BE(NODE_IP), &node_mac);
+	return sp_decap_set_port(table, PORT, RTE_BE32(NODE_IP), &node_mac);
 }
 
 static int
@@ -90,18 +86,36 @@ assert_frame(const struct rte_mbuf *m, const void *want, size_t len)
 	assert_memory_equal(rte_pktmbuf_mtod(m, const void *), want, len);
 }
 
+/* Decap the ARP frame arp says (FRAME_MIN bytes) received on PORT, as receive(). */
+static enum sp_reason
+receive_arp(const struct sp_test_arp *arp)
+{
+	uint8_t f[FRAME_MIN];
+
+	return receive(f, sp_test_arp(f, arp));
+}
+
+/* m is the ARP frame arp says, byte for byte. */
+static void
+assert_arp(const struct rte_mbuf *m, const struct sp_test_arp *arp)
+{
+	uint8_t f[FRAME_MIN];
+
+	assert_frame(m, f, sp_test_arp(f, arp));
+}
+
 static void
 test_request_for_us(void **state)
 {
-	const uint8_t req[FRAME_MIN] = {BCAST_MAC, PEER_MAC, ETH_ARP, ARP_ETH_IPV4, OP_REQUEST,
-					PEER_MAC,  PEER_IP,  ZERO_MAC, NODE_IP, ARP_PAD};
-	const uint8_t reply[FRAME_MIN] = {PEER_MAC, NODE_MAC, ETH_ARP, ARP_ETH_IPV4, OP_REPLY,
-					  NODE_MAC, NODE_IP,  PEER_MAC, PEER_IP, ARP_PAD};
+	const struct sp_test_arp req = {BCAST_MAC, PEER_MAC, OP_REQUEST, PEER_MAC, PEER_IP,
+					ZERO_MAC, NODE_IP};
+	const struct sp_test_arp reply = {PEER_MAC, NODE_MAC, OP_REPLY, NODE_MAC, NODE_IP,
+					  PEER_MAC, PEER_IP};
 
 	(void)state;
-	assert_int_equal(receive(req, sizeof(req)), SP_REASON_NONE);
+	assert_int_equal(receive_arp(&req), SP_REASON_NONE);
 	assert_int_equal(out.nb_reply, 1);
-	assert_frame(out.reply[0], reply, sizeof(reply));
+	assert_arp(out.reply[0], &reply);
 	rte_pktmbuf_free(out.reply[0]);
 }
 
@@ -109,46 +123,45 @@ static void
 test_unicast_request_for_us(void **state)
 {
 	/* Hosts refresh their cache with requests sent straight to our MAC. */
-	const uint8_t req[FRAME_MIN] = {NODE_MAC, PEER_MAC, ETH_ARP, ARP_ETH_IPV4, OP_REQUEST,
-					PEER_MAC, PEER_IP,  NODE_MAC, NODE_IP, ARP_PAD};
-	const uint8_t reply[FRAME_MIN] = {PEER_MAC, NODE_MAC, ETH_ARP, ARP_ETH_IPV4, OP_REPLY,
-					  NODE_MAC, NODE_IP,  PEER_MAC, PEER_IP, ARP_PAD};
+	const struct sp_test_arp req = {NODE_MAC, PEER_MAC, OP_REQUEST, PEER_MAC, PEER_IP,
+					NODE_MAC, NODE_IP};
+	const struct sp_test_arp reply = {PEER_MAC, NODE_MAC, OP_REPLY, NODE_MAC, NODE_IP,
+					  PEER_MAC, PEER_IP};
 
 	(void)state;
-	assert_int_equal(receive(req, sizeof(req)), SP_REASON_NONE);
+	assert_int_equal(receive_arp(&req), SP_REASON_NONE);
 	assert_int_equal(out.nb_reply, 1);
-	assert_frame(out.reply[0], reply, sizeof(reply));
+	assert_arp(out.reply[0], &reply);
 	rte_pktmbuf_free(out.reply[0]);
 }
 
 static void
 test_request_for_other(void **state)
 {
-	const uint8_t req[FRAME_MIN] = {BCAST_MAC, PEER_MAC, ETH_ARP, ARP_ETH_IPV4, OP_REQUEST,
-					PEER_MAC,  PEER_IP,  ZERO_MAC, OTHER_IP, ARP_PAD};
+	const struct sp_test_arp req = {BCAST_MAC, PEER_MAC, OP_REQUEST, PEER_MAC, PEER_IP,
+					ZERO_MAC, OTHER_IP};
 
 	(void)state;
-	assert_int_equal(receive(req, sizeof(req)), SP_REASON_ARP_IGNORED);
+	assert_int_equal(receive_arp(&req), SP_REASON_ARP_IGNORED);
 }
 
 static void
 test_reply_learned(void **state)
 {
-	const uint8_t rep[FRAME_MIN] = {NODE_MAC, PEER_MAC, ETH_ARP, ARP_ETH_IPV4, OP_REPLY,
-					PEER_MAC, PEER_IP,  NODE_MAC, NODE_IP, ARP_PAD};
-	const struct rte_ether_addr peer = {{PEER_MAC}};
+	const struct sp_test_arp rep = {NODE_MAC, PEER_MAC, OP_REPLY, PEER_MAC, PEER_IP, NODE_MAC,
+					NODE_IP};
 	struct rte_ether_addr mac;
 	uint32_t ip;
 
 	(void)state;
-	assert_int_equal(receive(rep, sizeof(rep)), SP_REASON_NONE);
+	assert_int_equal(receive_arp(&rep), SP_REASON_NONE);
 	assert_int_equal(out.nb_learn, 1);
 	assert_int_equal(out.learn[0]->port, PORT);
 	assert_int_equal(sp_arp_reply_sender(out.learn[0], &ip, &mac), 0);
-	assert_int_equal(ip, IP_BE(PEER_IP));
-	assert_memory_equal(&mac, &peer, sizeof(mac));
+	assert_int_equal(ip, RTE_BE32(PEER_IP));
+	assert_memory_equal(&mac, &peer_mac, sizeof(mac));
 	/* Handed up untouched. */
-	assert_frame(out.learn[0], rep, sizeof(rep));
+	assert_arp(out.learn[0], &rep);
 	rte_pktmbuf_free(out.learn[0]);
 }
 
@@ -156,21 +169,20 @@ static void
 test_gratuitous_learned(void **state)
 {
 	/* A neighbor announcing its (new) MAC: sender and target IP are its own. */
-	const uint8_t req[FRAME_MIN] = {BCAST_MAC, PEER_MAC, ETH_ARP, ARP_ETH_IPV4, OP_REQUEST,
-					PEER_MAC,  PEER_IP,  ZERO_MAC, PEER_IP, ARP_PAD};
-	const uint8_t rep[FRAME_MIN] = {BCAST_MAC, PEER_MAC, ETH_ARP, ARP_ETH_IPV4, OP_REPLY,
-					PEER_MAC,  PEER_IP,  PEER_MAC, PEER_IP, ARP_PAD};
-	const uint8_t *frames[] = {req, rep};
+	const struct sp_test_arp frames[] = {
+		{BCAST_MAC, PEER_MAC, OP_REQUEST, PEER_MAC, PEER_IP, ZERO_MAC, PEER_IP},
+		{BCAST_MAC, PEER_MAC, OP_REPLY, PEER_MAC, PEER_IP, PEER_MAC, PEER_IP},
+	};
 	struct rte_ether_addr mac;
 	unsigned int i;
 	uint32_t ip;
 
 	(void)state;
 	for (i = 0; i < RTE_DIM(frames); i++) {
-		assert_int_equal(receive(frames[i], FRAME_MIN), SP_REASON_NONE);
+		assert_int_equal(receive_arp(&frames[i]), SP_REASON_NONE);
 		assert_int_equal(out.nb_learn, 1);
 		assert_int_equal(sp_arp_reply_sender(out.learn[0], &ip, &mac), 0);
-		assert_int_equal(ip, IP_BE(PEER_IP));
+		assert_int_equal(ip, RTE_BE32(PEER_IP));
 		rte_pktmbuf_free(out.learn[0]);
 	}
 }
@@ -179,26 +191,26 @@ static void
 test_not_learned(void **state)
 {
 	/* A reply for another host, and a gratuitous reply claiming our own address. */
-	const uint8_t other[FRAME_MIN] = {BCAST_MAC, PEER_MAC, ETH_ARP, ARP_ETH_IPV4, OP_REPLY,
-					  PEER_MAC,  PEER_IP,  PEER_MAC, OTHER_IP, ARP_PAD};
-	const uint8_t claim[FRAME_MIN] = {BCAST_MAC, PEER_MAC, ETH_ARP, ARP_ETH_IPV4, OP_REPLY,
-					  PEER_MAC,  NODE_IP,  PEER_MAC, NODE_IP, ARP_PAD};
+	const struct sp_test_arp other = {BCAST_MAC, PEER_MAC, OP_REPLY, PEER_MAC, PEER_IP,
+					  PEER_MAC, OTHER_IP};
+	const struct sp_test_arp claim = {BCAST_MAC, PEER_MAC, OP_REPLY, PEER_MAC, NODE_IP,
+					  PEER_MAC, NODE_IP};
 	/* A reply from a multicast MAC would poison the neighbor table. */
-	const uint8_t mcast[FRAME_MIN] = {NODE_MAC, PEER_MAC, ETH_ARP, ARP_ETH_IPV4, OP_REPLY,
-					  0x01, 0x00, 0x5e, 0x00, 0x00, 0x01, PEER_IP, NODE_MAC,
-					  NODE_IP, ARP_PAD};
+	const struct sp_test_arp mcast = {NODE_MAC, PEER_MAC, OP_REPLY,
+					  {{0x01, 0x00, 0x5e, 0x00, 0x00, 0x01}}, PEER_IP,
+					  NODE_MAC, NODE_IP};
 
 	(void)state;
-	assert_int_equal(receive(other, sizeof(other)), SP_REASON_ARP_IGNORED);
-	assert_int_equal(receive(claim, sizeof(claim)), SP_REASON_ARP_IGNORED);
-	assert_int_equal(receive(mcast, sizeof(mcast)), SP_REASON_ARP_IGNORED);
+	assert_int_equal(receive_arp(&other), SP_REASON_ARP_IGNORED);
+	assert_int_equal(receive_arp(&claim), SP_REASON_ARP_IGNORED);
+	assert_int_equal(receive_arp(&mcast), SP_REASON_ARP_IGNORED);
 }
 
 static void
 test_malformed(void **state)
 {
-	const uint8_t good[FRAME_MIN] = {BCAST_MAC, PEER_MAC, ETH_ARP, ARP_ETH_IPV4, OP_REQUEST,
-					 PEER_MAC,  PEER_IP,  ZERO_MAC, NODE_IP, ARP_PAD};
+	const struct sp_test_arp req = {BCAST_MAC, PEER_MAC, OP_REQUEST, PEER_MAC, PEER_IP,
+					ZERO_MAC, NODE_IP};
 	/* byte offset in the frame, bad value */
 	const struct {
 		size_t off;
@@ -210,10 +222,11 @@ test_malformed(void **state)
 		{19, 16},   /* protocol address length */
 		{21, 3},    /* opcode 3 (RARP request) */
 	};
-	uint8_t frame[FRAME_MIN];
+	uint8_t good[FRAME_MIN], frame[FRAME_MIN];
 	unsigned int i;
 
 	(void)state;
+	sp_test_arp(good, &req);
 	for (i = 0; i < RTE_DIM(bad); i++) {
 		memcpy(frame, good, sizeof(frame));
 		frame[bad[i].off] = bad[i].val;
@@ -227,67 +240,38 @@ test_malformed(void **state)
 static void
 test_reply_sender_invalid(void **state)
 {
-	const uint8_t rep[FRAME_MIN] = {NODE_MAC, PEER_MAC, ETH_ARP, ARP_ETH_IPV4, OP_REPLY,
-					PEER_MAC, PEER_IP,  NODE_MAC, NODE_IP, ARP_PAD};
+	const struct sp_test_arp rep = {NODE_MAC, PEER_MAC, OP_REPLY, PEER_MAC, PEER_IP, NODE_MAC,
+					NODE_IP};
 	uint8_t frame[FRAME_MIN];
 	struct rte_ether_addr mac;
 	struct rte_mbuf *m;
 	uint32_t ip;
 
 	(void)state;
-	m = sp_test_pkt(rep, 30, PORT);
+	sp_test_arp(frame, &rep);
+	m = sp_test_pkt(frame, 30, PORT);
 	assert_int_equal(sp_arp_reply_sender(m, &ip, &mac), -EINVAL);
 	rte_pktmbuf_free(m);
 
-	memcpy(frame, rep, sizeof(frame));
 	frame[13] = 0x00; /* EtherType 0x0800 */
 	m = sp_test_pkt(frame, sizeof(frame), PORT);
 	assert_int_equal(sp_arp_reply_sender(m, &ip, &mac), -EINVAL);
 	rte_pktmbuf_free(m);
 }
 
-/* Ethernet + IPv4 + ICMP header + data, both checksums computed from scratch. */
+/* Ethernet + IPv4 (id 0xabcd, DF) + ICMP (id 0x1234, sequence 7) + data, checksums right. */
 static size_t
-build_icmp(uint8_t *f, const uint8_t *dst_mac, const uint8_t *src_mac, uint32_t src,
-	   uint32_t dst, uint8_t ttl, uint8_t type, const void *data, uint16_t data_len)
+build_icmp(uint8_t *f, const struct rte_ether_addr *dst_mac, const struct rte_ether_addr *src_mac,
+	   uint32_t src, uint32_t dst, uint8_t ttl, uint8_t type, const void *data,
+	   uint16_t data_len)
 {
-	uint16_t ip_len = 20 + 8 + data_len, ck;
-	uint8_t *ip = f + 14, *icmp = ip + 20;
+	const struct sp_test_ip ip = {.src = src, .dst = dst, .proto = IPPROTO_ICMP, .ttl = ttl,
+				      .id = 0xabcd, .frag = RTE_IPV4_HDR_DF_FLAG};
+	size_t n = sp_test_eth(f, dst_mac, src_mac, RTE_ETHER_TYPE_IPV4);
 
-	memcpy(f, dst_mac, 6);
-	memcpy(f + 6, src_mac, 6);
-	f[12] = 0x08;
-	f[13] = 0x00;
-	memset(ip, 0, 20);
-	ip[0] = 0x45;
-	ip[2] = ip_len >> 8;
-	ip[3] = ip_len & 0xff;
-	ip[4] = 0xab; /* id */
-	ip[5] = 0xcd;
-	ip[6] = 0x40; /* DF */
-	ip[8] = ttl;
-	ip[9] = 1;
-	src = rte_cpu_to_be_32(src);
-	dst = rte_cpu_to_be_32(dst);
-	memcpy(ip + 12, &src, 4);
-	memcpy(ip + 16, &dst, 4);
-	ck = ~rte_raw_cksum(ip, 20);
-	memcpy(ip + 10, &ck, 2);
-
-	icmp[0] = type;
-	icmp[1] = 0;
-	icmp[2] = icmp[3] = 0;
-	icmp[4] = 0x12; /* id */
-	icmp[5] = 0x34;
-	icmp[6] = 0x00; /* sequence */
-	icmp[7] = 0x07;
-	memcpy(icmp + 8, data, data_len);
-	ck = ~rte_raw_cksum(icmp, 8 + data_len);
-	memcpy(icmp + 2, &ck, 2);
-	return 14 + ip_len;
+	n += sp_test_ipv4(f + n, &ip, 8 + data_len);
+	return n + sp_test_icmp(f + n, type, 0x1234, 7, data, data_len);
 }
-
-static const uint8_t node_mac_b[] = {NODE_MAC}, peer_mac_b[] = {PEER_MAC};
 
 static void
 test_echo_request(void **state)
@@ -298,9 +282,9 @@ test_echo_request(void **state)
 	const uint8_t *got;
 
 	(void)state;
-	len = build_icmp(req, node_mac_b, peer_mac_b, IP_HOST(PEER_IP), IP_HOST(NODE_IP), 17,
+	len = build_icmp(req, &node_mac, &peer_mac, PEER_IP, NODE_IP, 17,
 			 8, data, sizeof(data));
-	want_len = build_icmp(want, peer_mac_b, node_mac_b, IP_HOST(NODE_IP), IP_HOST(PEER_IP),
+	want_len = build_icmp(want, &peer_mac, &node_mac, NODE_IP, PEER_IP,
 			      64, 0, data, sizeof(data));
 	assert_int_equal(receive(req, len), SP_REASON_NONE);
 	assert_int_equal(out.nb_reply, 1);
@@ -323,9 +307,9 @@ test_echo_request_padded(void **state)
 	size_t len, want_len;
 
 	(void)state;
-	len = build_icmp(req, node_mac_b, peer_mac_b, IP_HOST(PEER_IP), IP_HOST(NODE_IP), 64,
+	len = build_icmp(req, &node_mac, &peer_mac, PEER_IP, NODE_IP, 64,
 			 8, "abcd", 4);
-	want_len = build_icmp(want, peer_mac_b, node_mac_b, IP_HOST(NODE_IP), IP_HOST(PEER_IP),
+	want_len = build_icmp(want, &peer_mac, &node_mac, NODE_IP, PEER_IP,
 			      64, 0, "abcd", 4);
 	assert_true(len < FRAME_MIN);
 	memset(req + len, 0x5a, FRAME_MIN - len); /* Ethernet padding is not ICMP data */
@@ -346,7 +330,7 @@ test_echo_reply_of_zeros(void **state)
 	uint16_t ck;
 
 	(void)state;
-	build_icmp(req, node_mac_b, peer_mac_b, IP_HOST(PEER_IP), IP_HOST(NODE_IP), 64, 8, "", 0);
+	build_icmp(req, &node_mac, &peer_mac, PEER_IP, NODE_IP, 64, 8, "", 0);
 	memset(req + 34 + 2, 0, 6); /* checksum, id, sequence */
 	ck = ~rte_raw_cksum(req + 34, 8);
 	memcpy(req + 34 + 2, &ck, 2);
@@ -367,18 +351,18 @@ test_icmp_ignored(void **state)
 
 	(void)state;
 	/* An echo reply and a timestamp request are not answered. */
-	len = build_icmp(f, node_mac_b, peer_mac_b, IP_HOST(PEER_IP), IP_HOST(NODE_IP), 64, 0,
+	len = build_icmp(f, &node_mac, &peer_mac, PEER_IP, NODE_IP, 64, 0,
 			 "x", 1);
 	assert_int_equal(receive(f, len), SP_REASON_ICMP_IGNORED);
-	len = build_icmp(f, node_mac_b, peer_mac_b, IP_HOST(PEER_IP), IP_HOST(NODE_IP), 64, 13,
+	len = build_icmp(f, &node_mac, &peer_mac, PEER_IP, NODE_IP, 64, 13,
 			 "x", 1);
 	assert_int_equal(receive(f, len), SP_REASON_ICMP_IGNORED);
 	/* Nor an echo request claiming a broadcast sender (smurf). */
-	len = build_icmp(f, node_mac_b, peer_mac_b, UINT32_MAX,
-			 IP_HOST(NODE_IP), 64, 8, "x", 1);
+	len = build_icmp(f, &node_mac, &peer_mac, UINT32_MAX,
+			 NODE_IP, 64, 8, "x", 1);
 	assert_int_equal(receive(f, len), SP_REASON_ICMP_IGNORED);
 	/* An echo request to another address is not ours to answer. */
-	len = build_icmp(f, node_mac_b, peer_mac_b, IP_HOST(PEER_IP), IP_HOST(OTHER_IP), 64, 8,
+	len = build_icmp(f, &node_mac, &peer_mac, PEER_IP, OTHER_IP, 64, 8,
 			 "x", 1);
 	assert_int_equal(receive(f, len), SP_REASON_NOT_LOCAL);
 }
@@ -392,7 +376,7 @@ test_icmp_bad_checksum(void **state)
 	size_t len;
 
 	(void)state;
-	len = build_icmp(f, node_mac_b, peer_mac_b, IP_HOST(PEER_IP), IP_HOST(NODE_IP), 64, 8,
+	len = build_icmp(f, &node_mac, &peer_mac, PEER_IP, NODE_IP, 64, 8,
 			 data, sizeof(data));
 	f[50] ^= 0x01;
 	assert_int_equal(receive(f, len), SP_REASON_BAD_CHECKSUM);
@@ -415,9 +399,9 @@ test_echo_request_in_two_segments(void **state)
 
 	(void)state;
 	memset(data, 0x3c, sizeof(data));
-	len = build_icmp(req, node_mac_b, peer_mac_b, IP_HOST(PEER_IP), IP_HOST(NODE_IP), 64, 8,
+	len = build_icmp(req, &node_mac, &peer_mac, PEER_IP, NODE_IP, 64, 8,
 			 data, sizeof(data));
-	want_len = build_icmp(want, peer_mac_b, node_mac_b, IP_HOST(NODE_IP), IP_HOST(PEER_IP),
+	want_len = build_icmp(want, &peer_mac, &node_mac, NODE_IP, PEER_IP,
 			      64, 0, data, sizeof(data));
 	/* Headers and 9 bytes of data in the first segment (an odd split), the rest in a second. */
 	m = sp_test_pkt(req, 51, 0);
@@ -452,7 +436,7 @@ test_icmp_truncated(void **state)
 	uint16_t ck;
 
 	(void)state;
-	build_icmp(f, node_mac_b, peer_mac_b, IP_HOST(PEER_IP), IP_HOST(NODE_IP), 64, 8, "", 0);
+	build_icmp(f, &node_mac, &peer_mac, PEER_IP, NODE_IP, 64, 8, "", 0);
 	/* IPv4 total length 24: only half an ICMP header. */
 	f[16] = 0;
 	f[17] = 24;
@@ -465,20 +449,20 @@ test_icmp_truncated(void **state)
 static void
 test_arp_request_bytes(void **state)
 {
-	const uint8_t want[FRAME_MIN] = {BCAST_MAC, NODE_MAC, ETH_ARP, ARP_ETH_IPV4, OP_REQUEST,
-					 NODE_MAC,  NODE_IP,  ZERO_MAC, PEER_IP, ARP_PAD};
+	const struct sp_test_arp want = {BCAST_MAC, NODE_MAC, OP_REQUEST, NODE_MAC, NODE_IP,
+					 ZERO_MAC, PEER_IP};
 	struct rte_mbuf *m;
 
 	(void)state;
-	m = sp_arp_request(table, pool, PORT, IP_BE(PEER_IP));
+	m = sp_arp_request(table, pool, PORT, RTE_BE32(PEER_IP));
 	assert_non_null(m);
 	assert_int_equal(m->port, PORT);
-	assert_frame(m, want, sizeof(want));
+	assert_arp(m, &want);
 	rte_pktmbuf_free(m);
 
 	/* No address on port 3 (nothing to ask from), and no port 200. */
-	assert_null(sp_arp_request(table, pool, 3, IP_BE(PEER_IP)));
-	assert_null(sp_arp_request(table, pool, 200, IP_BE(PEER_IP)));
+	assert_null(sp_arp_request(table, pool, 3, RTE_BE32(PEER_IP)));
+	assert_null(sp_arp_request(table, pool, 200, RTE_BE32(PEER_IP)));
 }
 
 int

@@ -13,19 +13,21 @@
 
 #include <cmocka.h>
 
+#include <rte_arp.h>
 #include <rte_byteorder.h>
 #include <rte_cycles.h>
 #include <rte_ether.h>
+#include <rte_icmp.h>
 #include <rte_ip.h>
 #include <rte_malloc.h>
-#include <rte_udp.h>
 
 #include "decap/decap.h"
 #include "sp_test.h"
+#include "sp_test_frame.h"
 
 #define PORT 1
 #define PORT2 2
-#define FRAME_MIN 60
+#define FRAME_MIN SP_TEST_FRAME_MIN
 #define HDRS 42 /* Ethernet + IPv4 + UDP */
 
 #define NODE_IP RTE_IPV4(10, 0, 0, 1)
@@ -66,47 +68,36 @@ teardown(void **state)
 	return 0;
 }
 
-/* Ethernet (peer -> node) + IPv4 (IHL 5, checksum right) around the given L4 bytes. */
+/* Ethernet (peer -> node) and IPv4 (to dst, TTL 64) headers for l4_len bytes: their length. */
+static size_t
+headers(uint8_t *f, uint32_t dst, uint8_t proto, uint16_t l4_len)
+{
+	const struct sp_test_ip ip = {.src = PEER_IP, .dst = dst, .proto = proto, .ttl = 64};
+	size_t n = sp_test_eth(f, &node_mac, &peer_mac, RTE_ETHER_TYPE_IPV4);
+
+	return n + sp_test_ipv4(f + n, &ip, l4_len);
+}
+
+/* Ethernet (peer -> node) + IPv4 around the given L4 bytes. */
 static size_t
 build_ipv4(uint8_t *f, uint32_t dst, uint8_t proto, const void *l4, uint16_t l4_len)
 {
-	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)f;
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
+	size_t n = headers(f, dst, proto, l4_len);
 
-	eth->dst_addr = node_mac;
-	eth->src_addr = peer_mac;
-	eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
-	*ip = (struct rte_ipv4_hdr){
-		.version_ihl = 0x45,
-		.total_length = rte_cpu_to_be_16(sizeof(*ip) + l4_len),
-		.time_to_live = 64,
-		.next_proto_id = proto,
-		.src_addr = RTE_BE32(PEER_IP),
-		.dst_addr = rte_cpu_to_be_32(dst),
-	};
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	memcpy(ip + 1, l4, l4_len);
-	return RTE_ETHER_HDR_LEN + sizeof(*ip) + l4_len;
+	memcpy(f + n, l4, l4_len);
+	return n + l4_len;
 }
 
 /* A UDP datagram to dst:dst_port carrying payload, UDP checksum included. */
 static size_t
 build_udp(uint8_t *f, uint32_t dst, uint16_t dst_port, const void *payload, uint16_t len)
 {
-	uint8_t l4[256];
-	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)l4;
-	size_t n;
+	size_t n = headers(f, dst, IPPROTO_UDP, 8 + len);
 
-	*udp = (struct rte_udp_hdr){
-		.src_port = RTE_BE16(40000),
-		.dst_port = rte_cpu_to_be_16(dst_port),
-		.dgram_len = rte_cpu_to_be_16(sizeof(*udp) + len),
-	};
-	memcpy(udp + 1, payload, len);
-	n = build_ipv4(f, dst, IPPROTO_UDP, l4, sizeof(*udp) + len);
-	udp = (struct rte_udp_hdr *)(f + 34);
-	udp->dgram_cksum = rte_ipv4_udptcp_cksum((struct rte_ipv4_hdr *)(f + 14), udp);
-	return n;
+	n += sp_test_udp(f + n, 40000, dst_port, len);
+	memcpy(f + n, payload, len);
+	sp_test_udp_cksum(f + RTE_ETHER_HDR_LEN);
+	return n + len;
 }
 
 /* After editing the IPv4 header in place. */
@@ -426,26 +417,21 @@ test_broadcast_ipv4(void **state)
 static size_t
 build_arp_request(uint8_t *f, uint8_t last)
 {
-	const uint8_t req[FRAME_MIN] = {
-		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0, 0, 0, 0, 0x02, 0x08, 0x06,
-		0x00, 0x01, 0x08, 0x00, 6, 4, 0x00, 0x01,
-		0x02, 0, 0, 0, 0, 0x02, 10, 0, 0, last, /* sender */
-		0, 0, 0, 0, 0, 0, 10, 0, 0, 1,          /* target: the node */
-	};
+	const struct sp_test_arp req = {.eth_dst = {{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}},
+					.eth_src = peer_mac, .op = RTE_ARP_OP_REQUEST,
+					.sha = peer_mac, .spa = RTE_IPV4(10, 0, 0, last),
+					.tpa = NODE_IP};
 
-	memcpy(f, req, sizeof(req));
-	return sizeof(req);
+	return sp_test_arp(f, &req);
 }
 
 /* An ICMP echo request whose one data byte is id. */
 static size_t
 build_echo(uint8_t *f, uint8_t id)
 {
-	uint8_t icmp[9] = {8, 0, 0, 0, 0, 1, 0, 1, id};
-	uint16_t ck = ~rte_raw_cksum(icmp, sizeof(icmp));
+	size_t n = headers(f, NODE_IP, IPPROTO_ICMP, 9);
 
-	memcpy(icmp + 2, &ck, 2);
-	return build_ipv4(f, NODE_IP, IPPROTO_ICMP, icmp, sizeof(icmp));
+	return n + sp_test_icmp(f + n, RTE_IP_ICMP_ECHO_REQUEST, 1, 1, &id, 1);
 }
 
 /* Frame i of the mixed burst; kind = i % 8. */

@@ -24,6 +24,7 @@
 
 #include "dpi/patterns.h"
 #include "sp_test.h"
+#include "sp_test_frame.h"
 #include "npe/slice.h"
 
 #define MAX_PKT 1600
@@ -55,22 +56,15 @@ load(const char *text, char *err, size_t errlen)
 static size_t
 packet(uint8_t *p, uint8_t proto, unsigned int opt_words, uint16_t frag, const char *payload)
 {
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)p;
+	const struct sp_test_ip ip = {.src = RTE_IPV4(192, 0, 2, 1),
+				      .dst = RTE_IPV4(198, 51, 100, 7), .proto = proto, .ttl = 64,
+				      .frag = frag};
 	/* Later fragments carry no transport header. */
 	size_t l4 = frag != 0 ? 0 : proto == IPPROTO_TCP ? 20 + 4 * opt_words
 			     : proto == IPPROTO_UDP ? 8 : 0;
-	size_t len = sizeof(*ip) + l4 + strlen(payload);
+	size_t hlen = sp_test_ipv4(p, &ip, l4 + strlen(payload));
 
-	memset(p, 0, sizeof(*ip) + l4);
-	*ip = (struct rte_ipv4_hdr){
-		.version_ihl = RTE_IPV4_VHL_DEF,
-		.total_length = rte_cpu_to_be_16((uint16_t)len),
-		.fragment_offset = rte_cpu_to_be_16(frag),
-		.time_to_live = 64,
-		.next_proto_id = proto,
-		.src_addr = RTE_BE32(RTE_IPV4(192, 0, 2, 1)),
-		.dst_addr = RTE_BE32(RTE_IPV4(198, 51, 100, 7)),
-	};
+	memset(p + hlen, 0, l4);
 	if (proto == IPPROTO_TCP && frag == 0) {
 		p[20] = 0x30; /* source port 12345, destination 80 */
 		p[21] = 0x39;
@@ -80,9 +74,8 @@ packet(uint8_t *p, uint8_t proto, unsigned int opt_words, uint16_t frag, const c
 		if (opt_words > 0)
 			memcpy(p + 40, "attack", RTE_MIN(6u, 4 * opt_words));
 	}
-	memcpy(p + sizeof(*ip) + l4, payload, strlen(payload));
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	return len;
+	memcpy(p + hlen + l4, payload, strlen(payload));
+	return hlen + l4 + strlen(payload);
 }
 
 static struct rte_mbuf *

@@ -27,6 +27,7 @@
 
 #include "npe/npe.h"
 #include "sp_test.h"
+#include "sp_test_frame.h"
 #include "sp_test_node.h"
 
 #define PEER_IP RTE_IPV4(10, 0, 0, 2)
@@ -38,43 +39,24 @@
 static struct sp_node *node; /* the test's: sp_test_node_setup() */
 static struct sp_lcore_stats st;
 
-/* IPv4 (no options) and UDP headers at p for len bytes of payload after them. */
-static void
-ipv4_udp(uint8_t *p, uint32_t src, uint32_t dst, uint8_t ttl, uint16_t sport, uint16_t dport,
-	 uint16_t payload)
-{
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)p;
-	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
-
-	memset(ip, 0, sizeof(*ip));
-	ip->version_ihl = RTE_IPV4_VHL_DEF;
-	ip->total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) + sizeof(*udp) + payload));
-	ip->time_to_live = ttl;
-	ip->next_proto_id = IPPROTO_UDP;
-	ip->src_addr = rte_cpu_to_be_32(src);
-	ip->dst_addr = rte_cpu_to_be_32(dst);
-	sp_test_fix_ipv4_cksum(p, sizeof(*ip));
-	udp->src_port = rte_cpu_to_be_16(sport);
-	udp->dst_port = rte_cpu_to_be_16(dport);
-	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof(*udp) + payload));
-	udp->dgram_cksum = 0;
-}
-
 /* A substrate frame from the peer to alpha's endpoint on p0, holding an inner packet. */
 static struct rte_mbuf *
 frame(uint32_t inner_dst, uint8_t ttl, uint8_t tag)
 {
+	const struct rte_ether_addr peer_mac = {{0x02, 0xaa, 0, 0, 0, 0x02}};
+	const struct sp_test_ip outer = {.src = PEER_IP,
+					 .dst = rte_be_to_cpu_32(node->ports[0].ip_be),
+					 .proto = IPPROTO_UDP, .ttl = 64};
+	const struct sp_test_ip inner = {.src = INNER_SRC, .dst = inner_dst, .proto = IPPROTO_UDP,
+					 .ttl = ttl};
 	uint8_t f[FRAME_LEN];
-	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)f;
-	uint8_t *outer = f + RTE_ETHER_HDR_LEN, *inner = outer + 28;
+	size_t n = sp_test_eth(f, &node->ports[0].mac, &peer_mac, RTE_ETHER_TYPE_IPV4);
 
-	eth->dst_addr = node->ports[0].mac;
-	eth->src_addr = (struct rte_ether_addr){{0x02, 0xaa, 0, 0, 0, 0x02}};
-	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	ipv4_udp(outer, PEER_IP, rte_be_to_cpu_32(node->ports[0].ip_be), 64, 7000, 5001,
-		 28 + 16);
-	ipv4_udp(inner, INNER_SRC, inner_dst, ttl, 1000, 2000, 16);
-	memset(inner + 28, tag, 16);
+	n += sp_test_ipv4(f + n, &outer, 8 + 28 + 16);
+	n += sp_test_udp(f + n, 7000, 5001, 28 + 16);
+	n += sp_test_ipv4(f + n, &inner, 8 + 16);
+	n += sp_test_udp(f + n, 1000, 2000, 16);
+	memset(f + n, tag, 16);
 	return sp_test_pkt(f, sizeof(f), 0);
 }
 

@@ -29,6 +29,7 @@
 
 #include "hostslice/tap_io.h"
 #include "sp_test.h"
+#include "sp_test_frame.h"
 
 #define MSS 1000
 #define HDRS (RTE_ETHER_HDR_LEN + 20 + 20)
@@ -56,23 +57,20 @@ teardown(void **state)
 static struct rte_mbuf *
 frame(bool tcp, uint32_t seq, bool good_cksum)
 {
+	const struct rte_ether_addr none = {{0}};
+	/* DF as TCP sends: GRO merges only such. */
+	const struct sp_test_ip ip = {.src = RTE_IPV4(10, 0, 0, 2), .dst = RTE_IPV4(10, 0, 0, 1),
+				      .proto = tcp ? IPPROTO_TCP : IPPROTO_UDP, .ttl = 64,
+				      .frag = RTE_IPV4_HDR_DF_FLAG};
 	uint8_t b[HDRS + MSS] = {0};
-	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)b;
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
 	uint16_t l4len = tcp ? 20 + MSS : 8 + MSS;
+	size_t n = sp_test_eth(b, &none, &none, RTE_ETHER_TYPE_IPV4);
+	struct rte_ipv4_hdr *iph = (struct rte_ipv4_hdr *)(b + n);
 
-	eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
-	ip->version_ihl = RTE_IPV4_VHL_DEF;
-	ip->total_length = rte_cpu_to_be_16(20 + l4len);
-	ip->time_to_live = 64;
-	ip->fragment_offset = RTE_BE16(RTE_IPV4_HDR_DF_FLAG); /* as TCP sends: GRO merges only such */
-	ip->next_proto_id = tcp ? IPPROTO_TCP : IPPROTO_UDP;
-	ip->src_addr = RTE_BE32(RTE_IPV4(10, 0, 0, 2));
-	ip->dst_addr = RTE_BE32(RTE_IPV4(10, 0, 0, 1));
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	n += sp_test_ipv4(b + n, &ip, l4len);
 	memset(b + HDRS, (int)seq, MSS);
 	if (tcp) {
-		struct rte_tcp_hdr *t = (struct rte_tcp_hdr *)(ip + 1);
+		struct rte_tcp_hdr *t = (struct rte_tcp_hdr *)(iph + 1);
 
 		t->src_port = RTE_BE16(4000);
 		t->dst_port = RTE_BE16(8080);
@@ -80,17 +78,13 @@ frame(bool tcp, uint32_t seq, bool good_cksum)
 		t->data_off = 5 << 4;
 		t->tcp_flags = RTE_TCP_ACK_FLAG;
 		t->rx_win = RTE_BE16(65535);
-		t->cksum = rte_ipv4_udptcp_cksum(ip, t);
+		t->cksum = rte_ipv4_udptcp_cksum(iph, t);
 		if (!good_cksum)
 			t->cksum ^= 1;
 	} else {
-		struct rte_udp_hdr *u = (struct rte_udp_hdr *)(ip + 1);
-
-		u->src_port = RTE_BE16(4000);
-		u->dst_port = RTE_BE16(8080);
-		u->dgram_len = rte_cpu_to_be_16(l4len);
+		sp_test_udp(b + n, 4000, 8080, MSS);
 	}
-	return sp_test_pkt(b, RTE_ETHER_HDR_LEN + 20 + l4len, 0);
+	return sp_test_pkt(b, n + l4len, 0);
 }
 
 /* The next message the "TAP" took: its virtio-net header and frame; the frame's length. */
