@@ -3,7 +3,8 @@
  * What the unit tests and the fuzz targets share (tests/lib/): one EAL
  * set-up with a packet pool, packets built from bytes, IPv4 header
  * checksums, deterministic random numbers, and a check that aborts with a
- * message. The in-memory node is sp_test_node.h.
+ * message. Frames header by header are sp_test_frame.h, the in-memory
+ * node sp_test_node.h.
  */
 #ifndef SP_TEST_H
 #define SP_TEST_H

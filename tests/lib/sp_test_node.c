@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "sp_test_node.h"
 
+#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 
 #include "mgmt/rpc.h"
 #include "sp_test.h"
+#include "sp_test_frame.h"
 #include "stats/stats.h"
 
 #define LINK_BPS 10000000000ull
@@ -148,6 +150,26 @@ sp_test_node_teardown(void **state)
 {
 	sp_test_node_free(*state);
 	return 0;
+}
+
+struct rte_mbuf *
+sp_test_node_frame(const struct sp_node *node, uint32_t inner_dst, uint8_t ttl, uint8_t tag)
+{
+	const struct rte_ether_addr peer_mac = {{0x02, 0xaa, 0, 0, 0, 0x02}};
+	const struct sp_test_ip outer = {.src = RTE_IPV4(10, 0, 0, 2),
+					 .dst = rte_be_to_cpu_32(node->ports[0].ip_be),
+					 .proto = IPPROTO_UDP, .ttl = 64};
+	const struct sp_test_ip inner = {.src = RTE_IPV4(192, 0, 2, 1), .dst = inner_dst,
+					 .proto = IPPROTO_UDP, .ttl = ttl};
+	uint8_t f[SP_TEST_FRAME_LEN];
+	size_t n = sp_test_eth(f, &node->ports[0].mac, &peer_mac, RTE_ETHER_TYPE_IPV4);
+
+	n += sp_test_ipv4(f + n, &outer, 8 + 28 + 16);
+	n += sp_test_udp(f + n, 7000, 5001, 28 + 16);
+	n += sp_test_ipv4(f + n, &inner, 8 + 16);
+	n += sp_test_udp(f + n, 1000, 2000, 16);
+	memset(f + n, tag, 16);
+	return sp_test_pkt(f, sizeof(f), 0);
 }
 
 void

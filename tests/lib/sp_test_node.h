@@ -33,6 +33,14 @@ void sp_test_node_create(struct sp_node *node);
  */
 #define SP_TEST_NPE_BPS 5000000000ull
 void sp_test_node_add_npe(struct sp_node *node);
+/*
+ * A substrate frame from a peer (10.0.0.2:7000) to alpha's endpoint on p0
+ * holding an inner UDP packet from 192.0.2.1:1000 to inner_dst:2000 with
+ * that TTL and 16 bytes of payload, each byte tag: SP_TEST_FRAME_LEN bytes.
+ */
+#define SP_TEST_FRAME_LEN (RTE_ETHER_HDR_LEN + 2 * (20 + 8) + 16)
+struct rte_mbuf *sp_test_node_frame(const struct sp_node *node, uint32_t inner_dst, uint8_t ttl,
+				    uint8_t tag);
 /* Free everything sp_test_node_create() made; node is zeroed. */
 void sp_test_node_free(struct sp_node *node);
 

@@ -27,38 +27,13 @@
 
 #include "npe/npe.h"
 #include "sp_test.h"
-#include "sp_test_frame.h"
 #include "sp_test_node.h"
 
-#define PEER_IP RTE_IPV4(10, 0, 0, 2)
-#define INNER_SRC RTE_IPV4(192, 0, 2, 1)
 #define NH_PORT 7001
-#define FRAME_LEN (RTE_ETHER_HDR_LEN + 2 * (20 + 8) + 16)
 #define UNRESOLVED RTE_IPV4(10, 1, 0, 9)
 
 static struct sp_node *node; /* the test's: sp_test_node_setup() */
 static struct sp_lcore_stats st;
-
-/* A substrate frame from the peer to alpha's endpoint on p0, holding an inner packet. */
-static struct rte_mbuf *
-frame(uint32_t inner_dst, uint8_t ttl, uint8_t tag)
-{
-	const struct rte_ether_addr peer_mac = {{0x02, 0xaa, 0, 0, 0, 0x02}};
-	const struct sp_test_ip outer = {.src = PEER_IP,
-					 .dst = rte_be_to_cpu_32(node->ports[0].ip_be),
-					 .proto = IPPROTO_UDP, .ttl = 64};
-	const struct sp_test_ip inner = {.src = INNER_SRC, .dst = inner_dst, .proto = IPPROTO_UDP,
-					 .ttl = ttl};
-	uint8_t f[FRAME_LEN];
-	size_t n = sp_test_eth(f, &node->ports[0].mac, &peer_mac, RTE_ETHER_TYPE_IPV4);
-
-	n += sp_test_ipv4(f + n, &outer, 8 + 28 + 16);
-	n += sp_test_udp(f + n, 7000, 5001, 28 + 16);
-	n += sp_test_ipv4(f + n, &inner, 8 + 16);
-	n += sp_test_udp(f + n, 1000, 2000, 16);
-	memset(f + n, tag, 16);
-	return sp_test_pkt(f, sizeof(f), 0);
-}
 
 static void
 route(uint32_t pos, uint32_t dst_net, uint32_t nh)
@@ -104,7 +79,7 @@ test_forwarded_byte_for_byte(void **state)
 
 	route(0, RTE_IPV4(192, 168, 0, 0), SP_TEST_NH_IP);
 	for (uint8_t i = 0; i < 4; i++)
-		in[i] = frame(RTE_IPV4(192, 168, 1, i), 64, i);
+		in[i] = sp_test_node_frame(node, RTE_IPV4(192, 168, 1, i), 64, i);
 	receive(in, 4);
 	n = sent_on_p1(out, 8);
 	assert_int_equal(n, 4);
@@ -115,7 +90,7 @@ test_forwarded_byte_for_byte(void **state)
 		const struct rte_udp_hdr *udp = (const struct rte_udp_hdr *)(ip + 1);
 		const struct rte_ipv4_hdr *inner = (const struct rte_ipv4_hdr *)(udp + 1);
 
-		assert_int_equal(rte_pktmbuf_pkt_len(out[i]), FRAME_LEN);
+		assert_int_equal(rte_pktmbuf_pkt_len(out[i]), SP_TEST_FRAME_LEN);
 		assert_true(rte_is_same_ether_addr(&eth->dst_addr, &nh_mac));
 		assert_true(rte_is_same_ether_addr(&eth->src_addr, &node->ports[1].mac));
 		assert_int_equal(ip->src_addr, node->ports[1].ip_be);
@@ -127,7 +102,7 @@ test_forwarded_byte_for_byte(void **state)
 		assert_int_equal(inner->time_to_live, 63);
 		assert_true(sp_test_ipv4_cksum_ok(inner));
 		assert_int_equal(rte_be_to_cpu_32(inner->dst_addr), RTE_IPV4(192, 168, 1, i));
-		assert_int_equal(f[FRAME_LEN - 1], i);
+		assert_int_equal(f[SP_TEST_FRAME_LEN - 1], i);
 	}
 	rte_pktmbuf_free_bulk(out, n);
 	assert_int_equal(st.slice[SP_TEST_SLICE].rx.pkts, 4);
@@ -145,7 +120,7 @@ test_what_leaves_is_counted_once(void **state)
 	node = *state; /* first: the declarations below read it */
 	memset(&st, 0, sizeof(st));
 	const struct sp_slice_stats *s = &st.slice[SP_TEST_SLICE];
-	/* dst 10.99.0.1, src 192.0.2.1, sport 1000, dport 2000, UDP: frame()'s inner header. */
+	/* dst 10.99.0.1, src 192.0.2.1, sport 1000, dport 2000, UDP: sp_test_node_frame()'s. */
 	const struct sp_key miss_key = {{10, 99, 0, 1, 192, 0, 2, 1, 0x03, 0xe8, 0x07, 0xd0, 17, 0}};
 	struct sp_missed_key missed[SP_MISSED_KEEP];
 	struct rte_mbuf *in[4], *out[8];
@@ -154,10 +129,10 @@ test_what_leaves_is_counted_once(void **state)
 
 	route(0, RTE_IPV4(192, 168, 0, 0), SP_TEST_NH_IP);
 	route(1, RTE_IPV4(172, 16, 0, 0), UNRESOLVED);
-	in[0] = frame(RTE_IPV4(192, 168, 7, 7), 64, 0);  /* forwarded */
-	in[1] = frame(RTE_IPV4(10, 99, 0, 1), 64, 1);    /* no filter: miss */
-	in[2] = frame(RTE_IPV4(192, 168, 7, 8), 1, 2);   /* TTL would reach 0 */
-	in[3] = frame(RTE_IPV4(172, 16, 0, 1), 64, 3);   /* next hop unresolved */
+	in[0] = sp_test_node_frame(node, RTE_IPV4(192, 168, 7, 7), 64, 0); /* forwarded */
+	in[1] = sp_test_node_frame(node, RTE_IPV4(10, 99, 0, 1), 64, 1); /* no filter: miss */
+	in[2] = sp_test_node_frame(node, RTE_IPV4(192, 168, 7, 8), 1, 2); /* TTL would reach 0 */
+	in[3] = sp_test_node_frame(node, RTE_IPV4(172, 16, 0, 1), 64, 3); /* next hop unresolved */
 	receive(in, 4);
 	n = sent_on_p1(out, 8);
 	assert_int_equal(n, 1);
@@ -208,7 +183,7 @@ test_held_frames_go_once_resolved(void **state)
 
 	route(0, RTE_IPV4(172, 16, 0, 0), UNRESOLVED);
 	for (uint8_t i = 0; i < SP_NEIGH_HOLD_FRAMES + 1; i++)
-		in[i] = frame(RTE_IPV4(172, 16, 0, i), 64, i);
+		in[i] = sp_test_node_frame(node, RTE_IPV4(172, 16, 0, i), 64, i);
 	receive(in, SP_NEIGH_HOLD_FRAMES + 1);
 	assert_int_equal(sent_on_p1(out, 8), 0);
 	assert_int_equal(s->held.pkts, SP_NEIGH_HOLD_FRAMES);
