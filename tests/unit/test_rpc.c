@@ -4,7 +4,8 @@
  * request line in, response line out: a slice's life through the API with
  * what each answer says and what the node then holds, and refusals that
  * name what was wrong and change nothing. slice.move runs on a second NPE
- * (sp_test_node_add_npe()); nat.list only refuses here (no host slice).
+ * (sp_test_node_add_npe()); nat.list only refuses here (no host slice);
+ * stats.missed shows a miss the NPE met.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,8 +18,12 @@
 #include <cmocka.h>
 
 #include <jansson.h>
+#include <rte_ip.h>
+#include <rte_lcore.h>
 
 #include "mgmt/rpc.h"
+#include "npe/npe.h"
+#include "stats/stats.h"
 #include "sp_test.h"
 #include "sp_test_node.h"
 
@@ -495,6 +500,54 @@ test_nat_list_refused(void **state)
 	refused(SP_M_NAT_LIST, "{\"slice\":true}", SP_RPC_INVALID_PARAMS, "\"slice\"");
 }
 
+/*
+ * stats.missed: a frame that no filter matched shows as its key, with the
+ * endpoint and port it came in on (gone once that endpoint is released),
+ * and the slice's misses in all.
+ */
+static void
+test_stats_missed(void **state)
+{
+	node = *state; /* first: the declarations below read it */
+	struct sp_lcore_stats *st = sp_stats_lcore(rte_lcore_id());
+	struct rte_mbuf *m = sp_test_node_frame(node, RTE_IPV4(10, 99, 0, 1), 64, 0);
+	struct sp_decap_out out;
+	json_t *r, *k;
+
+	memset(st, 0, sizeof(*st));
+	r = ok(SP_M_STATS_MISSED, "{\"slice\":\"alpha\"}");
+	assert_int_equal(json_array_size(json_object_get(r, "missed")), 0);
+	assert_int_equal(num(r, "misses"), 0);
+	json_decref(r);
+	sp_decap_burst(node->decap, 0, &m, 1, &out, st);
+	assert_int_equal(out.nb_fwd, 1);
+	sp_npe_process(&node->fastpath, &node->npes[0], out.fwd, out.nb_fwd, st);
+	r = ok(SP_M_STATS_MISSED, "{\"slice\":1}");
+	assert_string_equal(json_string_value(json_object_get(r, "slice")), "alpha");
+	assert_string_equal(json_string_value(json_object_get(r, "codeopt")), "ipv4");
+	assert_int_equal(num(r, "keep"), SP_MISSED_KEEP);
+	assert_int_equal(num(r, "misses"), 1);
+	assert_int_equal(json_array_size(json_object_get(r, "missed")), 1);
+	k = json_array_get(json_object_get(r, "missed"), 0);
+	/* dst 10.99.0.1, src 192.0.2.1, ports 1000 and 2000, UDP: filter.insert's key. */
+	assert_string_equal(json_string_value(json_object_get(k, "key")),
+			    "0a630001c000020103e807d01100");
+	assert_int_equal(num(k, "endpoint"), 0);
+	assert_string_equal(json_string_value(json_object_get(k, "port")), "p0");
+	assert_false(json_boolean_value(json_object_get(k, "injected")));
+	assert_true(num(k, "age_ms") >= 0);
+	json_decref(r);
+	json_decref(ok(SP_M_ENDPOINT_RELEASE, "{\"slice\":\"alpha\",\"endpoint\":0}"));
+	r = ok(SP_M_STATS_MISSED, "{\"slice\":\"alpha\"}");
+	k = json_array_get(json_object_get(r, "missed"), 0);
+	assert_non_null(json_object_get(k, "key"));
+	assert_null(json_object_get(k, "endpoint"));
+	assert_null(json_object_get(k, "port"));
+	json_decref(r);
+	refused(SP_M_STATS_MISSED, "{\"slice\":9}", SP_RPC_NOT_FOUND, "no slice has id 9");
+	refused(SP_M_STATS_MISSED, "{}", SP_RPC_INVALID_PARAMS, "\"slice\"");
+}
+
 int
 main(void)
 {
@@ -509,6 +562,7 @@ main(void)
 		SP_TEST_ON_NODE(test_sched_set),
 		SP_TEST_ON_NODE(test_codeopt_load),
 		SP_TEST_ON_NODE(test_nat_list_refused),
+		SP_TEST_ON_NODE(test_stats_missed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
