@@ -25,7 +25,7 @@
 #include "steer.h"
 
 #define FLUSH_WAIT_US 100
-#define FLUSH_TIMEOUT_US 2000000 /* an NPE lcore that does not dequeue for 2 s is stuck */
+#define FLUSH_TIMEOUT_S 2 /* an NPE lcore that does not dequeue for 2 s is stuck */
 #define FIRST_ANY_UDP_PORT 1024  /* "any free port" starts above the well-known ones */
 
 void
@@ -35,22 +35,28 @@ sp_node_wait_lcores(const struct sp_node *node)
 		rte_rcu_qsbr_synchronize(node->qsbr, RTE_QSBR_THRID_INVALID);
 }
 
+/* Timer cycles FLUSH_TIMEOUT_S from now: waits end there, however long each sleep took. */
+static uint64_t
+flush_deadline(void)
+{
+	return rte_get_timer_cycles() + FLUSH_TIMEOUT_S * rte_get_timer_hz();
+}
+
 /*
  * Wait until the consumer of ring has taken everything enqueued so far.
- * False if it did not within FLUSH_TIMEOUT_US (its lcore is stuck).
+ * False if it did not within FLUSH_TIMEOUT_S (its lcore is stuck).
  */
 static bool
 ring_passed(const struct rte_ring *r)
 {
 	uint32_t head = __atomic_load_n(&r->prod.tail, __ATOMIC_ACQUIRE);
-	uint32_t waited = 0;
+	uint64_t deadline = flush_deadline();
 
 	/* Unsigned distance: the indexes wrap. */
 	while ((int32_t)(__atomic_load_n(&r->cons.tail, __ATOMIC_ACQUIRE) - head) < 0) {
-		if (waited >= FLUSH_TIMEOUT_US)
+		if (rte_get_timer_cycles() >= deadline)
 			return false;
 		rte_delay_us_sleep(FLUSH_WAIT_US);
-		waited += FLUSH_WAIT_US;
 	}
 	return true;
 }
@@ -384,7 +390,8 @@ sp_node_queue_unbind(struct sp_node *node, struct sp_slice *s, uint16_t qid, cha
 		     size_t errlen)
 {
 	struct sp_qm *qm = node->npes[s->npe].qm;
-	uint32_t phys, waited = 0;
+	uint64_t deadline;
+	uint32_t phys;
 	int rc;
 
 	if (qid >= s->queue_quota || s->qmap[qid] == SP_QUEUE_UNBOUND) {
@@ -396,14 +403,15 @@ sp_node_queue_unbind(struct sp_node *node, struct sp_slice *s, uint16_t qid, cha
 	__atomic_store_n(&s->qmap[qid], SP_QUEUE_UNBOUND, __ATOMIC_RELEASE);
 	sp_node_wait_lcores(node);
 	/* What it holds goes, dropped by the NPE lcore (it owns the queues' lists). */
-	while (sp_qm_queue_flush(qm, phys) != 0 && waited < FLUSH_TIMEOUT_US) {
+	deadline = flush_deadline();
+	while (sp_qm_queue_flush(qm, phys) != 0 && rte_get_timer_cycles() < deadline)
 		rte_delay_us_sleep(FLUSH_WAIT_US);
-		waited += FLUSH_WAIT_US;
-	}
+	/* Refused, the queue keeps its packets: a flush asked but not begun must not outlive it. */
+	sp_qm_queue_flush_cancel(qm, phys);
 	rc = sp_qm_queue_unbind(qm, phys);
 	if (rc < 0) {
 		snprintf(err, errlen, "queue %u of slice %s still holds packets: its NPE lcore did "
-			 "not empty it within %u s", qid, s->name, FLUSH_TIMEOUT_US / 1000000);
+			 "not empty it within %u s", qid, s->name, FLUSH_TIMEOUT_S);
 		__atomic_store_n(&s->qmap[qid], phys, __ATOMIC_RELEASE);
 		return -EBUSY;
 	}

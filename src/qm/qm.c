@@ -15,6 +15,7 @@
 #include <rte_errno.h>
 #include <rte_log.h>
 #include <rte_malloc.h>
+#include <rte_pause.h>
 #include <rte_string_fns.h>
 
 #include "qm_int.h"
@@ -272,6 +273,22 @@ sp_qm_queue_flush(struct sp_qm *qm, uint32_t queue)
 	if (__atomic_load_n(&qm->queues[queue].len_pkts, __ATOMIC_ACQUIRE) == 0)
 		return 0;
 	__atomic_store_n(&qm->flush_req, queue, __ATOMIC_RELEASE);
+	return 1;
+}
+
+int
+sp_qm_queue_flush_cancel(struct sp_qm *qm, uint32_t queue)
+{
+	uint32_t asked = queue;
+
+	if (__atomic_compare_exchange_n(&qm->flush_req, &asked, QM_NONE, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE))
+		return 0;
+	if (asked != QM_FLUSHING)
+		return 0;
+	/* The lcore is in flush() (sched.c): a walk of one queue, then it says so. */
+	while (__atomic_load_n(&qm->flush_req, __ATOMIC_ACQUIRE) == QM_FLUSHING)
+		rte_pause();
 	return 1;
 }
 

@@ -109,6 +109,13 @@ int sp_qm_queue_bind(struct sp_qm *qm, uint32_t queue, const struct sp_qm_queue_
  * enqueue to it meanwhile.
  */
 int sp_qm_queue_flush(struct sp_qm *qm, uint32_t queue);
+/*
+ * Withdraw a flush of queue the lcore has not begun, so that a refused
+ * unbind loses nothing: 0 withdrawn (the queue keeps its packets, sent as
+ * before) or none asked for it; 1 the lcore had begun it, and it is done
+ * when this returns (the queue is empty).
+ */
+int sp_qm_queue_flush_cancel(struct sp_qm *qm, uint32_t queue);
 /* How a queue is bound: 0, -EINVAL bad id, -ENOENT not bound. */
 int sp_qm_queue_conf(const struct sp_qm *qm, uint32_t queue, struct sp_qm_queue_conf *c);
 /* -EINVAL bad id, -ENOENT not bound, -EBUSY holds packets. */

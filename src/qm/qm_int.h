@@ -14,6 +14,8 @@
 #include "qm.h"
 
 #define QM_NONE UINT32_MAX   /* end of an active list */
+/* flush_req while the lcore empties the queue asked: no longer to be withdrawn. */
+#define QM_FLUSHING (UINT32_MAX - 1)
 #define QM_UNBOUND UINT16_MAX
 /*
  * The quantum of the smallest share bound to a scheduler, in wire bytes;

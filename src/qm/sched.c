@@ -203,11 +203,18 @@ retire(struct qm_sched *s, struct qm_queue *q)
 static void
 flush(struct sp_qm *qm)
 {
-	uint32_t id = qm->flush_req;
-	struct qm_queue *q = &qm->queues[id];
-	struct qm_sched *s = &qm->sched[q->port];
-	uint32_t *link = &s->head, prev = QM_NONE;
+	uint32_t id = __atomic_load_n(&qm->flush_req, __ATOMIC_ACQUIRE);
+	struct qm_queue *q;
+	struct qm_sched *s;
+	uint32_t *link, prev = QM_NONE;
 
+	/* Taken, unless the writer withdrew it meanwhile (sp_qm_queue_flush_cancel). */
+	if (!__atomic_compare_exchange_n(&qm->flush_req, &id, QM_FLUSHING, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return;
+	q = &qm->queues[id];
+	s = &qm->sched[q->port];
+	link = &s->head;
 	while (*link != QM_NONE && *link != id) {
 		prev = *link;
 		link = &qm->queues[*link].next;

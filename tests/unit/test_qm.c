@@ -855,6 +855,14 @@ test_flush_then_unbind(void **state)
 		assert_int_equal(enq1(qm, 0, 100), 0);
 		assert_int_equal(enq1(qm, 1, 100), 0);
 	}
+	/* Withdrawn before the lcore took it: the queue keeps its packets. */
+	assert_int_equal(sp_qm_queue_flush(qm, 0), 1);
+	assert_int_equal(sp_qm_queue_flush_cancel(qm, 1), 0); /* not queue 1's: stands */
+	assert_int_equal(sp_qm_queue_flush(qm, 1), -EBUSY);
+	assert_int_equal(sp_qm_queue_flush_cancel(qm, 0), 0);
+	assert_int_equal(drain(qm, 1), 0);
+	assert_int_equal(stats(qm, 0).len_pkts, 5);
+	assert_int_equal(stats(qm, 0).drop_pkts[SP_QM_DROP_FLUSH], 0);
 	assert_int_equal(sp_qm_queue_flush(qm, 0), 1);
 	assert_int_equal(sp_qm_queue_flush(qm, 1), -EBUSY); /* one at a time */
 	assert_int_equal(sp_qm_queue_unbind(qm, 0), -EBUSY);
@@ -865,6 +873,7 @@ test_flush_then_unbind(void **state)
 	assert_int_equal(st.drop_pkts[SP_QM_DROP_FLUSH], 5);
 	assert_int_equal(st.drop_bytes[SP_QM_DROP_FLUSH], 500);
 	assert_int_equal(rte_mempool_avail_count(mp), avail - 5);
+	assert_int_equal(sp_qm_queue_flush_cancel(qm, 0), 0); /* done: nothing to withdraw */
 	assert_int_equal(sp_qm_queue_unbind(qm, 0), 0);
 	assert_int_equal(order(qm, 0, got, RTE_DIM(got)), 5);
 	for (i = 0; i < 5; i++)
