@@ -9,6 +9,7 @@
 
 #include <slicepath/proto.h>
 
+#include "common/filter_json.h"
 #include "common/text.h"
 
 /*
@@ -214,13 +215,13 @@ write_filters(struct fleet *f, const char *name, json_t *filters, bool del, int6
 	}
 	fleet_key(f, rkey, FLEET_SLICES "%s", name);
 	json_array_foreach(filters, i, flt) {
-		json_int_t pos = json_integer_value(json_object_get(flt, "position"));
+		json_int_t pos = json_integer_value(json_object_get(flt, SP_FILTER_POSITION));
 
-		if (!json_is_integer(json_object_get(flt, "position")) || pos < 0 ||
+		if (!json_is_integer(json_object_get(flt, SP_FILTER_POSITION)) || pos < 0 ||
 		    pos > UINT32_MAX) {
 			json_decref(ops);
-			sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "filter %zu: \"position\" 0 to %u", i,
-				    UINT32_MAX);
+			sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "filter %zu: \"" SP_FILTER_POSITION
+				    "\" 0 to %u", i, UINT32_MAX);
 			return -1;
 		}
 		if (ops == NULL)
@@ -276,17 +277,16 @@ json_t *
 fl_filter_delete(struct fleet *f, json_t *params, struct sp_rpc_error *e)
 {
 	const char *name = fl_slice_name(params, "slice", e);
+	json_t *pos = json_object_get(params, SP_FILTER_POSITION), *list;
 	int64_t rev = 0;
-	json_t *list;
 	long n;
 
 	if (name == NULL)
 		return NULL;
-	list = json_pack("[{s:O}]", "position", json_object_get(params, "position"));
+	list = json_pack("[{s:O}]", SP_FILTER_POSITION, pos);
 	n = write_filters(f, name, list, true, &rev, e);
 	json_decref(list);
-	return n < 0 ? NULL : json_pack("{s:O, s:I}", "deleted", json_object_get(params, "position"),
-					"revision", (json_int_t)rev);
+	return n < 0 ? NULL : json_pack("{s:O, s:I}", "deleted", pos, "revision", (json_int_t)rev);
 }
 
 /* {"slice"} -> its filters: [{"position", "key", ...}] */

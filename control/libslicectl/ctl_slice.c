@@ -142,8 +142,8 @@ sp_ctl_filter_write(struct sp_ctl *c, const char *slice, const struct sp_ctl_fil
 int
 sp_ctl_filter_delete(struct sp_ctl *c, const char *slice, uint32_t position)
 {
-	return call(c, SP_M_FILTER_DELETE, json_pack("{s:s, s:I}", "slice", slice, "position",
-						  (json_int_t)position));
+	return call(c, SP_M_FILTER_DELETE, json_pack("{s:s, s:I}", "slice", slice,
+						  SP_FILTER_POSITION, (json_int_t)position));
 }
 
 bool
@@ -152,7 +152,7 @@ sp_ctl_filter_from_json(json_t *o, struct sp_ctl_filter *f)
 	struct sp_rpc_error e;
 
 	memset(f, 0, sizeof(*f));
-	f->hits = u64(o, "hits");
+	f->hits = u64(o, SP_FILTER_HITS);
 	return sp_filter_from_json(o, "", false, &f->position, &f->key, &f->mask, &f->result,
 				   &e) == 0;
 }

@@ -17,9 +17,9 @@
 #include <slicepath/ipv4.h>
 
 #include "cli.h"
-#include "common/text.h"
+#include "common/filter_json.h"
 #include "common/range.h"
-
+#include "common/text.h"
 
 /* "a.b.c.d" or "a.b.c.d/len" into the key at off. */
 static int
@@ -153,10 +153,8 @@ build_filters(const char **v, json_t *list, uint64_t *first)
 		sp[0] = (struct sp_prefix16){0, 0};
 	if (v[K_DPORT] == NULL)
 		dp[0] = (struct sp_prefix16){0, 0};
-	result = json_pack("{s:I, s:I, s:s}", "endpoint", (json_int_t)endpoint, "queue",
-			   (json_int_t)queue, "next_hop", v[K_NEXTHOP]);
-	if (v[K_DATA] != NULL)
-		json_object_set_new(result, "data", json_string(v[K_DATA]));
+	/* next_hop and data as given: the server checks them, in its own words. */
+	result = sp_result_json_text((uint16_t)endpoint, (uint16_t)queue, v[K_NEXTHOP], v[K_DATA]);
 	for (int i = 0; i < nsp; i++) {
 		for (int j = 0; j < ndp; j++) {
 			char k[2 * SP_KEY_BYTES + 1], m[2 * SP_KEY_BYTES + 1];
@@ -167,9 +165,8 @@ build_filters(const char **v, json_t *list, uint64_t *first)
 				put_port(&key, &mask, SP_IPV4_KEY_DPORT, dp[j]);
 			sp_format_hex(k, key.b, SP_KEY_BYTES);
 			sp_format_hex(m, mask.b, SP_KEY_BYTES);
-			json_array_append_new(list, json_pack("{s:I, s:s, s:s, s:O}", "position",
-							      (json_int_t)(pos + json_array_size(list)),
-							      "key", k, "mask", m, "result", result));
+			json_array_append_new(list, sp_filter_json_text(pos + json_array_size(list),
+									k, m, json_incref(result)));
 		}
 	}
 	json_decref(result);
@@ -226,7 +223,7 @@ filter_del(struct cli *cli, int argc, char **argv)
 	if (argc != 3 || strcmp(argv[1], "pos") != 0)
 		return cli_usage("usage: slicectl filter del SLICE pos N");
 	p = json_pack("{s:o}", "slice", cli_slice(argv[0]));
-	if (cli_put_uint(p, "position", argv[2], UINT32_MAX) != 0) {
+	if (cli_put_uint(p, SP_FILTER_POSITION, argv[2], UINT32_MAX) != 0) {
 		json_decref(p);
 		return EXIT_USAGE;
 	}
@@ -250,21 +247,22 @@ filter_list(struct cli *cli, int argc, char **argv)
 		return status;
 	t = table_new(8, "POS", "KEY", "MASK", "ENDPOINT", "QUEUE", "NEXTHOP", "DATA", "HITS");
 	json_array_foreach(r, i, o) {
-		json_t *res = json_object_get(o, "result");
+		json_t *res = json_object_get(o, SP_FILTER_RESULT);
 		char b[4][24];
 
+		/* As the answer has them: the fleet's registry keeps filters as they were given. */
 		snprintf(b[0], 24, "%" JSON_INTEGER_FORMAT,
-			 json_integer_value(json_object_get(o, "position")));
+			 json_integer_value(json_object_get(o, SP_FILTER_POSITION)));
 		snprintf(b[1], 24, "%" JSON_INTEGER_FORMAT,
-			 json_integer_value(json_object_get(res, "endpoint")));
+			 json_integer_value(json_object_get(res, SP_RESULT_ENDPOINT)));
 		snprintf(b[2], 24, "%" JSON_INTEGER_FORMAT,
-			 json_integer_value(json_object_get(res, "queue")));
+			 json_integer_value(json_object_get(res, SP_RESULT_QUEUE)));
 		snprintf(b[3], 24, "%" JSON_INTEGER_FORMAT,
-			 json_integer_value(json_object_get(o, "hits")));
-		table_row(t, b[0], json_string_value(json_object_get(o, "key")),
-			  json_string_value(json_object_get(o, "mask")), b[1], b[2],
-			  json_string_value(json_object_get(res, "next_hop")),
-			  json_string_value(json_object_get(res, "data")), b[3]);
+			 json_integer_value(json_object_get(o, SP_FILTER_HITS)));
+		table_row(t, b[0], json_string_value(json_object_get(o, SP_FILTER_KEY)),
+			  json_string_value(json_object_get(o, SP_FILTER_MASK)), b[1], b[2],
+			  json_string_value(json_object_get(res, SP_RESULT_NEXT_HOP)),
+			  json_string_value(json_object_get(res, SP_RESULT_DATA)), b[3]);
 	}
 	table_print(t);
 	json_decref(r);

@@ -14,6 +14,7 @@
 #include <slicepath/methods.h>
 
 #include "common/clock.h"
+#include "common/filter_json.h"
 
 /* A method of this slicectld: its result, or NULL with why filled. */
 static json_t *
@@ -185,15 +186,15 @@ apply_filters(struct cluster *c, const char *name, json_t *filters, char *why, s
 	if (have == NULL)
 		return -1;
 	json_array_foreach(json_object_get(have, "filters") ?: have, i, o) {
-		json_t *pos = json_object_get(o, "position"), *w;
+		json_t *pos = json_object_get(o, SP_FILTER_POSITION), *w;
 		bool wanted = false;
 		size_t k;
 
 		json_array_foreach(filters, k, w)
-			wanted |= json_equal(json_object_get(w, "position"), pos);
+			wanted |= json_equal(json_object_get(w, SP_FILTER_POSITION), pos);
 		if (!wanted)
 			json_decref(local(c, SP_M_FILTER_DELETE, json_pack("{s:s, s:O}", "slice", name,
-					  "position", pos), why, len));
+					  SP_FILTER_POSITION, pos), why, len));
 	}
 	json_decref(have);
 	if (json_array_size(filters) == 0)
@@ -473,7 +474,7 @@ cl_on_events(void *arg, const struct etcd_event *ev, size_t n, int64_t revision)
 			long pos = fleet_filter_position(ev[i].kv.key);
 
 			json_decref(local(c, SP_M_FILTER_DELETE, json_pack("{s:s, s:I}", "slice", nm,
-					  "position", (json_int_t)pos), why, sizeof(why)));
+					  SP_FILTER_POSITION, (json_int_t)pos), why, sizeof(why)));
 		}
 		json_decref(v);
 		json_object_set_new(touched, nm, json_string(why));

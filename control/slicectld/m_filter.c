@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 
+#include "common/filter_json.h"
 #include "common/text.h"
 #include "ctl_int.h"
 #include "methods.h"
@@ -84,7 +85,7 @@ m_filter_delete(struct ctld *c, const struct caller *who, json_t *params, struct
 	uint64_t pos;
 	bool stored;
 
-	if (s == NULL || sp_rpc_uint(params, "position", UINT32_MAX, &pos, e) < 0 ||
+	if (s == NULL || sp_rpc_uint(params, SP_FILTER_POSITION, UINT32_MAX, &pos, e) < 0 ||
 	    !txn_begin(c, e))
 		return NULL;
 	r = backend_call(c->backend, SP_M_FILTER_DELETE, ctld_params_for(params, json_string(s->name)),

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "common/filter_json.h"
 #include "common/notify.h"
 #include "common/text.h"
 #include "ctl_int.h"
@@ -174,10 +175,13 @@ delete_live_before(struct filter_sync *y, uint64_t position)
 	char why[1024];
 	json_t *o;
 
-	while ((o = json_array_get(y->live, y->next)) != NULL && u64(o, "position") < position) {
-		if (done(y->c, SP_M_FILTER_DELETE, json_pack("{s:s, s:O}", "slice", y->s->name,
-							  "position", json_object_get(o, "position")),
-			 why, sizeof(why)))
+	while ((o = json_array_get(y->live, y->next)) != NULL &&
+	       u64(o, SP_FILTER_POSITION) < position) {
+		json_t *at = json_object_get(o, SP_FILTER_POSITION);
+
+		if (done(y->c, SP_M_FILTER_DELETE,
+			 json_pack("{s:s, s:O}", "slice", y->s->name, SP_FILTER_POSITION, at), why,
+			 sizeof(why)))
 			y->deleted++;
 		else
 			missed(y->m, why);
@@ -194,7 +198,7 @@ sync_one(void *arg, const struct sp_ctl_filter *f)
 
 	delete_live_before(y, f->position);
 	o = json_array_get(y->live, y->next);
-	if (o != NULL && u64(o, "position") == f->position) {
+	if (o != NULL && u64(o, SP_FILTER_POSITION) == f->position) {
 		y->next++;
 		if (sp_ctl_filter_from_json(o, &live) && same_filter(&live, f))
 			return 0;

@@ -8,6 +8,24 @@
 #include "text.h"
 
 json_t *
+sp_result_json_text(uint16_t endpoint, uint16_t queue, const char *next_hop, const char *data)
+{
+	json_t *o = json_pack("{s:i, s:i, s:s}", SP_RESULT_ENDPOINT, endpoint, SP_RESULT_QUEUE,
+			      queue, SP_RESULT_NEXT_HOP, next_hop);
+
+	if (data != NULL)
+		json_object_set_new(o, SP_RESULT_DATA, json_string(data));
+	return o;
+}
+
+json_t *
+sp_filter_json_text(uint64_t position, const char *key, const char *mask, json_t *result)
+{
+	return json_pack("{s:I, s:s, s:s, s:o}", SP_FILTER_POSITION, (json_int_t)position,
+			 SP_FILTER_KEY, key, SP_FILTER_MASK, mask, SP_FILTER_RESULT, result);
+}
+
+json_t *
 sp_filter_json(uint32_t position, const struct sp_key *key, const struct sp_key *mask,
 	       const struct sp_result *r)
 {
@@ -20,9 +38,8 @@ sp_filter_json(uint32_t position, const struct sp_key *key, const struct sp_key 
 	sp_format_hex(data, r->data, SP_RESULT_DATA_BYTES);
 	inet_ntop(AF_INET, &a, nh, sizeof(nh));
 	snprintf(nh + strlen(nh), 8, ":%u", ntohs(r->nh_port));
-	return json_pack("{s:I, s:s, s:s, s:{s:i, s:i, s:s, s:s}}", "position",
-			 (json_int_t)position, "key", k, "mask", m, "result", "endpoint",
-			 r->endpoint, "queue", r->queue, "next_hop", nh, "data", data);
+	return sp_filter_json_text(position, k, m,
+				   sp_result_json_text(r->endpoint, r->queue, nh, data));
 }
 
 /* sp_rpc_known_keys() on where's object ("filters[3]." names filters[3]) or its part. */
@@ -44,38 +61,42 @@ static int
 result_from_json(json_t *o, const char *where, bool strict, struct sp_result *r,
 		 struct sp_rpc_error *e)
 {
-	json_t *data = json_object_get(o, "data");
+	json_t *data = json_object_get(o, SP_RESULT_DATA);
 	const char *nh, *why;
 	uint64_t ep, q;
 	size_t n;
 
 	memset(r, 0, sizeof(*r));
 	if (!json_is_object(o)) {
-		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%s\"result\" must be an object with endpoint, "
-			    "queue and next_hop", where);
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%s\"" SP_FILTER_RESULT "\" must be an "
+			    "object with " SP_RESULT_ENDPOINT ", " SP_RESULT_QUEUE " and "
+			    SP_RESULT_NEXT_HOP, where);
 		return -1;
 	}
-	if ((strict && known_keys(o, where, "result", SP_RESULT_KEYS, e) < 0) ||
-	    sp_rpc_uint(o, "endpoint", UINT16_MAX, &ep, e) < 0 ||
-	    sp_rpc_uint(o, "queue", UINT16_MAX, &q, e) < 0 || sp_rpc_string(o, "next_hop", &nh, e) < 0)
+	if ((strict && known_keys(o, where, SP_FILTER_RESULT, SP_RESULT_KEYS, e) < 0) ||
+	    sp_rpc_uint(o, SP_RESULT_ENDPOINT, UINT16_MAX, &ep, e) < 0 ||
+	    sp_rpc_uint(o, SP_RESULT_QUEUE, UINT16_MAX, &q, e) < 0 ||
+	    sp_rpc_string(o, SP_RESULT_NEXT_HOP, &nh, e) < 0)
 		return -1;
 	r->endpoint = (uint16_t)ep;
 	r->queue = (uint16_t)q;
 	if (sp_parse_next_hop(nh, &r->nh_ip, &r->nh_port) < 0) {
-		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%sresult.next_hop \"%s\" is not a.b.c.d:port "
-			    "with a UDP port from 1 to 65535", where, nh);
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%s" SP_FILTER_RESULT "." SP_RESULT_NEXT_HOP
+			    " \"%s\" is not a.b.c.d:port with a UDP port from 1 to 65535", where,
+			    nh);
 		return -1;
 	}
 	why = sp_unusable_ipv4(r->nh_ip);
 	if (why != NULL) {
-		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%sresult.next_hop: %s %s", where, nh, why);
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%s" SP_FILTER_RESULT "." SP_RESULT_NEXT_HOP
+			    ": %s %s", where, nh, why);
 		return -1;
 	}
 	if (data != NULL && (!json_is_string(data) ||
 			     sp_parse_hex_bytes(json_string_value(data), r->data,
 						SP_RESULT_DATA_BYTES, &n) < 0)) {
-		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%sresult.data must be at most %d hex digits",
-			    where, 2 * SP_RESULT_DATA_BYTES);
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%s" SP_FILTER_RESULT "." SP_RESULT_DATA
+			    " must be at most %d hex digits", where, 2 * SP_RESULT_DATA_BYTES);
 		return -1;
 	}
 	return 0;
@@ -94,14 +115,15 @@ sp_filter_from_json(json_t *o, const char *where, bool strict, uint32_t *positio
 		return -1;
 	}
 	if ((strict && where[0] != '\0' && known_keys(o, where, "", SP_FILTER_KEYS, e) < 0) ||
-	    sp_rpc_uint(o, "position", UINT32_MAX, &p, e) < 0 ||
-	    sp_rpc_string(o, "key", &k, e) < 0 || sp_rpc_string(o, "mask", &m, e) < 0)
+	    sp_rpc_uint(o, SP_FILTER_POSITION, UINT32_MAX, &p, e) < 0 ||
+	    sp_rpc_string(o, SP_FILTER_KEY, &k, e) < 0 ||
+	    sp_rpc_string(o, SP_FILTER_MASK, &m, e) < 0)
 		return -1;
 	if (sp_parse_hex_key(k, key) < 0 || sp_parse_hex_key(m, mask) < 0) {
-		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%skey and mask must be exactly %d hex digits "
-			    "(112 bits)", where, 2 * SP_KEY_BYTES);
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%s" SP_FILTER_KEY " and " SP_FILTER_MASK
+			    " must be exactly %d hex digits (112 bits)", where, 2 * SP_KEY_BYTES);
 		return -1;
 	}
 	*position = (uint32_t)p;
-	return result_from_json(json_object_get(o, "result"), where, strict, r, e);
+	return result_from_json(json_object_get(o, SP_FILTER_RESULT), where, strict, r, e);
 }

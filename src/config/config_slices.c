@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/filter_json.h"
 #include "config_read.h"
 
 static const struct uint_spec SLICE_ID = REQ("id", 1, SP_MAX_SLICES - 1);
@@ -21,15 +22,16 @@ static const struct uint_spec QUEUE_QUOTA =
 	OPT("queue_quota", 1, SP_MAX_SLICE_QUEUES, SP_DEFAULT_QUEUE_QUOTA);
 static const struct uint_spec UDP_PORT = REQ("udp_port", 1, UINT16_MAX);
 static const struct uint_spec QUEUE_ID = REQ("id", 0, UINT16_MAX);
-static const struct uint_spec ENDPOINT_REF = REQ("endpoint", 0, UINT16_MAX);
+static const struct uint_spec QUEUE_ENDPOINT = REQ("endpoint", 0, UINT16_MAX);
 static const struct uint_spec THRESHOLD =
 	OPT("threshold", SP_MIN_THRESHOLD, UINT32_MAX, SP_DEFAULT_THRESHOLD);
 static const struct uint_spec THRESHOLD_PKTS =
 	OPT("threshold_packets", 1, SP_MAX_THRESHOLD_PKTS, SP_DEFAULT_THRESHOLD_PKTS);
 static const struct uint_spec BUFFER_QUOTA =
 	OPT("buffer_quota", 1, SP_MAX_BUFFER_QUOTA, SP_DEFAULT_BUFFER_QUOTA);
-static const struct uint_spec POSITION = REQ("position", 0, UINT32_MAX);
-static const struct uint_spec RESULT_QUEUE = REQ("queue", 0, UINT16_MAX);
+static const struct uint_spec POSITION = REQ(SP_FILTER_POSITION, 0, UINT32_MAX);
+static const struct uint_spec RESULT_ENDPOINT = REQ(SP_RESULT_ENDPOINT, 0, UINT16_MAX);
+static const struct uint_spec RESULT_QUEUE = REQ(SP_RESULT_QUEUE, 0, UINT16_MAX);
 /* ---- slices ---- */
 
 static const char *const SLICE_KEYS[] = {
@@ -40,8 +42,8 @@ static const char *const ENDPOINT_KEYS[] = { "port", "udp_port", "bandwidth", "i
 static const char *const QUEUE_KEYS[] = {
 	"id", "endpoint", "threshold", "threshold_packets", "share", NULL,
 };
-static const char *const FILTER_KEYS[] = { "position", "key", "mask", "result", NULL };
-static const char *const RESULT_KEYS[] = { "endpoint", "queue", "next_hop", "data", NULL };
+static const char *const FILTER_KEYS[] = { SP_FILTER_FIELDS(SP_FIELD_ELEMENT) NULL };
+static const char *const RESULT_KEYS[] = { SP_RESULT_FIELDS(SP_FIELD_ELEMENT) NULL };
 
 /* v as an index below a slice's quota (named for the message). */
 static int
@@ -200,7 +202,7 @@ parse_queues(struct parser *p, json_t *so, const char *spath, struct sp_cfg_slic
 				return cfg_fail(p, path, "id", "queue %u is already defined by "
 					        "%s.queues[%zu]; give each queue its own id", q->id,
 					        spath, k);
-		TRY(cfg_get_index(p, o, path, &ENDPOINT_REF, s->nb_endpoints, "endpoint", list,
+		TRY(cfg_get_index(p, o, path, &QUEUE_ENDPOINT, s->nb_endpoints, "endpoint", list,
 			          &q->endpoint));
 		TRY(cfg_get_uint(p, o, path, &THRESHOLD, &v));
 		q->threshold = (uint32_t)v;
@@ -236,18 +238,21 @@ get_result_queue(struct parser *p, json_t *o, const char *path, const char *spat
 	TRY(cfg_get_uint(p, o, path, &RESULT_QUEUE, &v));
 	q = find_queue(s, v);
 	if (q == NULL && s->nb_queues == 0)
-		return cfg_fail(p, path, "queue", "queue %" PRIu64 " is not defined: %s.queues is "
+		return cfg_fail(p, path, SP_RESULT_QUEUE,
+			        "queue %" PRIu64 " is not defined: %s.queues is "
 			        "empty; define it there", v, spath);
 	if (q == NULL) {
 		for (uint16_t i = 0; i < s->nb_queues; i++)
 			cfg_append(ids, sizeof(ids), "%s%u", i > 0 ? ", " : "", s->queues[i].id);
-		return cfg_fail(p, path, "queue", "queue %" PRIu64 " is not defined in %s.queues; "
+		return cfg_fail(p, path, SP_RESULT_QUEUE,
+			        "queue %" PRIu64 " is not defined in %s.queues; "
 			        "define it or use one of %s", v, spath, ids);
 	}
 	want = s->endpoints[r->endpoint].port;
 	have = s->endpoints[q->endpoint].port;
 	if (want != have)
-		return cfg_fail(p, path, "queue", "queue %u feeds endpoint %u on port %s but the "
+		return cfg_fail(p, path, SP_RESULT_QUEUE,
+			        "queue %u feeds endpoint %u on port %s but the "
 			        "result sends from endpoint %u on port %s; use a queue of an endpoint "
 			        "on %s",
 			        q->id, q->endpoint, ports[have].name, r->endpoint, ports[want].name,
@@ -261,29 +266,33 @@ parse_result(struct parser *p, json_t *fo, const char *fpath, const char *spath,
 	     const struct sp_cfg_slice *s, struct sp_result *r)
 {
 	char path[PATH_LEN], list[PATH_LEN];
-	json_t *o = json_object_get(fo, "result");
+	json_t *o = json_object_get(fo, SP_FILTER_RESULT);
 	const char *str, *why;
 	size_t n;
 	int rc;
 
 	if (o == NULL)
-		return cfg_missing(p, fpath, "result");
-	cfg_field_path(path, fpath, "result");
+		return cfg_missing(p, fpath, SP_FILTER_RESULT);
+	cfg_field_path(path, fpath, SP_FILTER_RESULT);
 	cfg_field_path(list, spath, "endpoints");
 	TRY(cfg_check_object(p, o, path, RESULT_KEYS));
-	TRY(cfg_get_index(p, o, path, &ENDPOINT_REF, s->nb_endpoints, "endpoint", list, &r->endpoint));
+	TRY(cfg_get_index(p, o, path, &RESULT_ENDPOINT, s->nb_endpoints, "endpoint", list,
+			  &r->endpoint));
 	TRY(get_result_queue(p, o, path, spath, s, r));
-	TRY(cfg_get_string(p, o, path, "next_hop", true, SIZE_MAX, &str));
+	TRY(cfg_get_string(p, o, path, SP_RESULT_NEXT_HOP, true, SIZE_MAX, &str));
 	if (sp_parse_next_hop(str, &r->nh_ip, &r->nh_port) < 0)
-		return cfg_fail(p, path, "next_hop", "\"%s\" is not a next hop; write it as "
+		return cfg_fail(p, path, SP_RESULT_NEXT_HOP,
+			        "\"%s\" is not a next hop; write it as "
 			        "a.b.c.d:port with a UDP port from 1 to 65535", str);
 	why = sp_unusable_ipv4(r->nh_ip);
 	if (why != NULL)
-		return cfg_fail(p, path, "next_hop", "the address of %s %s; use the next node's "
+		return cfg_fail(p, path, SP_RESULT_NEXT_HOP,
+			        "the address of %s %s; use the next node's "
 			        "unicast address", str, why);
-	rc = cfg_get_string(p, o, path, "data", false, SIZE_MAX, &str);
+	rc = cfg_get_string(p, o, path, SP_RESULT_DATA, false, SIZE_MAX, &str);
 	if (rc > 0 && sp_parse_hex_bytes(str, r->data, SP_RESULT_DATA_BYTES, &n) < 0)
-		return cfg_fail(p, path, "data", "\"%s\" is not result data; write up to %d hex "
+		return cfg_fail(p, path, SP_RESULT_DATA,
+			        "\"%s\" is not result data; write up to %d hex "
 			        "digits, two per byte", str, 2 * SP_RESULT_DATA_BYTES);
 	return rc < 0 ? rc : 0;
 }
@@ -309,14 +318,15 @@ parse_filter(struct parser *p, json_t *o, const char *path, const char *spath,
 
 	TRY(cfg_check_object(p, o, path, FILTER_KEYS));
 	TRY(cfg_get_uint(p, o, path, &POSITION, &v));
-	TRY(within_quota(p, path, "position", v, s->filter_quota, "filter_quota"));
+	TRY(within_quota(p, path, SP_FILTER_POSITION, v, s->filter_quota, "filter_quota"));
 	if (used[v] != 0)
-		return cfg_fail(p, path, "position", "%" PRIu64 " is already taken by %s.filters[%u]; "
+		return cfg_fail(p, path, SP_FILTER_POSITION,
+			        "%" PRIu64 " is already taken by %s.filters[%u]; "
 			        "give each filter its own position", v, spath, used[v] - 1);
 	used[v] = i + 1;
 	f->position = (uint32_t)v;
-	TRY(get_key(p, o, path, "key", &f->key));
-	TRY(get_key(p, o, path, "mask", &f->mask));
+	TRY(get_key(p, o, path, SP_FILTER_KEY, &f->key));
+	TRY(get_key(p, o, path, SP_FILTER_MASK, &f->mask));
 	return parse_result(p, o, path, spath, s, &f->result);
 }
 

@@ -21,7 +21,7 @@ filter_json(uint32_t pos, const struct sp_filter *f, uint64_t hits)
 {
 	json_t *o = sp_filter_json(pos, &f->key, &f->mask, &f->result);
 
-	json_object_set_new(o, "hits", json_integer((json_int_t)hits));
+	json_object_set_new(o, SP_FILTER_HITS, json_integer((json_int_t)hits));
 	return o;
 }
 
@@ -47,20 +47,23 @@ check_target(const struct sp_node *node, const struct sp_slice *s, const struct 
 	uint16_t port;
 
 	if (r->endpoint >= s->nb_endpoints || s->endpoints[r->endpoint] == SP_ENDPOINT_NONE) {
-		sp_rpc_fail(e, SP_RPC_NOT_FOUND, "%sresult.endpoint %u: slice %s has no endpoint %u",
-			    where, r->endpoint, s->name, r->endpoint);
+		sp_rpc_fail(e, SP_RPC_NOT_FOUND, "%s" SP_FILTER_RESULT "." SP_RESULT_ENDPOINT
+			    " %u: slice %s has no endpoint %u", where, r->endpoint, s->name,
+			    r->endpoint);
 		return -1;
 	}
 	if (r->queue >= s->queue_quota || s->qmap[r->queue] == SP_QUEUE_UNBOUND) {
-		sp_rpc_fail(e, SP_RPC_NOT_FOUND, "%sresult.queue %u: slice %s has no queue %u bound",
-			    where, r->queue, s->name, r->queue);
+		sp_rpc_fail(e, SP_RPC_NOT_FOUND, "%s" SP_FILTER_RESULT "." SP_RESULT_QUEUE
+			    " %u: slice %s has no queue %u bound", where, r->queue, s->name,
+			    r->queue);
 		return -1;
 	}
 	port = node->endpoints[s->endpoints[r->endpoint]].port;
 	if (s->qport[r->queue] != port) {
-		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%sresult.queue %u feeds port %s but endpoint "
-			    "%u is on %s; use a queue of that port", where, r->queue,
-			    node->ports[s->qport[r->queue]].name, r->endpoint, node->ports[port].name);
+		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%s" SP_FILTER_RESULT "." SP_RESULT_QUEUE
+			    " %u feeds port %s but endpoint %u is on %s; use a queue of that port",
+			    where, r->queue, node->ports[s->qport[r->queue]].name, r->endpoint,
+			    node->ports[port].name);
 		return -1;
 	}
 	return 0;
@@ -75,9 +78,9 @@ parse_filter(const struct sp_node *node, const struct sp_slice *s, json_t *o, co
 	    check_target(node, s, &f->result, where, e) < 0)
 		return -1;
 	if (*pos >= s->filter_quota) {
-		sp_rpc_fail(e, SP_RPC_QUOTA, "%sposition %u is beyond slice %s's filter quota of %u "
-			    "(positions 0 to %u)", where, *pos, s->name, s->filter_quota,
-			    s->filter_quota - 1);
+		sp_rpc_fail(e, SP_RPC_QUOTA, "%s" SP_FILTER_POSITION " %u is beyond slice %s's "
+			    "filter quota of %u (positions 0 to %u)", where, *pos, s->name,
+			    s->filter_quota, s->filter_quota - 1);
 		return -1;
 	}
 	return 0;
@@ -99,15 +102,15 @@ table_error(const struct sp_slice *s, int rc, struct sp_rpc_error *e)
 static int
 one_form(json_t *params, struct sp_rpc_error *e)
 {
-	static const char *const single[] = {"position", "key", "mask", "result"};
+	static const char *const single[] = {SP_FILTER_FIELDS(SP_FIELD_ELEMENT)};
 
 	if (json_object_get(params, "filters") == NULL)
 		return 0;
 	for (size_t i = 0; i < RTE_DIM(single); i++)
 		if (json_object_get(params, single[i]) != NULL) {
 			sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"%s\" beside \"filters\": give one "
-				    "filter (position, key, mask, result) or \"filters\": [...], not "
-				    "both", single[i]);
+				    "filter (%s) or \"filters\": [...], not both", single[i],
+				    SP_FILTER_FIELD_NAMES);
 			return -1;
 		}
 	return 0;
@@ -128,9 +131,9 @@ twice(const struct sp_slice *s, const uint32_t *pos, size_t n, struct sp_rpc_err
 	memset(first, 0xff, s->filter_quota * sizeof(*first));
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		if (first[pos[i]] != UINT32_MAX) {
-			sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "filters[%zu].position %u is also "
-				    "filters[%u]'s; a batch writes each position once", i, pos[i],
-				    first[pos[i]]);
+			sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "filters[%zu]." SP_FILTER_POSITION
+				    " %u is also filters[%u]'s; a batch writes each position once",
+				    i, pos[i], first[pos[i]]);
 			rc = -1;
 		}
 		first[pos[i]] = (uint32_t)i;
@@ -208,12 +211,12 @@ sp_rpc_filter_delete(struct sp_node *node, json_t *params, struct sp_rpc_error *
 	uint32_t at;
 	int rc;
 
-	if (sp_rpc_slice(node, params, &s, e) < 0 || sp_rpc_uint(params, "position", UINT32_MAX,
-								    &p, e) < 0)
+	if (sp_rpc_slice(node, params, &s, e) < 0 ||
+	    sp_rpc_uint(params, SP_FILTER_POSITION, UINT32_MAX, &p, e) < 0)
 		return NULL;
 	if (p >= s->filter_quota)
-		return sp_rpc_fail(e, SP_RPC_QUOTA, "position %" PRIu64 " is beyond slice %s's "
-				   "filter quota of %u", p, s->name, s->filter_quota);
+		return sp_rpc_fail(e, SP_RPC_QUOTA, SP_FILTER_POSITION " %" PRIu64 " is beyond "
+				   "slice %s's filter quota of %u", p, s->name, s->filter_quota);
 	at = (uint32_t)p;
 	rc = sp_lookup_delete_nowait(node->npes[s->npe].lookup, s->id, at, &ticket);
 	rc = sp_rpc_hold_write(node, s, rc, ticket, &at, 1);
