@@ -439,7 +439,7 @@ queue_list(struct cli *cli, int argc, char **argv)
 		return 0;
 	}
 	t = table_new(10, "QUEUE", "ENDPOINT", "IFACE", "SHARE", "THRESHOLD",
-		      QUEUE_KEY(enq, "_pkts"), QUEUE_KEY(sent, "_pkts"), "DROP_PKTS",
+		      QUEUE_KEY(enq, "_pkts"), QUEUE_KEY(sent, "_pkts"), SP_QUEUE_DROP "_pkts",
 		      QUEUE_LENGTH_KEY(len, "_pkts"), QUEUE_LENGTH_KEY(len, "_bytes"));
 	json_object_foreach(qs, id, o) {
 		char b[8][24];

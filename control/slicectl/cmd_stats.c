@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "common/latency.h"
 #include "common/text.h"
 
 static const char *
@@ -67,17 +68,14 @@ cli_print_residence(double p50_ns, double p99_ns, double p999_ns, double max_ns,
 	       "sampled)\n", p50_ns / 1e3, p99_ns / 1e3, p999_ns / 1e3, max_ns / 1e3, count);
 }
 
-static double
-value(json_t *o, const char *key)
-{
-	return (double)json_integer_value(json_object_get(o, key));
-}
-
 static void
 print_residence(json_t *r)
 {
-	cli_print_residence(value(r, "p50"), value(r, "p99"), value(r, "p999"), value(r, "max"),
-			    value(r, "count"));
+	struct sp_latency_summary s;
+
+	sp_latency_summary_from_json(r, &s);
+	cli_print_residence((double)s.p50, (double)s.p99, (double)s.p999, (double)s.max,
+			    (double)s.count);
 }
 
 static void
@@ -104,7 +102,7 @@ print_node(json_t *r)
 	}
 	table_print(t);
 	print_reasons(json_object_get(r, "drops"));
-	print_residence(json_object_get(r, "residence_ns"));
+	print_residence(json_object_get(r, SP_STATS_RESIDENCE));
 	t = table_new(5, "SLICE", SLICE_KEY(rx, "_pkts"), SLICE_KEY(fwd, "_pkts"),
 		      SLICE_KEY(exception, "_pkts"), SLICE_KEY(drop, "_pkts"));
 	json_object_foreach(json_object_get(r, "slices"), name, o) {

@@ -226,7 +226,7 @@ show_residence(json_t *dr, double dt)
 	size_t n = 0;
 	json_t *v;
 
-	json_object_foreach(json_object_get(dr, "buckets"), key, v) {
+	json_object_foreach(json_object_get(dr, SP_LATENCY_BUCKETS), key, v) {
 		if (n == SP_LAT_BUCKETS || json_real_value(v) <= 0)
 			continue;
 		b[n].top = strtoull(key, NULL, 10);
@@ -284,7 +284,7 @@ show_stats(struct cli *cli, json_t *r, json_t *dr, double dt, void *arg)
 		       human(rate(o, PORT_KEY(tx, "_pkts")), b[2], 16),
 		       human(8 * rate(o, PORT_KEY(tx, "_bytes")), b[3], 16),
 		       human(rate(o, PORT_KEY(tx_drop, "_pkts")), b[4], 16));
-	show_residence(json_object_get(dr, "residence_ns"), dt);
+	show_residence(json_object_get(dr, SP_STATS_RESIDENCE), dt);
 }
 
 int
@@ -377,7 +377,7 @@ show_top(struct cli *cli, json_t *r, json_t *dr, double dt, void *arg)
 			  human(8 * rate(o, PORT_KEY(tx, "_bytes")), b[3], 16),
 			  human(rate(o, PORT_KEY(tx_drop, "_pkts")), b[4], 16));
 	table_print(tb);
-	show_residence(json_object_get(json_object_get(dr, "node"), "residence_ns"), dt);
+	show_residence(json_object_get(json_object_get(dr, "node"), SP_STATS_RESIDENCE), dt);
 	printf("\n");
 	json_object_foreach(sl, name, o)
 		if (rank != NULL)
@@ -399,7 +399,8 @@ show_top(struct cli *cli, json_t *r, json_t *dr, double dt, void *arg)
 	table_print(tb);
 	printf("\n");
 	tb = table_new(7, "SLICE", "QUEUE", QUEUE_KEY(sent, "_pps"), QUEUE_KEY(sent, "_bit/s"),
-		       QUEUE_LENGTH_KEY(len, "_pkts"), QUEUE_LENGTH_KEY(len, "_bytes"), "DROP_PPS");
+		       QUEUE_LENGTH_KEY(len, "_pkts"), QUEUE_LENGTH_KEY(len, "_bytes"),
+		       SP_QUEUE_DROP "_pps");
 	for (size_t i = 0; i < n; i++) {
 		json_t *counts = json_object_get(json_object_get(json_object_get(r, "slices"),
 								 rank[i].name), "queues");

@@ -12,6 +12,7 @@
 
 #include <slicepath/counters.h>
 
+#include "common/latency.h"
 #include "metrics.h"
 
 static void
@@ -213,13 +214,15 @@ residence(FILE *f, json_t *r)
 {
 	static const char *const name = "slicepath_residence_seconds";
 	json_int_t below[RESIDENCE_LE_MAX + 1] = {0};
+	struct sp_latency_summary s;
 	json_t *n;
 	const char *top;
 	char le[32], metric[64];
 
 	family(f, name, "histogram", "Sampled times frames spent in the node, from their rx "
 	       "burst to the port taking them (one frame every 100 us at most).");
-	json_object_foreach(json_object_get(r, "buckets"), top, n) {
+	sp_latency_summary_from_json(r, &s);
+	json_object_foreach(json_object_get(r, SP_LATENCY_BUCKETS), top, n) {
 		unsigned long long t = strtoull(top, NULL, 10);
 
 		for (int k = RESIDENCE_LE_MIN; k <= RESIDENCE_LE_MAX; k++)
@@ -231,10 +234,10 @@ residence(FILE *f, json_t *r)
 		snprintf(le, sizeof(le), "%.12g", (double)(1ULL << k) * 1e-9);
 		sample(f, metric, below[k], "le", le, NULL);
 	}
-	sample(f, metric, num(r, "count"), "le", "+Inf", NULL);
-	fprintf(f, "%s_sum %.9f\n", name, (double)num(r, "sum") * 1e-9);
+	sample(f, metric, (json_int_t)s.count, "le", "+Inf", NULL);
+	fprintf(f, "%s_sum %.9f\n", name, (double)num(r, SP_LATENCY_SUM) * 1e-9);
 	snprintf(metric, sizeof(metric), "%s_count", name);
-	sample(f, metric, num(r, "count"), NULL);
+	sample(f, metric, (json_int_t)s.count, NULL);
 }
 
 /* slicectld's own: the stored slices by their state in slicepathd, and what it found changed there. */
@@ -266,7 +269,7 @@ metrics_render(json_t *node, json_t *slices, json_t *replay)
 	ports(f, node);
 	family(f, "slicepath_drops_total", "counter", "The node's drops by reason, all slices.");
 	reasons(f, json_object_get(node, "drops"), NULL);
-	residence(f, json_object_get(node, "residence_ns"));
+	residence(f, json_object_get(node, SP_STATS_RESIDENCE));
 	slice_counters(f, slices);
 	endpoints(f, slices);
 	queues(f, slices);

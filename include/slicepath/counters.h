@@ -71,6 +71,26 @@
 	X(QUOTA, buffer_quota, "the owner's buffer quota")                                         \
 	X(FLUSH, flushed, "waiting when the queue was flushed (sp_qm_queue_flush)")
 
+/*
+ * ARP answers the neighbor table took, plain counts (the management
+ * thread's; stats.get's "arp", telemetry /slicepath/arp). The ARP frames
+ * not taken are the reason arp_ignored.
+ */
+#define SP_ARP_COUNTS(X)                                                                           \
+	X(learned, "ARP answers the neighbor table took")                                          \
+	X(changed, "of those, how many changed a learned neighbor's MAC")
+
+/*
+ * A queue's drops, all reasons of SP_QUEUE_DROPS summed: telemetry's
+ * SP_QUEUE_DROP "_pkts" and "_bytes" (by reason SP_QUEUE_DROP "_<name>_pkts"),
+ * slicectl's DROP_PKTS.
+ */
+#define SP_QUEUE_DROP "drop"
+
+/* stats.get's node-wide keys beside the lists': residence times (common/latency.h), ARP. */
+#define SP_STATS_RESIDENCE "residence_ns"
+#define SP_STATS_ARP "arp"
+
 /* A forwarding lcore's share of the work, plain counts (telemetry /slicepath/lcores). */
 #define SP_LCORE_WORK_COUNTS(X)                                                                    \
 	X(rx_pkts, "frames from its rx queues")                                                    \

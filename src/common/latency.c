@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "latency.h"
 
+#include <inttypes.h>
+#include <stdio.h>
+
 #define SUB_BITS 4
 #define SUB (1u << SUB_BITS)
 
@@ -73,10 +76,39 @@ sp_latency_json(const struct sp_latency *l)
 {
 	struct sp_latency_summary s;
 
+	json_t *o = json_object();
+
 	sp_latency_summarize(l, &s);
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "count", (json_int_t)s.count, "mean",
-			 (json_int_t)s.mean, "p50", (json_int_t)s.p50, "p99", (json_int_t)s.p99,
-			 "p999", (json_int_t)s.p999, "max", (json_int_t)s.max);
+#define SET_FIELD(name, unit) json_object_set_new(o, #name, json_integer((json_int_t)s.name));
+	SP_LATENCY_SUMMARY(SET_FIELD)
+#undef SET_FIELD
+	return o;
+}
+
+void
+sp_latency_summary_from_json(json_t *o, struct sp_latency_summary *s)
+{
+#define GET_FIELD(name, unit) s->name = (uint64_t)json_integer_value(json_object_get(o, #name));
+	SP_LATENCY_SUMMARY(GET_FIELD)
+#undef GET_FIELD
+}
+
+json_t *
+sp_latency_histogram_json(const struct sp_latency *l)
+{
+	json_t *buckets = json_object(), *r;
+	char top[24];
+
+	for (unsigned int b = 0; b < SP_LAT_BUCKETS; b++) {
+		if (l->bucket[b] == 0)
+			continue;
+		snprintf(top, sizeof(top), "%" PRIu64, sp_latency_bucket_top(b));
+		json_object_set_new(buckets, top, json_integer((json_int_t)l->bucket[b]));
+	}
+	r = sp_latency_json(l);
+	json_object_set_new(r, SP_LATENCY_SUM, json_integer((json_int_t)l->sum_ns));
+	json_object_set_new(r, SP_LATENCY_BUCKETS, buckets);
+	return r;
 }
 
 void

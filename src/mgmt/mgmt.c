@@ -31,8 +31,8 @@ learn(struct sp_node *node, struct sp_resolver *r, struct sp_lcore_stats *st)
 		if (v == SP_ARP_IGNORED) {
 			st->reason[SP_REASON_ARP_IGNORED]++;
 		} else {
-			st->arp_learned++;
-			st->neigh_changed += v == SP_ARP_CHANGED;
+			st->arp.learned++;
+			st->arp.changed += v == SP_ARP_CHANGED;
 		}
 	}
 	rte_pktmbuf_free_bulk(pkts, n);

@@ -24,29 +24,14 @@ reasons(const uint64_t *r)
 	return o;
 }
 
-/*
- * The sampled residence times (lc/residence.h) since start: the
- * summary, and the buckets that hold any by their largest value, from which
- * a reader that keeps two readings works out a window's percentiles.
- */
+/* The sampled residence times (lc/residence.h) since start. */
 static json_t *
 residence(void)
 {
 	static struct sp_latency l; /* 8 KB; the management thread is the only caller */
-	json_t *buckets = json_object(), *r;
-	char top[24];
 
 	sp_stats_residence(&l);
-	for (unsigned int b = 0; b < SP_LAT_BUCKETS; b++) {
-		if (l.bucket[b] == 0)
-			continue;
-		snprintf(top, sizeof(top), "%" PRIu64, sp_latency_bucket_top(b));
-		json_object_set_new(buckets, top, json_integer((json_int_t)l.bucket[b]));
-	}
-	r = sp_latency_json(&l);
-	json_object_set_new(r, "sum", json_integer((json_int_t)l.sum_ns));
-	json_object_set_new(r, "buckets", buckets);
-	return r;
+	return sp_latency_histogram_json(&l);
 }
 
 static json_t *
@@ -116,8 +101,8 @@ endpoint_counters(const struct sp_node *node, const struct sp_slice *s)
 json_t *
 sp_rpc_stats_get(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
-	json_t *ports, *slices;
-	uint64_t r[SP_REASON_MAX], learned, changed;
+	json_t *ports, *slices, *arp;
+	uint64_t r[SP_REASON_MAX];
 	struct sp_slice *s;
 
 	if (json_object_get(params, "slice") != NULL) {
@@ -139,8 +124,8 @@ sp_rpc_stats_get(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 			json_object_set_new(slices, node->slices[i]->name,
 					    slice_counters(node->slices[i]));
 	sp_stats_reasons(r);
-	sp_stats_arp(&learned, &changed);
-	return json_pack("{s:o, s:o, s:o, s:o, s:{s:I, s:I}}", "ports", ports, "drops", reasons(r),
-			 "slices", slices, "residence_ns", residence(), "arp", "learned",
-			 (json_int_t)learned, "changed", (json_int_t)changed);
+	arp = json_object();
+	sp_stats_arp_read(json_field, arp);
+	return json_pack("{s:o, s:o, s:o, s:o, s:o}", "ports", ports, "drops", reasons(r), "slices",
+			 slices, SP_STATS_RESIDENCE, residence(), SP_STATS_ARP, arp);
 }

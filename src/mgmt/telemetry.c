@@ -153,12 +153,8 @@ cmd_lcores(const char *cmd __rte_unused, const char *params __rte_unused, struct
 static int
 cmd_arp(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
 {
-	uint64_t learned, changed;
-
-	sp_stats_arp(&learned, &changed);
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "learned", learned);
-	rte_tel_data_add_dict_u64(d, "changed", changed);
+	sp_stats_arp_read(tel_field, d);
 	return 0;
 }
 
@@ -173,12 +169,9 @@ cmd_residence(const char *cmd __rte_unused, const char *params __rte_unused,
 	sp_stats_residence(&l);
 	sp_latency_summarize(&l, &s);
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "count", s.count);
-	rte_tel_data_add_dict_u64(d, "mean_ns", s.mean);
-	rte_tel_data_add_dict_u64(d, "p50_ns", s.p50);
-	rte_tel_data_add_dict_u64(d, "p99_ns", s.p99);
-	rte_tel_data_add_dict_u64(d, "p999_ns", s.p999);
-	rte_tel_data_add_dict_u64(d, "max_ns", s.max);
+#define ADD_SUMMARY(name, unit) rte_tel_data_add_dict_u64(d, #name unit, s.name);
+	SP_LATENCY_SUMMARY(ADD_SUMMARY)
+#undef ADD_SUMMARY
 	return 0;
 }
 
@@ -345,7 +338,7 @@ cmd_missed(const char *cmd __rte_unused, const char *params, struct rte_tel_data
 	return 0;
 }
 
-/* drop_pkts and drop_bytes in all, and by reason: drop_<reason>_pkts and _bytes. */
+/* A queue's drops in all, and by reason, named as SP_QUEUE_DROP says. */
 static void
 add_queue_drops(struct rte_tel_data *c, const struct sp_qm_queue_stats *qs)
 {
@@ -356,12 +349,12 @@ add_queue_drops(struct rte_tel_data *c, const struct sp_qm_queue_stats *qs)
 		pkts += qs->drop_pkts[r];
 		bytes += qs->drop_bytes[r];
 	}
-	rte_tel_data_add_dict_u64(c, "drop_pkts", pkts);
-	rte_tel_data_add_dict_u64(c, "drop_bytes", bytes);
+	rte_tel_data_add_dict_u64(c, SP_QUEUE_DROP "_pkts", pkts);
+	rte_tel_data_add_dict_u64(c, SP_QUEUE_DROP "_bytes", bytes);
 	for (unsigned int r = 0; r < SP_QM_DROP_MAX; r++) {
-		snprintf(key, sizeof(key), "drop_%s_pkts", sp_qm_drop_name(r));
+		snprintf(key, sizeof(key), SP_QUEUE_DROP "_%s_pkts", sp_qm_drop_name(r));
 		rte_tel_data_add_dict_u64(c, key, qs->drop_pkts[r]);
-		snprintf(key, sizeof(key), "drop_%s_bytes", sp_qm_drop_name(r));
+		snprintf(key, sizeof(key), SP_QUEUE_DROP "_%s_bytes", sp_qm_drop_name(r));
 		rte_tel_data_add_dict_u64(c, key, qs->drop_bytes[r]);
 	}
 }

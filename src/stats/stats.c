@@ -168,15 +168,20 @@ sp_stats_reasons(uint64_t out[SP_REASON_MAX])
 }
 
 void
-sp_stats_arp(uint64_t *learned, uint64_t *changed)
+sp_stats_arp_read(sp_stats_fn fn, void *ctx)
 {
-	*learned = *changed = 0;
+	struct sp_arp_counts sum = {0};
+
 	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
 		if (blocks[i] == NULL)
 			continue;
-		*learned += blocks[i]->arp_learned;
-		*changed += blocks[i]->neigh_changed;
+#define SUM_ARP(name, what) sum.name += blocks[i]->arp.name;
+		SP_ARP_COUNTS(SUM_ARP)
+#undef SUM_ARP
 	}
+#define READ_ARP(name, what) fn(ctx, #name, sum.name);
+	SP_ARP_COUNTS(READ_ARP)
+#undef READ_ARP
 }
 
 void

@@ -43,6 +43,11 @@ struct sp_endpoint_stats {
 	SP_ENDPOINT_COUNTERS(SP_STATS_COUNTER)
 };
 
+/* ARP answers the management thread took (slicepath/counters.h's list). */
+struct sp_arp_counts {
+	SP_ARP_COUNTS(SP_STATS_COUNT)
+};
+
 /* A forwarding lcore's share of the work (slicepath/counters.h's list). */
 struct sp_lcore_work {
 	SP_LCORE_WORK_COUNTS(SP_STATS_COUNT)
@@ -53,12 +58,7 @@ struct sp_lcore_stats {
 	struct sp_slice_stats slice[SP_MAX_SLICES];
 	struct sp_endpoint_stats endpoint[SP_MAX_ENDPOINTS];
 	uint64_t reason[SP_REASON_MAX]; /* node-wide, every packet that left the fast path */
-	/*
-	 * ARP answers the neighbor table took (the management thread's), and of
-	 * those, how many changed a learned neighbor's MAC.
-	 */
-	uint64_t arp_learned;
-	uint64_t neigh_changed;
+	struct sp_arp_counts arp; /* the management thread's */
 	/* Sampled frames' time from rx to the port taking them (the LC lcore's). */
 	struct sp_latency residence;
 	struct sp_lcore_work work;
@@ -90,7 +90,7 @@ void sp_stats_endpoint_read(uint16_t ep, sp_stats_fn fn, void *ctx);
 /* By reason: a slice's, and the node's (every packet that left the fast path). */
 void sp_stats_slice_reasons(uint16_t slice, uint64_t out[SP_REASON_MAX]);
 void sp_stats_reasons(uint64_t out[SP_REASON_MAX]);
-void sp_stats_arp(uint64_t *learned, uint64_t *changed);
+void sp_stats_arp_read(sp_stats_fn fn, void *ctx);
 void sp_stats_residence(struct sp_latency *out);
 /* Back to zero for the next slice or endpoint of that id, once no lcore counts for it. */
 void sp_stats_reset_slice(uint16_t slice);

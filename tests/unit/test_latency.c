@@ -2,12 +2,14 @@
 /*
  * The latency histogram (common/latency.h) the generator keeps per stream and
  * slicepathd per lcore: percentiles within a bucket's 6.25 %, small values
- * exact, and lcores' histograms merged into the node's.
+ * exact, lcores' histograms merged into the node's, and the JSON stats.get
+ * shows of them (residence_ns) read back by its readers.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -82,6 +84,33 @@ test_merge_sums_lcores(void **state)
 	assert_int_equal(node.count, 101);
 }
 
+static void
+test_histogram_json_as_stats_get_shows_it(void **state)
+{
+	static struct sp_latency l;
+	struct sp_latency_summary s;
+	json_t *o;
+	char *text;
+
+	(void)state;
+	sp_latency_add(&l, 3);
+	sp_latency_add(&l, 9);
+	o = sp_latency_histogram_json(&l);
+	text = json_dumps(o, JSON_COMPACT);
+	assert_string_equal(text, "{\"count\":2,\"mean\":6,\"p50\":3,\"p99\":9,\"p999\":9,"
+			    "\"max\":9,\"sum\":12,\"buckets\":{\"3\":1,\"9\":1}}");
+	/* What slicectl stats, the metrics and the generator's table read back. */
+	sp_latency_summary_from_json(o, &s);
+	assert_int_equal(s.count, 2);
+	assert_int_equal(s.mean, 6);
+	assert_int_equal(s.p50, 3);
+	assert_int_equal(s.p99, 9);
+	assert_int_equal(s.p999, 9);
+	assert_int_equal(s.max, 9);
+	free(text);
+	json_decref(o);
+}
+
 int
 main(void)
 {
@@ -89,6 +118,7 @@ main(void)
 		cmocka_unit_test(test_latency_percentiles),
 		cmocka_unit_test(test_bucket_tops_bound_their_values),
 		cmocka_unit_test(test_merge_sums_lcores),
+		cmocka_unit_test(test_histogram_json_as_stats_get_shows_it),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -69,8 +69,9 @@ print_table(json_t *streams)
 	       "RX_PKTS", "LOST", "LOSS_%", "REORDER", "RX_MPPS", "P50_US", "P99_US", "P999_US",
 	       "MAX_US");
 	json_array_foreach(streams, i, o) {
-		json_t *lat = json_object_get(o, "latency_ns");
+		struct sp_latency_summary lat;
 
+		sp_latency_summary_from_json(json_object_get(o, "latency_ns"), &lat);
 		printf("%-12s %12" JSON_INTEGER_FORMAT " %12" JSON_INTEGER_FORMAT " %10"
 		       JSON_INTEGER_FORMAT " %8.3f %9" JSON_INTEGER_FORMAT " %11.4f %9.1f %9.1f %9.1f"
 		       " %9.1f\n", json_string_value(json_object_get(o, "name")),
@@ -80,10 +81,8 @@ print_table(json_t *streams)
 		       100 * json_real_value(json_object_get(o, "loss")),
 		       json_integer_value(json_object_get(o, "reordered")),
 		       json_real_value(json_object_get(o, "rx_pps")) / 1e6,
-		       (double)json_integer_value(json_object_get(lat, "p50")) / 1e3,
-		       (double)json_integer_value(json_object_get(lat, "p99")) / 1e3,
-		       (double)json_integer_value(json_object_get(lat, "p999")) / 1e3,
-		       (double)json_integer_value(json_object_get(lat, "max")) / 1e3);
+		       (double)lat.p50 / 1e3, (double)lat.p99 / 1e3, (double)lat.p999 / 1e3,
+		       (double)lat.max / 1e3);
 	}
 }
 
