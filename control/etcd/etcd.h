@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #define ETCD_URLS_LEN 1024
+#define ETCD_TXN_OPS 128 /* operations in one transaction: etcd's default --max-txn-ops */
 
 /* How to reach the cluster: "etcd://HOST:PORT,HOST:PORT" (HTTP) or "etcds://..." (TLS). */
 struct etcd_opts {

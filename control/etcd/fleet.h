@@ -31,6 +31,7 @@
 #define FLEET_DEFAULT_PREFIX "/slicepath"
 #define FLEET_PREFIX_LEN 128
 #define FLEET_KEY_LEN 512
+#define FLEET_MAX_NODES 1024 /* a slice's, and those placement considers */
 #define FLEET_SPEC "spec/" /* what nodes watch: */
 #define FLEET_SLICES FLEET_SPEC "slices/"
 #define FLEET_FILTERS FLEET_SPEC "filters/"

@@ -189,7 +189,7 @@ edit_unbind(json_t *rec, json_t *params, struct sp_rpc_error *e)
 }
 
 /*
- * Write (or, with del, delete) the slice's filters, TXN_OPS a transaction,
+ * Write (or, with del, delete) the slice's filters, ETCD_TXN_OPS a transaction,
  * each holding only while the slice's record is unchanged (the slice still
  * there): how many (*revision: the store's after the last), or -1 with e
  * filled.
@@ -228,7 +228,7 @@ write_filters(struct fleet *f, const char *name, json_t *filters, bool del, int6
 			ops = json_array();
 		fleet_key(f, key, FLEET_FILTERS "%s/%010" JSON_INTEGER_FORMAT, name, pos);
 		json_array_append_new(ops, del ? etcd_op_delete(key, false) : fl_op_put_json(key, flt));
-		if (json_array_size(ops) == TXN_OPS || i + 1 == json_array_size(filters)) {
+		if (json_array_size(ops) == ETCD_TXN_OPS || i + 1 == json_array_size(filters)) {
 			int held = etcd_txn(f->etcd, json_pack("[o]", etcd_cmp_mod(rkey, mod)), ops,
 					    NULL, revision);
 

@@ -9,8 +9,6 @@
 #include "fleet.h"
 
 #define MAX_TRIES 64   /* transactions retried after another writer changed what they read */
-#define TXN_OPS 128    /* etcd's default --max-txn-ops */
-#define MAX_NODES 1024 /* a slice's, and those placement considers */
 
 /* A node as placement sees it. */
 struct candidate {

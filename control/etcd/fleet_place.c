@@ -158,11 +158,11 @@ fl_slice_create(struct fleet *f, json_t *params, struct sp_rpc_error *e)
 	else
 		json_incref(want);
 	if (!(json_is_integer(want) && json_integer_value(want) > 0 &&
-	      json_integer_value(want) <= MAX_NODES) &&
+	      json_integer_value(want) <= FLEET_MAX_NODES) &&
 	    !(json_is_array(want) && json_array_size(want) > 0)) {
 		json_decref(want);
 		return sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"nodes\": how many (1 to %d), or "
-				   "a list of node names", MAX_NODES);
+				   "a list of node names", FLEET_MAX_NODES);
 	}
 	create = json_deep_copy(params);
 	json_object_del(create, "nodes");

@@ -88,7 +88,7 @@ parse_proto(const char *s, struct sp_key *key, struct sp_key *mask)
 			mask->b[SP_IPV4_KEY_PROTO] = 0xff;
 			return 0;
 		}
-	if (cli_uint("proto", s, 255, &v) != 0)
+	if (cli_uint("proto", s, UINT8_MAX, &v) != 0)
 		return EXIT_USAGE;
 	key->b[SP_IPV4_KEY_PROTO] = (uint8_t)v;
 	mask->b[SP_IPV4_KEY_PROTO] = 0xff;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fleet.h"
 
 static const char *
 num(json_t *o, const char *key, char *buf, size_t len)
@@ -86,7 +87,7 @@ slice_create(struct cli *cli, int argc, char **argv)
 	}
 	if (rc == 0 && v[11] != NULL) /* a count, or names */
 		rc = strspn(v[11], "0123456789") == strlen(v[11])
-			     ? cli_put_uint(p, "nodes", v[11], 1024)
+			     ? cli_put_uint(p, "nodes", v[11], FLEET_MAX_NODES)
 			     : (json_object_set_new(p, "nodes", cli_list(v[11])), 0);
 	if (rc != 0) {
 		json_decref(p);

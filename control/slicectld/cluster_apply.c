@@ -243,7 +243,7 @@ note_status(struct cluster *c, const char *name, const char *why, int64_t revisi
 }
 
 /*
- * Write the noted statuses (a transaction per TXN_OPS): at once with force
+ * Write the noted statuses (a transaction per ETCD_TXN_OPS): at once with force
  * or a failure among them, else once next_flush has come. Kept for the next
  * try if etcd cannot take them.
  */
@@ -266,7 +266,7 @@ cl_flush_status(struct cluster *c, bool force)
 		fleet_key(c->apply, key, "status/%s/%s", c->cfg.node, name);
 		json_array_append_new(ops, etcd_op_put(key, text, 0));
 		free(text);
-		if (json_array_size(ops) == TXN_OPS) {
+		if (json_array_size(ops) == ETCD_TXN_OPS) {
 			written &= etcd_txn(c->apply->etcd, json_array(), ops, NULL, NULL) == 1;
 			ops = json_array();
 		}

@@ -24,7 +24,6 @@
 #define STATUS_SPACING 4
 #define STATUS_MIN_S 0.002
 #define STATUS_MAX_S 0.5
-#define TXN_OPS 128 /* etcd's default --max-txn-ops */
 
 struct cluster {
 	struct cluster_config cfg;

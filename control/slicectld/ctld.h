@@ -13,6 +13,7 @@
 #ifndef CTLD_H
 #define CTLD_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -23,8 +24,6 @@
 
 #include "common/jsonrpc.h"
 #include "common/limits.h"
-
-#define CTLD_MAX_SCHEDS 256
 
 /* What the public socket serves at once (server.c). */
 struct server_limits {
@@ -37,7 +36,7 @@ struct server_limits {
 struct ctld_config {
 	char socket[SP_SOCKET_PATH_LEN];  /* the public socket */
 	char backend[SP_SOCKET_PATH_LEN]; /* slicepathd's management socket */
-	char database[4096];
+	char database[PATH_MAX];
 	char operator_group[64];     /* its members are operators, like root */
 	uint64_t memory_budget;      /* slice memory all slices may hold, bytes */
 	uint64_t buffer_budget;      /* packet buffers for the slices' queues; 0: from slicepathd */
@@ -128,7 +127,7 @@ struct ctld_sched {
 struct model {
 	struct ctld_slice slices[SP_MAX_SLICES]; /* by slice id */
 	unsigned int nb_scheds;
-	struct ctld_sched scheds[CTLD_MAX_SCHEDS];
+	struct ctld_sched scheds[SP_MAX_SCHEDS];
 };
 
 struct store;

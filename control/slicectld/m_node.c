@@ -138,7 +138,7 @@ model_put_sched(struct model *m, const struct ctld_sched *s)
 	for (i = 0; i < m->nb_scheds; i++)
 		if (m->scheds[i].npe == s->npe && strcmp(m->scheds[i].port, s->port) == 0)
 			break;
-	if (i < CTLD_MAX_SCHEDS) {
+	if (i < SP_MAX_SCHEDS) {
 		m->scheds[i] = *s;
 		if (i == m->nb_scheds)
 			m->nb_scheds++;

@@ -31,6 +31,7 @@
 #include "cluster.h"
 #include "fleet.h"
 #include "http.h"
+#include "common/limits.h"
 #include "common/notify.h"
 #include "common/text.h"
 #include "server.h"
@@ -39,7 +40,6 @@
 enum { EXIT_USAGE = 1, EXIT_RUNTIME = 2 };
 
 #define DEFAULT_DATABASE "/var/lib/slicepath/slicectld.db"
-#define DEFAULT_BACKEND "/run/slicepath/slicepathd.sock"
 #define DEFAULT_GROUP "slicepath"
 #define DEFAULT_MEMORY_BUDGET (256u << 20)
 #define DEFAULT_MAX_CLIENTS 4096
@@ -104,7 +104,7 @@ usage(FILE *f)
 		   "                             TLS files and etcd's login\n"
 		   "  -h, --help                 this text\n"
 		   "  -V, --version              print the version\n",
-		SP_CTL_DEFAULT_SOCKET, DEFAULT_BACKEND, DEFAULT_DATABASE, DEFAULT_GROUP,
+		SP_CTL_DEFAULT_SOCKET, SP_DEFAULT_MGMT_SOCKET, DEFAULT_DATABASE, DEFAULT_GROUP,
 		DEFAULT_MAX_CLIENTS, DEFAULT_PER_USER, DEFAULT_OPERATOR_SLOTS, DEFAULT_IDLE_S,
 		DEFAULT_METRICS, CLUSTER_DEFAULT_TTL);
 }
@@ -405,7 +405,7 @@ main(int argc, char **argv)
 	static struct ctld c = {
 		.cfg = {
 			.socket = SP_CTL_DEFAULT_SOCKET,
-			.backend = DEFAULT_BACKEND,
+			.backend = SP_DEFAULT_MGMT_SOCKET,
 			.database = DEFAULT_DATABASE,
 			.operator_group = DEFAULT_GROUP,
 			.memory_budget = DEFAULT_MEMORY_BUDGET,

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,7 +234,7 @@ set_up(struct store *st, bool sync_full)
 static int
 make_dir(const char *path)
 {
-	char dir[4096];
+	char dir[PATH_MAX];
 	char *slash;
 
 	snprintf(dir, sizeof(dir), "%s", path);
@@ -399,7 +400,7 @@ load_scheds(struct store *st, struct model *m)
 	sqlite3_stmt *s = query(st, Q_LOAD_SCHEDS, 0, NULL);
 	int rc = SQLITE_ERROR;
 
-	while (s != NULL && (rc = sqlite3_step(s)) == SQLITE_ROW && m->nb_scheds < CTLD_MAX_SCHEDS) {
+	while (s != NULL && (rc = sqlite3_step(s)) == SQLITE_ROW && m->nb_scheds < SP_MAX_SCHEDS) {
 		struct ctld_sched *c = &m->scheds[m->nb_scheds++];
 
 		c->npe = (uint16_t)sqlite3_column_int64(s, 0);

@@ -2,6 +2,7 @@
 #include "unixsock.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,7 +16,7 @@
 int
 sp_mkdirs(const char *dir, mode_t mode)
 {
-	char path[4096];
+	char path[PATH_MAX];
 
 	if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path))
 		return -ENAMETOOLONG;

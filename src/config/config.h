@@ -20,16 +20,8 @@
 #include "../common/steering.h"
 #include "../common/text.h"
 
-#define SP_MAX_CODEOPT_LIBS 16
-#define SP_MAX_EAL_ARGS 64
-#define SP_DEVARGS_LEN 512
-#define SP_PATH_LEN 256
+/* The room sp_config_parse() and the node builder give a message. */
 #define SP_CONFIG_ERR_LEN 512
-
-#define SP_DEFAULT_MGMT_SOCKET "/run/slicepath/slicepathd.sock"
-#define SP_DEFAULT_CHANNEL_DIR "/run/slicepath/slices"
-/* Room for "/<slice name>.sock" after the channel directory in a sockaddr_un. */
-#define SP_CHANNEL_DIR_LEN (SP_SOCKET_PATH_LEN - SP_NAME_LEN - 6)
 
 struct sp_cfg_port {
 	char name[SP_NAME_LEN];       /* "name": how the rest of the config refers to it */

@@ -29,7 +29,7 @@ typedef json_t *(*sp_rpc_method)(struct sp_node *node, json_t *params, struct sp
 struct sp_rpc_hold {
 	struct sp_lookup *table; /* NULL: nothing held */
 	uint16_t slice, npe;
-	char name[64];           /* the slice's, for an error */
+	char name[SP_NAME_LEN];  /* the slice's, for an error */
 	uint64_t ticket;
 	uint32_t *pos;           /* the positions written (malloc'd) */
 	uint32_t n;

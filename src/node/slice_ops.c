@@ -445,10 +445,13 @@ sp_node_slice_add(struct sp_node *node, const struct sp_slice_spec *spec, struct
 	struct sp_slice *s;
 	int rc;
 
-	if (spec->id == 0 || spec->id >= SP_MAX_SLICES || node->slices[spec->id] != NULL) {
-		snprintf(err, errlen, "slice id %u is %s", spec->id,
-			 spec->id == 0 || spec->id >= SP_MAX_SLICES ? "out of range (1 to 255)"
-								     : "taken");
+	if (spec->id == 0 || spec->id >= SP_MAX_SLICES) {
+		snprintf(err, errlen, "slice id %u is out of range (1 to %u)", spec->id,
+			 SP_MAX_SLICES - 1);
+		return -EEXIST;
+	}
+	if (node->slices[spec->id] != NULL) {
+		snprintf(err, errlen, "slice id %u is taken", spec->id);
 		return -EEXIST;
 	}
 	for (unsigned int i = 0; i < SP_MAX_SLICES; i++) {
