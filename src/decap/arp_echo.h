@@ -18,6 +18,7 @@
 #include <slicepath/codeopt.h>
 
 #include "decap.h"
+#include "decap_worker.h"
 
 struct sp_port_addr {
 	uint32_t ip_be; /* 0: the port has no address */

@@ -29,6 +29,8 @@
 #include "../common/tbucket.h"
 #include "arp_echo.h"
 #include "decap.h"
+#include "decap_worker.h"
+#include "../stats/stats.h"
 #include "../common/log.h"
 
 SP_LOG_TYPE("decap")

@@ -8,6 +8,9 @@
  * ARP requests and ICMP echo requests for the node's addresses are answered
  * in place (the same mbuf becomes the reply). Everything else is counted by
  * reason and dropped.
+ *
+ * This is the management thread's side: the table made, configured and
+ * freed. What the LC lcores call per burst is in decap_worker.h.
  */
 #ifndef SP_DECAP_H
 #define SP_DECAP_H
@@ -17,13 +20,6 @@
 
 #include <rte_ether.h>
 #include <rte_mbuf.h>
-
-#include "../stats/stats.h"
-
-#define SP_BURST 32
-
-/* Outer header the framework strips and writes: Ethernet + IPv4 (no options) + UDP. */
-#define SP_OUTER_HDR_LEN (RTE_ETHER_HDR_LEN + 20 + 8)
 
 struct sp_decap_table;
 
@@ -74,9 +70,6 @@ sp_l4_key(enum sp_l4 l4)
 	return l4 == SP_L4_TCP ? "tcp_port" : "udp_port";
 }
 
-/* sp_meta.in_ep of a frame that arrived for a host slice's NAT range (no endpoint). */
-#define SP_ENDPOINT_NAT UINT16_MAX
-
 /*
  * One writer (management thread); lookups never wait. An endpoint is the
  * port's UDP (or TCP) port at the port's address; whole: its frames go to
@@ -100,26 +93,6 @@ bool sp_decap_taken(const struct sp_decap_table *t, uint16_t port, enum sp_l4 l4
 int sp_decap_add_nat(struct sp_decap_table *t, uint16_t port, uint32_t ip_be, uint16_t first,
 		     uint16_t count, uint16_t slice);
 void sp_decap_del_nat(struct sp_decap_table *t, uint16_t port, uint16_t first, uint16_t count);
-
-struct sp_decap_out {
-	uint16_t nb_fwd;   /* for slices: sp_meta slice and in_ep set, data at inner header
-			    * (a host slice's: whole frames) */
-	uint16_t nb_reply; /* ARP replies and ICMP echo replies to send out the same port */
-	uint16_t nb_learn; /* ARP replies addressed to us, for the neighbor table */
-	uint16_t nb_host;  /* whole frames for the host's interface (a port's host path) */
-	struct rte_mbuf *fwd[SP_BURST];
-	struct rte_mbuf *reply[SP_BURST];
-	struct rte_mbuf *learn[SP_BURST];
-	struct rte_mbuf *host[SP_BURST];
-};
-
-/*
- * Classify a received burst (n <= SP_BURST) from one port. Counts port rx,
- * slice rx, endpoint rx and drop reasons into st; frees what it drops.
- * One lcore at a time: it owns the inbound policers.
- */
-void sp_decap_burst(struct sp_decap_table *t, uint16_t port, struct rte_mbuf **pkts,
-		    uint16_t n, struct sp_decap_out *out, struct sp_lcore_stats *st);
 
 /* Build an ARP request for ip_be from the port's address (management thread). */
 struct rte_mbuf *sp_arp_request(const struct sp_decap_table *t, struct rte_mempool *mp,

@@ -12,8 +12,8 @@
 #include <rte_mbuf.h>
 
 #include "endpoint.h"
-#include "neigh.h"
 #include "neigh_hold.h"
+#include "neigh_worker.h"
 #include "../fastpath/fastpath.h"
 
 struct sp_lcore_stats;

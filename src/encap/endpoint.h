@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "../decap/decap.h"
+#include "../fastpath/constants.h"
 
 struct sp_endpoint {
 	uint16_t port;        /* port index */

@@ -16,6 +16,7 @@
 
 #include "../common/mac.h"
 #include "neigh.h"
+#include "neigh_worker.h"
 
 /* rte_hash refuses tables smaller than one bucket. */
 #define HASH_MIN_ENTRIES 8

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "output.h"
 #include "retire.h"
-#include "../decap/decap.h"
-#include "../qm/qm.h"
+#include "constants.h"
+#include "../qm/qm_worker.h"
 #include "../stats/stats.h"
 
 void

@@ -2,7 +2,7 @@
 #include <rte_ring.h>
 
 #include "retire.h"
-#include "../decap/decap.h"
+#include "constants.h"
 #include "../npe/slice.h"
 #include "../stats/stats.h"
 

@@ -28,6 +28,7 @@
 
 #include "hslice.h"
 #include "tap_io.h"
+#include "../decap/decap.h"
 #include "../encap/encap.h"
 #include "../fastpath/output.h"
 #include "../fastpath/retire.h"

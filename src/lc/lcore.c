@@ -13,6 +13,7 @@
 #include "lc_int.h"
 #include "lcore.h"
 #include "../hostslice/hslice.h"
+#include "../qm/qm_worker.h"
 #include "../common/log.h"
 
 SP_LOG_TYPE("lc")

@@ -17,14 +17,15 @@
 #include <rte_ring.h>
 
 #include "residence.h"
-#include "../decap/decap.h"
 #include "../encap/endpoint.h"
-#include "../encap/neigh.h"
 #include "../fastpath/fastpath.h"
 #include "../hostslice/nat.h"
 #include "../npe/npe.h"
 #include "../npe/slice.h"
 #include "../port/port.h"
+
+struct sp_decap_table;
+struct sp_neigh;
 
 struct sp_node {
 	struct rte_mempool *pool;

@@ -7,6 +7,7 @@
 #include <rte_prefetch.h>
 
 #include "lc_int.h"
+#include "../decap/decap_worker.h"
 #include "../fastpath/retire.h"
 
 /* SPP's switch from Line Card to NPE: by the slice's NPE. */

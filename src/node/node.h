@@ -11,8 +11,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../decap/decap.h"
+#include "../encap/neigh.h"
 #include "../hostslice/hslice.h"
 #include "../lc/node_state.h"
+#include "../qm/qm.h"
 
 struct sp_config;
 

@@ -8,6 +8,7 @@
 #include "missed.h"
 #include "slice.h"
 #include "../encap/encap.h"
+#include "../encap/neigh.h"
 #include "../fastpath/output.h"
 #include "../fastpath/retire.h"
 

@@ -13,13 +13,14 @@
 #include <rte_ring.h>
 
 #include "../common/limits.h"
-#include "../decap/decap.h"
-#include "../encap/neigh.h"
 #include "../encap/neigh_hold.h"
+#include "../encap/neigh_worker.h"
+#include "../fastpath/constants.h"
 #include "../fastpath/fastpath.h"
 #include "../lookup/lookup.h"
-#include "../qm/qm.h"
 #include "../stats/stats.h"
+
+struct sp_qm;
 
 /*
  * What an NPE takes in one round at most: several bursts, whose lookups it

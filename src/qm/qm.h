@@ -14,13 +14,14 @@
  * one other thread; what the fast path reads of it is written with single
  * atomic stores (a scheduler's rate through a seqlock), a queue holding
  * packets keeps its port, and only the lcore touches the packet lists.
+ *
+ * This is that other thread's side: the queue manager made, configured,
+ * read and freed. What the NPE's lcore calls per burst is in qm_worker.h.
  */
 #ifndef SP_QM_H
 #define SP_QM_H
 
 #include <stdint.h>
-
-#include <rte_mbuf.h>
 
 #include <slicepath/counters.h>
 #include <slicepath/proto.h>
@@ -123,25 +124,5 @@ int sp_qm_queue_unbind(struct sp_qm *qm, uint32_t queue);
 int sp_qm_queue_stats(const struct sp_qm *qm, uint32_t queue, struct sp_qm_queue_stats *st);
 /* The port a queue is bound to, or -ENOENT. */
 int sp_qm_queue_port(const struct sp_qm *qm, uint32_t queue);
-
-/*
- * Enqueue packets by sp_meta(m)->queue (all packets must be SP_FORWARD).
- * While none of a scheduler's queues is backlogged, its arrivals skip their
- * queues as far as its tokens go (express frames, docs/qm.md).
- * Packets not taken (unbound queue, a threshold or quota reached) are
- * marked SP_DROP with SP_REASON_QUEUE_FULL and moved to pkts[0..ret), left
- * to the caller to count and free; the packets taken are in pkts[ret..n),
- * both in arrival order (still readable by the caller until it next
- * dequeues). Returns how many were not taken.
- */
-uint16_t sp_qm_enqueue_burst(struct sp_qm *qm, struct rte_mbuf **pkts, uint16_t n);
-
-/*
- * Up to max packets a port's scheduler sends by now (TSC cycles, which
- * must not go backwards for a port), in scheduling order: express frames
- * first, in arrival order, then the queues' by round.
- */
-uint16_t sp_qm_dequeue_burst(struct sp_qm *qm, uint16_t port, uint64_t now,
-			     struct rte_mbuf **pkts, uint16_t max);
 
 #endif

@@ -14,6 +14,7 @@
 #include <slicepath/codeopt.h>
 
 #include "qm_int.h"
+#include "qm_worker.h"
 
 /* Append queue id to its scheduler's round. */
 static inline void

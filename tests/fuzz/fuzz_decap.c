@@ -33,6 +33,8 @@
 #include <rte_udp.h>
 
 #include "decap/decap.h"
+#include "decap/decap_worker.h"
+#include "stats/stats.h"
 #include "fuzz_pkt.h"
 
 #define NB_PORTS 3 /* port 2: no address, no endpoints */

@@ -54,6 +54,7 @@
 #include "fuzz_pkt.h"
 #include "hostslice/hslice.h"
 #include "npe/npe.h"
+#include "qm/qm_worker.h"
 #include "stats/stats.h"
 
 #define HOST 2

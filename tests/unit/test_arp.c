@@ -14,6 +14,8 @@
 #include <rte_ip.h>
 
 #include "decap/decap.h"
+#include "decap/decap_worker.h"
+#include "stats/stats.h"
 #include "sp_test.h"
 #include "sp_test_frame.h"
 

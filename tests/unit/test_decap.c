@@ -22,6 +22,8 @@
 #include <rte_malloc.h>
 
 #include "decap/decap.h"
+#include "decap/decap_worker.h"
+#include "stats/stats.h"
 #include "sp_test.h"
 #include "sp_test_frame.h"
 

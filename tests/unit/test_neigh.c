@@ -13,6 +13,7 @@
 #include <rte_ip.h>
 
 #include "encap/neigh.h"
+#include "encap/neigh_worker.h"
 #include "sp_test.h"
 
 static const struct rte_ether_addr mac_a = {{0x02, 0x00, 0x00, 0x00, 0x00, 0x0a}};

@@ -23,6 +23,7 @@
 
 #include "sp_test.h"
 #include "qm/qm.h"
+#include "qm/qm_worker.h"
 
 /* Schedulers that have never sent have no tokens: their arrivals queue (see express_*). */
 #define NB_PORTS 4

@@ -21,6 +21,7 @@
 #include <rte_ip.h>
 #include <rte_lcore.h>
 
+#include "decap/decap_worker.h"
 #include "mgmt/rpc.h"
 #include "npe/npe.h"
 #include "stats/stats.h"

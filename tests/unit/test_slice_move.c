@@ -21,7 +21,9 @@
 
 #include <slicepath/ipv4.h>
 
+#include "decap/decap_worker.h"
 #include "node/node.h"
+#include "qm/qm_worker.h"
 #include "sp_test.h"
 #include "sp_test_node.h"
 

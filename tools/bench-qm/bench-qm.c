@@ -26,6 +26,7 @@
 
 #include "port/port.h"
 #include "qm/qm.h"
+#include "qm/qm_worker.h"
 
 #define BURST 32
 #define FRAME 64
