@@ -92,7 +92,7 @@ struct sp_decap_table {
 
 /* A datagram (or segment, or echo reply) to the port's address, as the checks found it. */
 struct candidate {
-	struct rte_mbuf *m;
+	struct rte_mbuf *pkt;
 	uint32_t rx_len;  /* frame length as received, for the slice and endpoint counters */
 	uint32_t ip_be;   /* destination */
 	uint16_t l4_port; /* destination port (an echo reply's identifier), host order */
@@ -458,7 +458,7 @@ classify(const struct sp_decap_table *t, uint16_t port, struct rte_mbuf *m,
 	const struct sp_port_addr *a = &t->ports[port];
 	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 
-	c->m = m;
+	c->pkt = m;
 	c->rx_len = rte_pktmbuf_pkt_len(m);
 	*why = SP_REASON_NONE;
 	if (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)
@@ -501,7 +501,7 @@ common_datagram(uint32_t ip_be, uint64_t mac, struct rte_mbuf *m, struct candida
 	    rte_be_to_cpu_16(udp->dgram_len) != len - RTE_ETHER_HDR_LEN - sizeof(*ip) ||
 	    !sp_ipv4_hdr_cksum_ok(ip, sizeof(*ip)))
 		return false;
-	c->m = m;
+	c->pkt = m;
 	c->rx_len = len;
 	c->ip_be = ip->dst_addr;
 	c->l4_port = rte_be_to_cpu_16(udp->dst_port);
@@ -553,7 +553,7 @@ to_slice(struct sp_decap_table *t, const struct candidate *c, uint64_t e, uint64
 	 struct sp_decap_out *out, struct sp_lcore_stats *st)
 {
 	uint16_t slice = (uint32_t)e >> EP_SLICE_SHIFT & EP_SLICE_MASK, endpoint = e & UINT16_MAX;
-	struct sp_meta *meta = sp_meta(c->m);
+	struct sp_meta *meta = sp_meta(c->pkt);
 
 	/* Whole frames, as received, like the port counter: what arrived, policed or not. */
 	st->slice[slice].rx.pkts++;
@@ -572,10 +572,10 @@ to_slice(struct sp_decap_table *t, const struct candidate *c, uint64_t e, uint64
 		}
 	}
 	if (!(e & (EP_WHOLE | EP_NAT)))
-		rte_pktmbuf_adj(c->m, c->hdr_len);
+		rte_pktmbuf_adj(c->pkt, c->hdr_len);
 	/* All else zero, in as few stores as the compiler finds. */
 	*meta = (struct sp_meta){.slice = slice, .in_ep = endpoint, .verdict = SP_FORWARD};
-	out->fwd[out->nb_fwd++] = c->m;
+	out->fwd[out->nb_fwd++] = c->pkt;
 	return true;
 }
 
@@ -598,7 +598,7 @@ to_endpoint(struct sp_decap_table *t, uint16_t port, const uint64_t *eps,
 	/* A fast-path slice's UDP endpoint takes no echo reply; a NAT range takes any. */
 	if (!ep_matches(e, c->ip_be) || (c->proto == IPPROTO_ICMP && !(e & EP_NAT))) {
 		if (t->ports[port].host) {
-			out->host[out->nb_host++] = c->m;
+			out->host[out->nb_host++] = c->pkt;
 			return true;
 		}
 		st->reason[c->proto == IPPROTO_UDP ? SP_REASON_NO_ENDPOINT :

@@ -28,7 +28,7 @@ struct neigh_key {
 };
 
 struct sp_neigh {
-	struct rte_hash *h;
+	struct rte_hash *hash;
 	uint32_t entries; /* capacity asked for; the hash may be rounded up */
 	uint64_t gen;     /* one more at each change, after it (readers' caches) */
 };
@@ -96,8 +96,8 @@ sp_neigh_create(const char *name, uint32_t entries, int socket)
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	n->h = rte_hash_create(&p);
-	if (n->h == NULL) {
+	n->hash = rte_hash_create(&p);
+	if (n->hash == NULL) {
 		rte_free(n);
 		return NULL;
 	}
@@ -110,7 +110,7 @@ sp_neigh_free(struct sp_neigh *n)
 {
 	if (n == NULL)
 		return;
-	rte_hash_free(n->h);
+	rte_hash_free(n->hash);
 	rte_free(n);
 }
 
@@ -122,10 +122,10 @@ sp_neigh_set(struct sp_neigh *n, uint16_t port, uint32_t ip_be, const struct rte
 	int32_t ret;
 
 	/* Entries are never deleted, so the hash's count is exact. */
-	if (rte_hash_lookup(n->h, &key) < 0 && (uint32_t)rte_hash_count(n->h) >= n->entries)
+	if (rte_hash_lookup(n->hash, &key) < 0 && (uint32_t)rte_hash_count(n->hash) >= n->entries)
 		return -ENOSPC;
 	/* Adding a present key replaces its data in place. */
-	ret = rte_hash_add_key_data(n->h, &key, entry_pack(mac, kind));
+	ret = rte_hash_add_key_data(n->hash, &key, entry_pack(mac, kind));
 	if (ret < 0)
 		return ret;
 	/* Released after the entry: a reader that sees the new generation finds it. */
@@ -140,7 +140,7 @@ sp_neigh_find(const struct sp_neigh *n, uint16_t port, uint32_t ip_be,
 	const struct neigh_key key = neigh_key(port, ip_be);
 	void *data;
 
-	if (rte_hash_lookup_data(n->h, &key, &data) < 0)
+	if (rte_hash_lookup_data(n->hash, &key, &data) < 0)
 		return -ENOENT;
 	mac_unpack(data, mac);
 	*kind = kind_unpack(data);
@@ -185,7 +185,7 @@ sp_neigh_get_bulk(const struct sp_neigh *n, const uint16_t *ports, const uint32_
 		}
 		which[i] = (uint8_t)(u - 1);
 	}
-	if (rte_hash_lookup_bulk_data(n->h, key_ptrs, nb_keys, &unique_hits, data) < 0)
+	if (rte_hash_lookup_bulk_data(n->hash, key_ptrs, nb_keys, &unique_hits, data) < 0)
 		return 0;
 	for (i = 0; i < count; i++) {
 		if (!(unique_hits & RTE_BIT64(which[i])))
@@ -210,7 +210,7 @@ sp_neigh_cache_sync(const struct sp_neigh *n, struct sp_neigh_cache *c)
 
 	if (c->gen == gen)
 		return;
-	memset(c->e, 0, sizeof(c->e));
+	memset(c->entry, 0, sizeof(c->entry));
 	c->gen = gen;
 }
 
@@ -250,8 +250,8 @@ sp_neigh_get_cached(const struct sp_neigh *n, struct sp_neigh_cache *c, const ui
 			continue; /* unresolved: asked for again at each packet */
 		found[miss_at[i]] = miss_found[i];
 		hits |= RTE_BIT64(miss_at[i]);
-		c->e[slot].key = key;
-		c->e[slot].mac = sp_mac_word(&miss_found[i]);
+		c->entry[slot].key = key;
+		c->entry[slot].mac = sp_mac_word(&miss_found[i]);
 	}
 	return hits;
 }
@@ -263,7 +263,7 @@ sp_neigh_next(const struct sp_neigh *n, uint32_t *iter, uint16_t *port, uint32_t
 	const void *key;
 	void *data;
 	const struct neigh_key *k;
-	int32_t pos = rte_hash_iterate(n->h, &key, &data, iter);
+	int32_t pos = rte_hash_iterate(n->hash, &key, &data, iter);
 
 	if (pos < 0)
 		return pos;

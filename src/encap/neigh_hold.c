@@ -30,7 +30,7 @@ sp_neigh_hold_add(struct sp_neigh_hold *h, uint64_t key, struct rte_mbuf *m,
 	if (hop->nb == SP_NEIGH_HOLD_FRAMES)
 		return false;
 	hop->tag[hop->nb] = *tag;
-	hop->m[hop->nb++] = m;
+	hop->frames[hop->nb++] = m;
 	h->nb_frames++;
 	return true;
 }
@@ -42,7 +42,7 @@ sp_neigh_hold_take(struct sp_neigh_hold *h, unsigned int i, struct rte_mbuf **ou
 	struct sp_neigh_hold_hop *hop = &h->hop[i];
 	uint16_t n = hop->nb;
 
-	memcpy(out, hop->m, n * sizeof(hop->m[0]));
+	memcpy(out, hop->frames, n * sizeof(hop->frames[0]));
 	memcpy(tags, hop->tag, n * sizeof(hop->tag[0]));
 	h->nb_frames -= n;
 	hop->nb = 0;

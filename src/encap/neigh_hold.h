@@ -34,7 +34,7 @@ struct sp_neigh_hold_hop {
 	uint64_t deadline; /* its first frame's arrival + SP_NEIGH_HOLD_MS */
 	uint16_t nb;
 	struct sp_neigh_hold_tag tag[SP_NEIGH_HOLD_FRAMES];
-	struct rte_mbuf *m[SP_NEIGH_HOLD_FRAMES];
+	struct rte_mbuf *frames[SP_NEIGH_HOLD_FRAMES];
 };
 
 /* Zeroed, it is empty. */

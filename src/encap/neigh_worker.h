@@ -31,7 +31,7 @@ struct sp_neigh_cache {
 	struct {
 		uint64_t key; /* 0: empty */
 		uint64_t mac; /* the MAC's bytes in its first 6 */
-	} e[SP_NEIGH_CACHE];
+	} entry[SP_NEIGH_CACHE];
 };
 
 /* The table's generation: one more at each sp_neigh_set() (an NPE's hold looks again then). */
@@ -63,7 +63,7 @@ sp_neigh_cache_find_key(const struct sp_neigh_cache *c, uint64_t key)
 {
 	unsigned int slot = sp_neigh_cache_slot(key);
 
-	return c->e[slot].key == key ? (const uint8_t *)&c->e[slot].mac : NULL;
+	return c->entry[slot].key == key ? (const uint8_t *)&c->entry[slot].mac : NULL;
 }
 
 static inline const uint8_t *

@@ -34,7 +34,7 @@ struct sp_nat {
 	uint64_t idle_tsc[SP_NAT_PROTOS]; /* UDP's and ICMP's; TCP's is by state */
 	uint64_t tcp_established_tsc, tcp_transitory_tsc, tcp_closed_tsc;
 	struct rte_hash *map[SP_NAT_PROTOS]; /* flow -> index (external - first) */
-	struct entry *e[SP_NAT_PROTOS];
+	struct entry *entries[SP_NAT_PROTOS];
 	uint32_t hint[SP_NAT_PROTOS]; /* where the next search for a free number starts */
 	uint32_t sweep;               /* the expiry cursor over all protocols' entries */
 	uint32_t in_use[SP_NAT_PROTOS];
@@ -62,7 +62,7 @@ sp_nat_free(struct sp_nat *n)
 		return;
 	for (unsigned int p = 0; p < SP_NAT_PROTOS; p++) {
 		rte_hash_free(n->map[p]);
-		rte_free(n->e[p]);
+		rte_free(n->entries[p]);
 	}
 	rte_free(n);
 }
@@ -104,9 +104,9 @@ sp_nat_create(const char *name, uint16_t first, uint16_t count, const struct sp_
 
 		snprintf(hname, sizeof(hname), "%.20s_%s", name, sp_nat_proto_name(p));
 		n->map[p] = rte_hash_create(&hp);
-		n->e[p] = rte_zmalloc_socket("sp_nat_e", count * sizeof(struct entry),
-					     RTE_CACHE_LINE_SIZE, socket);
-		if (n->map[p] == NULL || n->e[p] == NULL) {
+		n->entries[p] = rte_zmalloc_socket("sp_nat_e", count * sizeof(struct entry),
+						   RTE_CACHE_LINE_SIZE, socket);
+		if (n->map[p] == NULL || n->entries[p] == NULL) {
 			sp_nat_free(n);
 			rte_errno = ENOMEM;
 			return NULL;
@@ -143,7 +143,7 @@ free_index(struct sp_nat *n, enum sp_nat_proto p)
 	for (uint32_t k = 0; k < n->count; k++) {
 		uint32_t i = (n->hint[p] + k) % n->count;
 
-		if (n->e[p][i].last == 0) {
+		if (n->entries[p][i].last == 0) {
 			n->hint[p] = (i + 1) % n->count;
 			return i;
 		}
@@ -169,12 +169,12 @@ sp_nat_out(struct sp_nat *n, enum sp_nat_proto p, uint16_t inner, uint32_t rem_i
 			n->full++;
 			return -ENOSPC;
 		}
-		n->e[p][i].state = 0;
-		__atomic_store_n(&n->e[p][i].flow, flow, __ATOMIC_RELAXED);
+		n->entries[p][i].state = 0;
+		__atomic_store_n(&n->entries[p][i].flow, flow, __ATOMIC_RELAXED);
 		n->in_use[p]++;
 		n->created++;
 	}
-	e = &n->e[p][i];
+	e = &n->entries[p][i];
 	if (p == SP_NAT_TCP)
 		follow_tcp(e, tcp_flags, true);
 	/* Last: a reader that sees it in use sees its flow. */
@@ -192,7 +192,7 @@ sp_nat_in(struct sp_nat *n, enum sp_nat_proto p, uint16_t ext, uint32_t rem_ip_b
 
 	if (i >= n->count)
 		return -ENOENT;
-	e = &n->e[p][i];
+	e = &n->entries[p][i];
 	/* Only the remote the entry was made for gets through (endpoint-dependent filtering). */
 	if (e->last == 0 || (uint32_t)e->flow != rem_ip_be ||
 	    (uint16_t)(e->flow >> 32) != rem_port)
@@ -214,7 +214,7 @@ sp_nat_expire(struct sp_nat *n, uint64_t now, unsigned int budget)
 	for (unsigned int k = 0; k < budget && k < total; k++) {
 		uint32_t at = n->sweep++ % total;
 		enum sp_nat_proto p = at / n->count;
-		struct entry *e = &n->e[p][at % n->count];
+		struct entry *e = &n->entries[p][at % n->count];
 
 		if (e->last == 0 || now <= e->last || now - e->last <= idle_limit(n, p, e->state))
 			continue;
@@ -243,7 +243,7 @@ sp_nat_next(const struct sp_nat *n, uint32_t *pos, uint64_t now, struct sp_nat_v
 
 	for (; *pos < total; (*pos)++) {
 		enum sp_nat_proto p = *pos / n->count;
-		const struct entry *e = &n->e[p][*pos % n->count];
+		const struct entry *e = &n->entries[p][*pos % n->count];
 		uint64_t last = __atomic_load_n(&e->last, __ATOMIC_ACQUIRE);
 		uint64_t flow = __atomic_load_n(&e->flow, __ATOMIC_RELAXED);
 

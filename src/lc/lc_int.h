@@ -2,8 +2,8 @@
 /*
  * Private to src/lc: a forwarding lcore's context, shared by its receive
  * side (rx.c: rx, decap, demux to the NPEs), its transmit side (tx.c: the
- * ports' holds) and its loop (lcore.c). The hold's per-packet steps are
- * inline: the queue manager and the rings fill it in place.
+ * ports' tx buffers) and its loop (lcore.c). The tx buffer's per-packet steps
+ * are inline: the queue manager and the rings fill it in place.
  */
 #ifndef SP_LC_INT_H
 #define SP_LC_INT_H
@@ -19,12 +19,12 @@
 #include "../stats/stats.h"
 
 /*
- * Frames for a port wait here until it takes them, sent first at each
- * turn: a port that is slow to take (a memif peer that reads late) holds
- * back the queue manager, whose queues then absorb the burst under their
- * thresholds, instead of losing frames it already scheduled.
+ * Frames for a port wait in its tx buffer until it takes them, sent first
+ * at each turn: a port that is slow to take (a memif peer that reads late)
+ * holds back the queue manager, whose queues then absorb the burst under
+ * their thresholds, instead of losing frames it already scheduled.
  */
-#define TX_HOLD 64
+#define TX_BUFFER 64
 
 /*
  * How often a forwarding lcore reads the Linux interfaces it serves (the
@@ -45,9 +45,10 @@ lc_poll_due(uint64_t *next)
 	return true;
 }
 
+/* A port's tx buffer, on one lcore: its frames, oldest first. */
 struct tx_port {
-	struct rte_mbuf *held[TX_HOLD];
-	uint16_t nb_held;
+	struct rte_mbuf *frames[TX_BUFFER];
+	uint16_t nb_frames;
 };
 
 /* An rx queue an LC lcore polls, and whether its last burst came full. */
@@ -62,11 +63,11 @@ struct lc_rxq {
 struct lcore_ctx {
 	struct sp_node *node;
 	struct sp_lcore_stats *st;
-	bool lc;
+	bool is_lc;        /* an LC lcore: it receives, decaps, demuxes (rx.c) and runs lc_tx() */
 	uint16_t lc_index; /* an LC lcore's k: it polls queues k, k + LC lcores, ... of each port */
 	uint16_t nb_rxq;   /* those queues, in rxq */
 	uint16_t rxq_first; /* where its next round starts: one further each round */
-	bool hosts;         /* an LC lcore of a node with host paths: it reads their interfaces */
+	bool reads_host_paths; /* an LC lcore of a node with host paths: reads their interfaces */
 	unsigned int lcore;
 	uint16_t nb_npes;
 	struct sp_npe *npes[SP_MAX_NPES];
@@ -93,9 +94,9 @@ struct lcore_ctx {
 void lc_rx(struct lcore_ctx *c);
 /* Send what the ports' host paths' interfaces sent out of their ports (rx.c). */
 void lc_from_hosts(struct lcore_ctx *c);
-/* Everything the LC lcore transmits besides its own NPEs' output, then every hold (tx.c). */
+/* Everything the LC lcore transmits besides its own NPEs' output, then every tx buffer (tx.c). */
 void lc_tx(struct lcore_ctx *c);
-/* Hand the port what its hold has; what it does not take yet stays, in order (tx.c). */
+/* Hand the port what its tx buffer has; what it does not take yet stays, in order (tx.c). */
 void lc_tx_flush(struct lcore_ctx *c, uint16_t port);
 /* lc_tx_flush() for every port. */
 void lc_tx_flush_all(struct lcore_ctx *c);
@@ -104,17 +105,17 @@ void lc_tx_flush_all(struct lcore_ctx *c);
 static inline bool
 tx_own(const struct lcore_ctx *c, uint16_t port)
 {
-	return c->lc || c->node->ports[port].nb_txq > 1;
+	return c->is_lc || c->node->ports[port].nb_txq > 1;
 }
 
-/* Hold m for the port; with no room (frames besides the queue manager's), drop it as tx_full. */
+/* Buffer m for the port; with no room (frames besides the queue manager's), drop it as tx_full. */
 static inline void
 tx_one(struct lcore_ctx *c, uint16_t port, struct rte_mbuf *m)
 {
 	struct tx_port *tx = &c->tx[port];
 
-	if (tx->nb_held < TX_HOLD) {
-		tx->held[tx->nb_held++] = m;
+	if (tx->nb_frames < TX_BUFFER) {
+		tx->frames[tx->nb_frames++] = m;
 		return;
 	}
 	sp_counter_add(&c->st->port[port].tx_drop, m);
@@ -130,25 +131,25 @@ tx_burst(struct lcore_ctx *c, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
 }
 
 /*
- * How many more frames the port's hold takes (handed to the port first if
+ * How many more frames the port's tx buffer takes (handed to the port first if
  * full), at *at: the queue manager and the rings fill it in place, and
- * hold_filled() counts what they put there.
+ * tx_buffer_filled() counts what they put there.
  */
 static inline uint16_t
-hold_room(struct lcore_ctx *c, uint16_t port, struct rte_mbuf ***at)
+tx_buffer_room(struct lcore_ctx *c, uint16_t port, struct rte_mbuf ***at)
 {
 	struct tx_port *tx = &c->tx[port];
 
-	if (tx->nb_held == TX_HOLD)
+	if (tx->nb_frames == TX_BUFFER)
 		lc_tx_flush(c, port);
-	*at = &tx->held[tx->nb_held];
-	return (uint16_t)(TX_HOLD - tx->nb_held);
+	*at = &tx->frames[tx->nb_frames];
+	return (uint16_t)(TX_BUFFER - tx->nb_frames);
 }
 
 static inline void
-hold_filled(struct lcore_ctx *c, uint16_t port, uint16_t n)
+tx_buffer_filled(struct lcore_ctx *c, uint16_t port, uint16_t n)
 {
-	c->tx[port].nb_held += n;
+	c->tx[port].nb_frames += n;
 }
 
 #endif

@@ -19,9 +19,9 @@
 SP_LOG_TYPE("lc")
 
 /*
- * Queue manager output of an NPE, into its lcore's tx holds (where the lcore
+ * Queue manager output of an NPE, into its lcore's tx buffers (where the lcore
  * transmits on the port itself: tx_own()) or the NPE's tx ring to the LC
- * lcore: up to OUTPUT_TURN a port, never more than the hold or ring takes.
+ * lcore: up to OUTPUT_TURN a port, never more than the buffer or ring takes.
  */
 static void
 npe_output(struct lcore_ctx *c, struct sp_npe *npe)
@@ -36,7 +36,7 @@ npe_output(struct lcore_ctx *c, struct sp_npe *npe)
 			uint16_t max, n;
 
 			if (own) {
-				max = hold_room(c, p, &out);
+				max = tx_buffer_room(c, p, &out);
 			} else {
 				out = pkts;
 				max = (uint16_t)RTE_MIN((unsigned int)SP_BURST,
@@ -46,7 +46,7 @@ npe_output(struct lcore_ctx *c, struct sp_npe *npe)
 			if (n == 0)
 				break;
 			if (own)
-				hold_filled(c, p, n);
+				tx_buffer_filled(c, p, n);
 			else
 				rte_ring_enqueue_burst(npe->tx_ring[p], (void **)pkts, n, NULL);
 			done += n;
@@ -98,25 +98,25 @@ ctx_init(struct lcore_ctx *c, struct sp_node *node, unsigned int lcore)
 	c->node = node;
 	c->st = sp_stats_lcore(lcore);
 	c->lcore = lcore;
-	c->lc = lc_index >= 0;
-	c->lc_index = c->lc ? (uint16_t)lc_index : 0;
+	c->is_lc = lc_index >= 0;
+	c->lc_index = c->is_lc ? (uint16_t)lc_index : 0;
 	c->rcu_thread = sp_node_rcu_thread(node, lcore);
-	for (uint16_t p = 0; c->lc && p < node->nb_ports; p++) {
+	for (uint16_t p = 0; c->is_lc && p < node->nb_ports; p++) {
 		for (uint16_t q = c->lc_index; q < node->ports[p].nb_rxq; q += node->nb_lc)
 			c->rxq[c->nb_rxq++] = (struct lc_rxq){.port = p, .queue = q};
-		c->hosts |= node->ports[p].has_host;
+		c->reads_host_paths |= node->ports[p].has_host;
 	}
 	for (uint16_t e = 0; e < node->nb_npes; e++)
 		if (node->npes[e].lcore == lcore)
 			c->npes[c->nb_npes++] = &node->npes[e];
 }
 
-/* Frames still held when the lcores stop go back to the pool, those waiting for ARP too. */
+/* Frames still buffered when the lcores stop go back to the pool, those waiting for ARP too. */
 static void
 ctx_fini(struct lcore_ctx *c)
 {
 	for (uint16_t p = 0; p < c->node->nb_ports; p++)
-		rte_pktmbuf_free_bulk(c->tx[p].held, c->tx[p].nb_held);
+		rte_pktmbuf_free_bulk(c->tx[p].frames, c->tx[p].nb_frames);
 	for (uint16_t i = 0; i < c->nb_npes; i++)
 		sp_npe_hold_free(c->npes[i]);
 }
@@ -129,16 +129,16 @@ sp_lcore_main(void *arg)
 	struct lcore_ctx c;
 
 	ctx_init(&c, node, lcore);
-	SP_LOG(INFO, "lcore %u: %s%u NPE(s)", lcore, c.lc ? "LC + " : "", c.nb_npes);
+	SP_LOG(INFO, "lcore %u: %s%u NPE(s)", lcore, c.is_lc ? "LC + " : "", c.nb_npes);
 	rte_rcu_qsbr_thread_online(node->qsbr, c.rcu_thread);
 	while (!node->quit) {
 		/* Frames waiting for ARP first: those released go before what arrives now. */
 		for (uint16_t i = 0; i < c.nb_npes; i++)
 			if (unlikely(c.npes[i]->hold.nb_frames > 0))
 				sp_npe_hold_service(&node->fastpath, c.npes[i], c.st);
-		if (c.lc)
+		if (c.is_lc)
 			lc_rx(&c);
-		if (c.hosts)
+		if (c.reads_host_paths)
 			lc_from_hosts(&c);
 		for (uint16_t i = 0; i < c.nb_npes; i++) {
 			if (c.npes[i]->rx_ring != NULL)
@@ -148,7 +148,7 @@ sp_lcore_main(void *arg)
 		}
 		if (c.nb_npes > 0)
 			npe_from_slices(&c);
-		if (c.lc)
+		if (c.is_lc)
 			lc_tx(&c);
 		else
 			lc_tx_flush_all(&c);

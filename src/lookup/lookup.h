@@ -156,21 +156,21 @@ uint16_t sp_lookup_bulk(struct sp_lookup *t, uint16_t slice, const struct sp_key
  * Hits are counted later. A filter's hit counter is seldom in the cache (a
  * slice's counters are its quota's worth of words), so the forwarding lcore
  * collects the counters its lookups hit, prefetched, and adds to them once
- * they have arrived: sp_lookup_bulk_later() counts its hits in `later`
- * instead of at once, sp_lookup_count_later() adds them. The lcore must
+ * they have arrived: sp_lookup_bulk_deferred() counts its hits in `deferred`
+ * instead of at once, sp_lookup_count_deferred() adds them. The lcore must
  * call it before its next RCU quiescent state (a deleted slice's counters
- * are freed after one); a `later` without room for the hits of LK_BURST
+ * are freed after one); a `deferred` without room for the hits of LK_BURST
  * keys is counted on the way.
  */
-#define SP_LOOKUP_LATER 256
+#define SP_LOOKUP_DEFERRED_HITS 256
 
-struct sp_lookup_later {
+struct sp_lookup_deferred_hits {
 	uint32_t n;
-	uint32_t *counter[SP_LOOKUP_LATER];
+	uint32_t *counter[SP_LOOKUP_DEFERRED_HITS];
 };
 
 /*
- * Where the slice, key, result and position of sp_lookup_bulk_later() are:
+ * Where the slice, key, result and position of sp_lookup_bulk_deferred() are:
  * fields of the n objects looked up (the NPE's packets), at these byte
  * offsets. The NPE so hands its packets over as they are, with no arrays
  * to fill.
@@ -183,16 +183,16 @@ struct sp_lookup_fields {
 };
 
 /* As sp_lookup_bulk() for each object's slice; returns the hit count. */
-uint16_t sp_lookup_bulk_later(struct sp_lookup *t, void *const *objs,
-			      const struct sp_lookup_fields *at, uint16_t n,
-			      struct sp_lookup_later *later);
+uint16_t sp_lookup_bulk_deferred(struct sp_lookup *t, void *const *objs,
+				 const struct sp_lookup_fields *at, uint16_t n,
+				 struct sp_lookup_deferred_hits *deferred);
 
 static inline void
-sp_lookup_count_later(struct sp_lookup_later *later)
+sp_lookup_count_deferred(struct sp_lookup_deferred_hits *deferred)
 {
-	for (uint32_t i = 0; i < later->n; i++)
-		(*later->counter[i])++;
-	later->n = 0;
+	for (uint32_t i = 0; i < deferred->n; i++)
+		(*deferred->counter[i])++;
+	deferred->n = 0;
 }
 
 #endif

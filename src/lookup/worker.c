@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The lookup lcore's side of the table (lookup.c is the writers'):
- * sp_lookup_bulk() and sp_lookup_bulk_later(). It reads the slices' views
+ * sp_lookup_bulk() and sp_lookup_bulk_deferred(). It reads the slices' views
  * (RCU), writes their flow caches and hit counters, and never waits.
  *
  * A batch goes in chunks of up to LK_BURST keys. In a chunk, each run of
@@ -107,24 +107,24 @@ resolve(const struct lk_view *v, const struct lk_tree_hit *h, const struct lk_bi
 }
 
 /*
- * A hit on the counter: now, or in `later` (NULL: now) at *nb_later, its
+ * A hit on the counter: now, or in `deferred` (NULL: now) at *nb_deferred, its
  * line prefetched meanwhile. lookup_chunk() made room for a chunk's hits.
  */
 static __rte_always_inline void
-count_hit(uint32_t *counter, struct sp_lookup_later *later, uint32_t *nb_later)
+count_hit(uint32_t *counter, struct sp_lookup_deferred_hits *deferred, uint32_t *nb_deferred)
 {
-	if (later == NULL) {
+	if (deferred == NULL) {
 		(*counter)++;
 		return;
 	}
 	rte_prefetch0(counter);
-	later->counter[(*nb_later)++] = counter;
+	deferred->counter[(*nb_deferred)++] = counter;
 }
 
 /*
  * A batch looked up: one slice's arrays of pointers to keys and results
  * and of positions (sp_lookup_bulk), or objects holding all four as fields
- * (sp_lookup_bulk_later). `fields` is a constant in each entry point, so
+ * (sp_lookup_bulk_deferred). `fields` is a constant in each entry point, so
  * the accessors below inline to that form's loads alone.
  */
 struct lk_batch {
@@ -251,7 +251,7 @@ hash_keys(const struct lk_batch *b, uint32_t first, struct lk_chunk *c)
  */
 static __rte_always_inline uint16_t
 ask_cache(const struct lk_batch *b, uint32_t first, struct lk_chunk *c, struct lk_run *r,
-	  struct sp_lookup_later *later, uint32_t *nb_later)
+	  struct sp_lookup_deferred_hits *deferred, uint32_t *nb_deferred)
 {
 	uint64_t start = run_clock(r);
 	uint16_t nb_hits = 0;
@@ -271,7 +271,7 @@ ask_cache(const struct lk_batch *b, uint32_t first, struct lk_chunk *c, struct l
 		if (e->pos == SP_LOOKUP_MISS)
 			continue;
 		*batch_result(b, i) = e->res;
-		count_hit(&r->s->hits.count[e->pos], later, nb_later);
+		count_hit(&r->s->hits.count[e->pos], deferred, nb_deferred);
 		nb_hits++;
 	}
 	r->nb_miss = c->nb_miss - r->miss_first;
@@ -286,7 +286,7 @@ ask_cache(const struct lk_batch *b, uint32_t first, struct lk_chunk *c, struct l
  */
 static __rte_always_inline uint16_t
 settle(const struct lk_batch *b, uint32_t first, const struct lk_chunk *c, struct lk_run *r,
-       struct sp_lookup_later *later, uint32_t *nb_later)
+       struct sp_lookup_deferred_hits *deferred, uint32_t *nb_deferred)
 {
 	const struct lk_view *v = r->v;
 	bool compiled = v->n == 0 && v->base != NULL && v->base->nb_odd == 0;
@@ -310,7 +310,7 @@ settle(const struct lk_batch *b, uint32_t first, const struct lk_chunk *c, struc
 		*batch_position(b, i) = pos;
 		if (pos != SP_LOOKUP_MISS) {
 			*batch_result(b, i) = *res;
-			count_hit(&r->s->hits.count[pos], later, nb_later);
+			count_hit(&r->s->hits.count[pos], deferred, nb_deferred);
 			nb_hits++;
 		}
 		if (!r->use || lk_flow_find(c->set[i - first], v->epoch, c->w[i - first]) != NULL)
@@ -329,17 +329,17 @@ settle(const struct lk_batch *b, uint32_t first, const struct lk_chunk *c, struc
 /* Batch entries first .. first + n - 1, n <= LK_BURST. Returns the hits. */
 static __rte_always_inline uint16_t
 lookup_chunk(struct sp_lookup *t, const struct lk_batch *b, uint32_t first, uint32_t n,
-	     struct sp_lookup_later *later)
+	     struct sp_lookup_deferred_hits *deferred)
 {
 	struct lk_chunk c;
-	uint32_t nb_later, j;
+	uint32_t nb_deferred, j;
 	uint64_t classified = 0;
 	uint16_t nb_hits = 0;
 
-	RTE_BUILD_BUG_ON(LK_BURST > SP_LOOKUP_LATER);
-	if (later != NULL && later->n + n > SP_LOOKUP_LATER) /* room for every hit */
-		sp_lookup_count_later(later);
-	nb_later = later != NULL ? later->n : 0;
+	RTE_BUILD_BUG_ON(LK_BURST > SP_LOOKUP_DEFERRED_HITS);
+	if (deferred != NULL && deferred->n + n > SP_LOOKUP_DEFERRED_HITS) /* room for every hit */
+		sp_lookup_count_deferred(deferred);
+	nb_deferred = deferred != NULL ? deferred->n : 0;
 	split_runs(t, b, first, n, &c);
 	hash_keys(b, first, &c);
 	c.nb_miss = 0;
@@ -347,7 +347,7 @@ lookup_chunk(struct sp_lookup *t, const struct lk_batch *b, uint32_t first, uint
 		struct lk_run *r = &c.run[j];
 
 		if (r->s != NULL) {
-			nb_hits += ask_cache(b, first, &c, r, later, &nb_later);
+			nb_hits += ask_cache(b, first, &c, r, deferred, &nb_deferred);
 			continue;
 		}
 		for (uint32_t i = r->first; i < r->first + r->n; i++)
@@ -364,27 +364,27 @@ lookup_chunk(struct sp_lookup *t, const struct lk_batch *b, uint32_t first, uint
 
 		if (r->s == NULL)
 			continue;
-		nb_hits += settle(b, first, &c, r, later, &nb_later);
+		nb_hits += settle(b, first, &c, r, deferred, &nb_deferred);
 		/* Its share of the classifier's time: its keys' of the chunk's. */
 		if (r->timed && r->nb_miss > 0)
 			r->cycles += classified * r->nb_miss / c.nb_miss;
 		lk_flows_count(&r->s->flows, r->n, r->use ? r->n - r->nb_miss : 0, r->use, r->timed,
 			       r->cycles);
 	}
-	if (later != NULL)
-		later->n = nb_later;
+	if (deferred != NULL)
+		deferred->n = nb_deferred;
 	return nb_hits;
 }
 
 static __rte_always_inline uint16_t
 lookup_batch(struct sp_lookup *t, const struct lk_batch *b, uint16_t n,
-	     struct sp_lookup_later *later)
+	     struct sp_lookup_deferred_hits *deferred)
 {
 	uint16_t nb_hits = 0, m;
 
 	for (uint16_t i = 0; i < n; i += m) {
 		m = (uint16_t)RTE_MIN(n - i, LK_BURST);
-		nb_hits += lookup_chunk(t, b, i, m, later);
+		nb_hits += lookup_chunk(t, b, i, m, deferred);
 	}
 	return nb_hits;
 }
@@ -400,12 +400,12 @@ sp_lookup_bulk(struct sp_lookup *t, uint16_t slice, const struct sp_key *const *
 }
 
 uint16_t
-sp_lookup_bulk_later(struct sp_lookup *t, void *const *objs, const struct sp_lookup_fields *at,
-		     uint16_t n, struct sp_lookup_later *later)
+sp_lookup_bulk_deferred(struct sp_lookup *t, void *const *objs, const struct sp_lookup_fields *at,
+			uint16_t n, struct sp_lookup_deferred_hits *deferred)
 {
 	const struct lk_batch b = {.fields = true, .objs = objs, .at = *at};
 
-	if (later == NULL) /* the API's: never; said so, the compiler drops the tests of it */
+	if (deferred == NULL) /* the API's: never; said so, the compiler drops the tests of it */
 		__builtin_unreachable();
-	return lookup_batch(t, &b, n, later);
+	return lookup_batch(t, &b, n, deferred);
 }

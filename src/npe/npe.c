@@ -79,20 +79,20 @@ static const struct sp_lookup_fields meta_fields = {
 
 /* A slice's share of a round, SP_BURST packets at most, as its code option sees it. */
 struct npe_batch {
-	struct sp_slice *s; /* NULL: the slice went away, its packets are dropped */
-	uint16_t at, n;     /* in the round, sorted by slice */
-	uint16_t f;         /* after parse: how many to look up, at the front */
-	uint16_t routed;    /* and how many parse routed itself, after them */
+	struct sp_slice *slice; /* NULL: the slice went away, its packets are dropped */
+	uint16_t at, n;         /* in the round, sorted by slice */
+	uint16_t nb_fwd;        /* after parse: how many forward (to look up), at the front */
+	uint16_t routed;        /* and how many parse routed itself, after them */
 };
 
 /* The slice's parse (its code option); the packets for its lookup join the round's list. */
 static __rte_always_inline void
 parse_batch(struct npe_batch *b, struct rte_mbuf **pkts, struct rte_mbuf **look, uint16_t *nb_look)
 {
-	b->s->co->parse(b->s, pkts, b->n);
-	b->f = partition_verdicts(pkts, b->n, &b->routed);
-	memcpy(&look[*nb_look], pkts, b->f * sizeof(*pkts));
-	*nb_look += b->f;
+	b->slice->co->parse(b->slice, pkts, b->n);
+	b->nb_fwd = partition_verdicts(pkts, b->n, &b->routed);
+	memcpy(&look[*nb_look], pkts, b->nb_fwd * sizeof(*pkts));
+	*nb_look += b->nb_fwd;
 }
 
 /* A miss: an exception, its key kept among the slice's last missed (missed.h). */
@@ -115,21 +115,21 @@ take_miss(struct sp_slice *s, struct rte_mbuf *m, uint64_t *tsc)
 static void
 format_batch(const struct npe_batch *b, struct rte_mbuf **pkts, bool round_missed)
 {
-	uint16_t f = b->f;
+	uint16_t nb_fwd = b->nb_fwd;
 	bool moved = b->routed > 0;
 	uint64_t tsc = 0; /* read at the batch's first miss, if any */
 
 	if (round_missed)
-		for (uint16_t i = 0; i < f; i++)
+		for (uint16_t i = 0; i < nb_fwd; i++)
 			if (sp_meta(pkts[i])->filter == SP_LOOKUP_MISS) {
-				take_miss(b->s, pkts[i], &tsc);
+				take_miss(b->slice, pkts[i], &tsc);
 				moved = true;
 			}
 	if (moved) {
-		take_routed(&pkts[f], b->routed);
-		f = partition_forward(pkts, f + b->routed);
+		take_routed(&pkts[nb_fwd], b->routed);
+		nb_fwd = partition_forward(pkts, nb_fwd + b->routed);
 	}
-	b->s->co->format(b->s, pkts, f);
+	b->slice->co->format(b->slice, pkts, nb_fwd);
 }
 
 /*
@@ -143,17 +143,17 @@ send_burst(const struct sp_fastpath *fp, struct sp_npe *npe, struct rte_mbuf **p
 	   struct sp_lcore_stats *st, bool may_hold)
 {
 	uint64_t missed = 0;
-	uint16_t f;
+	uint16_t nb_fwd;
 
-	f = sp_encap_burst(fp, &npe->neigh_cache, pkts, n, may_hold ? &missed : NULL);
-	if (f < n) {
+	nb_fwd = sp_encap_burst(fp, &npe->neigh_cache, pkts, n, may_hold ? &missed : NULL);
+	if (nb_fwd < n) {
 		/* The hold takes the first frames to a next hop without MAC: they are no longer ours. */
 		if (missed != 0)
 			n = sp_encap_hold(fp, &npe->hold, pkts, n, missed, st);
-		f = partition_forward(pkts, n);
+		nb_fwd = partition_forward(pkts, n);
 	}
-	sp_retire_burst(fp, &pkts[f], n - f, st);
-	sp_output_burst(fp, npe->qm, pkts, f, st);
+	sp_retire_burst(fp, &pkts[nb_fwd], n - nb_fwd, st);
+	sp_output_burst(fp, npe->qm, pkts, nb_fwd, st);
 }
 
 /*
@@ -238,7 +238,7 @@ sp_npe_process(const struct sp_fastpath *fp, struct sp_npe *npe, struct rte_mbuf
 		for (uint16_t off = 0; off < k; off += SP_BURST) {
 			struct npe_batch *b = &batch[nb_batches++];
 
-			*b = (struct npe_batch){.s = s, .at = at + off,
+			*b = (struct npe_batch){.slice = s, .at = at + off,
 						.n = RTE_MIN((uint16_t)SP_BURST, (uint16_t)(k - off))};
 			parse_batch(b, &sorted[b->at], look, &nb_look);
 		}
@@ -248,8 +248,8 @@ sp_npe_process(const struct sp_fastpath *fp, struct sp_npe *npe, struct rte_mbuf
 	 * Every slice's lookups at once: with many slices a slice's share of a
 	 * round is a few packets, and its table's misses then overlap the others'.
 	 */
-	hits = sp_lookup_bulk_later(npe->lookup, (void *const *)look, &meta_fields, nb_look,
-				    &npe->hits_later);
+	hits = sp_lookup_bulk_deferred(npe->lookup, (void *const *)look, &meta_fields, nb_look,
+				       &npe->deferred_hits);
 	/*
 	 * Format; a burst goes out as soon as the batches before have made it up,
 	 * while its packets are still in the L1 cache.
@@ -257,16 +257,16 @@ sp_npe_process(const struct sp_fastpath *fp, struct sp_npe *npe, struct rte_mbuf
 	for (uint16_t j = 0; j < nb_batches; j++) {
 		const struct npe_batch *b = &batch[j];
 
-		if (b->s != NULL)
+		if (b->slice != NULL)
 			format_batch(b, &sorted[b->at], hits < nb_look);
 		for (; b->at + b->n - sent >= SP_BURST; sent += SP_BURST) {
 			send_burst(fp, npe, &sorted[sent], SP_BURST, st, true);
-			sp_lookup_count_later(&npe->hits_later);
+			sp_lookup_count_deferred(&npe->deferred_hits);
 		}
 	}
 	if (sent < n)
 		send_burst(fp, npe, &sorted[sent], n - sent, st, true);
-	sp_lookup_count_later(&npe->hits_later);
+	sp_lookup_count_deferred(&npe->deferred_hits);
 }
 
 /*
@@ -277,10 +277,10 @@ static void
 send_host(const struct sp_fastpath *fp, struct sp_npe *npe, struct rte_mbuf **pkts, uint16_t n,
 	  struct sp_lcore_stats *st)
 {
-	uint16_t f = sp_encap_ethernet(fp, &npe->neigh_cache, pkts, n);
+	uint16_t nb_fwd = sp_encap_ethernet(fp, &npe->neigh_cache, pkts, n);
 
-	sp_retire_burst(fp, &pkts[f], n - f, st);
-	sp_output_burst(fp, npe->qm, pkts, f, st);
+	sp_retire_burst(fp, &pkts[nb_fwd], n - nb_fwd, st);
+	sp_output_burst(fp, npe->qm, pkts, nb_fwd, st);
 }
 
 /*

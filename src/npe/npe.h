@@ -24,7 +24,7 @@ struct sp_qm;
 
 /*
  * What an NPE takes in one round at most: several bursts, whose lookups it
- * makes at once whatever their slices (sp_lookup_bulk_later()).
+ * makes at once whatever their slices (sp_lookup_bulk_deferred()).
  */
 #define SP_NPE_ROUND (8 * SP_BURST)
 
@@ -46,7 +46,7 @@ struct sp_npe {
 	struct rte_ring *tx_ring[SP_MAX_PORTS]; /* NPE -> LC, per output port of one tx queue */
 	struct sp_neigh_cache neigh_cache;      /* its lcore's, for the outer headers */
 	struct sp_neigh_hold hold;              /* its lcore's: frames waiting for ARP (encap.h) */
-	struct sp_lookup_later hits_later;      /* its lcore's: filter hits not yet counted */
+	struct sp_lookup_deferred_hits deferred_hits; /* its lcore's: filter hits not yet counted */
 	struct rte_mbuf *round_lookups[SP_NPE_ROUND]; /* its lcore's: a round's packets to look up */
 };
 

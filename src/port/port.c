@@ -22,7 +22,7 @@ SP_LOG_TYPE("port")
  * Each lcore's mbuf cache: the most DPDK allows (RTE_MEMPOOL_CACHE_MAX_SIZE).
  * With 256 the pipeline benchmark ran 5 to 6 % slower (docs/testing.md),
  * though perf saw no time in the pool's ring: likely a turn of the LC lcore,
- * a round of up to 256 frames besides those still in its tx holds and
+ * a round of up to 256 frames besides those still in its tx buffers and
  * express frames, now and then took the cache past its flush threshold
  * (384), which empties it whole into the ring, and the refill brought back
  * mbufs from the ring's far end, long out of the CPU's caches and TLB.

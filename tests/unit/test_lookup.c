@@ -349,7 +349,7 @@ test_hit_counters(void **state)
 	assert_int_equal(hits_at(t, 1, 1), 0);
 }
 
-/* A packet as the NPE hands it to sp_lookup_bulk_later(): slice, key, result and filter in one object. */
+/* A packet as the NPE hands it to sp_lookup_bulk_deferred(): slice, key, result and filter in one object. */
 struct pkt {
 	uint16_t slice;
 	struct sp_key key;
@@ -364,7 +364,7 @@ static const struct sp_lookup_fields pkt_fields = {
 	.position = offsetof(struct pkt, pos),
 };
 
-/* Flow cache hits counted later reach the counters only through sp_lookup_count_later(). */
+/* Flow cache hits counted later reach the counters only through sp_lookup_count_deferred(). */
 static void
 test_hits_counted_later(void **state)
 {
@@ -372,36 +372,36 @@ test_hits_counted_later(void **state)
 	struct pkt p[2] = {{.slice = 1, .key = ip_key(10, 1, 0, 1), .res = {.endpoint = 0xdead}},
 			   {.slice = 1, .key = ip_key(10, 1, 0, 1), .res = {.endpoint = 0xdead}}};
 	void *objs[2] = {&p[0], &p[1]};
-	struct sp_lookup_later later = {.n = 0};
+	struct sp_lookup_deferred_hits later = {.n = 0};
 	int i;
 
 	assert_int_equal(sp_lookup_slice_add(t, 1, 8), 0);
 	write_ok(t, 1, 3, prefix_filter(10, 1, 0, 0, 16, 3));
 	assert_int_equal(lookup1(t, 1, p[0].key, NULL), 3); /* now in the flow cache, counted */
-	assert_int_equal(sp_lookup_bulk_later(t, objs, &pkt_fields, 2, &later), 2);
+	assert_int_equal(sp_lookup_bulk_deferred(t, objs, &pkt_fields, 2, &later), 2);
 	assert_int_equal(p[0].pos, 3);
 	assert_int_equal(p[1].pos, 3);
 	assert_int_equal(p[0].res.endpoint, 3);
 	assert_int_equal(p[1].res.endpoint, 3);
 	assert_int_equal(later.n, 2);
 	assert_int_equal(hits_at(t, 1, 3), 1);
-	sp_lookup_count_later(&later);
+	sp_lookup_count_deferred(&later);
 	assert_int_equal(later.n, 0);
 	assert_int_equal(hits_at(t, 1, 3), 3);
 
 	/* A list without room for a batch is counted before it. */
-	for (i = 0; i < SP_LOOKUP_LATER / 2; i++)
-		sp_lookup_bulk_later(t, objs, &pkt_fields, 2, &later);
-	assert_int_equal(later.n, SP_LOOKUP_LATER);
+	for (i = 0; i < SP_LOOKUP_DEFERRED_HITS / 2; i++)
+		sp_lookup_bulk_deferred(t, objs, &pkt_fields, 2, &later);
+	assert_int_equal(later.n, SP_LOOKUP_DEFERRED_HITS);
 	assert_int_equal(hits_at(t, 1, 3), 3);
-	sp_lookup_bulk_later(t, objs, &pkt_fields, 2, &later);
+	sp_lookup_bulk_deferred(t, objs, &pkt_fields, 2, &later);
 	assert_int_equal(later.n, 2);
-	assert_int_equal(hits_at(t, 1, 3), 3 + SP_LOOKUP_LATER);
-	sp_lookup_count_later(&later);
-	assert_int_equal(hits_at(t, 1, 3), 5 + SP_LOOKUP_LATER);
+	assert_int_equal(hits_at(t, 1, 3), 3 + SP_LOOKUP_DEFERRED_HITS);
+	sp_lookup_count_deferred(&later);
+	assert_int_equal(hits_at(t, 1, 3), 5 + SP_LOOKUP_DEFERRED_HITS);
 
 	/* None to look up: nothing read, nothing counted. */
-	assert_int_equal(sp_lookup_bulk_later(t, objs, &pkt_fields, 0, &later), 0);
+	assert_int_equal(sp_lookup_bulk_deferred(t, objs, &pkt_fields, 0, &later), 0);
 	assert_int_equal(sp_lookup_bulk(t, 1, NULL, NULL, NULL, 0), 0);
 	assert_int_equal(later.n, 0);
 }
@@ -417,7 +417,7 @@ test_fields_through_the_phases(void **state)
 {
 	struct sp_lookup *t = *state;
 	const uint32_t total = LK_FLOW_PERIOD + 8 * LK_FLOW_PROBE;
-	struct sp_lookup_later later = {.n = 0};
+	struct sp_lookup_deferred_hits later = {.n = 0};
 	struct sp_lookup_info info;
 	uint32_t i;
 
@@ -431,14 +431,14 @@ test_fields_through_the_phases(void **state)
 		};
 		void *objs[3] = {&p[0], &p[1], &p[2]};
 
-		assert_int_equal(sp_lookup_bulk_later(t, objs, &pkt_fields, 3, &later), 2);
+		assert_int_equal(sp_lookup_bulk_deferred(t, objs, &pkt_fields, 3, &later), 2);
 		assert_int_equal(p[0].pos, 3);
 		assert_int_equal(p[0].res.endpoint, 7);
 		assert_int_equal(p[1].pos, 3);
 		assert_int_equal(p[1].res.endpoint, 7);
 		assert_int_equal(p[2].pos, SP_LOOKUP_MISS);
 		assert_int_equal(p[2].res.endpoint, 0xdead);
-		sp_lookup_count_later(&later);
+		sp_lookup_count_deferred(&later);
 	}
 	assert_int_equal(hits_at(t, 1, 3), 2 * total);
 	assert_int_equal(sp_lookup_info(t, 1, &info), 0);
@@ -456,7 +456,7 @@ test_objects_of_many_slices(void **state)
 {
 	struct sp_lookup *t = *state;
 	enum { N = 96 }; /* past one chunk of the classifier's (LK_BURST, 64) */
-	struct sp_lookup_later later = {.n = 0};
+	struct sp_lookup_deferred_hits later = {.n = 0};
 	uint64_t own[4] = {0}, wide[4] = {0};
 	struct pkt p[N];
 	void *objs[N];
@@ -483,8 +483,8 @@ test_objects_of_many_slices(void **state)
 			objs[i] = &p[i];
 			expect += p[i].slice != 7 && p[i].key.b[0] == 10;
 		}
-		assert_int_equal(sp_lookup_bulk_later(t, objs, &pkt_fields, N, &later), expect);
-		sp_lookup_count_later(&later);
+		assert_int_equal(sp_lookup_bulk_deferred(t, objs, &pkt_fields, N, &later), expect);
+		sp_lookup_count_deferred(&later);
 		for (i = 0; i < N; i++) {
 			uint16_t sl = p[i].slice;
 			bool mine = p[i].key.b[1] == sl;

@@ -334,7 +334,7 @@ apply(struct sp_lookup *t, const struct op *o)
 	assert_true(rc == 0 || (o->del && rc == -ENOENT));
 }
 
-/* What the NPE hands sp_lookup_bulk_later(): its packets, each naming its slice. */
+/* What the NPE hands sp_lookup_bulk_deferred(): its packets, each naming its slice. */
 struct object {
 	uint16_t slice;
 	struct sp_key key;
@@ -361,7 +361,7 @@ look_up(struct race *r, const uint16_t *idx, struct sp_result *res, uint32_t *po
 	void *op[BURST];
 	const struct sp_key *keys[BURST];
 	struct sp_result *results[BURST];
-	static __thread struct sp_lookup_later later;
+	static __thread struct sp_lookup_deferred_hits later;
 
 	if (r->nb_slices == 1) {
 		for (unsigned int i = 0; i < BURST; i++) {
@@ -376,8 +376,8 @@ look_up(struct race *r, const uint16_t *idx, struct sp_result *res, uint32_t *po
 		objs[i].key = r->keys[idx[i]];
 		op[i] = &objs[i];
 	}
-	sp_lookup_bulk_later(r->t, op, &object_fields, BURST, &later);
-	sp_lookup_count_later(&later);
+	sp_lookup_bulk_deferred(r->t, op, &object_fields, BURST, &later);
+	sp_lookup_count_deferred(&later);
 	for (unsigned int i = 0; i < BURST; i++) {
 		pos[i] = objs[i].pos;
 		res[i] = objs[i].res;

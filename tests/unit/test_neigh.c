@@ -287,7 +287,7 @@ test_kind(void **state)
 	assert_mac_equal(&found[1], &mac_b);
 	assert_int_equal(sp_neigh_get_cached(n, &cache, ports, ips, 2, found), 3);
 	assert_memory_equal(sp_neigh_cache_find(&cache, 0, ip(1)), mac_a.addr_bytes, 6);
-	assert_int_equal(cache.e[sp_neigh_cache_slot(sp_neigh_cache_key(0, ip(1)))].mac >> 48, 0);
+	assert_int_equal(cache.entry[sp_neigh_cache_slot(sp_neigh_cache_key(0, ip(1)))].mac >> 48, 0);
 	sp_neigh_free(n);
 }
 
