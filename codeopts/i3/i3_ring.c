@@ -5,7 +5,8 @@
 
 #define RING_BITS (SP_I3_RING_BYTES * 8)
 
-void
+/* A ring position as its SP_I3_RING_BYTES bytes, big-endian. */
+static void
 sp_i3_pos_put(sp_i3_pos p, uint8_t *b)
 {
 	for (int i = SP_I3_RING_BYTES - 1; i >= 0; i--, p >>= 8)

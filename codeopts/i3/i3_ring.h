@@ -29,8 +29,6 @@ sp_i3_pos_get(const uint8_t *b)
 	return (sp_i3_pos)be64toh(hi) << 64 | be64toh(lo);
 }
 
-void sp_i3_pos_put(sp_i3_pos p, uint8_t *b);
-
 /* The node at self whose predecessor is at pred is responsible for pos:
  * pos in (pred, self], or any pos when pred == self (a ring of one). */
 bool sp_i3_ring_local(sp_i3_pos self, sp_i3_pos pred, sp_i3_pos pos);

@@ -40,7 +40,9 @@ sp_i3_parse(const uint8_t *p, size_t len, struct sp_i3_view *v)
 	return SP_REASON_NONE;
 }
 
-size_t
+/* Bytes of the i3 address at p (type byte included), at most len; 0 when malformed or
+ * longer than len. */
+static size_t
 sp_i3_addr_len(const uint8_t *p, size_t len)
 {
 	size_t n;

@@ -46,9 +46,7 @@ int sp_i3_next_option(const struct sp_i3_view *v, size_t *off, struct sp_i3_opti
 /* How many leading bits the two IDs share (SP_I3_ID_BYTES bytes each). */
 unsigned int sp_i3_common_bits(const uint8_t *a, const uint8_t *b);
 
-/* Bytes of the i3 address (type byte included) or trigger at p, at most
- * len; 0 when malformed or longer than len. */
-size_t sp_i3_addr_len(const uint8_t *p, size_t len);
+/* Bytes of the i3 trigger at p, at most len; 0 when malformed or longer than len. */
 size_t sp_i3_trigger_len(const uint8_t *p, size_t len);
 
 #endif

@@ -77,7 +77,8 @@ cli_uint(const char *what, const char *s, uint64_t max, uint64_t *v)
 	return 0;
 }
 
-int
+/* A rate ("10M"): 0, or EXIT_USAGE after a message. */
+static int
 cli_rate(const char *what, const char *s, uint64_t *v)
 {
 	/* As tc: a bare number above 0 is a unit forgotten far more often than bits/s. */

@@ -64,10 +64,9 @@ int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * or a missing value, 0 otherwise.
  */
 int cli_pairs(int argc, char **argv, const char *const *keys, const char **values);
-/* Whole numbers, rates ("10M") and sizes: 0, or EXIT_USAGE after a message. */
+/* Whole numbers and sizes: 0, or EXIT_USAGE after a message. */
 int cli_uint(const char *what, const char *s, uint64_t max, uint64_t *v);
-int cli_rate(const char *what, const char *s, uint64_t *v);
-/* Set key of params to the number in s if s is given: 0, or EXIT_USAGE. */
+/* Set key of params to the number (or rate: "10M") in s if s is given: 0, or EXIT_USAGE. */
 int cli_put_uint(json_t *params, const char *key, const char *s, uint64_t max);
 int cli_put_rate(json_t *params, const char *key, const char *s);
 /* "a,b,c" as a JSON array of strings; a JSON array of strings as "a, b, c" (one buffer). */

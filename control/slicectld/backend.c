@@ -105,12 +105,6 @@ backend_down(const struct backend *b)
 }
 
 json_t *
-backend_info(const struct backend *b)
-{
-	return b->info;
-}
-
-json_t *
 backend_call(struct backend *b, const char *method, json_t *params, struct sp_rpc_error *e)
 {
 	json_t *result;

@@ -20,8 +20,6 @@ bool backend_connect(struct backend *b);
 bool backend_alive(struct backend *b);
 /* Why it is not connected ("" when it is). */
 const char *backend_down(const struct backend *b);
-/* node.info as of the connection. */
-json_t *backend_info(const struct backend *b);
 
 /*
  * Call method with params (stolen; NULL: none): the result (a new

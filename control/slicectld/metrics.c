@@ -255,7 +255,13 @@ replay_state(FILE *f, json_t *replay)
 	sample(f, "slicectld_divergences_total", num(replay, "divergences"), NULL);
 }
 
-char *
+/*
+ * The text for slicepathd's counters: node is stats.get's answer (ports,
+ * drops, slices), slices maps each slice's name to stats.get's answer for
+ * it (slice, endpoints, queues); replay is replay.status's answer (stored
+ * slices by state, divergences). malloc'd; NULL when out of memory.
+ */
+static char *
 metrics_render(json_t *node, json_t *slices, json_t *replay)
 {
 	char *text = NULL;

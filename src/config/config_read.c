@@ -286,9 +286,9 @@ cfg_get_mac(struct parser *p, json_t *obj, const char *path, const char *key, bo
 }
 
 /* Bits/s: a number, or a string with an optional k/K, M, G or T suffix. */
-int
+static int
 cfg_get_rate(struct parser *p, json_t *obj, const char *path, const char *key, uint64_t def,
-	 uint64_t *bps)
+	     uint64_t *bps)
 {
 	json_t *v = json_object_get(obj, key);
 	char text[32];

@@ -103,14 +103,11 @@ int cfg_get_ipv4(struct parser *p, json_t *obj, const char *path, const char *ke
 int cfg_get_mac(struct parser *p, json_t *obj, const char *path, const char *key, bool required,
 		uint8_t mac[6], bool *present);
 
-/* Bits/s: a number, or a string with an optional k/K, M, G or T suffix. */
-int cfg_get_rate(struct parser *p, json_t *obj, const char *path, const char *key, uint64_t def,
-		 uint64_t *bps);
-
 /* A rate as written in a config: with the largest suffix that keeps it whole. */
 const char *cfg_rate_text(uint64_t bps, char buf[32]);
 
-/* cfg_get_rate, within what the queue manager takes (SP_MAX_RATE). */
+/* Bits/s (a number, or a string with an optional k/K, M, G or T suffix), within what the
+ * queue manager takes (SP_MAX_RATE). */
 int cfg_get_sched_rate(struct parser *p, json_t *obj, const char *path, const char *key,
 		       uint64_t def, uint64_t *bps);
 

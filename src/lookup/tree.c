@@ -90,7 +90,6 @@ struct lk_tree {
 	uint32_t res_bits;
 	uint32_t nb_nodes;
 	uint32_t nb_entries;
-	unsigned int depth;
 	struct lk_tnode *nodes;
 	struct lk_tleaf *entries;
 };
@@ -153,7 +152,6 @@ struct builder {
 	uint32_t nb_nodes, cap_nodes;
 	struct lk_tleaf *entries;
 	uint32_t nb_entries, cap_entries;
-	unsigned int depth;
 	bool nomem;
 };
 
@@ -412,7 +410,6 @@ build(struct builder *bd, uint32_t *rs, uint32_t n, const struct region *r, unsi
 	struct cut best = {.max_child = UINT32_MAX}, c;
 	uint32_t *scratch;
 
-	bd->depth = RTE_MAX(bd->depth, depth);
 	if (bd->nomem)
 		return REF_LEAF;
 	/* The first box holding all of r answers for all of it: the leaf keeps it alone. */
@@ -501,7 +498,6 @@ build_plan(struct lk_tree *t, const struct lk_tree_box *boxes, uint32_t n, const
 			memcpy(t->entries, bd.entries, entries_bytes);
 		t->nb_nodes = bd.nb_nodes;
 		t->nb_entries = bd.nb_entries;
-		t->depth = bd.depth;
 	}
 	free(bd.nodes);
 	free(bd.entries);
@@ -553,12 +549,6 @@ lk_tree_bytes(const struct lk_tree *t)
 {
 	return t == NULL ? 0 : (size_t)t->nb_nodes * sizeof(struct lk_tnode) +
 				       (size_t)t->nb_entries * sizeof(struct lk_tleaf);
-}
-
-unsigned int
-lk_tree_depth(const struct lk_tree *t)
-{
-	return t == NULL ? 0 : t->depth;
 }
 
 uint32_t

@@ -71,8 +71,7 @@ void lk_tree_classify(const struct lk_tree *const *trees, const uint8_t *const *
 
 /* What lookups read: nodes and leaves. */
 size_t lk_tree_bytes(const struct lk_tree *t);
-/* Depth of the deepest leaf, and leaf entries (boxes, copies included). */
-unsigned int lk_tree_depth(const struct lk_tree *t);
+/* Leaf entries (boxes, copies included). */
 uint32_t lk_tree_entries(const struct lk_tree *t);
 
 #endif
