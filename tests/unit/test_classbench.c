@@ -554,8 +554,9 @@ test_trace_set(void **state)
 	size_t nr, np, i;
 	double start = now();
 
-	if (cb_rules_load(set->rules, &r, &nr, err) != 0 ||
-	    cb_trace_load(set->trace, &p, &np, err) != 0)
+	if (cb_rules_load(set->rules, &r, &nr, err) != 0)
+		fail_msg("%s", err);
+	if (cb_trace_load(set->trace, &p, &np, err) != 0)
 		fail_msg("%s", err);
 	/* The trace is right about its rules: the oracle the engine is held to. */
 	for (i = 0; i < np; i++)
