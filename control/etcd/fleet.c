@@ -7,10 +7,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <slicepath/methods.h>
 #include <slicepath/proto.h>
 
+#include "common/method_list.h"
 #include "fleet_int.h"
+
+/* The handler of each method the list gives the fleet (slicepath/methods.h). */
+static const fl_method handlers[SP_METHOD_COUNT] = {
+	[SP_METHOD_SLICE_CREATE] = fl_slice_create,
+	[SP_METHOD_SLICE_DELETE] = fl_slice_delete,
+	[SP_METHOD_SLICE_LIST] = fl_slice_list,
+	[SP_METHOD_SLICE_STATUS] = fl_slice_status,
+	[SP_METHOD_SLICE_REPLACE] = fl_slice_replace,
+	[SP_METHOD_POLICY_GET] = fl_policy_get,
+	[SP_METHOD_POLICY_SET] = fl_policy_set,
+	[SP_METHOD_NODE_LIST] = fl_node_list,
+	[SP_METHOD_ENDPOINT_RESERVE] = fl_endpoint_reserve,
+	[SP_METHOD_ENDPOINT_RELEASE] = fl_endpoint_release,
+	[SP_METHOD_QUEUE_BIND] = fl_queue_bind,
+	[SP_METHOD_QUEUE_SET] = fl_queue_set,
+	[SP_METHOD_QUEUE_UNBIND] = fl_queue_unbind,
+	[SP_METHOD_FILTER_INSERT] = fl_filter_insert,
+	[SP_METHOD_FILTER_DELETE] = fl_filter_delete,
+	[SP_METHOD_FILTER_LIST] = fl_filter_list,
+};
+
+/* The first method the list gives the fleet that has no handler above, or NULL. */
+static const char *
+unhandled(void)
+{
+	for (int id = 0; id < SP_METHOD_COUNT; id++)
+		if (sp_method_served(SP_ON_FLEET, id) && handlers[id] == NULL)
+			return sp_method_name(id);
+	return NULL;
+}
 
 struct fleet *
 fleet_open(const struct etcd_opts *o, const char *prefix, char *err, size_t len)
@@ -18,6 +48,11 @@ fleet_open(const struct etcd_opts *o, const char *prefix, char *err, size_t len)
 	struct fleet *f = calloc(1, sizeof(*f));
 	size_t n;
 
+	if (unhandled() != NULL) { /* the list gained a method of the fleet's: handle it above */
+		snprintf(err, len, "the fleet has no handler for %s", unhandled());
+		free(f);
+		return NULL;
+	}
 	prefix = prefix != NULL ? prefix : FLEET_DEFAULT_PREFIX;
 	n = strlen(prefix);
 	if (f == NULL || n == 0 || n >= sizeof(f->prefix) || prefix[n - 1] == '/') {
@@ -172,36 +207,12 @@ fl_record(struct fleet *f, const char *name, int64_t *mod, struct sp_rpc_error *
 	return rc == 1 ? rec : NULL;
 }
 
-static const struct {
-	const char *name;
-	json_t *(*fn)(struct fleet *f, json_t *params, struct sp_rpc_error *e);
-} methods[] = {
-	{SP_M_SLICE_CREATE, fl_slice_create},
-	{SP_M_SLICE_DELETE, fl_slice_delete},
-	{SP_M_SLICE_LIST, fl_slice_list},
-	{SP_FLEET_SLICE_STATUS, fl_slice_status},
-	{SP_FLEET_SLICE_REPLACE, fl_slice_replace},
-	{SP_FLEET_POLICY_GET, fl_policy_get},
-	{SP_FLEET_POLICY_SET, fl_policy_set},
-	{SP_FLEET_NODE_LIST, fl_node_list},
-	{SP_M_ENDPOINT_RESERVE, fl_endpoint_reserve},
-	{SP_M_ENDPOINT_RELEASE, fl_endpoint_release},
-	{SP_M_QUEUE_BIND, fl_queue_bind},
-	{SP_M_QUEUE_SET, fl_queue_set},
-	{SP_M_QUEUE_UNBIND, fl_queue_unbind},
-	{SP_M_FILTER_INSERT, fl_filter_insert},
-	{SP_M_FILTER_DELETE, fl_filter_delete},
-	{SP_M_FILTER_LIST, fl_filter_list},
-};
-
 json_t *
 fleet_call(struct fleet *f, const char *method, json_t *params, struct sp_rpc_error *e)
 {
-	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
-		if (strcmp(methods[i].name, method) == 0)
-			return methods[i].fn(f, params, e);
-	return sp_rpc_fail(e, SP_RPC_METHOD_NOT_FOUND, "a fleet has no method %s (it has: slice "
-			   "create, delete, list, status, replace; node list; policy get, set; endpoint "
-			   "reserve, release; queue bind, set, unbind; filter insert, delete, list)",
-			   method);
+	int id = sp_method_find(SP_ON_FLEET, method, e);
+
+	if (id < 0 || sp_method_check_params(SP_ON_FLEET, id, params, e) < 0)
+		return NULL;
+	return handlers[id](f, params, e);
 }

@@ -2,7 +2,7 @@
 /*
  * The fleet's registry in etcd (docs/fleet.md): the desired state of every
  * node's slices under one prefix, written by slicectl --cluster (the
- * methods below, slicectld's own names and parameters) and read by each
+ * methods below, slicectld's names and parameters) and read by each
  * node's slicectld in cluster mode (control/slicectld/cluster.c).
  *
  * Keys under PREFIX (values JSON):
@@ -45,14 +45,10 @@ struct fleet {
 	int64_t cached_mod;
 };
 
-/* The fleet's own methods (the others are slicectld's names, slicepath/methods.h). */
-#define SP_FLEET_SLICE_STATUS "slice.status"
-#define SP_FLEET_NODE_LIST "node.list"
-#define SP_FLEET_SLICE_REPLACE "slice.replace"
-#define SP_FLEET_POLICY_GET "policy.get"
-#define SP_FLEET_POLICY_SET "policy.set"
-
-/* The registry under prefix (NULL: FLEET_DEFAULT_PREFIX) of the cluster o names; NULL, err filled. */
+/*
+ * The registry under prefix (NULL: FLEET_DEFAULT_PREFIX) of the cluster o
+ * names; NULL, err filled (also if a method of the fleet's has no handler).
+ */
 struct fleet *fleet_open(const struct etcd_opts *o, const char *prefix, char *err, size_t len);
 void fleet_close(struct fleet *f);
 /* "USER:PASSWORD" (etcdctl's --user) into o's user and password (pointing into s, changed). */
@@ -66,14 +62,15 @@ void fleet_key(const struct fleet *f, char *key, const char *fmt, ...)
 long fleet_filter_position(const char *key);
 
 /*
- * A fleet method: slice.create (slicectld's params and "nodes": a count or
- * a list of names), slice.delete, slice.list, slice.status, slice.replace
- * ({"slice", "node"}: onto another live node with room), node.list,
- * endpoint.reserve (with its udp_port), endpoint.release, queue.bind,
- * queue.set, queue.unbind, filter.insert (one or "filters"), filter.delete,
- * filter.list, policy.get, policy.set ({"replace_down_after": seconds});
- * params an object (maybe empty). The result, or NULL with e
- * filled.
+ * A method the list gives the fleet (slicepath/methods.h, SP_ON_FLEET):
+ * slice.create (slicectld's params and "nodes": a count or a list of names),
+ * slice.delete, slice.list, slice.status, slice.replace ({"slice", "node"}:
+ * onto another live node with room), node.list, endpoint.reserve (with its
+ * udp_port), endpoint.release, queue.bind, queue.set, queue.unbind,
+ * filter.insert (one or "filters"), filter.delete, filter.list, policy.get,
+ * policy.set ({"replace_down_after": seconds}); params an object (maybe
+ * empty), a parameter the list does not give the fleet refused. The result,
+ * or NULL with e filled.
  */
 json_t *fleet_call(struct fleet *f, const char *method, json_t *params, struct sp_rpc_error *e);
 

@@ -41,6 +41,7 @@ long fl_candidates(struct fleet *f, struct candidate **out, struct sp_rpc_error 
 void fl_candidates_free(struct candidate *c, long n);
 
 /* The methods (fleet_call's table). */
+typedef json_t *(*fl_method)(struct fleet *f, json_t *params, struct sp_rpc_error *e);
 #define FL_METHOD(name) json_t *name(struct fleet *f, json_t *params, struct sp_rpc_error *e)
 FL_METHOD(fl_slice_create);
 FL_METHOD(fl_slice_delete);

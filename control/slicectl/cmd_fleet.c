@@ -50,7 +50,7 @@ cmd_fleet_slice_status(struct cli *cli, int argc, char **argv)
 		return status;
 	if (argc != 1)
 		return cli_usage("usage: slicectl --cluster URLS slice status SLICE");
-	r = cli_call_for_table(cli, SP_FLEET_SLICE_STATUS, json_pack("{s:s}", "slice", argv[0]),
+	r = cli_call_for_table(cli, SP_M_SLICE_STATUS, json_pack("{s:s}", "slice", argv[0]),
 			       &status);
 	if (r == NULL)
 		return status;
@@ -81,7 +81,7 @@ cmd_fleet_slice_replace(struct cli *cli, int argc, char **argv)
 		return status;
 	if (argc != 2)
 		return cli_usage("usage: slicectl --cluster URLS slice replace SLICE NODE");
-	r = cli_call(cli, SP_FLEET_SLICE_REPLACE, json_pack("{s:s, s:s}", "slice", argv[0], "node",
+	r = cli_call(cli, SP_M_SLICE_REPLACE, json_pack("{s:s, s:s}", "slice", argv[0], "node",
 							   argv[1]), &status);
 	if (r == NULL)
 		return status;
@@ -100,7 +100,7 @@ int
 cmd_fleet_node_list(struct cli *cli)
 {
 	int status;
-	json_t *r = cli_call_for_table(cli, SP_FLEET_NODE_LIST, NULL, &status), *o;
+	json_t *r = cli_call_for_table(cli, SP_M_NODE_LIST, NULL, &status), *o;
 	struct table *t;
 	size_t i;
 
@@ -144,7 +144,7 @@ cmd_fleet_policy(struct cli *cli, int argc, char **argv)
 	if (status != 0)
 		return status;
 	if (argc == 0 || (argc == 1 && strcmp(argv[0], "show") == 0)) {
-		r = cli_call_for_table(cli, SP_FLEET_POLICY_GET, NULL, &status);
+		r = cli_call_for_table(cli, SP_M_POLICY_GET, NULL, &status);
 	} else if (argc == 3 && strcmp(argv[0], "set") == 0 &&
 		   strcmp(argv[1], "replace-after") == 0) {
 		p = json_object();
@@ -152,7 +152,7 @@ cmd_fleet_policy(struct cli *cli, int argc, char **argv)
 			json_decref(p);
 			return EXIT_USAGE;
 		}
-		r = cli_call_for_table(cli, SP_FLEET_POLICY_SET, p, &status);
+		r = cli_call_for_table(cli, SP_M_POLICY_SET, p, &status);
 	} else {
 		return cli_usage("usage: slicectl --cluster URLS policy [show | set replace-after "
 				 "SECONDS]  (0: slices stay on a node that is down)");

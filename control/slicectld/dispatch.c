@@ -1,55 +1,36 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The method table with who may call what, and the helpers the methods share. */
+/* The dispatcher with who may call what, and the helpers the methods share. */
 #include <inttypes.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "common/method_list.h"
 #include "common/text.h"
 #include "methods.h"
-#include "metrics.h"
 #include "reconcile.h"
 
-enum who_may { ANYONE, OPERATOR };
-
-/* Each method, who may call it and the parameters it takes (docs/api.md): any other is refused. */
-static const struct {
-	const char *name;
+/* Each method's handler and who may call it, registered by its file (CTLD_METHOD). */
+static struct {
 	ctld_method fn;
-	enum who_may may; /* ANYONE: methods on a slice check ownership themselves */
-	const char *params;
-} methods[] = {
-	{SP_M_WHOAMI, m_whoami, ANYONE, ""},
-	{SP_M_IFACE_LIST, m_iface_list, ANYONE, ""},
-	{SP_M_SLICE_CREATE, m_slice_create, OPERATOR, "name codeopt owner npe memory filter_quota "
-	 "queue_quota buffer_quota bandwidth inbound netns nat_ports create_netns"},
-	{SP_M_SLICE_DELETE, m_slice_delete, OPERATOR, "slice"},
-	{SP_M_SLICE_MOVE, m_slice_move, OPERATOR, "slice npe"},
-	{SP_M_SLICE_LIST, m_slice_list, ANYONE, ""},
-	{SP_M_NAT_LIST, m_nat_list, ANYONE, "slice"},
-	{SP_M_EXCEPTION_CHANNEL, m_exception_channel, ANYONE, "slice"},
-	{SP_M_ENDPOINT_RESERVE, m_endpoint_reserve, ANYONE, "slice port udp_port tcp_port bandwidth "
-	 "inbound until_exit"},
-	{SP_M_ENDPOINT_RELEASE, m_endpoint_release, ANYONE, "slice endpoint"},
-	{SP_M_QUEUE_BIND, m_queue_bind, ANYONE, "slice queue endpoint threshold threshold_packets share"},
-	{SP_M_QUEUE_SET, m_queue_set, ANYONE, "slice queue threshold threshold_packets share"},
-	{SP_M_QUEUE_UNBIND, m_queue_unbind, ANYONE, "slice queue"},
-	{SP_M_FILTER_INSERT, m_filter_insert, ANYONE, "slice position key mask result filters"},
-	{SP_M_FILTER_DELETE, m_filter_delete, ANYONE, "slice position"},
-	{SP_M_FILTER_LIST, m_filter_list, ANYONE, "slice"},
-	{SP_M_MEM_READ, m_mem_read, ANYONE, "slice offset length"},
-	{SP_M_MEM_WRITE, m_mem_write, ANYONE, "slice offset data"},
-	{SP_M_CODEOPT_LOAD, m_codeopt_load, ANYONE, "slice data"},
-	{SP_M_STATS_GET, m_stats_get, ANYONE, "slice"},
-	{SP_M_STATS_MISSED, m_stats_missed, ANYONE, "slice"},
-	{SP_M_STATE_DUMP, m_state_dump, OPERATOR, ""},
-	{SP_M_METRICS_TEXT, m_metrics_text, OPERATOR, ""},
-	{SP_M_SCHED_SET, m_sched_set, OPERATOR, "npe port rate overhead"},
-	{SP_M_REPLAY_STATUS, m_replay_status, ANYONE, ""},
-	{SP_M_CODEOPT_LIST, m_codeopt_list, ANYONE, ""},
-};
+	enum ctld_who_may may;
+} handlers[SP_METHOD_COUNT];
 
-#define NB_METHODS (sizeof(methods) / sizeof(methods[0]))
+void
+ctld_register(enum sp_method_id id, ctld_method fn, enum ctld_who_may who_may)
+{
+	handlers[id].fn = fn;
+	handlers[id].may = who_may;
+}
+
+const char *
+ctld_unhandled(void)
+{
+	for (int id = 0; id < SP_METHOD_COUNT; id++)
+		if (sp_method_served(SP_ON_CTLD, id) && handlers[id].fn == NULL)
+			return sp_method_name(id);
+	return NULL;
+}
 
 struct request {
 	struct ctld *ctld;
@@ -60,21 +41,17 @@ static json_t *
 dispatch(void *ctx, const char *method, json_t *params, struct sp_rpc_error *e)
 {
 	const struct request *r = ctx;
-	const char *names[NB_METHODS];
+	int id = sp_method_find(SP_ON_CTLD, method, e);
 
-	for (size_t i = 0; i < NB_METHODS; i++) {
-		names[i] = methods[i].name;
-		if (strcmp(methods[i].name, method) != 0)
-			continue;
-		if (methods[i].may == OPERATOR && !r->who->operator)
-			return sp_rpc_fail(e, SP_RPC_DENIED, "%s is for the node's operators (root "
-					   "or the %s group); uid %u is neither", method,
-					   r->ctld->cfg.operator_group, (unsigned int)r->who->uid);
-		if (sp_rpc_known_keys(params, method, methods[i].params, e) < 0)
-			return NULL;
-		return methods[i].fn(r->ctld, r->who, params, e);
-	}
-	return sp_rpc_no_method(e, method, names, NB_METHODS);
+	if (id < 0)
+		return NULL;
+	if (handlers[id].may == CTLD_OPERATORS && !r->who->operator)
+		return sp_rpc_fail(e, SP_RPC_DENIED, "%s is for the node's operators (root or the %s "
+				   "group); uid %u is neither", method, r->ctld->cfg.operator_group,
+				   (unsigned int)r->who->uid);
+	if (sp_method_check_params(SP_ON_CTLD, id, params, e) < 0)
+		return NULL;
+	return handlers[id].fn(r->ctld, r->who, params, e);
 }
 
 char *

@@ -18,7 +18,6 @@
 
 /* Prometheus' text exposition format. */
 #define CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
-#define REQUEST "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"metrics.text\"}"
 
 struct metrics_http {
 	struct evhttp *http;
@@ -57,6 +56,7 @@ on_request(struct evhttp_request *req, void *arg)
 {
 	struct metrics_http *h = arg;
 	const char *path = evhttp_uri_get_path(evhttp_request_get_evhttp_uri(req));
+	json_t *request;
 	struct job *j;
 
 	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET || path == NULL ||
@@ -64,13 +64,18 @@ on_request(struct evhttp_request *req, void *arg)
 		evhttp_send_error(req, HTTP_NOTFOUND, "the metrics are at GET /metrics");
 		return;
 	}
+	request = json_pack("{s:s, s:i, s:s}", "jsonrpc", "2.0", "id", 1, "method",
+			    SP_M_METRICS_TEXT);
 	j = calloc(1, sizeof(*j));
-	if (j == NULL || (j->line = strdup(REQUEST)) == NULL) {
+	if (j != NULL)
+		j->line = json_dumps(request, JSON_COMPACT);
+	json_decref(request);
+	if (j == NULL || j->line == NULL) {
 		free(j);
 		evhttp_send_error(req, HTTP_SERVUNAVAIL, "out of memory");
 		return;
 	}
-	j->len = strlen(REQUEST);
+	j->len = strlen(j->line);
 	/* The node's own figures: asked as an operator, whoever connects to localhost. */
 	j->who = (struct caller){.uid = 0, .operator = true};
 	j->complete = answer;

@@ -11,7 +11,7 @@
 #include "methods.h"
 
 /* {"slice", "data": hex} -> {"loaded": bytes} */
-json_t *
+static json_t *
 m_codeopt_load(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
 	struct ctld_slice *s = ctld_slice_to_change(c, who, params, e);
@@ -41,3 +41,4 @@ m_codeopt_load(struct ctld *c, const struct caller *who, json_t *params, struct 
 	}
 	return r;
 }
+CTLD_METHOD(CODEOPT_LOAD, m_codeopt_load, CTLD_ANYONE)

@@ -54,7 +54,7 @@ within_quota(const struct ctld_slice *s, bool inbound, uint64_t asked, struct sp
  * interface has left, both ways. "until_exit": held by the calling process,
  * released when it is gone (holders.c).
  */
-json_t *
+static json_t *
 m_endpoint_reserve(struct ctld *c, const struct caller *who, json_t *params,
 		   struct sp_rpc_error *e)
 {
@@ -110,6 +110,7 @@ m_endpoint_reserve(struct ctld *c, const struct caller *who, json_t *params,
 	s->ep[idx] = ep;
 	return r;
 }
+CTLD_METHOD(ENDPOINT_RESERVE, m_endpoint_reserve, CTLD_ANYONE)
 
 /* Refuse to take away what stored filters still name: a replay could not write them. */
 static bool
@@ -176,6 +177,7 @@ m_endpoint_release(struct ctld *c, const struct caller *who, json_t *params,
 	memset(&s->ep[idx], 0, sizeof(s->ep[idx]));
 	return r;
 }
+CTLD_METHOD(ENDPOINT_RELEASE, m_endpoint_release, CTLD_ANYONE)
 
 /*
  * A queue.bind as the model has the slice: its endpoint reserved, and a
@@ -244,18 +246,20 @@ queue_change(struct ctld *c, const struct caller *who, json_t *params, const cha
 }
 
 /* {"slice", "queue", "endpoint", ["threshold", "threshold_packets", "share"]} */
-json_t *
+static json_t *
 m_queue_bind(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
 	return queue_change(c, who, params, SP_M_QUEUE_BIND, e);
 }
+CTLD_METHOD(QUEUE_BIND, m_queue_bind, CTLD_ANYONE)
 
 /* {"slice", "queue", ["threshold", "threshold_packets", "share"]} */
-json_t *
+static json_t *
 m_queue_set(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
 	return queue_change(c, who, params, SP_M_QUEUE_SET, e);
 }
+CTLD_METHOD(QUEUE_SET, m_queue_set, CTLD_ANYONE)
 
 /* {"slice", "queue"}: refused while filters name it; what it holds is dropped. */
 json_t *
@@ -287,3 +291,4 @@ m_queue_unbind(struct ctld *c, const struct caller *who, json_t *params, struct 
 	memset(&s->q[qid], 0, sizeof(s->q[qid]));
 	return r;
 }
+CTLD_METHOD(QUEUE_UNBIND, m_queue_unbind, CTLD_ANYONE)

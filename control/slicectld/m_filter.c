@@ -48,7 +48,7 @@ targets_in_model(const struct ctld_slice *s, json_t *params, struct sp_rpc_error
 }
 
 /* One filter (position, key, mask, result) or a batch ("filters": [...]): all or none. */
-json_t *
+static json_t *
 m_filter_insert(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
 	struct ctld_slice *s = ctld_slice_to_change(c, who, params, e);
@@ -75,9 +75,10 @@ m_filter_insert(struct ctld *c, const struct caller *who, json_t *params, struct
 	}
 	return r;
 }
+CTLD_METHOD(FILTER_INSERT, m_filter_insert, CTLD_ANYONE)
 
 /* {"slice", "position"} */
-json_t *
+static json_t *
 m_filter_delete(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
 	struct ctld_slice *s = ctld_slice_to_change(c, who, params, e);
@@ -101,23 +102,26 @@ m_filter_delete(struct ctld *c, const struct caller *who, json_t *params, struct
 	}
 	return r;
 }
+CTLD_METHOD(FILTER_DELETE, m_filter_delete, CTLD_ANYONE)
 
 /* {"slice"} -> the filters in position order, with their hits. */
-json_t *
+static json_t *
 m_filter_list(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
 	return ctld_read_slice(c, who, params, SP_M_FILTER_LIST, e);
 }
+CTLD_METHOD(FILTER_LIST, m_filter_list, CTLD_ANYONE)
 
 /* {"slice", "offset", "length"} -> {"data": hex} */
-json_t *
+static json_t *
 m_mem_read(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
 	return ctld_read_slice(c, who, params, SP_M_MEM_READ, e);
 }
+CTLD_METHOD(MEM_READ, m_mem_read, CTLD_ANYONE)
 
 /* {"slice", "offset", "data": hex}: written to the fast path and stored, page by page. */
-json_t *
+static json_t *
 m_mem_write(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
 	struct ctld_slice *s = ctld_slice_to_change(c, who, params, e);
@@ -148,3 +152,4 @@ m_mem_write(struct ctld *c, const struct caller *who, json_t *params, struct sp_
 	}
 	return r;
 }
+CTLD_METHOD(MEM_WRITE, m_mem_write, CTLD_ANYONE)

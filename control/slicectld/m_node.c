@@ -8,7 +8,7 @@
 #include "methods.h"
 
 /* {} -> {"uid", "operator", "slices": [the caller's slices]} */
-json_t *
+static json_t *
 m_whoami(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
 	json_t *mine = json_array();
@@ -21,6 +21,7 @@ m_whoami(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc
 	return json_pack("{s:I, s:b, s:o}", "uid", (json_int_t)who->uid, "operator",
 			 who->operator, "slices", mine);
 }
+CTLD_METHOD(WHOAMI, m_whoami, CTLD_ANYONE)
 
 json_t *
 model_replay_status(const struct ctld *c, const struct caller *who)
@@ -47,7 +48,7 @@ model_replay_status(const struct ctld *c, const struct caller *who)
 }
 
 /* {} -> {"codeopts": [the code options a slice may name]}: slicepathd's node.info has them. */
-json_t *
+static json_t *
 m_codeopt_list(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
 	json_t *info = backend_call(c->backend, SP_M_NODE_INFO, NULL, e), *r;
@@ -60,9 +61,10 @@ m_codeopt_list(struct ctld *c, const struct caller *who, json_t *params, struct 
 	json_decref(info);
 	return r;
 }
+CTLD_METHOD(CODEOPT_LIST, m_codeopt_list, CTLD_ANYONE)
 
 /* {} -> model_replay_status() for the caller's slices (an operator's: all). */
-json_t *
+static json_t *
 m_replay_status(struct ctld *c, const struct caller *who, json_t *params,
 		struct sp_rpc_error *e)
 {
@@ -70,6 +72,7 @@ m_replay_status(struct ctld *c, const struct caller *who, json_t *params,
 	(void)e;
 	return model_replay_status(c, who);
 }
+CTLD_METHOD(REPLAY_STATUS, m_replay_status, CTLD_ANYONE)
 
 /* What the NPEs' slices reserve on the port, from node.info's schedulers. */
 static uint64_t
@@ -98,7 +101,7 @@ static const char *const AS_REPORTED[] = {
 	"steering_rules", NULL,
 };
 
-json_t *
+static json_t *
 m_iface_list(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
 	json_t *info = backend_call(c->backend, SP_M_NODE_INFO, NULL, e), *list, *port;
@@ -128,6 +131,7 @@ m_iface_list(struct ctld *c, const struct caller *who, json_t *params, struct sp
 	json_decref(info);
 	return list;
 }
+CTLD_METHOD(IFACE_LIST, m_iface_list, CTLD_ANYONE)
 
 /* Remember a scheduler's rate in the model, replacing what it had. */
 static void
@@ -146,7 +150,7 @@ model_put_sched(struct model *m, const struct ctld_sched *s)
 }
 
 /* {"npe", "port", "rate", ["overhead"]}: an NPE's scheduler on a port (operators). */
-json_t *
+static json_t *
 m_sched_set(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
 	json_t *r, *sched;
@@ -174,17 +178,19 @@ m_sched_set(struct ctld *c, const struct caller *who, json_t *params, struct sp_
 	model_put_sched(&c->model, &s);
 	return r;
 }
+CTLD_METHOD(SCHED_SET, m_sched_set, CTLD_OPERATORS)
 
 /* {} -> slicepathd's state.dump (operators). */
-json_t *
+static json_t *
 m_state_dump(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
 	(void)who;
 	return backend_call(c->backend, SP_M_STATE_DUMP, json_deep_copy(params), e);
 }
+CTLD_METHOD(STATE_DUMP, m_state_dump, CTLD_OPERATORS)
 
 /* {"slice"} -> the slice's counters (its owner, operators); {} -> the node's (operators). */
-json_t *
+static json_t *
 m_stats_get(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
 	json_t *slice;
@@ -199,10 +205,12 @@ m_stats_get(struct ctld *c, const struct caller *who, json_t *params, struct sp_
 	return slice == NULL ? NULL : backend_call(c->backend, SP_M_STATS_GET,
 						   json_pack("{s:o}", "slice", slice), e);
 }
+CTLD_METHOD(STATS_GET, m_stats_get, CTLD_ANYONE)
 
 /* {"slice"} -> the slice's last missed keys (its owner, operators: as its counters). */
-json_t *
+static json_t *
 m_stats_missed(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
 	return ctld_read_slice(c, who, params, SP_M_STATS_MISSED, e);
 }
+CTLD_METHOD(STATS_MISSED, m_stats_missed, CTLD_ANYONE)

@@ -373,7 +373,7 @@ drop_netns(const struct ctld_slice *s)
  * "filter_quota", "queue_quota", "buffer_quota", "bandwidth", "inbound", a host
  * slice's "netns", "nat_ports", "create_netns"]} -> {"id", "npe", "channel", "buffer_quota"}
  */
-json_t *
+static json_t *
 m_slice_create(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
 	struct ctld_slice s = {.used = true};
@@ -412,9 +412,10 @@ m_slice_create(struct ctld *c, const struct caller *who, json_t *params, struct 
 		 s.owner, (unsigned int)who->uid);
 	return r;
 }
+CTLD_METHOD(SLICE_CREATE, m_slice_create, CTLD_OPERATORS)
 
 /* {"slice"}: the slice and everything it holds go (operators). */
-json_t *
+static json_t *
 m_slice_delete(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
 	struct ctld_slice *s = ctld_slice_to_change(c, who, params, e);
@@ -438,9 +439,10 @@ m_slice_delete(struct ctld *c, const struct caller *who, json_t *params, struct 
 	memset(s, 0, sizeof(*s));
 	return json_pack("{s:i}", "deleted", 1);
 }
+CTLD_METHOD(SLICE_DELETE, m_slice_delete, CTLD_OPERATORS)
 
 /* {"slice", "npe"} -> {"npe"}: the slice and what it holds to another NPE (operators). */
-json_t *
+static json_t *
 m_slice_move(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
 	struct ctld_slice *s = ctld_slice_to_change(c, who, params, e), moved;
@@ -469,6 +471,7 @@ m_slice_move(struct ctld *c, const struct caller *who, json_t *params, struct sp
 	s->npe = moved.npe;
 	return r;
 }
+CTLD_METHOD(SLICE_MOVE, m_slice_move, CTLD_OPERATORS)
 
 /* A stored slice as slice.list shows it, beside what slicepathd says of it. */
 static void
@@ -492,7 +495,7 @@ add_stored(json_t *o, const struct ctld_slice *s)
  * does not have as stored (unreachable, or it could not be restored), its
  * "state" ("in_force", "degraded", "absent") and "trouble" saying why.
  */
-json_t *
+static json_t *
 m_slice_list(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
 	json_t *live = backend_call(c->backend, SP_M_SLICE_LIST, NULL, e), *list = json_array(), *o;
@@ -536,9 +539,10 @@ m_slice_list(struct ctld *c, const struct caller *who, json_t *params, struct sp
 	}
 	return list;
 }
+CTLD_METHOD(SLICE_LIST, m_slice_list, CTLD_ANYONE)
 
 /* {"slice"} -> {"path"}: where the slice's slow path connects (its owner, operators). */
-json_t *
+static json_t *
 m_exception_channel(struct ctld *c, const struct caller *who, json_t *params,
 		    struct sp_rpc_error *e)
 {
@@ -558,10 +562,12 @@ m_exception_channel(struct ctld *c, const struct caller *who, json_t *params,
 	json_decref(info);
 	return json_pack("{s:s}", "path", path);
 }
+CTLD_METHOD(EXCEPTION_CHANNEL, m_exception_channel, CTLD_ANYONE)
 
 /* {"slice"} -> a host slice's NAT range and entries (its owner's, operators'). */
-json_t *
+static json_t *
 m_nat_list(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
 	return ctld_read_slice(c, who, params, SP_M_NAT_LIST, e);
 }
+CTLD_METHOD(NAT_LIST, m_nat_list, CTLD_ANYONE)

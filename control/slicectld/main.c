@@ -32,6 +32,7 @@
 #include "fleet.h"
 #include "http.h"
 #include "common/limits.h"
+#include "methods.h"
 #include "common/notify.h"
 #include "common/text.h"
 #include "server.h"
@@ -430,6 +431,10 @@ main(int argc, char **argv)
 		snprintf(cl.node, sizeof(cl.node), "node");
 	memcpy(cl.socket, c.cfg.socket, sizeof(cl.socket));
 	raise_file_limit(&c.cfg);
+	if (ctld_unhandled() != NULL) { /* a build without one of the list's m_*.c */
+		ctld_log("the public socket has no handler for %s", ctld_unhandled());
+		return EXIT_RUNTIME;
+	}
 	if (store_open(&c.store, c.cfg.database, c.cfg.sync_full, err, sizeof(err)) < 0) {
 		ctld_log("%s", err);
 		return EXIT_RUNTIME;

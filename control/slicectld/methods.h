@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * slicectld's methods (docs/api.md, "slicectld"): m_node.c, m_slice.c,
- * m_endpoint.c, m_filter.c, m_codeopt.c; their common helpers in dispatch.c.
+ * m_endpoint.c, m_filter.c, m_codeopt.c, metrics.c, each registering its
+ * handlers (CTLD_METHOD); the dispatcher and their common helpers in
+ * dispatch.c.
  *
  * A method that changes the node follows one pattern: check who asks and
  * what the quotas allow, txn_begin(), apply the change to slicepathd (which
@@ -22,6 +24,29 @@
 
 typedef json_t *(*ctld_method)(struct ctld *c, const struct caller *who, json_t *params,
 			       struct sp_rpc_error *e);
+
+/* Who may call a method: anyone (a method on a slice checks its owner itself), operators. */
+enum ctld_who_may { CTLD_ANYONE, CTLD_OPERATORS };
+
+/*
+ * fn answers method ID (slicepath/methods.h) on slicectld's socket, for
+ * who_may: written after fn in the file that defines it,
+ * CTLD_METHOD(SLICE_CREATE, m_slice_create, CTLD_OPERATORS), registers it
+ * before main(). A method the list does not give slicectld does not
+ * compile; two handlers of one do not link; one the list gives it without
+ * a handler stops slicectld at start (ctld_unhandled()).
+ */
+#define CTLD_METHOD(id, fn, who_may)                                                               \
+	_Static_assert(SP_METHOD_ON_##id & SP_ON_CTLD, "the method list does not give " #id       \
+		       " to slicectld");                                                           \
+	void ctld_method_##id(void) __attribute__((constructor));                                  \
+	void ctld_method_##id(void)                                                                \
+	{                                                                                          \
+		ctld_register(SP_METHOD_##id, fn, who_may);                                        \
+	}
+void ctld_register(enum sp_method_id id, ctld_method fn, enum ctld_who_may who_may);
+/* The first method the list gives slicectld that has no handler, or NULL. */
+const char *ctld_unhandled(void);
 
 /*
  * The managed slice "slice" (a name or id) names, if who may change it (its
@@ -60,60 +85,16 @@ bool txn_commit(struct ctld *c, bool stored, uint16_t slice, struct sp_rpc_error
 /* Roll back after slicepathd refused the change: nothing was applied. */
 void txn_abort(struct ctld *c);
 
-json_t *m_whoami(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e);
-json_t *m_iface_list(struct ctld *c, const struct caller *who, json_t *params,
-		     struct sp_rpc_error *e);
-json_t *m_sched_set(struct ctld *c, const struct caller *who, json_t *params,
-		    struct sp_rpc_error *e);
-json_t *m_replay_status(struct ctld *c, const struct caller *who, json_t *params,
-			struct sp_rpc_error *e);
-json_t *m_codeopt_list(struct ctld *c, const struct caller *who, json_t *params,
-		       struct sp_rpc_error *e);
 /*
  * The stored slices who may see, counted by state ("in_force", "degraded",
  * "absent"), those not in force with why ("not_in_force"), and how many
  * slices slicepathd was found holding other than stored ("divergences").
  */
 json_t *model_replay_status(const struct ctld *c, const struct caller *who);
-json_t *m_state_dump(struct ctld *c, const struct caller *who, json_t *params,
-		     struct sp_rpc_error *e);
-json_t *m_stats_get(struct ctld *c, const struct caller *who, json_t *params,
-		    struct sp_rpc_error *e);
-json_t *m_stats_missed(struct ctld *c, const struct caller *who, json_t *params,
-		       struct sp_rpc_error *e);
-json_t *m_slice_create(struct ctld *c, const struct caller *who, json_t *params,
-		       struct sp_rpc_error *e);
-json_t *m_slice_move(struct ctld *c, const struct caller *who, json_t *params,
-		     struct sp_rpc_error *e);
-json_t *m_slice_delete(struct ctld *c, const struct caller *who, json_t *params,
-		       struct sp_rpc_error *e);
-json_t *m_nat_list(struct ctld *c, const struct caller *who, json_t *params,
-		   struct sp_rpc_error *e);
-json_t *m_slice_list(struct ctld *c, const struct caller *who, json_t *params,
-		     struct sp_rpc_error *e);
-json_t *m_exception_channel(struct ctld *c, const struct caller *who, json_t *params,
-			    struct sp_rpc_error *e);
-json_t *m_endpoint_reserve(struct ctld *c, const struct caller *who, json_t *params,
-			   struct sp_rpc_error *e);
+/* endpoint.release and queue.unbind, which holders.c calls too. */
 json_t *m_endpoint_release(struct ctld *c, const struct caller *who, json_t *params,
 			   struct sp_rpc_error *e);
-json_t *m_queue_bind(struct ctld *c, const struct caller *who, json_t *params,
-		     struct sp_rpc_error *e);
-json_t *m_queue_set(struct ctld *c, const struct caller *who, json_t *params,
-		    struct sp_rpc_error *e);
 json_t *m_queue_unbind(struct ctld *c, const struct caller *who, json_t *params,
 		       struct sp_rpc_error *e);
-json_t *m_filter_insert(struct ctld *c, const struct caller *who, json_t *params,
-			struct sp_rpc_error *e);
-json_t *m_filter_delete(struct ctld *c, const struct caller *who, json_t *params,
-			struct sp_rpc_error *e);
-json_t *m_filter_list(struct ctld *c, const struct caller *who, json_t *params,
-		      struct sp_rpc_error *e);
-json_t *m_codeopt_load(struct ctld *c, const struct caller *who, json_t *params,
-		       struct sp_rpc_error *e);
-json_t *m_mem_read(struct ctld *c, const struct caller *who, json_t *params,
-		   struct sp_rpc_error *e);
-json_t *m_mem_write(struct ctld *c, const struct caller *who, json_t *params,
-		    struct sp_rpc_error *e);
 
 #endif

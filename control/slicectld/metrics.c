@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Metric names are stable: slicepath_<what>_<unit>[_total], one family per
- * quantity, the kind of event in a label (port direction, slice stage,
- * queue event), so a dashboard sums or splits with one expression.
+ * metrics.text: the node's counters in the Prometheus text exposition
+ * format (docs/running.md, "Metrics"), also served over HTTP on a localhost
+ * port (http.c). Metric names are stable: slicepath_<what>_<unit>[_total],
+ * one family per quantity, the kind of event in a label (port direction,
+ * slice stage, queue event), so a dashboard sums or splits with one
+ * expression.
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -13,7 +16,7 @@
 #include <slicepath/counters.h>
 
 #include "common/latency.h"
-#include "metrics.h"
+#include "methods.h"
 
 static void
 family(FILE *f, const char *name, const char *type, const char *help)
@@ -287,7 +290,8 @@ metrics_render(json_t *node, json_t *slices, json_t *replay)
 	return text;
 }
 
-json_t *
+/* metrics.text (operators): {"text"} with the above, gathered from slicepathd now. */
+static json_t *
 m_metrics_text(struct ctld *c, const struct caller *who, json_t *params, struct sp_rpc_error *e)
 {
 	json_t *node, *slices, *s, *replay, *r = NULL;
@@ -319,3 +323,4 @@ m_metrics_text(struct ctld *c, const struct caller *who, json_t *params, struct 
 	json_decref(slices);
 	return r;
 }
+CTLD_METHOD(METRICS_TEXT, m_metrics_text, CTLD_OPERATORS)

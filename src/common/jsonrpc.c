@@ -30,50 +30,49 @@ sp_rpc_fail(struct sp_rpc_error *e, int code, const char *fmt, ...)
 	return NULL;
 }
 
-json_t *
-sp_rpc_no_method(struct sp_rpc_error *e, const char *method, const char *const *names, size_t n)
-{
-	char list[1024] = "";
-
-	for (size_t i = 0; i < n; i++)
-		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i > 0 ? ", " : "",
-			 names[i]);
-	return sp_rpc_fail(e, SP_RPC_METHOD_NOT_FOUND, "no method \"%s\"; the methods are %s",
-			   method, list);
-}
-
-/* Whether word is one of the space-separated names of list. */
+/* Whether word is one of the names of list (separated by spaces). */
 static bool
 listed(const char *list, const char *word)
 {
 	size_t len = strlen(word);
 
-	for (const char *p = list; *p != '\0'; p += strcspn(p, " "), p += *p == ' ')
+	for (const char *p = list + strspn(list, " "); *p != '\0'; p += strcspn(p, " "),
+	     p += strspn(p, " "))
 		if (strncmp(p, word, len) == 0 && (p[len] == ' ' || p[len] == '\0'))
 			return true;
 	return false;
 }
 
+/* The names of list as "a, b, c" into out (len bytes), or "none". */
+static void
+joined(const char *list, char *out, size_t len)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (const char *p = list + strspn(list, " "); *p != '\0' && n < len; p += strspn(p, " ")) {
+		int w = (int)strcspn(p, " ");
+
+		n += (size_t)snprintf(out + n, len - n, "%s%.*s", n > 0 ? ", " : "", w, p);
+		p += w;
+	}
+	if (out[0] == '\0')
+		snprintf(out, len, "none");
+}
+
 int
 sp_rpc_known_keys(json_t *obj, const char *what, const char *allowed, struct sp_rpc_error *e)
 {
-	char list[256];
 	const char *key;
-	size_t n = 0;
+	char list[256];
 	json_t *v;
 
 	json_object_foreach(obj, key, v) {
 		if (listed(allowed, key))
 			continue;
-		/* "a b c" as "a, b, c" */
-		for (const char *p = allowed; *p != '\0' && n + 3 < sizeof(list); p++) {
-			if (*p == ' ')
-				list[n++] = ',';
-			list[n++] = *p;
-		}
-		list[n] = '\0';
+		joined(allowed, list, sizeof(list));
 		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "\"%s\" is not a parameter of %s, which takes "
-			    "%s", key, what, list[0] != '\0' ? list : "none");
+			    "%s", key, what, list);
 		return -1;
 	}
 	return 0;

@@ -27,7 +27,7 @@ struct sp_rpc_error {
 /*
  * A server's methods: the result of method (a new reference), or NULL with
  * e filled. params is an object (an absent one comes as an empty object).
- * An unknown method is answered with sp_rpc_no_method().
+ * An unknown method is answered with sp_method_find()'s refusal (method_list.h).
  */
 typedef json_t *(*sp_rpc_dispatch)(void *ctx, const char *method, json_t *params,
 				   struct sp_rpc_error *e);
@@ -46,9 +46,6 @@ char *sp_rpc_error_line(int code, const char *fmt, ...) __attribute__((format(pr
 /* Fill e and return NULL, for `return sp_rpc_fail(e, ...)` in methods. */
 json_t *sp_rpc_fail(struct sp_rpc_error *e, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* The method-not-found error, listing the n method names a server has. */
-json_t *sp_rpc_no_method(struct sp_rpc_error *e, const char *method, const char *const *names,
-			 size_t n);
 
 /* Parameter readers: 0, or -1 with e filled (SP_RPC_INVALID_PARAMS). */
 int sp_rpc_uint(json_t *obj, const char *key, uint64_t max, uint64_t *v, struct sp_rpc_error *e);

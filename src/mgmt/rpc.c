@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* slicepathd's method table and the readers of its node-specific parameters. */
+/* slicepathd's dispatcher, its handlers' registry, and the readers of node parameters. */
 #include "rpc.h"
 
 #include <inttypes.h>
@@ -7,36 +7,23 @@
 
 #include <rte_common.h>
 
-/* Each method with the parameters it takes (docs/api.md): any other is refused. */
-static const struct {
-	const char *name;
-	sp_rpc_method fn;
-	const char *params;
-} methods[] = {
-	{SP_M_SLICE_CREATE, sp_rpc_slice_create, "name codeopt id npe memory filter_quota queue_quota "
-	 "buffer_quota owner managed netns nat_ports nat_first"},
-	{SP_M_SLICE_DELETE, sp_rpc_slice_delete, "slice"},
-	{SP_M_SLICE_MOVE, sp_rpc_slice_move, "slice npe"},
-	{SP_M_SLICE_LIST, sp_rpc_slice_list, ""},
-	{SP_M_ENDPOINT_RESERVE, sp_rpc_endpoint_reserve, "slice port udp_port tcp_port bandwidth "
-	 "inbound index"},
-	{SP_M_ENDPOINT_RELEASE, sp_rpc_endpoint_release, "slice endpoint"},
-	{SP_M_FILTER_INSERT, sp_rpc_filter_insert, "slice position key mask result filters"},
-	{SP_M_FILTER_DELETE, sp_rpc_filter_delete, "slice position"},
-	{SP_M_FILTER_LIST, sp_rpc_filter_list, "slice"},
-	{SP_M_SCHED_SET, sp_rpc_sched_set, "npe port rate overhead"},
-	{SP_M_QUEUE_BIND, sp_rpc_queue_bind, "slice queue endpoint threshold threshold_packets share"},
-	{SP_M_QUEUE_UNBIND, sp_rpc_queue_unbind, "slice queue"},
-	{SP_M_QUEUE_SET, sp_rpc_queue_set, "slice queue threshold threshold_packets share"},
-	{SP_M_MEM_READ, sp_rpc_mem_read, "slice offset length"},
-	{SP_M_MEM_WRITE, sp_rpc_mem_write, "slice offset data"},
-	{SP_M_CODEOPT_LOAD, sp_rpc_codeopt_load, "slice data"},
-	{SP_M_STATS_GET, sp_rpc_stats_get, "slice"},
-	{SP_M_STATS_MISSED, sp_rpc_stats_missed, "slice"},
-	{SP_M_STATE_DUMP, sp_rpc_state_dump, ""},
-	{SP_M_NODE_INFO, sp_rpc_node_info, ""},
-	{SP_M_NAT_LIST, sp_rpc_nat_list, "slice"},
-};
+/* Each method's handler, registered by the file that defines it (SP_RPC_METHOD). */
+static sp_rpc_method handlers[SP_METHOD_COUNT];
+
+void
+sp_rpc_register(enum sp_method_id id, sp_rpc_method fn)
+{
+	handlers[id] = fn;
+}
+
+const char *
+sp_rpc_unhandled(void)
+{
+	for (int id = 0; id < SP_METHOD_COUNT; id++)
+		if (sp_method_served(SP_ON_MGMT, id) && handlers[id] == NULL)
+			return sp_method_name(id);
+	return NULL;
+}
 
 int
 sp_rpc_port(const struct sp_node *node, json_t *params, uint16_t *port, struct sp_rpc_error *e)
@@ -81,17 +68,11 @@ sp_rpc_slice(const struct sp_node *node, json_t *params, struct sp_slice **s,
 static json_t *
 dispatch(void *ctx, const char *method, json_t *params, struct sp_rpc_error *e)
 {
-	static const char *names[RTE_DIM(methods)];
+	int id = sp_method_find(SP_ON_MGMT, method, e);
 
-	for (size_t i = 0; i < RTE_DIM(methods); i++) {
-		names[i] = methods[i].name;
-		if (strcmp(methods[i].name, method) != 0)
-			continue;
-		if (sp_rpc_known_keys(params, method, methods[i].params, e) < 0)
-			return NULL;
-		return methods[i].fn(ctx, params, e);
-	}
-	return sp_rpc_no_method(e, method, names, RTE_DIM(methods));
+	if (id < 0 || sp_method_check_params(SP_ON_MGMT, id, params, e) < 0)
+		return NULL;
+	return handlers[id](ctx, params, e);
 }
 
 char *

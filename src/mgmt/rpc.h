@@ -2,8 +2,9 @@
 /*
  * slicepathd's management API (docs/api.md): JSON-RPC 2.0 requests, one per
  * line, handled on the management thread (the lookup tables' and queue
- * managers' one writer). The envelope is common/jsonrpc.c; rpc.c has the
- * method table, rpc_*.c the methods, rpc_server.c the socket.
+ * managers' one writer). The envelope is common/jsonrpc.c, the methods and
+ * their parameters slicepath/methods.h; rpc.c dispatches to the handlers
+ * that rpc_*.c register, rpc_server.c is the socket.
  */
 #ifndef SP_RPC_H
 #define SP_RPC_H
@@ -11,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../common/jsonrpc.h"
+#include "../common/method_list.h"
 #include "../node/node.h"
 
 /*
@@ -19,6 +20,26 @@
  * an object (an absent one is passed as an empty object).
  */
 typedef json_t *(*sp_rpc_method)(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
+
+/*
+ * fn answers method ID (slicepath/methods.h) on slicepathd's socket:
+ * written after fn in the file that defines it, SP_RPC_METHOD(SLICE_CREATE,
+ * slice_create), registers it before main(). A method the list does not
+ * give slicepathd does not compile; two handlers of one do not link; one
+ * the list gives it without a handler stops slicepathd at start
+ * (sp_rpc_unhandled()).
+ */
+#define SP_RPC_METHOD(id, fn)                                                                      \
+	_Static_assert(SP_METHOD_ON_##id & SP_ON_MGMT, "the method list does not give " #id       \
+		       " to slicepathd");                                                          \
+	void sp_rpc_method_##id(void) __attribute__((constructor));                                \
+	void sp_rpc_method_##id(void)                                                              \
+	{                                                                                          \
+		sp_rpc_register(SP_METHOD_##id, fn);                                               \
+	}
+void sp_rpc_register(enum sp_method_id id, sp_rpc_method fn);
+/* The first method the list gives slicepathd that has no handler, or NULL. */
+const char *sp_rpc_unhandled(void);
 
 /*
  * A filter write the lookups do not show yet (sp_lookup_*_nowait() said
@@ -97,28 +118,5 @@ struct sp_missed_shown {
 };
 unsigned int sp_missed_show(const struct sp_node *node, const struct sp_slice *s,
 			    struct sp_missed_shown out[SP_MISSED_KEEP]);
-
-/* The methods. */
-json_t *sp_rpc_filter_insert(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
-json_t *sp_rpc_filter_delete(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
-json_t *sp_rpc_filter_list(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
-json_t *sp_rpc_slice_create(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
-json_t *sp_rpc_slice_delete(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
-json_t *sp_rpc_slice_list(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
-json_t *sp_rpc_slice_move(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
-json_t *sp_rpc_nat_list(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
-json_t *sp_rpc_endpoint_reserve(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
-json_t *sp_rpc_endpoint_release(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
-json_t *sp_rpc_queue_unbind(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
-json_t *sp_rpc_sched_set(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
-json_t *sp_rpc_queue_bind(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
-json_t *sp_rpc_queue_set(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
-json_t *sp_rpc_mem_read(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
-json_t *sp_rpc_mem_write(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
-json_t *sp_rpc_codeopt_load(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
-json_t *sp_rpc_stats_get(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
-json_t *sp_rpc_stats_missed(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
-json_t *sp_rpc_state_dump(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
-json_t *sp_rpc_node_info(struct sp_node *node, json_t *params, struct sp_rpc_error *e);
 
 #endif

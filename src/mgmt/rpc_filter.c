@@ -147,8 +147,8 @@ twice(const struct sp_slice *s, const uint32_t *pos, size_t n, struct sp_rpc_err
  * {"slice", "filters": [...]}: many, checked first and written together
  * (one compile). Either all are written or none.
  */
-json_t *
-sp_rpc_filter_insert(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+static json_t *
+filter_insert(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
 	json_t *list = json_object_get(params, "filters"), *o;
 	struct sp_filter *f = NULL;
@@ -201,10 +201,11 @@ sp_rpc_filter_insert(struct sp_node *node, json_t *params, struct sp_rpc_error *
 		return NULL;
 	return rc < 0 ? table_error(s, rc, e) : json_pack("{s:I}", "written", (json_int_t)n);
 }
+SP_RPC_METHOD(FILTER_INSERT, filter_insert)
 
 /* {"slice", "position"}: delete the filter there. */
-json_t *
-sp_rpc_filter_delete(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+static json_t *
+filter_delete(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
 	struct sp_slice *s;
 	uint64_t p, ticket = 0;
@@ -225,10 +226,11 @@ sp_rpc_filter_delete(struct sp_node *node, json_t *params, struct sp_rpc_error *
 				   s->name, p);
 	return rc < 0 ? table_error(s, rc, e) : json_pack("{s:i}", "deleted", 1);
 }
+SP_RPC_METHOD(FILTER_DELETE, filter_delete)
 
 /* {"slice"}: every filter, in position order, with its hit count. */
-json_t *
-sp_rpc_filter_list(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+static json_t *
+filter_list(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
 	struct sp_slice *s;
 
@@ -236,3 +238,4 @@ sp_rpc_filter_list(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 		return NULL;
 	return sp_rpc_filters_of(node, s);
 }
+SP_RPC_METHOD(FILTER_LIST, filter_list)

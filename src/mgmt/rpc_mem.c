@@ -25,8 +25,8 @@ mem_slice(struct sp_node *node, json_t *params, struct sp_slice **s, uint64_t *o
 }
 
 /* {"slice", "offset", "length"} -> {"data": hex} */
-json_t *
-sp_rpc_mem_read(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+static json_t *
+mem_read(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
 	uint64_t off, len;
 	struct sp_slice *s;
@@ -47,10 +47,11 @@ sp_rpc_mem_read(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 	free(hex);
 	return r;
 }
+SP_RPC_METHOD(MEM_READ, mem_read)
 
 /* {"slice", "offset", "data": hex}: the code option sees the bytes as they land. */
-json_t *
-sp_rpc_mem_write(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+static json_t *
+mem_write(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
 	const char *hex;
 	uint8_t *bytes;
@@ -78,10 +79,11 @@ sp_rpc_mem_write(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 	free(bytes);
 	return json_pack("{s:I}", "written", (json_int_t)n);
 }
+SP_RPC_METHOD(MEM_WRITE, mem_write)
 
 /* {"slice", "data": hex}: to the slice's code option (an eBPF object, patterns...). */
-json_t *
-sp_rpc_codeopt_load(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+static json_t *
+codeopt_load(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
 	char why[sizeof(e->message)];
 	const char *hex;
@@ -107,3 +109,4 @@ sp_rpc_codeopt_load(struct sp_node *node, json_t *params, struct sp_rpc_error *e
 				   "%s", why);
 	return json_pack("{s:I}", "loaded", (json_int_t)n);
 }
+SP_RPC_METHOD(CODEOPT_LOAD, codeopt_load)

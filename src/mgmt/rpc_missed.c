@@ -44,8 +44,8 @@ sp_missed_show(const struct sp_node *node, const struct sp_slice *s,
 }
 
 /* {"slice"} -> its last missed keys, newest first, and its misses in all. */
-json_t *
-sp_rpc_stats_missed(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+static json_t *
+stats_missed(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
 	struct sp_missed_shown m[SP_MISSED_KEEP];
 	uint64_t reasons[SP_REASON_MAX];
@@ -72,3 +72,4 @@ sp_rpc_stats_missed(struct sp_node *node, json_t *params, struct sp_rpc_error *e
 			 "keep", SP_MISSED_KEEP, "misses", (json_int_t)reasons[SP_REASON_MISS],
 			 "missed", list);
 }
+SP_RPC_METHOD(STATS_MISSED, stats_missed)

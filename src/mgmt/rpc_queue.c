@@ -27,8 +27,8 @@ queue_params(json_t *params, uint64_t *bytes, uint64_t *pkts, uint64_t *share,
  * The NPEs' rates on a port stay within its link rate, and this one above
  * its slices' reservations there.
  */
-json_t *
-sp_rpc_sched_set(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+static json_t *
+sched_set(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
 	uint64_t npe, rate, overhead, others = 0;
 	char b[3][SP_RATE_STR_LEN];
@@ -74,6 +74,7 @@ sp_rpc_sched_set(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 	return json_pack("{s:i, s:o}", "set", 1, "scheduler",
 			 sp_rpc_sched_json(node, (uint16_t)npe, port));
 }
+SP_RPC_METHOD(SCHED_SET, sched_set)
 
 json_t *
 sp_rpc_sched_json(const struct sp_node *node, uint16_t npe, uint16_t port)
@@ -100,8 +101,8 @@ sp_rpc_queue_json(const struct sp_node *node, const struct sp_slice *s, uint16_t
 }
 
 /* {"slice", "queue", "endpoint", ["threshold", "threshold_packets", "share"]} */
-json_t *
-sp_rpc_queue_bind(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+static json_t *
+queue_bind(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
 	uint64_t qid, ep, bytes = SP_DEFAULT_THRESHOLD, pkts = SP_DEFAULT_THRESHOLD_PKTS;
 	uint64_t share = SP_DEFAULT_SHARE;
@@ -124,10 +125,11 @@ sp_rpc_queue_bind(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 		      : json_pack("{s:i, s:o}", "bound", 1, "queue",
 				  sp_rpc_queue_json(node, s, (uint16_t)qid));
 }
+SP_RPC_METHOD(QUEUE_BIND, queue_bind)
 
 /* {"slice", "queue", ["threshold", "threshold_packets", "share"]}: change a bound queue. */
-json_t *
-sp_rpc_queue_set(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+static json_t *
+queue_set(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
 	struct sp_qm_queue_conf c;
 	uint64_t qid, bytes, pkts, share;
@@ -153,3 +155,4 @@ sp_rpc_queue_set(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 		      : json_pack("{s:i, s:o}", "set", 1, "queue",
 				  sp_rpc_queue_json(node, s, (uint16_t)qid));
 }
+SP_RPC_METHOD(QUEUE_SET, queue_set)

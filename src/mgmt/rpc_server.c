@@ -263,8 +263,14 @@ sp_rpc_server_serve(struct sp_rpc_server *srv, struct sp_node *node, const struc
 struct sp_rpc_server *
 sp_rpc_server_open(const char *path, char *err, size_t errlen)
 {
-	struct sp_rpc_server *srv = calloc(1, sizeof(*srv));
+	const char *unhandled = sp_rpc_unhandled();
+	struct sp_rpc_server *srv;
 
+	if (unhandled != NULL) { /* a build without one of the list's rpc_*.c */
+		snprintf(err, errlen, "the management socket has no handler for %s", unhandled);
+		return NULL;
+	}
+	srv = calloc(1, sizeof(*srv));
 	if (srv == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;

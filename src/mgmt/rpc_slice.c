@@ -100,8 +100,8 @@ host_params(json_t *params, const char *codeopt, struct sp_hslice_spec *h,
  * "buffer_quota", "owner", "managed", "netns", "nat_ports", "nat_first"]} -> {"id", "npe",
  * "channel", a host slice's "nat_first" and "nat_last" if it has NAT}
  */
-json_t *
-sp_rpc_slice_create(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+static json_t *
+slice_create(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
 	uint64_t id = free_slice_id(node), npe = SP_NPE_ANY, mem = SP_DEFAULT_MEMORY;
 	uint64_t filters = SP_DEFAULT_FILTER_QUOTA, queues = SP_DEFAULT_QUEUE_QUOTA;
@@ -163,10 +163,11 @@ sp_rpc_slice_create(struct sp_node *node, json_t *params, struct sp_rpc_error *e
 	}
 	return r;
 }
+SP_RPC_METHOD(SLICE_CREATE, slice_create)
 
 /* {"slice"}: endpoints, queues (their packets dropped), filters and reservations go. */
-json_t *
-sp_rpc_slice_delete(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+static json_t *
+slice_delete(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
 	struct sp_slice *s;
 	char why[512];
@@ -180,10 +181,11 @@ sp_rpc_slice_delete(struct sp_node *node, json_t *params, struct sp_rpc_error *e
 	sp_channels_deliver(node->channels);
 	return rc < 0 ? sp_rpc_node_error(rc, why, e) : json_pack("{s:i}", "deleted", 1);
 }
+SP_RPC_METHOD(SLICE_DELETE, slice_delete)
 
 /* {"slice", "npe"} -> {"npe"}: its filters, queues and reservations go with it. */
-json_t *
-sp_rpc_slice_move(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+static json_t *
+slice_move(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
 	struct sp_slice *s;
 	uint64_t npe;
@@ -196,6 +198,7 @@ sp_rpc_slice_move(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 	rc = sp_node_slice_move(node, s, (uint16_t)npe, why, sizeof(why));
 	return rc < 0 ? sp_rpc_node_error(rc, why, e) : json_pack("{s:i}", "npe", s->npe);
 }
+SP_RPC_METHOD(SLICE_MOVE, slice_move)
 
 /* A host slice's namespace, interface (up, or gone with its namespace) and NAT range. */
 static json_t *
@@ -234,8 +237,8 @@ sp_rpc_slice_json(const struct sp_node *node, const struct sp_slice *s)
 	return o;
 }
 
-json_t *
-sp_rpc_slice_list(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+static json_t *
+slice_list(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
 	json_t *list = json_array();
 
@@ -246,13 +249,14 @@ sp_rpc_slice_list(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 			json_array_append_new(list, sp_rpc_slice_json(node, node->slices[i]));
 	return list;
 }
+SP_RPC_METHOD(SLICE_LIST, slice_list)
 
 /*
  * {"slice", "port" (name), ["udp_port" (0: any free), "bandwidth", "inbound" (0: not
  * policed), "index" (absent: the lowest free)]} -> {"endpoint", "udp_port"}
  */
-json_t *
-sp_rpc_endpoint_reserve(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+static json_t *
+endpoint_reserve(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
 	uint64_t udp = 0, tcp = 0, bw = SP_DEFAULT_BANDWIDTH, in = 0, want = SP_ENDPOINT_ANY;
 	struct sp_endpoint_req req = {0};
@@ -282,6 +286,7 @@ sp_rpc_endpoint_reserve(struct sp_node *node, json_t *params, struct sp_rpc_erro
 	return json_pack("{s:i, s:i}", "endpoint", idx, sp_l4_key(req.l4),
 			 rte_be_to_cpu_16(node->endpoints[s->endpoints[idx]].l4_port_be));
 }
+SP_RPC_METHOD(ENDPOINT_RESERVE, endpoint_reserve)
 
 /* {"slice", key}: remove the slice's item of that index with fn, answered {done: 1}. */
 static json_t *
@@ -302,22 +307,24 @@ remove_item(struct sp_node *node, json_t *params, const char *key, const char *d
 }
 
 /* {"slice", "endpoint"} */
-json_t *
-sp_rpc_endpoint_release(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+static json_t *
+endpoint_release(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
 	return remove_item(node, params, "endpoint", "released", sp_node_endpoint_del, e);
 }
+SP_RPC_METHOD(ENDPOINT_RELEASE, endpoint_release)
 
 /* {"slice", "queue"}: what the queue holds is dropped (counted). */
-json_t *
-sp_rpc_queue_unbind(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+static json_t *
+queue_unbind(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
 	return remove_item(node, params, "queue", "unbound", sp_node_queue_unbind, e);
 }
+SP_RPC_METHOD(QUEUE_UNBIND, queue_unbind)
 
 /* {"slice"}: a host slice's NAT range, its counts and its entries now. */
-json_t *
-sp_rpc_nat_list(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+static json_t *
+nat_list(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
 	uint64_t now = rte_rdtsc();
 	struct sp_nat_stats st;
@@ -350,3 +357,4 @@ sp_rpc_nat_list(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 			 (json_int_t)st.created, "expired", (json_int_t)st.expired, "full",
 			 (json_int_t)st.full, "entries", entries);
 }
+SP_RPC_METHOD(NAT_LIST, nat_list)

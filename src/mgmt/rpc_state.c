@@ -64,8 +64,8 @@ schedulers(const struct sp_node *node)
  * The schedulers (rate, overhead, bandwidth reserved) and every slice as
  * they are in force now, in the config's format (filters with their hits).
  */
-json_t *
-sp_rpc_state_dump(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+static json_t *
+state_dump(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
 	json_t *slices = json_array();
 
@@ -76,6 +76,7 @@ sp_rpc_state_dump(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 			json_array_append_new(slices, slice_state(node, node->slices[i]));
 	return json_pack("{s:o, s:o}", "schedulers", schedulers(node), "slices", slices);
 }
+SP_RPC_METHOD(STATE_DUMP, state_dump)
 
 static json_t *
 port_info(const struct sp_node *node, uint16_t p)
@@ -114,8 +115,8 @@ codeopts(void)
  * buffers, the code options, the exception channels' directory. slicectld
  * checks and plans admission with it.
  */
-json_t *
-sp_rpc_node_info(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+static json_t *
+node_info(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
 	json_t *ports = json_array(), *npes = json_array();
 
@@ -139,3 +140,4 @@ sp_rpc_node_info(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 			 sp_channels_dir(node->channels), "max_slices",
 			 SP_MAX_SLICES - 1);
 }
+SP_RPC_METHOD(NODE_INFO, node_info)

@@ -98,8 +98,8 @@ endpoint_counters(const struct sp_node *node, const struct sp_slice *s)
 }
 
 /* {} -> ports, drops, slices; {"slice"} -> that slice's counters, endpoints and queues. */
-json_t *
-sp_rpc_stats_get(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
+static json_t *
+stats_get(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 {
 	json_t *ports, *slices, *arp;
 	uint64_t r[SP_REASON_MAX];
@@ -129,3 +129,4 @@ sp_rpc_stats_get(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 	return json_pack("{s:o, s:o, s:o, s:o, s:o}", "ports", ports, "drops", reasons(r), "slices",
 			 slices, SP_STATS_RESIDENCE, residence(), SP_STATS_ARP, arp);
 }
+SP_RPC_METHOD(STATS_GET, stats_get)

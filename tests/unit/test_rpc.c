@@ -5,7 +5,8 @@
  * what each answer says and what the node then holds, and refusals that
  * name what was wrong and change nothing. slice.move runs on a second NPE
  * (sp_test_node_add_npe()); nat.list only refuses here (no host slice);
- * stats.missed shows a miss the NPE met.
+ * stats.missed shows a miss the NPE met. Every method the list gives
+ * slicepathd is answered, none other.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -177,6 +178,45 @@ test_refusals(void **state)
 		SP_RPC_EXISTS, "5001");
 	assert_null(node->slices[2]);
 	assert_int_equal(node->slices[SP_TEST_SLICE]->nb_endpoints, 2);
+}
+
+/*
+ * The method list (slicepath/methods.h) is what slicepathd answers: each
+ * method it gives slicepathd reaches a handler, any other is no method, a
+ * parameter the list does not give slicepathd is refused, each message
+ * listing what slicepathd has.
+ */
+static void
+test_method_list(void **state)
+{
+	json_t *r;
+
+	node = *state;
+	assert_null(sp_rpc_unhandled());
+	for (int id = 0; id < SP_METHOD_COUNT; id++) {
+		if (!sp_method_served(SP_ON_MGMT, id))
+			continue;
+		r = call(sp_method_name(id), "{}");
+		if (json_integer_value(json_object_get(json_object_get(r, "error"), "code")) ==
+		    SP_RPC_METHOD_NOT_FOUND)
+			fail_msg("%s is slicepathd's, answered as no method", sp_method_name(id));
+		json_decref(r);
+	}
+	refused(SP_M_WHOAMI, "{}", SP_RPC_METHOD_NOT_FOUND, "no method \"whoami\"; the methods are "
+		"slice.create, slice.delete, slice.move, slice.list, nat.list, endpoint.reserve, "
+		"endpoint.release, queue.bind, queue.set, queue.unbind, filter.insert, filter.delete, "
+		"filter.list, mem.read, mem.write, codeopt.load, stats.get, stats.missed, state.dump, "
+		"sched.set, node.info");
+	refused(SP_M_SLICE_CREATE, "{\"name\":\"b\",\"codeopt\":\"ipv4\",\"create_netns\":true}",
+		SP_RPC_INVALID_PARAMS, "\"create_netns\" is not a parameter of slice.create, which "
+		"takes name, codeopt, owner, npe, memory, filter_quota, queue_quota, buffer_quota, "
+		"netns, nat_ports, id, managed, nat_first");
+	refused(SP_M_ENDPOINT_RESERVE, "{\"slice\":\"alpha\",\"until_exit\":true}",
+		SP_RPC_INVALID_PARAMS, "\"until_exit\" is not a parameter of endpoint.reserve, which "
+		"takes slice, port, udp_port, tcp_port, bandwidth, inbound, index");
+	refused(SP_M_STATE_DUMP, "{\"slice\":\"alpha\"}", SP_RPC_INVALID_PARAMS,
+		"\"slice\" is not a parameter of state.dump, which takes none");
+	assert_null(node->slices[2]);
 }
 
 /* Slice id's reservation on port of NPE npe's scheduler (bit/s). */
@@ -556,6 +596,7 @@ main(void)
 		SP_TEST_ON_NODE(test_a_slice_through_the_api),
 		SP_TEST_ON_NODE(test_node_info_and_state),
 		SP_TEST_ON_NODE(test_refusals),
+		SP_TEST_ON_NODE(test_method_list),
 		SP_TEST_ON_NODE(test_slice_move),
 		SP_TEST_ON_NODE(test_slice_move_refused),
 		SP_TEST_ON_NODE(test_endpoint_release),

@@ -286,7 +286,7 @@ main(int argc, char **argv)
 			 json_string_value(json_array_get(nodes, k)));
 	/* Every node live before the slice is placed. */
 	for (t0 = sp_mono_seconds();; usleep(100000)) {
-		json_t *nl = call(f, SP_FLEET_NODE_LIST, json_object()), *o;
+		json_t *nl = call(f, SP_M_NODE_LIST, json_object()), *o;
 		unsigned int live = 0;
 		size_t i;
 
