@@ -76,12 +76,13 @@ dispatch(void *ctx, const char *method, json_t *params, struct sp_rpc_error *e)
 }
 
 char *
-sp_rpc_handle(struct sp_node *node, const char *line, size_t len, struct sp_rpc_hold *hold)
+sp_rpc_handle(struct sp_node *node, const char *line, size_t len,
+	      struct sp_rpc_deferred *deferred)
 {
 	char *answer;
 
-	sp_rpc_hold_begin(hold);
+	sp_rpc_deferred_begin(deferred);
 	answer = sp_rpc_handle_line(line, len, dispatch, node);
-	sp_rpc_hold_end();
+	sp_rpc_deferred_end();
 	return answer;
 }

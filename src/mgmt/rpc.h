@@ -42,13 +42,14 @@ void sp_rpc_register(enum sp_method_id id, sp_rpc_method fn);
 const char *sp_rpc_unhandled(void);
 
 /*
- * A filter write the lookups do not show yet (sp_lookup_*_nowait() said
- * -EINPROGRESS: a compile is to fold it in). The management thread never
- * waits for a compile: its answer, and its client's next requests, wait
- * instead (rpc_server.c), until sp_rpc_hold_over() says.
+ * An answer deferred until the filter writes it acknowledges show: a write
+ * the lookups do not show yet (sp_lookup_*_nowait() said -EINPROGRESS: a
+ * compile is to fold it in). The management thread never waits for a
+ * compile: the answer, and its client's next requests, wait instead
+ * (rpc_server.c), until sp_rpc_deferred_ready() says.
  */
-struct sp_rpc_hold {
-	struct sp_lookup *table; /* NULL: nothing held */
+struct sp_rpc_deferred {
+	struct sp_lookup *table; /* NULL: nothing deferred */
 	uint16_t slice, npe;
 	char name[SP_NAME_LEN];  /* the slice's, for an error */
 	uint64_t ticket;
@@ -60,29 +61,30 @@ struct sp_rpc_hold {
 /*
  * Handle one request line (without its newline). Returns the response
  * line (malloc'd, no newline) or NULL when nothing is to be sent (a
- * notification). If hold->table is set on return, the response is to wait
- * for the hold (the caller keeps it in hold->answer).
+ * notification). If deferred->table is set on return, the response is to
+ * wait until the writes show (the caller keeps it in deferred->answer).
  */
 char *sp_rpc_handle(struct sp_node *node, const char *line, size_t len,
-		    struct sp_rpc_hold *hold);
+		    struct sp_rpc_deferred *deferred);
 
-/* rpc_hold.c. The hold that the request being handled may fill (rpc.c). */
-void sp_rpc_hold_begin(struct sp_rpc_hold *hold);
-void sp_rpc_hold_end(void);
+/* rpc_deferred.c. Where the request being handled may defer its answer (rpc.c). */
+void sp_rpc_deferred_begin(struct sp_rpc_deferred *d);
+void sp_rpc_deferred_end(void);
 /*
  * After a filter method's sp_lookup_*_nowait() on slice s said rc (and
- * ticket): if -EINPROGRESS, hold its answer (0, or -ENOMEM); else rc.
+ * ticket): if -EINPROGRESS, defer its answer until the writes at pos show
+ * (0, or -ENOMEM); else rc.
  */
-int sp_rpc_hold_write(const struct sp_node *node, const struct sp_slice *s, int rc,
-		      uint64_t ticket, const uint32_t *pos, uint32_t n);
+int sp_rpc_defer_until_shown(const struct sp_node *node, const struct sp_slice *s, int rc,
+			     uint64_t ticket, const uint32_t *pos, uint32_t n);
 /*
- * Once the writes show (or their compile failed): true, *line the held
- * answer (or an error answer; NULL for a notification), the hold let go.
- * False while they are to come.
+ * Once the writes show (or their compile failed): true, *line the deferred
+ * answer (or an error answer; NULL for a notification), d let go. False
+ * while they are to come.
  */
-bool sp_rpc_hold_over(struct sp_rpc_hold *hold, char **line);
-/* Let go of a hold (its client is gone): the writes still show with their compile. */
-void sp_rpc_hold_free(struct sp_rpc_hold *hold);
+bool sp_rpc_deferred_ready(struct sp_rpc_deferred *d, char **line);
+/* Let go of a deferred answer (its client is gone): the writes still show with their compile. */
+void sp_rpc_deferred_free(struct sp_rpc_deferred *d);
 
 /* Node parameter readers: 0, or -1 with e filled (SP_RPC_INVALID_PARAMS or SP_RPC_NOT_FOUND). */
 int sp_rpc_slice(const struct sp_node *node, json_t *params, struct sp_slice **s,

@@ -196,13 +196,13 @@ sp_test_node_free(struct sp_node *node)
 char *
 sp_test_rpc_handle(struct sp_node *node, const char *line, size_t len)
 {
-	struct sp_rpc_hold hold = {0};
-	char *answer = sp_rpc_handle(node, line, len, &hold);
+	struct sp_rpc_deferred deferred = {0};
+	char *answer = sp_rpc_handle(node, line, len, &deferred);
 
-	if (hold.table == NULL)
+	if (deferred.table == NULL)
 		return answer;
-	hold.answer = answer;
-	while (!sp_rpc_hold_over(&hold, &answer))
+	deferred.answer = answer;
+	while (!sp_rpc_deferred_ready(&deferred, &answer))
 		usleep(100);
 	return answer;
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Filter writes whose answer waits for a compile (rpc.h, struct
- * sp_rpc_hold): the management thread takes them without waiting, keeps
- * the answer, and sends it once the lookups show the writes, serving ARP
- * and the other clients meanwhile.
+ * Answers deferred until the filter writes they acknowledge show (rpc.h,
+ * struct sp_rpc_deferred): the management thread takes the writes without
+ * waiting for their compile, keeps the answer, and sends it once the
+ * lookups show them, serving ARP and the other clients meanwhile.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,26 +13,27 @@
 
 #include "rpc.h"
 
-/* The hold of the request being handled (rpc.c sets it): the management thread's alone. */
-static struct sp_rpc_hold *current;
+/* Where the request being handled may defer its answer (rpc.c sets it): the management
+ * thread's alone. */
+static struct sp_rpc_deferred *current;
 
 void
-sp_rpc_hold_begin(struct sp_rpc_hold *hold)
+sp_rpc_deferred_begin(struct sp_rpc_deferred *d)
 {
-	current = hold;
+	current = d;
 }
 
 void
-sp_rpc_hold_end(void)
+sp_rpc_deferred_end(void)
 {
 	current = NULL;
 }
 
 int
-sp_rpc_hold_write(const struct sp_node *node, const struct sp_slice *s, int rc, uint64_t ticket,
-		  const uint32_t *pos, uint32_t n)
+sp_rpc_defer_until_shown(const struct sp_node *node, const struct sp_slice *s, int rc,
+			 uint64_t ticket, const uint32_t *pos, uint32_t n)
 {
-	struct sp_rpc_hold *h = current;
+	struct sp_rpc_deferred *h = current;
 
 	if (rc != -EINPROGRESS)
 		return rc;
@@ -52,16 +53,16 @@ sp_rpc_hold_write(const struct sp_node *node, const struct sp_slice *s, int rc, 
 }
 
 void
-sp_rpc_hold_free(struct sp_rpc_hold *hold)
+sp_rpc_deferred_free(struct sp_rpc_deferred *d)
 {
-	free(hold->pos);
-	free(hold->answer);
-	*hold = (struct sp_rpc_hold){0};
+	free(d->pos);
+	free(d->answer);
+	*d = (struct sp_rpc_deferred){0};
 }
 
-/* The error response to the held request: its id from the answer kept. */
+/* The error response to the deferred request: its id from the answer kept. */
 static char *
-error_answer(const struct sp_rpc_hold *h, int rc)
+error_answer(const struct sp_rpc_deferred *h, int rc)
 {
 	json_t *answer = json_loads(h->answer, 0, NULL);
 	struct sp_rpc_error e;
@@ -83,19 +84,19 @@ error_answer(const struct sp_rpc_hold *h, int rc)
 }
 
 bool
-sp_rpc_hold_over(struct sp_rpc_hold *hold, char **line)
+sp_rpc_deferred_ready(struct sp_rpc_deferred *d, char **line)
 {
-	int rc = sp_lookup_finish(hold->table, hold->slice, hold->ticket, hold->pos, hold->n);
+	int rc = sp_lookup_finish(d->table, d->slice, d->ticket, d->pos, d->n);
 
 	*line = NULL;
 	if (rc == -EINPROGRESS)
 		return false;
 	if (rc == 0) {
-		*line = hold->answer;
-		hold->answer = NULL;
-	} else if (hold->answer != NULL) { /* NULL: a notification, answered with nothing */
-		*line = error_answer(hold, rc);
+		*line = d->answer;
+		d->answer = NULL;
+	} else if (d->answer != NULL) { /* NULL: a notification, answered with nothing */
+		*line = error_answer(d, rc);
 	}
-	sp_rpc_hold_free(hold);
+	sp_rpc_deferred_free(d);
 	return true;
 }
