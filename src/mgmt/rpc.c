@@ -5,8 +5,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include <rte_common.h>
-
 /* Each method's handler, registered by the file that defines it (SP_RPC_METHOD). */
 static sp_rpc_method handlers[SP_METHOD_COUNT];
 
