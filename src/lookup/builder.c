@@ -28,7 +28,7 @@ SP_LOG_TYPE("lookup")
  * build, the old base freed), so a slice rewriting 100K filters flat out,
  * compiled back to back, cost 63 other slices' lookups 36 % on the 2-vCPU
  * VM (a share of 10: 10 % of their lookups, 20: 0-2 %, 40: none); its own
- * writes wait instead (deferred answers, docs/lookup.md).
+ * writes wait instead (pending answers, docs/lookup.md).
  */
 #define COMPILE_SHARE 20
 

@@ -75,12 +75,12 @@ dispatch(void *ctx, const char *method, json_t *params, struct sp_rpc_error *e)
 
 char *
 sp_rpc_handle(struct sp_node *node, const char *line, size_t len,
-	      struct sp_rpc_deferred *deferred)
+	      struct sp_rpc_pending *pending)
 {
 	char *answer;
 
-	sp_rpc_deferred_begin(deferred);
+	sp_rpc_pending_begin(pending);
 	answer = sp_rpc_handle_line(line, len, dispatch, node);
-	sp_rpc_deferred_end();
+	sp_rpc_pending_end();
 	return answer;
 }

@@ -42,14 +42,14 @@ void sp_rpc_register(enum sp_method_id id, sp_rpc_method fn);
 const char *sp_rpc_unhandled(void);
 
 /*
- * An answer deferred until the filter writes it acknowledges show: a write
+ * An answer pending until the filter writes it acknowledges show: a write
  * the lookups do not show yet (sp_lookup_*_nowait() said -EINPROGRESS: a
  * compile is to fold it in). The management thread never waits for a
  * compile: the answer, and its client's next requests, wait instead
- * (rpc_server.c), until sp_rpc_deferred_ready() says.
+ * (rpc_server.c), until sp_rpc_pending_ready() says.
  */
-struct sp_rpc_deferred {
-	struct sp_lookup *table; /* NULL: nothing deferred */
+struct sp_rpc_pending {
+	struct sp_lookup *table; /* NULL: nothing pending */
 	uint16_t slice, npe;
 	char name[SP_NAME_LEN];  /* the slice's, for an error */
 	uint64_t ticket;
@@ -61,30 +61,30 @@ struct sp_rpc_deferred {
 /*
  * Handle one request line (without its newline). Returns the response
  * line (malloc'd, no newline) or NULL when nothing is to be sent (a
- * notification). If deferred->table is set on return, the response is to
- * wait until the writes show (the caller keeps it in deferred->answer).
+ * notification). If pending->table is set on return, the response is to
+ * wait until the writes show (the caller keeps it in pending->answer).
  */
 char *sp_rpc_handle(struct sp_node *node, const char *line, size_t len,
-		    struct sp_rpc_deferred *deferred);
+		    struct sp_rpc_pending *pending);
 
-/* rpc_deferred.c. Where the request being handled may defer its answer (rpc.c). */
-void sp_rpc_deferred_begin(struct sp_rpc_deferred *d);
-void sp_rpc_deferred_end(void);
+/* rpc_pending.c. Where the request being handled may keep its answer pending (rpc.c). */
+void sp_rpc_pending_begin(struct sp_rpc_pending *d);
+void sp_rpc_pending_end(void);
 /*
  * After a filter method's sp_lookup_*_nowait() on slice s said rc (and
- * ticket): if -EINPROGRESS, defer its answer until the writes at pos show
+ * ticket): if -EINPROGRESS, keep its answer pending until the writes at pos show
  * (0, or -ENOMEM); else rc.
  */
-int sp_rpc_defer_until_shown(const struct sp_node *node, const struct sp_slice *s, int rc,
+int sp_rpc_answer_when_shown(const struct sp_node *node, const struct sp_slice *s, int rc,
 			     uint64_t ticket, const uint32_t *pos, uint32_t n);
 /*
- * Once the writes show (or their compile failed): true, *line the deferred
+ * Once the writes show (or their compile failed): true, *line the pending
  * answer (or an error answer; NULL for a notification), d let go. False
  * while they are to come.
  */
-bool sp_rpc_deferred_ready(struct sp_rpc_deferred *d, char **line);
-/* Let go of a deferred answer (its client is gone): the writes still show with their compile. */
-void sp_rpc_deferred_free(struct sp_rpc_deferred *d);
+bool sp_rpc_pending_ready(struct sp_rpc_pending *d, char **line);
+/* Let go of a pending answer (its client is gone): the writes still show with their compile. */
+void sp_rpc_pending_free(struct sp_rpc_pending *d);
 
 /* Node parameter readers: 0, or -1 with e filled (SP_RPC_INVALID_PARAMS or SP_RPC_NOT_FOUND). */
 int sp_rpc_slice(const struct sp_node *node, json_t *params, struct sp_slice **s,

@@ -169,7 +169,7 @@ filter_insert(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 			return NULL;
 		rc = sp_lookup_write_bulk_nowait(node->npes[s->npe].lookup, s->id, &p, &one, 1,
 						 &ticket);
-		rc = sp_rpc_defer_until_shown(node, s, rc, ticket, &p, 1);
+		rc = sp_rpc_answer_when_shown(node, s, rc, ticket, &p, 1);
 		return rc < 0 ? table_error(s, rc, e) : json_pack("{s:i}", "written", 1);
 	}
 	n = json_array_size(list);
@@ -194,7 +194,7 @@ filter_insert(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 	rc = ok ? sp_lookup_write_bulk_nowait(node->npes[s->npe].lookup, s->id, pos, f,
 					      (uint32_t)n, &ticket) : 0;
 	if (ok)
-		rc = sp_rpc_defer_until_shown(node, s, rc, ticket, pos, (uint32_t)n);
+		rc = sp_rpc_answer_when_shown(node, s, rc, ticket, pos, (uint32_t)n);
 	free(pos);
 	free(f);
 	if (!ok)
@@ -220,7 +220,7 @@ filter_delete(struct sp_node *node, json_t *params, struct sp_rpc_error *e)
 				   "slice %s's filter quota of %u", p, s->name, s->filter_quota);
 	at = (uint32_t)p;
 	rc = sp_lookup_delete_nowait(node->npes[s->npe].lookup, s->id, at, &ticket);
-	rc = sp_rpc_defer_until_shown(node, s, rc, ticket, &at, 1);
+	rc = sp_rpc_answer_when_shown(node, s, rc, ticket, &at, 1);
 	if (rc == -ENOENT)
 		return sp_rpc_fail(e, SP_RPC_NOT_FOUND, "slice %s has no filter at position %" PRIu64,
 				   s->name, p);

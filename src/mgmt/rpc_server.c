@@ -35,7 +35,7 @@ struct client {
 	bool skipping; /* the rest of a line too long to take */
 	char *out;
 	size_t out_len, out_off;
-	struct sp_rpc_deferred deferred; /* an answer waiting for a compile; the next lines too */
+	struct sp_rpc_pending pending; /* an answer waiting for a compile; the next lines too */
 };
 
 struct sp_rpc_server {
@@ -53,7 +53,7 @@ drop(struct sp_rpc_server *srv, unsigned int i)
 	close(c->fd);
 	free(c->in);
 	free(c->out);
-	sp_rpc_deferred_free(&c->deferred);
+	sp_rpc_pending_free(&c->pending);
 	*c = srv->clients[--srv->nb_clients];
 }
 
@@ -103,7 +103,7 @@ flush(struct client *c)
 
 /*
  * Answer the complete lines in c->in, at most MAX_LINES_PER_POLL, in order:
- * a deferred answer first, once it may go, and none after it until then.
+ * a pending answer first, once it may go, and none after it until then.
  * False to drop the client.
  */
 static bool
@@ -113,15 +113,15 @@ handle_lines(struct sp_node *node, struct client *c)
 	unsigned int lines = 0;
 	char *nl, *answer;
 
-	if (c->deferred.table != NULL) {
-		if (!sp_rpc_deferred_ready(&c->deferred, &answer))
+	if (c->pending.table != NULL) {
+		if (!sp_rpc_pending_ready(&c->pending, &answer))
 			return true;
 		if (answer != NULL && !queue_out(c, answer))
 			return false;
 	}
 	if (c->in_len == 0)
 		return true; /* nothing read: c->in may be NULL, no pointer for memchr */
-	while (lines < MAX_LINES_PER_POLL && c->deferred.table == NULL &&
+	while (lines < MAX_LINES_PER_POLL && c->pending.table == NULL &&
 	       (nl = memchr(c->in + start, '\n', c->in_len - start)) != NULL) {
 		size_t len = (size_t)(nl - (c->in + start));
 
@@ -129,11 +129,11 @@ handle_lines(struct sp_node *node, struct client *c)
 		if (c->skipping)
 			c->skipping = false; /* the end of the line answered as too large */
 		else
-			answer = sp_rpc_handle(node, c->in + start, len, &c->deferred);
+			answer = sp_rpc_handle(node, c->in + start, len, &c->pending);
 		start += len + 1;
 		lines++;
-		if (c->deferred.table != NULL)
-			c->deferred.answer = answer;
+		if (c->pending.table != NULL)
+			c->pending.answer = answer;
 		else if (answer != NULL && !queue_out(c, answer))
 			return false;
 	}

@@ -196,13 +196,13 @@ sp_test_node_free(struct sp_node *node)
 char *
 sp_test_rpc_handle(struct sp_node *node, const char *line, size_t len)
 {
-	struct sp_rpc_deferred deferred = {0};
-	char *answer = sp_rpc_handle(node, line, len, &deferred);
+	struct sp_rpc_pending pending = {0};
+	char *answer = sp_rpc_handle(node, line, len, &pending);
 
-	if (deferred.table == NULL)
+	if (pending.table == NULL)
 		return answer;
-	deferred.answer = answer;
-	while (!sp_rpc_deferred_ready(&deferred, &answer))
+	pending.answer = answer;
+	while (!sp_rpc_pending_ready(&pending, &answer))
 		usleep(100);
 	return answer;
 }

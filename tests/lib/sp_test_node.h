@@ -45,7 +45,7 @@ struct rte_mbuf *sp_test_node_frame(const struct sp_node *node, uint32_t inner_d
 void sp_test_node_free(struct sp_node *node);
 
 /*
- * A management request handled as slicepathd's socket does it, a deferred
+ * A management request handled as slicepathd's socket does it, a pending
  * answer (a write waiting for its compile) waited for: the response line
  * (malloc'd) or NULL for a notification.
  */

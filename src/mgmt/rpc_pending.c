@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Answers deferred until the filter writes they acknowledge show (rpc.h,
- * struct sp_rpc_deferred): the management thread takes the writes without
+ * Answers pending until the filter writes they acknowledge show (rpc.h,
+ * struct sp_rpc_pending): the management thread takes the writes without
  * waiting for their compile, keeps the answer, and sends it once the
  * lookups show them, serving ARP and the other clients meanwhile.
  */
@@ -13,27 +13,27 @@
 
 #include "rpc.h"
 
-/* Where the request being handled may defer its answer (rpc.c sets it): the management
+/* Where the request being handled may keep its answer pending (rpc.c sets it): the management
  * thread's alone. */
-static struct sp_rpc_deferred *current;
+static struct sp_rpc_pending *current;
 
 void
-sp_rpc_deferred_begin(struct sp_rpc_deferred *d)
+sp_rpc_pending_begin(struct sp_rpc_pending *d)
 {
 	current = d;
 }
 
 void
-sp_rpc_deferred_end(void)
+sp_rpc_pending_end(void)
 {
 	current = NULL;
 }
 
 int
-sp_rpc_defer_until_shown(const struct sp_node *node, const struct sp_slice *s, int rc,
+sp_rpc_answer_when_shown(const struct sp_node *node, const struct sp_slice *s, int rc,
 			 uint64_t ticket, const uint32_t *pos, uint32_t n)
 {
-	struct sp_rpc_deferred *h = current;
+	struct sp_rpc_pending *h = current;
 
 	if (rc != -EINPROGRESS)
 		return rc;
@@ -53,16 +53,16 @@ sp_rpc_defer_until_shown(const struct sp_node *node, const struct sp_slice *s, i
 }
 
 void
-sp_rpc_deferred_free(struct sp_rpc_deferred *d)
+sp_rpc_pending_free(struct sp_rpc_pending *d)
 {
 	free(d->pos);
 	free(d->answer);
-	*d = (struct sp_rpc_deferred){0};
+	*d = (struct sp_rpc_pending){0};
 }
 
-/* The error response to the deferred request: its id from the answer kept. */
+/* The error response to the pending request: its id from the answer kept. */
 static char *
-error_answer(const struct sp_rpc_deferred *h, int rc)
+error_answer(const struct sp_rpc_pending *h, int rc)
 {
 	json_t *answer = json_loads(h->answer, 0, NULL);
 	struct sp_rpc_error e;
@@ -84,7 +84,7 @@ error_answer(const struct sp_rpc_deferred *h, int rc)
 }
 
 bool
-sp_rpc_deferred_ready(struct sp_rpc_deferred *d, char **line)
+sp_rpc_pending_ready(struct sp_rpc_pending *d, char **line)
 {
 	int rc = sp_lookup_finish(d->table, d->slice, d->ticket, d->pos, d->n);
 
@@ -97,6 +97,6 @@ sp_rpc_deferred_ready(struct sp_rpc_deferred *d, char **line)
 	} else if (d->answer != NULL) { /* NULL: a notification, answered with nothing */
 		*line = error_answer(d, rc);
 	}
-	sp_rpc_deferred_free(d);
+	sp_rpc_pending_free(d);
 	return true;
 }
