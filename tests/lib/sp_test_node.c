@@ -9,6 +9,8 @@
 #include <rte_ip.h>
 #include <rte_malloc.h>
 
+#include <slicepath/ipv4.h>
+
 #include "mgmt/rpc.h"
 #include "sp_test.h"
 #include "sp_test_frame.h"
@@ -170,6 +172,20 @@ sp_test_node_frame(const struct sp_node *node, uint32_t inner_dst, uint8_t ttl, 
 	n += sp_test_udp(f + n, 1000, 2000, 16);
 	memset(f + n, tag, 16);
 	return sp_test_pkt(f, sizeof(f), 0);
+}
+
+int
+sp_test_node_route(struct sp_node *node, uint16_t npe, uint32_t pos, uint32_t dst_net,
+		   uint32_t nh_ip, uint16_t nh_port)
+{
+	struct sp_filter f = {.result = {.endpoint = 1, .queue = 0,
+					 .nh_ip = rte_cpu_to_be_32(nh_ip),
+					 .nh_port = rte_cpu_to_be_16(nh_port)}};
+	const uint32_t net = rte_cpu_to_be_32(dst_net), mask = RTE_BE32(0xffff0000);
+
+	memcpy(&f.key.b[SP_IPV4_KEY_DST], &net, 4);
+	memcpy(&f.mask.b[SP_IPV4_KEY_DST], &mask, 4);
+	return sp_lookup_write(node->npes[npe].lookup, SP_TEST_SLICE, pos, &f);
 }
 
 void

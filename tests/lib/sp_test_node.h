@@ -41,6 +41,13 @@ void sp_test_node_add_npe(struct sp_node *node);
 #define SP_TEST_FRAME_LEN (RTE_ETHER_HDR_LEN + 2 * (20 + 8) + 16)
 struct rte_mbuf *sp_test_node_frame(const struct sp_node *node, uint32_t inner_dst, uint8_t ttl,
 				    uint8_t tag);
+/*
+ * Alpha's filter at pos in NPE npe's table: inner destination dst_net/16
+ * (host order) to its endpoint on p1 (1), queue 0, next hop nh_ip:nh_port
+ * (host order). 0, or sp_lookup_write()'s error.
+ */
+int sp_test_node_route(struct sp_node *node, uint16_t npe, uint32_t pos, uint32_t dst_net,
+		       uint32_t nh_ip, uint16_t nh_port);
 /* Free everything sp_test_node_create() made; node is zeroed. */
 void sp_test_node_free(struct sp_node *node);
 

@@ -40,14 +40,7 @@ static struct sp_lcore_stats st;
 static void
 route(uint32_t pos, uint32_t dst_net, uint32_t nh)
 {
-	struct sp_filter f = {.result = {.endpoint = 1, .queue = 0,
-					 .nh_ip = rte_cpu_to_be_32(nh),
-					 .nh_port = rte_cpu_to_be_16(NH_PORT)}};
-	uint32_t net = rte_cpu_to_be_32(dst_net), mask = rte_cpu_to_be_32(0xffff0000);
-
-	memcpy(&f.key.b[SP_IPV4_KEY_DST], &net, 4);
-	memcpy(&f.mask.b[SP_IPV4_KEY_DST], &mask, 4);
-	assert_int_equal(sp_lookup_write(node->npes[0].lookup, SP_TEST_SLICE, pos, &f), 0);
+	assert_int_equal(sp_test_node_route(node, 0, pos, dst_net, nh, NH_PORT), 0);
 }
 
 /* Frames through decap into the NPE, as the LC lcore hands them over. */

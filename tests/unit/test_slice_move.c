@@ -46,14 +46,8 @@ setup(void **state)
 static void
 route(void)
 {
-	struct sp_filter f = {.result = {.endpoint = 1, .queue = 0,
-					 .nh_ip = RTE_BE32(SP_TEST_NH_IP),
-					 .nh_port = RTE_BE16(7001)}};
-	const uint32_t net = RTE_BE32(RTE_IPV4(192, 168, 0, 0)), mask = RTE_BE32(0xffff0000);
-
-	memcpy(&f.key.b[SP_IPV4_KEY_DST], &net, 4);
-	memcpy(&f.mask.b[SP_IPV4_KEY_DST], &mask, 4);
-	assert_int_equal(sp_lookup_write(node->npes[alpha->npe].lookup, SP_TEST_SLICE, 0, &f), 0);
+	assert_int_equal(sp_test_node_route(node, alpha->npe, 0, RTE_IPV4(192, 168, 0, 0), SP_TEST_NH_IP,
+					    7001), 0);
 }
 
 /* A frame for alpha through decap and into NPE npe, as the LC lcore hands it over. */
