@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The node's own telemetry commands: summary, ports, drops, lcores, residence, ARP, neighbors. */
+#include <stdio.h>
+#include <string.h>
+
+#include "telemetry_int.h"
+#include "../node/steer.h"
+
+static int
+cmd_info(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
+{
+	unsigned int slices = 0;
+
+	for (unsigned int i = 0; i < SP_MAX_SLICES; i++)
+		slices += tnode->slices[i] != NULL;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "version", SP_VERSION);
+	rte_tel_data_add_dict_string(d, "state", tnode->quit ? "stopping" : "running");
+	rte_tel_data_add_dict_u64(d, "ports", tnode->nb_ports);
+	rte_tel_data_add_dict_u64(d, "slices", slices);
+	rte_tel_data_add_dict_u64(d, "npes", tnode->nb_npes);
+	rte_tel_data_add_dict_u64(d, "endpoints", tnode->nb_endpoints);
+	return 0;
+}
+SP_TELEMETRY_CMD("/slicepath/info", cmd_info, "Node summary. Takes no parameters.")
+
+static int
+cmd_ports(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
+{
+	rte_tel_data_start_dict(d);
+	for (uint16_t p = 0; p < tnode->nb_ports; p++) {
+		const struct sp_port *port = &tnode->ports[p];
+		struct rte_tel_data *c = rte_tel_data_alloc();
+
+		if (c == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_u64(c, "port_id", port->port_id);
+		add_ipv4(c, "ipv4", port->ip_be);
+		add_mac(c, "mac", &port->mac);
+		rte_tel_data_add_dict_u64(c, "rate_bps", port->rate_bps);
+		rte_tel_data_add_dict_u64(c, "rx_queues", port->nb_rxq);
+		rte_tel_data_add_dict_u64(c, "tx_queues", port->nb_txq);
+		rte_tel_data_add_dict_string(c, "steering", sp_steer_name(tnode, p));
+		rte_tel_data_add_dict_string(c, "steering_note", sp_steer_note(tnode, p));
+		rte_tel_data_add_dict_u64(c, "steering_rules", sp_steer_rules(tnode, p));
+		sp_stats_port_read(p, tel_field, c);
+		rte_tel_data_add_dict_container(d, port->name, c, 0);
+	}
+	return 0;
+}
+SP_TELEMETRY_CMD("/slicepath/ports", cmd_ports,
+		 "Per-port addresses and counters. Takes no parameters.")
+
+static int
+cmd_drops(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
+{
+	uint64_t reasons[SP_REASON_MAX];
+
+	sp_stats_reasons(reasons);
+	rte_tel_data_start_dict(d);
+	for (unsigned int r = SP_REASON_NONE + 1; r < SP_REASON_MAX; r++)
+		rte_tel_data_add_dict_u64(d, sp_reason_name(r), reasons[r]);
+	return 0;
+}
+SP_TELEMETRY_CMD("/slicepath/drops", cmd_drops,
+		 "Packets that left the fast path, by reason. Takes no parameters.")
+
+/* Each forwarding lcore: its roles and its share of the work (SP_LCORE_WORK_COUNTS). */
+static int
+cmd_lcores(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
+{
+	rte_tel_data_start_dict(d);
+	for (unsigned int i = 0; i < tnode->nb_lcores; i++) {
+		unsigned int lcore = tnode->lcores[i];
+		const struct sp_lcore_work *w = &sp_stats_lcore(lcore)->work;
+		struct rte_tel_data *c = rte_tel_data_alloc();
+		char name[16], npes[SP_MAX_NPES * 4] = "";
+		size_t off = 0;
+
+		if (c == NULL)
+			return -ENOMEM;
+		/* A list as text: a container in a container's container is more than DPDK takes. */
+		for (uint16_t e = 0; e < tnode->nb_npes; e++)
+			if (tnode->npes[e].lcore == lcore)
+				off += (size_t)snprintf(npes + off, sizeof(npes) - off, "%s%u",
+							off > 0 ? "," : "", e);
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_int(c, "lc_index", sp_node_lc_index(tnode, lcore));
+		rte_tel_data_add_dict_string(c, "npes", npes);
+#define ADD_WORK_COUNT(name, what) rte_tel_data_add_dict_u64(c, #name, w->name);
+		SP_LCORE_WORK_COUNTS(ADD_WORK_COUNT)
+#undef ADD_WORK_COUNT
+		snprintf(name, sizeof(name), "%u", lcore);
+		rte_tel_data_add_dict_container(d, name, c, 0);
+	}
+	return 0;
+}
+SP_TELEMETRY_CMD("/slicepath/lcores", cmd_lcores,
+		 "Per forwarding lcore: LC index, NPEs, frames received, crossed to another lcore, "
+		 "taken by its NPEs.")
+
+/* ARP answers the neighbor table took and their MAC changes (ignored ones are a drop reason). */
+static int
+cmd_arp(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
+{
+	rte_tel_data_start_dict(d);
+	sp_stats_arp_read(tel_field, d);
+	return 0;
+}
+SP_TELEMETRY_CMD("/slicepath/arp", cmd_arp,
+		 "ARP answers learned, and learned neighbors whose MAC changed. Takes no parameters.")
+
+/* The summary of stats.get's residence_ns (the buckets stay there: telemetry dicts hold 256). */
+static int
+cmd_residence(const char *cmd __rte_unused, const char *params __rte_unused,
+	      struct rte_tel_data *d)
+{
+	static struct sp_latency l; /* 8 KB; commands run one at a time (reader_lock) */
+	struct sp_latency_summary s;
+
+	sp_stats_residence(&l);
+	sp_latency_summarize(&l, &s);
+	rte_tel_data_start_dict(d);
+#define ADD_SUMMARY(name, unit) rte_tel_data_add_dict_u64(d, #name unit, s.name);
+	SP_LATENCY_SUMMARY(ADD_SUMMARY)
+#undef ADD_SUMMARY
+	return 0;
+}
+SP_TELEMETRY_CMD("/slicepath/residence", cmd_residence,
+		 "Sampled times frames spent in the node, rx to tx: count and percentiles since start. "
+		 "Takes no parameters.")
+
+/* Per port, "a.b.c.d mac kind" strings: telemetry keys cannot hold dotted addresses. */
+static int
+cmd_neighbors(const char *cmd __rte_unused, const char *params __rte_unused,
+	      struct rte_tel_data *d)
+{
+	struct rte_tel_data *per_port[SP_MAX_PORTS];
+	struct rte_ether_addr mac;
+	enum sp_neigh_kind kind;
+	uint32_t iter = 0, ip;
+	uint16_t port;
+
+	for (uint16_t p = 0; p < tnode->nb_ports; p++) {
+		per_port[p] = rte_tel_data_alloc();
+		if (per_port[p] == NULL) {
+			while (p-- > 0)
+				rte_tel_data_free(per_port[p]);
+			return -ENOMEM;
+		}
+		rte_tel_data_start_array(per_port[p], RTE_TEL_STRING_VAL);
+	}
+	while (sp_neigh_next(tnode->neigh, &iter, &port, &ip, &mac, &kind) >= 0) {
+		const uint8_t *b = (const uint8_t *)&ip;
+		char entry[64], m[RTE_ETHER_ADDR_FMT_SIZE];
+
+		if (port >= tnode->nb_ports)
+			continue;
+		rte_ether_format_addr(m, sizeof(m), &mac);
+		snprintf(entry, sizeof(entry), "%u.%u.%u.%u %s %s", b[0], b[1], b[2], b[3], m,
+			 kind == SP_NEIGH_STATIC ? "static" : "learned");
+		rte_tel_data_add_array_string(per_port[port], entry);
+	}
+	rte_tel_data_start_dict(d);
+	for (uint16_t p = 0; p < tnode->nb_ports; p++)
+		rte_tel_data_add_dict_container(d, tnode->ports[p].name, per_port[p], 0);
+	return 0;
+}
+SP_TELEMETRY_CMD("/slicepath/neighbors", cmd_neighbors, "Resolved next hops. Takes no parameters.")
