@@ -25,18 +25,18 @@ static struct {
 } commands[MAX_COMMANDS];
 static unsigned int nb_commands;
 
-const struct sp_node *tnode;
+const struct sp_node *sp_tel_node;
 /* DPDK runs a telemetry thread per client; they share one RCU reader id. */
 static pthread_mutex_t reader_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void
-tel_field(void *d, const char *name, uint64_t value)
+sp_tel_field(void *d, const char *name, uint64_t value)
 {
 	rte_tel_data_add_dict_u64(d, name, value);
 }
 
 void
-add_ipv4(struct rte_tel_data *d, const char *name, uint32_t ip_be)
+sp_tel_add_ipv4(struct rte_tel_data *d, const char *name, uint32_t ip_be)
 {
 	const uint8_t *b = (const uint8_t *)&ip_be;
 	char s[16];
@@ -46,7 +46,7 @@ add_ipv4(struct rte_tel_data *d, const char *name, uint32_t ip_be)
 }
 
 void
-add_mac(struct rte_tel_data *d, const char *name, const struct rte_ether_addr *mac)
+sp_tel_add_mac(struct rte_tel_data *d, const char *name, const struct rte_ether_addr *mac)
 {
 	char s[RTE_ETHER_ADDR_FMT_SIZE];
 
@@ -55,7 +55,7 @@ add_mac(struct rte_tel_data *d, const char *name, const struct rte_ether_addr *m
 }
 
 const struct sp_slice *
-find_slice(const char *param)
+sp_tel_find_slice(const char *param)
 {
 	char *end;
 	unsigned long id;
@@ -63,10 +63,10 @@ find_slice(const char *param)
 	if (param == NULL || *param == '\0')
 		return NULL;
 	for (unsigned int i = 0; i < SP_MAX_SLICES; i++)
-		if (tnode->slices[i] != NULL && strcmp(tnode->slices[i]->name, param) == 0)
-			return tnode->slices[i];
+		if (sp_tel_node->slices[i] != NULL && strcmp(sp_tel_node->slices[i]->name, param) == 0)
+			return sp_tel_node->slices[i];
 	id = strtoul(param, &end, 10);
-	return *end == '\0' && id < SP_MAX_SLICES ? tnode->slices[id] : NULL;
+	return *end == '\0' && id < SP_MAX_SLICES ? sp_tel_node->slices[id] : NULL;
 }
 
 void
@@ -86,11 +86,11 @@ as_reader(const char *cmd, const char *params, struct rte_tel_data *d)
 	int rc = -ENOENT;
 
 	pthread_mutex_lock(&reader_lock);
-	rte_rcu_qsbr_thread_online(tnode->qsbr, tnode->rcu_reader);
+	rte_rcu_qsbr_thread_online(sp_tel_node->qsbr, sp_tel_node->rcu_reader);
 	for (unsigned int i = 0; i < nb_commands; i++)
 		if (strcmp(cmd, commands[i].path) == 0)
 			rc = commands[i].fn(cmd, params, d);
-	rte_rcu_qsbr_thread_offline(tnode->qsbr, tnode->rcu_reader);
+	rte_rcu_qsbr_thread_offline(sp_tel_node->qsbr, sp_tel_node->rcu_reader);
 	pthread_mutex_unlock(&reader_lock);
 	return rc;
 }
@@ -98,7 +98,7 @@ as_reader(const char *cmd, const char *params, struct rte_tel_data *d)
 int
 sp_telemetry_init(const struct sp_node *node)
 {
-	tnode = node;
+	sp_tel_node = node;
 	for (unsigned int i = 0; i < nb_commands; i++) {
 		int rc = rte_telemetry_register_cmd(commands[i].path, as_reader, commands[i].help);
 

@@ -8,14 +8,14 @@
 static int
 cmd_filters(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
 {
-	const struct sp_slice *s = find_slice(params);
+	const struct sp_slice *s = sp_tel_find_slice(params);
 	const struct sp_lookup *t;
 	unsigned int shown = 0;
 	uint32_t pos = 0;
 
 	if (s == NULL)
 		return -EINVAL;
-	t = tnode->npes[s->npe].lookup;
+	t = sp_tel_node->npes[s->npe].lookup;
 	rte_tel_data_start_dict(d);
 	while (shown < RTE_TEL_MAX_DICT_ENTRIES && sp_lookup_next(t, s->id, &pos) == 0) {
 		struct sp_filter f;
@@ -37,10 +37,10 @@ SP_TELEMETRY_CMD("/slicepath/filters", cmd_filters,
 static int
 cmd_lookup(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
 {
-	const struct sp_slice *s = find_slice(params);
+	const struct sp_slice *s = sp_tel_find_slice(params);
 	struct sp_lookup_info info;
 
-	if (s == NULL || sp_lookup_info(tnode->npes[s->npe].lookup, s->id, &info) != 0)
+	if (s == NULL || sp_lookup_info(sp_tel_node->npes[s->npe].lookup, s->id, &info) != 0)
 		return -EINVAL;
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "quota", info.quota);

@@ -17,14 +17,14 @@
 #include "rpc.h"
 
 /* The node the commands read (sp_telemetry_init). */
-extern const struct sp_node *tnode;
+extern const struct sp_node *sp_tel_node;
 
 /* A reading into a telemetry dictionary (sp_stats_fn). */
-void tel_field(void *d, const char *name, uint64_t value);
-void add_ipv4(struct rte_tel_data *d, const char *name, uint32_t ip_be);
-void add_mac(struct rte_tel_data *d, const char *name, const struct rte_ether_addr *mac);
+void sp_tel_field(void *d, const char *name, uint64_t value);
+void sp_tel_add_ipv4(struct rte_tel_data *d, const char *name, uint32_t ip_be);
+void sp_tel_add_mac(struct rte_tel_data *d, const char *name, const struct rte_ether_addr *mac);
 /* The slice a command's parameter names (its name or id), or NULL. */
-const struct sp_slice *find_slice(const char *param);
+const struct sp_slice *sp_tel_find_slice(const char *param);
 
 /*
  * SP_TELEMETRY_CMD("/slicepath/x", fn, help), after fn in the file that

@@ -12,14 +12,14 @@ cmd_info(const char *cmd __rte_unused, const char *params __rte_unused, struct r
 	unsigned int slices = 0;
 
 	for (unsigned int i = 0; i < SP_MAX_SLICES; i++)
-		slices += tnode->slices[i] != NULL;
+		slices += sp_tel_node->slices[i] != NULL;
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "version", SP_VERSION);
-	rte_tel_data_add_dict_string(d, "state", tnode->quit ? "stopping" : "running");
-	rte_tel_data_add_dict_u64(d, "ports", tnode->nb_ports);
+	rte_tel_data_add_dict_string(d, "state", sp_tel_node->quit ? "stopping" : "running");
+	rte_tel_data_add_dict_u64(d, "ports", sp_tel_node->nb_ports);
 	rte_tel_data_add_dict_u64(d, "slices", slices);
-	rte_tel_data_add_dict_u64(d, "npes", tnode->nb_npes);
-	rte_tel_data_add_dict_u64(d, "endpoints", tnode->nb_endpoints);
+	rte_tel_data_add_dict_u64(d, "npes", sp_tel_node->nb_npes);
+	rte_tel_data_add_dict_u64(d, "endpoints", sp_tel_node->nb_endpoints);
 	return 0;
 }
 SP_TELEMETRY_CMD("/slicepath/info", cmd_info, "Node summary. Takes no parameters.")
@@ -28,23 +28,23 @@ static int
 cmd_ports(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
 {
 	rte_tel_data_start_dict(d);
-	for (uint16_t p = 0; p < tnode->nb_ports; p++) {
-		const struct sp_port *port = &tnode->ports[p];
+	for (uint16_t p = 0; p < sp_tel_node->nb_ports; p++) {
+		const struct sp_port *port = &sp_tel_node->ports[p];
 		struct rte_tel_data *c = rte_tel_data_alloc();
 
 		if (c == NULL)
 			return -ENOMEM;
 		rte_tel_data_start_dict(c);
 		rte_tel_data_add_dict_u64(c, "port_id", port->port_id);
-		add_ipv4(c, "ipv4", port->ip_be);
-		add_mac(c, "mac", &port->mac);
+		sp_tel_add_ipv4(c, "ipv4", port->ip_be);
+		sp_tel_add_mac(c, "mac", &port->mac);
 		rte_tel_data_add_dict_u64(c, "rate_bps", port->rate_bps);
 		rte_tel_data_add_dict_u64(c, "rx_queues", port->nb_rxq);
 		rte_tel_data_add_dict_u64(c, "tx_queues", port->nb_txq);
-		rte_tel_data_add_dict_string(c, "steering", sp_steer_name(tnode, p));
-		rte_tel_data_add_dict_string(c, "steering_note", sp_steer_note(tnode, p));
-		rte_tel_data_add_dict_u64(c, "steering_rules", sp_steer_rules(tnode, p));
-		sp_stats_port_read(p, tel_field, c);
+		rte_tel_data_add_dict_string(c, "steering", sp_steer_name(sp_tel_node, p));
+		rte_tel_data_add_dict_string(c, "steering_note", sp_steer_note(sp_tel_node, p));
+		rte_tel_data_add_dict_u64(c, "steering_rules", sp_steer_rules(sp_tel_node, p));
+		sp_stats_port_read(p, sp_tel_field, c);
 		rte_tel_data_add_dict_container(d, port->name, c, 0);
 	}
 	return 0;
@@ -71,8 +71,8 @@ static int
 cmd_lcores(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
 {
 	rte_tel_data_start_dict(d);
-	for (unsigned int i = 0; i < tnode->nb_lcores; i++) {
-		unsigned int lcore = tnode->lcores[i];
+	for (unsigned int i = 0; i < sp_tel_node->nb_lcores; i++) {
+		unsigned int lcore = sp_tel_node->lcores[i];
 		const struct sp_lcore_work *w = &sp_stats_lcore(lcore)->work;
 		struct rte_tel_data *c = rte_tel_data_alloc();
 		char name[16], npes[SP_MAX_NPES * 4] = "";
@@ -81,12 +81,12 @@ cmd_lcores(const char *cmd __rte_unused, const char *params __rte_unused, struct
 		if (c == NULL)
 			return -ENOMEM;
 		/* A list as text: a container in a container's container is more than DPDK takes. */
-		for (uint16_t e = 0; e < tnode->nb_npes; e++)
-			if (tnode->npes[e].lcore == lcore)
+		for (uint16_t e = 0; e < sp_tel_node->nb_npes; e++)
+			if (sp_tel_node->npes[e].lcore == lcore)
 				off += (size_t)snprintf(npes + off, sizeof(npes) - off, "%s%u",
 							off > 0 ? "," : "", e);
 		rte_tel_data_start_dict(c);
-		rte_tel_data_add_dict_int(c, "lc_index", sp_node_lc_index(tnode, lcore));
+		rte_tel_data_add_dict_int(c, "lc_index", sp_node_lc_index(sp_tel_node, lcore));
 		rte_tel_data_add_dict_string(c, "npes", npes);
 #define ADD_WORK_COUNT(name, what) rte_tel_data_add_dict_u64(c, #name, w->name);
 		SP_LCORE_WORK_COUNTS(ADD_WORK_COUNT)
@@ -105,7 +105,7 @@ static int
 cmd_arp(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
 {
 	rte_tel_data_start_dict(d);
-	sp_stats_arp_read(tel_field, d);
+	sp_stats_arp_read(sp_tel_field, d);
 	return 0;
 }
 SP_TELEMETRY_CMD("/slicepath/arp", cmd_arp,
@@ -142,7 +142,7 @@ cmd_neighbors(const char *cmd __rte_unused, const char *params __rte_unused,
 	uint32_t iter = 0, ip;
 	uint16_t port;
 
-	for (uint16_t p = 0; p < tnode->nb_ports; p++) {
+	for (uint16_t p = 0; p < sp_tel_node->nb_ports; p++) {
 		per_port[p] = rte_tel_data_alloc();
 		if (per_port[p] == NULL) {
 			while (p-- > 0)
@@ -151,11 +151,11 @@ cmd_neighbors(const char *cmd __rte_unused, const char *params __rte_unused,
 		}
 		rte_tel_data_start_array(per_port[p], RTE_TEL_STRING_VAL);
 	}
-	while (sp_neigh_next(tnode->neigh, &iter, &port, &ip, &mac, &kind) >= 0) {
+	while (sp_neigh_next(sp_tel_node->neigh, &iter, &port, &ip, &mac, &kind) >= 0) {
 		const uint8_t *b = (const uint8_t *)&ip;
 		char entry[64], m[RTE_ETHER_ADDR_FMT_SIZE];
 
-		if (port >= tnode->nb_ports)
+		if (port >= sp_tel_node->nb_ports)
 			continue;
 		rte_ether_format_addr(m, sizeof(m), &mac);
 		snprintf(entry, sizeof(entry), "%u.%u.%u.%u %s %s", b[0], b[1], b[2], b[3], m,
@@ -163,8 +163,8 @@ cmd_neighbors(const char *cmd __rte_unused, const char *params __rte_unused,
 		rte_tel_data_add_array_string(per_port[port], entry);
 	}
 	rte_tel_data_start_dict(d);
-	for (uint16_t p = 0; p < tnode->nb_ports; p++)
-		rte_tel_data_add_dict_container(d, tnode->ports[p].name, per_port[p], 0);
+	for (uint16_t p = 0; p < sp_tel_node->nb_ports; p++)
+		rte_tel_data_add_dict_container(d, sp_tel_node->ports[p].name, per_port[p], 0);
 	return 0;
 }
 SP_TELEMETRY_CMD("/slicepath/neighbors", cmd_neighbors, "Resolved next hops. Takes no parameters.")

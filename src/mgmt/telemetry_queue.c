@@ -29,7 +29,7 @@ add_queue_drops(struct rte_tel_data *c, const struct sp_qm_queue_stats *qs)
 static int
 cmd_queues(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
 {
-	const struct sp_slice *s = find_slice(params);
+	const struct sp_slice *s = sp_tel_find_slice(params);
 
 	if (s == NULL)
 		return -EINVAL;
@@ -40,14 +40,14 @@ cmd_queues(const char *cmd __rte_unused, const char *params, struct rte_tel_data
 		char name[8];
 
 		if (s->qmap[q] == SP_QUEUE_UNBOUND ||
-		    sp_qm_queue_stats(tnode->npes[s->npe].qm, s->qmap[q], &qs) < 0)
+		    sp_qm_queue_stats(sp_tel_node->npes[s->npe].qm, s->qmap[q], &qs) < 0)
 			continue;
 		c = rte_tel_data_alloc();
 		if (c == NULL)
 			return -ENOMEM;
 		rte_tel_data_start_dict(c);
 		rte_tel_data_add_dict_u64(c, "phys", s->qmap[q]);
-		rte_tel_data_add_dict_string(c, "port", tnode->ports[s->qport[q]].name);
+		rte_tel_data_add_dict_string(c, "port", sp_tel_node->ports[s->qport[q]].name);
 #define ADD_QUEUE_PAIR(name, what)                                                                 \
 	rte_tel_data_add_dict_u64(c, #name "_pkts", qs.name##_pkts);                               \
 	rte_tel_data_add_dict_u64(c, #name "_bytes", qs.name##_bytes);

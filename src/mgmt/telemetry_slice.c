@@ -11,7 +11,7 @@ add_slice_fields(struct rte_tel_data *d, const struct sp_slice *s)
 	rte_tel_data_add_dict_u64(d, "id", s->id);
 	rte_tel_data_add_dict_string(d, "codeopt", s->co->name);
 	rte_tel_data_add_dict_u64(d, "npe", s->npe);
-	sp_stats_slice_read(s->id, tel_field, d);
+	sp_stats_slice_read(s->id, sp_tel_field, d);
 }
 
 static int
@@ -19,7 +19,7 @@ cmd_slices(const char *cmd __rte_unused, const char *params __rte_unused, struct
 {
 	rte_tel_data_start_dict(d);
 	for (unsigned int i = 0; i < SP_MAX_SLICES; i++) {
-		const struct sp_slice *s = tnode->slices[i];
+		const struct sp_slice *s = sp_tel_node->slices[i];
 		struct rte_tel_data *c;
 
 		if (s == NULL)
@@ -38,7 +38,7 @@ SP_TELEMETRY_CMD("/slicepath/slices", cmd_slices, "Per-slice counters. Takes no 
 static int
 cmd_slice(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
 {
-	const struct sp_slice *s = find_slice(params);
+	const struct sp_slice *s = sp_tel_find_slice(params);
 	struct rte_tel_data *reasons;
 	uint64_t by_reason[SP_REASON_MAX];
 
@@ -65,10 +65,10 @@ cmd_endpoints(const char *cmd __rte_unused, const char *params __rte_unused,
 	      struct rte_tel_data *d)
 {
 	rte_tel_data_start_dict(d);
-	for (uint16_t e = 0; e < tnode->nb_endpoints && e < RTE_TEL_MAX_DICT_ENTRIES; e++) {
-		const struct sp_endpoint *ep = &tnode->endpoints[e];
+	for (uint16_t e = 0; e < sp_tel_node->nb_endpoints && e < RTE_TEL_MAX_DICT_ENTRIES; e++) {
+		const struct sp_endpoint *ep = &sp_tel_node->endpoints[e];
 		/* A free slot (slice 0), or one whose slice is being deleted. */
-		const struct sp_slice *s = __atomic_load_n(&tnode->slices[ep->slice], __ATOMIC_ACQUIRE);
+		const struct sp_slice *s = __atomic_load_n(&sp_tel_node->slices[ep->slice], __ATOMIC_ACQUIRE);
 		struct rte_tel_data *c;
 		char name[8];
 
@@ -79,12 +79,12 @@ cmd_endpoints(const char *cmd __rte_unused, const char *params __rte_unused,
 			return -ENOMEM;
 		rte_tel_data_start_dict(c);
 		rte_tel_data_add_dict_string(c, "slice", s->name);
-		rte_tel_data_add_dict_string(c, "port", tnode->ports[ep->port].name);
-		add_ipv4(c, "ipv4", ep->ip_be);
+		rte_tel_data_add_dict_string(c, "port", sp_tel_node->ports[ep->port].name);
+		sp_tel_add_ipv4(c, "ipv4", ep->ip_be);
 		rte_tel_data_add_dict_u64(c, sp_l4_key(ep->l4), rte_be_to_cpu_16(ep->l4_port_be));
 		rte_tel_data_add_dict_u64(c, "bandwidth", ep->bandwidth_bps);
 		rte_tel_data_add_dict_u64(c, "inbound", ep->inbound_bps);
-		sp_stats_endpoint_read(e, tel_field, c);
+		sp_stats_endpoint_read(e, sp_tel_field, c);
 		snprintf(name, sizeof(name), "%u", e);
 		rte_tel_data_add_dict_container(d, name, c, 0);
 	}
@@ -97,13 +97,13 @@ SP_TELEMETRY_CMD("/slicepath/endpoints", cmd_endpoints,
 static int
 cmd_missed(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
 {
-	const struct sp_slice *s = find_slice(params);
+	const struct sp_slice *s = sp_tel_find_slice(params);
 	struct sp_missed_shown m[SP_MISSED_KEEP];
 	unsigned int n;
 
 	if (s == NULL)
 		return -EINVAL;
-	n = sp_missed_show(tnode, s, m);
+	n = sp_missed_show(sp_tel_node, s, m);
 	rte_tel_data_start_dict(d);
 	for (unsigned int i = 0; i < n; i++) {
 		struct rte_tel_data *c = rte_tel_data_alloc();
