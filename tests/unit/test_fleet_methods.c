@@ -61,10 +61,11 @@ test_each_fleet_method_answered(void **state)
 	(void)state;
 	for (int id = 0; id < SP_METHOD_COUNT; id++) {
 		struct sp_rpc_error e = {0};
-		json_t *p = json_object(), *r;
+		json_t *p, *r;
 
 		if (!sp_method_served(SP_ON_FLEET, id))
 			continue;
+		p = json_object();
 		r = fleet_call(fleet, sp_method_name(id), p, &e);
 		json_decref(p);
 		json_decref(r);
