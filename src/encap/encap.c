@@ -76,7 +76,13 @@ write_outer(struct rte_mbuf *m, const struct sp_endpoint *ep, const struct sp_re
 	    const uint8_t *nh_mac)
 {
 	uint16_t inner = (uint16_t)rte_pktmbuf_pkt_len(m);
-	struct outer_hdr *h = (struct outer_hdr *)rte_pktmbuf_prepend(m, sizeof(*h));
+	struct outer_hdr *h;
+
+	/* rte_pktmbuf_prepend() without its headroom check: sp_encap_burst() made it. */
+	m->data_off -= sizeof(*h);
+	m->data_len += sizeof(*h);
+	m->pkt_len += sizeof(*h);
+	h = rte_pktmbuf_mtod(m, struct outer_hdr *);
 	uint16_t ip_len = rte_cpu_to_be_16(inner + sizeof(h->ip) + sizeof(h->udp));
 	uint64_t sum = (uint64_t)ep->outer_sum + ip_len + (res->nh_ip & 0xffff) + (res->nh_ip >> 16);
 

@@ -30,27 +30,61 @@ activate(struct sp_qm *qm, struct qm_sched *s, uint32_t id)
 }
 
 /*
- * Whether m (len bytes) may skip its queue: no queue of the scheduler is
- * backlogged, so DRR would send it next, and the bucket holds its tokens
- * besides those of the express frames before it (tokens are only spent at
- * dequeue). It waits in the express array for the next dequeue.
+ * A scheduler's express frames while a burst is taken, in registers (the
+ * packets' stores could alias them in memory): written back when the burst
+ * turns to another port's scheduler, and at its end. A frame may skip its
+ * queue while no queue of the scheduler is backlogged (DRR would send it
+ * next) and the bucket holds its tokens besides those of the express frames
+ * before it (tokens are only spent at dequeue). It waits in the express
+ * array for the next dequeue.
  */
-static inline bool
-express_take(struct qm_sched *s, struct rte_mbuf *m, uint32_t len)
-{
-	struct qm_express *x = &s->express;
-	uint16_t at = x->first + x->count;
-	uint64_t cost;
+struct express_run {
+	struct qm_sched *s; /* NULL before the burst's first frame */
+	uint16_t port;
+	uint16_t at;    /* the next frame's place */
+	uint16_t end;   /* at's limit: QM_EXPRESS, or 0 once a queue is backlogged */
+	uint64_t taken; /* x->taken so far */
+	uint64_t room;  /* the bucket's tokens plus x->spent: what taken may reach */
+};
 
-	if (s->head != QM_NONE || at == QM_EXPRESS)
+static inline void
+express_close(struct express_run *r)
+{
+	if (r->s == NULL)
+		return;
+	r->s->express.count = r->at - r->s->express.first;
+	r->s->express.taken = r->taken;
+}
+
+static inline void
+express_open(struct sp_qm *qm, struct express_run *r, uint16_t port)
+{
+	struct qm_sched *s = &qm->sched[port];
+	const struct qm_express *x = &s->express;
+
+	express_close(r);
+	r->s = s;
+	r->port = port;
+	r->at = x->first + x->count;
+	r->end = s->head != QM_NONE ? 0 : QM_EXPRESS;
+	r->taken = x->taken;
+	r->room = s->tokens + x->spent;
+}
+
+static inline bool
+express_take(struct express_run *r, struct rte_mbuf *m, uint32_t len)
+{
+	struct qm_express *x = &r->s->express;
+	uint64_t taken;
+
+	if (r->at >= r->end)
 		return false;
-	cost = sp_tb_cost(qm_wire_bytes(s, len));
-	if (x->taken - x->spent + cost > s->tokens)
+	taken = r->taken + sp_tb_cost(qm_wire_bytes(r->s, len));
+	if (taken > r->room)
 		return false;
-	x->taken += cost;
-	x->pkts[at] = m;
-	x->upto[at] = x->taken;
-	x->count++;
+	r->taken = taken;
+	x->pkts[r->at] = m;
+	x->upto[r->at++] = taken;
 	return true;
 }
 
@@ -65,7 +99,7 @@ refuse(struct qm_queue *q, enum sp_qm_drop why, uint32_t len)
 
 /* Append m to its queue (or the express frames), or count why it is refused. */
 static inline bool
-take(struct sp_qm *qm, struct rte_mbuf *m)
+take(struct sp_qm *qm, struct express_run *r, struct rte_mbuf *m)
 {
 	uint32_t id = sp_meta(m)->queue;
 	uint32_t len = rte_pktmbuf_pkt_len(m);
@@ -86,7 +120,9 @@ take(struct sp_qm *qm, struct rte_mbuf *m)
 	o = &qm->owners[q->owner];
 	if (unlikely(o->used_pkts >= __atomic_load_n(&o->max_pkts, __ATOMIC_RELAXED)))
 		return refuse(q, SP_QM_DROP_QUOTA, len);
-	if (express_take(&qm->sched[port], m, len)) {
+	if (unlikely(r->s == NULL || port != r->port))
+		express_open(qm, r, port);
+	if (express_take(r, m, len)) {
 		/* Enqueued and sent as it arrives: the queue never holds it. */
 		q->express_pkts++;
 		q->express_bytes += len;
@@ -97,7 +133,8 @@ take(struct sp_qm *qm, struct rte_mbuf *m)
 	*qm_next(m) = NULL;
 	if (q->head == NULL) {
 		q->head = m;
-		activate(qm, &qm->sched[port], id);
+		activate(qm, r->s, id);
+		r->end = 0; /* backlogged now: the burst's later frames queue too */
 	} else {
 		*qm_next(q->tail) = m;
 	}
@@ -116,6 +153,7 @@ take(struct sp_qm *qm, struct rte_mbuf *m)
 uint16_t
 sp_qm_enqueue_burst(struct sp_qm *qm, struct rte_mbuf **pkts, uint16_t n)
 {
+	struct express_run run = {.s = NULL};
 	struct rte_mbuf *m;
 	uint16_t i, refused = 0;
 
@@ -125,12 +163,13 @@ sp_qm_enqueue_burst(struct sp_qm *qm, struct rte_mbuf **pkts, uint16_t n)
 		rte_prefetch0(&qm->queues[RTE_MIN(sp_meta(pkts[i])->queue, qm->max_queues - 1)]);
 	for (i = 0; i < n; i++) {
 		m = pkts[i];
-		if (take(qm, m))
+		if (take(qm, &run, m))
 			continue;
 		sp_meta_drop(m, SP_REASON_QUEUE_FULL);
 		pkts[i] = pkts[refused];
 		pkts[refused++] = m;
 	}
+	express_close(&run);
 	return refused;
 }
 
