@@ -305,8 +305,23 @@ trim_to(struct rte_mbuf *m, uint32_t len)
 }
 
 /*
- * Outer IPv4 header: consistent, complete, checksum right (in software: the
- * virtual devices give no offload flags), not a fragment. On success the
+ * The outer IPv4 header's checksum: as the device found it where it checks
+ * (rx offload: GOOD, or NONE, the header whole all the same), else in
+ * software (the virtual devices but net_tap give no verdict).
+ */
+static __rte_always_inline bool
+outer_cksum_ok(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip, uint16_t hlen)
+{
+	uint64_t f = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
+
+	if (f != RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN)
+		return (f & RTE_MBUF_F_RX_IP_CKSUM_GOOD) != 0;
+	return sp_ipv4_hdr_cksum_ok(ip, hlen);
+}
+
+/*
+ * Outer IPv4 header: consistent, complete, checksum right (outer_cksum_ok()),
+ * not a fragment. On success the
  * frame is cut to the IPv4 total length, so Ethernet padding is gone.
  */
 static enum sp_reason
@@ -322,7 +337,7 @@ check_ipv4(struct rte_mbuf *m, struct rte_ipv4_hdr *ip)
 	if (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN + hlen || total > avail)
 		return SP_REASON_TRUNCATED;
 	/* A header with the right checksum sums to all ones. */
-	if (!sp_ipv4_hdr_cksum_ok(ip, hlen))
+	if (!outer_cksum_ok(m, ip, hlen))
 		return SP_REASON_BAD_IP_HEADER;
 	if (!trim_to(m, RTE_ETHER_HDR_LEN + total))
 		return SP_REASON_TRUNCATED;
@@ -546,7 +561,7 @@ common_datagram(const struct common_want *w, const struct rte_mbuf *m)
 	diff |= ip->dst_addr ^ w->ip_be;
 	diff |= rte_be_to_cpu_16(ip->total_length) ^ (len - RTE_ETHER_HDR_LEN);
 	diff |= rte_be_to_cpu_16(udp->dgram_len) ^ (len - RTE_ETHER_HDR_LEN - sizeof(*ip));
-	return diff == 0 && sp_ipv4_hdr_cksum_ok(ip, sizeof(*ip));
+	return diff == 0 && outer_cksum_ok(m, ip, sizeof(*ip));
 }
 
 /* A common datagram as the candidate the other frames' checks make. */

@@ -64,12 +64,14 @@ sp_encap_prepare(const struct sp_fastpath *fp, struct sp_endpoint *ep)
 	memcpy(ep->outer, &h, sizeof(h));
 	/* Length, destination and checksum zero: the sum of what stays. */
 	ep->outer_sum = sp_ipv4_hdr_sum(&h.ip, sizeof(h.ip));
+	ep->tx_ip_cksum = fp->ports[ep->port].tx_ip_cksum;
 }
 
 /*
  * The endpoint's template, then what each packet has of its own. The
  * checksum is the template's sum plus the length and destination words,
- * added as cksum.h adds them (16-bit words in memory order).
+ * added as cksum.h adds them (16-bit words in memory order), unless the
+ * port's device writes it.
  */
 static __rte_always_inline void
 write_outer(struct rte_mbuf *m, const struct sp_endpoint *ep, const struct sp_result *res,
@@ -90,7 +92,14 @@ write_outer(struct rte_mbuf *m, const struct sp_endpoint *ep, const struct sp_re
 	memcpy(h->eth.dst_addr.addr_bytes, nh_mac, RTE_ETHER_ADDR_LEN);
 	h->ip.total_length = ip_len;
 	h->ip.dst_addr = res->nh_ip;
-	h->ip.hdr_checksum = (uint16_t)~sp_cksum_fold(sum);
+	if (ep->tx_ip_cksum) {
+		/* The device sums the header; the template's checksum field is zero. */
+		m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
+		m->l2_len = sizeof(h->eth);
+		m->l3_len = sizeof(h->ip);
+	} else {
+		h->ip.hdr_checksum = (uint16_t)~sp_cksum_fold(sum);
+	}
 	h->udp.dst_port = res->nh_port;
 	h->udp.dgram_len = rte_cpu_to_be_16(inner + sizeof(h->udp));
 }

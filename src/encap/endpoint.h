@@ -22,6 +22,7 @@ struct sp_endpoint {
 	/* The outer header's bytes alike for all its packets, and their sum (sp_encap_prepare). */
 	uint8_t outer[SP_OUTER_HDR_LEN];
 	uint16_t outer_sum;
+	bool tx_ip_cksum; /* its port's device writes the outer checksum (port.h) */
 };
 
 #endif

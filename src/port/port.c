@@ -72,6 +72,7 @@ find_or_probe(const char *devargs, uint16_t *port_id)
 struct queues {
 	uint16_t rx, tx;
 	uint64_t rss_hf; /* 0: no RSS */
+	uint64_t rx_offloads, tx_offloads;
 };
 
 /*
@@ -117,6 +118,22 @@ plan_queues(uint16_t pid, uint16_t nb_lcores, uint16_t nb_lc, uint16_t rx_queues
 	return 0;
 }
 
+/*
+ * The IPv4 header checksum offloads, where the device has them: checked on
+ * rx (the verdict in each mbuf's flags), written on tx. Not fast mbuf free:
+ * a port sends frames of several pools (the host path's, host slices').
+ */
+static void
+plan_offloads(uint16_t pid, struct queues *q)
+{
+	struct rte_eth_dev_info info;
+
+	if (rte_eth_dev_info_get(pid, &info) != 0)
+		return;
+	q->rx_offloads = info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;
+	q->tx_offloads = info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
+}
+
 static int
 configure(const struct sp_port_conf *conf, struct rte_mempool *pool, uint16_t pid,
 	  const struct queues *q, const char **what)
@@ -126,6 +143,8 @@ configure(const struct sp_port_conf *conf, struct rte_mempool *pool, uint16_t pi
 	int socket = rte_eth_dev_socket_id(pid);
 	int rc;
 
+	eth.rxmode.offloads = q->rx_offloads;
+	eth.txmode.offloads = q->tx_offloads;
 	if (q->rss_hf != 0) {
 		eth.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		eth.rx_adv_conf.rss_conf.rss_hf = q->rss_hf;
@@ -242,6 +261,7 @@ sp_port_open(const struct sp_port_conf *conf, struct rte_mempool *pool, uint16_t
 		rte_eth_dev_close(pid);
 		return -ENODEV;
 	}
+	plan_offloads(pid, &q);
 	rc = configure(conf, pool, pid, &q, &what);
 	if (rc < 0 && q.tx > 1 && nb_lc == 1) {
 		/* net_tap, for one, wants as many rx queues as tx: its kernel side would
@@ -269,13 +289,18 @@ sp_port_open(const struct sp_port_conf *conf, struct rte_mempool *pool, uint16_t
 	out->nb_txq = q.tx;
 	out->nb_rxq = q.rx;
 	out->rss = q.rss_hf != 0;
+	out->rx_ip_cksum = q.rx_offloads != 0;
+	out->tx_ip_cksum = q.tx_offloads != 0;
 	if (conf->mac != NULL)
 		memcpy(out->mac.addr_bytes, conf->mac, RTE_ETHER_ADDR_LEN);
 	else
 		rte_eth_macaddr_get(pid, &out->mac);
-	SP_LOG(INFO, "%s: device %s is DPDK port %u, %u rx queue(s), steering: %s; %s", conf->name,
-	       conf->device, pid, q.rx, sp_port_steering(out),
-	       q.tx > 1 ? "a tx queue for each forwarding lcore" : "one tx queue, the LC lcore's");
+	SP_LOG(INFO, "%s: device %s is DPDK port %u, %u rx queue(s), steering: %s; %s; IPv4 "
+	       "checksums %s on rx, %s on tx", conf->name, conf->device, pid, q.rx,
+	       sp_port_steering(out),
+	       q.tx > 1 ? "a tx queue for each forwarding lcore" : "one tx queue, the LC lcore's",
+	       out->rx_ip_cksum ? "by the device" : "in software",
+	       out->tx_ip_cksum ? "by the device" : "in software");
 	if (conf->host[0] != '\0' && open_host(conf, pool, nb_lc, out, err, errlen) < 0) {
 		sp_port_close(out);
 		return -ENODEV;

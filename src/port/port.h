@@ -38,6 +38,9 @@ struct sp_port {
 	uint16_t nb_rxq; /* one an LC lcore */
 	bool rss;        /* the device spreads flows over the rx queues (else its own way) */
 	bool has_host;   /* a host path: the host's interface is DPDK port host_pid */
+	/* The device checks the outer IPv4 checksum of what it receives (decap reads
+	 * its verdict in the mbuf's flags), writes that of what encap sends. */
+	bool rx_ip_cksum, tx_ip_cksum;
 	uint16_t host_pid; /* a net_tap, a queue pair an LC lcore (LC k's: k) */
 };
 

@@ -155,6 +155,40 @@ test_outer_checksum_any_hop_and_length(void **state __rte_unused)
 	}
 }
 
+/*
+ * A port whose device writes IPv4 checksums (its tx offload): the header
+ * leaves with the checksum field zero and the mbuf asking the device for
+ * it (IPv4 after 14 bytes, 20 long); summed as the device sums, the bytes
+ * are those the software path writes.
+ */
+static void
+test_outer_checksum_by_the_device(void **state __rte_unused)
+{
+	struct rte_mbuf *sw = forwarded(1, 0, ip(10, 0, 1, 2), 6001), *hw;
+	struct rte_ipv4_hdr *iph;
+
+	assert_int_equal(sp_encap_burst(&node.fastpath, &neigh_cache, &sw, 1, NULL), 1);
+	assert_int_equal(sw->ol_flags & (RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM), 0);
+	node.ports[1].tx_ip_cksum = true;
+	sp_encap_prepare(&node.fastpath, &node.endpoints[1]);
+	hw = forwarded(1, 0, ip(10, 0, 1, 2), 6001);
+	assert_int_equal(sp_encap_burst(&node.fastpath, &neigh_cache, &hw, 1, NULL), 1);
+	assert_int_equal(hw->ol_flags & (RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM),
+			 RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM);
+	assert_int_equal(hw->l2_len, 14);
+	assert_int_equal(hw->l3_len, 20);
+	iph = rte_pktmbuf_mtod_offset(hw, struct rte_ipv4_hdr *, 14);
+	assert_int_equal(iph->hdr_checksum, 0);
+	iph->hdr_checksum = rte_ipv4_cksum(iph); /* what the device does */
+	assert_int_equal(rte_pktmbuf_pkt_len(hw), rte_pktmbuf_pkt_len(sw));
+	assert_memory_equal(rte_pktmbuf_mtod(hw, void *), rte_pktmbuf_mtod(sw, void *),
+			    rte_pktmbuf_pkt_len(sw));
+	node.ports[1].tx_ip_cksum = false;
+	sp_encap_prepare(&node.fastpath, &node.endpoints[1]);
+	rte_pktmbuf_free(sw);
+	rte_pktmbuf_free(hw);
+}
+
 /* A next hop's new MAC is on the next packet, though the cache held the old one. */
 static void
 test_next_hop_mac_change(void **state __rte_unused)
@@ -252,6 +286,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_outer_header_bytes),
 		cmocka_unit_test(test_outer_checksum_any_hop_and_length),
+		cmocka_unit_test(test_outer_checksum_by_the_device),
 		cmocka_unit_test(test_next_hop_mac_change),
 		cmocka_unit_test(test_result_the_slice_does_not_own),
 		cmocka_unit_test(test_unresolved_next_hop_asks_management),
