@@ -24,6 +24,7 @@ struct sp_port_addr {
 	uint32_t ip_be; /* 0: the port has no address */
 	struct rte_ether_addr mac;
 	bool host;      /* what no slice claims goes to the host (sp_decap_set_host) */
+	bool rx_ip_cksum; /* the device checks IPv4 checksums (sp_decap_set_rx_cksum) */
 };
 
 /* NULL when port is out of range. */

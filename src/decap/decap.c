@@ -171,6 +171,13 @@ sp_decap_set_host(struct sp_decap_table *t, uint16_t port, bool host)
 		t->ports[port].host = host;
 }
 
+void
+sp_decap_set_rx_cksum(struct sp_decap_table *t, uint16_t port, bool device)
+{
+	if (t != NULL && port < SP_MAX_PORTS)
+		t->ports[port].rx_ip_cksum = device;
+}
+
 int
 sp_decap_set_inbound(struct sp_decap_table *t, uint16_t endpoint, uint64_t inbound_bps)
 {
@@ -305,16 +312,18 @@ trim_to(struct rte_mbuf *m, uint32_t len)
 }
 
 /*
- * The outer IPv4 header's checksum: as the device found it where it checks
- * (rx offload: GOOD, or NONE, the header whole all the same), else in
- * software (the virtual devices but net_tap give no verdict).
+ * The outer IPv4 header's checksum: as the port's device found it where it
+ * checks (rx offload: GOOD, or NONE, the header whole all the same), else
+ * in software (the virtual devices but net_tap have no such offload). A
+ * constant device (false) leaves no test of the flags in the loop.
  */
 static __rte_always_inline bool
-outer_cksum_ok(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip, uint16_t hlen)
+outer_cksum_ok(bool device, const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip,
+	       uint16_t hlen)
 {
 	uint64_t f = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
 
-	if (f != RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN)
+	if (device && f != RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN)
 		return (f & RTE_MBUF_F_RX_IP_CKSUM_GOOD) != 0;
 	return sp_ipv4_hdr_cksum_ok(ip, hlen);
 }
@@ -325,7 +334,7 @@ outer_cksum_ok(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip, uint16_t
  * frame is cut to the IPv4 total length, so Ethernet padding is gone.
  */
 static enum sp_reason
-check_ipv4(struct rte_mbuf *m, struct rte_ipv4_hdr *ip)
+check_ipv4(const struct sp_port_addr *a, struct rte_mbuf *m, struct rte_ipv4_hdr *ip)
 {
 	uint32_t avail = rte_pktmbuf_pkt_len(m) - RTE_ETHER_HDR_LEN;
 	uint16_t hlen = rte_ipv4_hdr_len(ip);
@@ -337,7 +346,7 @@ check_ipv4(struct rte_mbuf *m, struct rte_ipv4_hdr *ip)
 	if (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN + hlen || total > avail)
 		return SP_REASON_TRUNCATED;
 	/* A header with the right checksum sums to all ones. */
-	if (!outer_cksum_ok(m, ip, hlen))
+	if (!outer_cksum_ok(a->rx_ip_cksum, m, ip, hlen))
 		return SP_REASON_BAD_IP_HEADER;
 	if (!trim_to(m, RTE_ETHER_HDR_LEN + total))
 		return SP_REASON_TRUNCATED;
@@ -433,7 +442,7 @@ classify_ipv4(const struct sp_decap_table *t, uint16_t port, struct rte_mbuf *m,
 		return STEP_DROP;
 	}
 	ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN);
-	*why = check_ipv4(m, ip);
+	*why = check_ipv4(a, m, ip);
 	if (*why != SP_REASON_NONE)
 		return STEP_DROP;
 	if (a->ip_be == 0 || ip->dst_addr != a->ip_be) {
@@ -545,7 +554,7 @@ masked_diff(const uint8_t *p, uint64_t want, uint64_t mask)
 }
 
 static __rte_always_inline bool
-common_datagram(const struct common_want *w, const struct rte_mbuf *m)
+common_datagram(const struct common_want *w, bool device_cksum, const struct rte_mbuf *m)
 {
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(p + RTE_ETHER_HDR_LEN);
@@ -561,7 +570,7 @@ common_datagram(const struct common_want *w, const struct rte_mbuf *m)
 	diff |= ip->dst_addr ^ w->ip_be;
 	diff |= rte_be_to_cpu_16(ip->total_length) ^ (len - RTE_ETHER_HDR_LEN);
 	diff |= rte_be_to_cpu_16(udp->dgram_len) ^ (len - RTE_ETHER_HDR_LEN - sizeof(*ip));
-	return diff == 0 && outer_cksum_ok(m, ip, sizeof(*ip));
+	return diff == 0 && outer_cksum_ok(device_cksum, m, ip, sizeof(*ip));
 }
 
 /* A common datagram as the candidate the other frames' checks make. */
@@ -699,31 +708,31 @@ plain_endpoint(uint64_t e, uint32_t ip_be)
 	return ((e ^ (uint64_t)ip_be << 32) & mask) == EP_USED;
 }
 
-void
-sp_decap_burst(struct sp_decap_table *t, uint16_t port, struct rte_mbuf **pkts,
-	       uint16_t n, struct sp_decap_out *out, struct sp_lcore_stats *st)
+/*
+ * The burst's frames, each handed to its slice, answered, passed up or put
+ * in drop[] (returned: how many); their bytes added to *bytes. Inlined
+ * twice (sp_decap_burst()) so that device_cksum is a constant: where the
+ * device checks nothing, the loop tests no flag.
+ */
+static __rte_always_inline uint16_t
+decap_frames(struct sp_decap_table *t, uint16_t port, bool device_cksum, struct rte_mbuf **pkts,
+	     uint16_t n, struct sp_decap_out *out, struct sp_lcore_stats *st,
+	     struct rte_mbuf **drop, uint64_t *bytes)
 {
-	const struct sp_port_addr *a = &t->ports[port];
 	const uint64_t *eps = __atomic_load_n(&t->eps[SP_L4_UDP][port], __ATOMIC_ACQUIRE);
-	uint64_t now = rte_get_tsc_cycles(), bytes = 0;
-	struct rte_mbuf *drop[SP_BURST];
-	uint16_t nb_drop = 0, i;
+	uint64_t now = rte_get_tsc_cycles();
+	uint16_t nb_drop = 0;
 	struct common_want want;
 	struct candidate c;
 	enum sp_reason why;
 
-	RTE_ASSERT(n <= SP_BURST && port < SP_MAX_PORTS);
-	out->nb_fwd = 0;
-	out->nb_reply = 0;
-	out->nb_learn = 0;
-	out->nb_host = 0;
-	common_want_init(&want, a);
-	for (i = 0; i < n; i++) {
+	common_want_init(&want, &t->ports[port]);
+	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		enum step step;
 
-		bytes += rte_pktmbuf_pkt_len(m);
-		if (common_datagram(&want, m)) {
+		*bytes += rte_pktmbuf_pkt_len(m);
+		if (common_datagram(&want, device_cksum, m)) {
 			const struct rte_udp_hdr *udp = rte_pktmbuf_mtod_offset(
 				m, const struct rte_udp_hdr *, SP_OUTER_HDR_LEN - sizeof(*udp));
 			uint64_t e = eps != NULL ? __atomic_load_n(&eps[rte_be_to_cpu_16(udp->dst_port)],
@@ -761,6 +770,27 @@ sp_decap_burst(struct sp_decap_table *t, uint16_t port, struct rte_mbuf **pkts,
 			break;
 		}
 	}
+	return nb_drop;
+}
+
+void
+sp_decap_burst(struct sp_decap_table *t, uint16_t port, struct rte_mbuf **pkts,
+	       uint16_t n, struct sp_decap_out *out, struct sp_lcore_stats *st)
+{
+	const struct sp_port_addr *a = &t->ports[port];
+	struct rte_mbuf *drop[SP_BURST];
+	uint64_t bytes = 0;
+	uint16_t nb_drop, i;
+
+	RTE_ASSERT(n <= SP_BURST && port < SP_MAX_PORTS);
+	out->nb_fwd = 0;
+	out->nb_reply = 0;
+	out->nb_learn = 0;
+	out->nb_host = 0;
+	if (a->rx_ip_cksum)
+		nb_drop = decap_frames(t, port, true, pkts, n, out, st, drop, &bytes);
+	else
+		nb_drop = decap_frames(t, port, false, pkts, n, out, st, drop, &bytes);
 	st->port[port].rx.pkts += n;
 	st->port[port].rx.bytes += bytes;
 	if (nb_drop > 0)

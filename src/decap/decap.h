@@ -47,6 +47,13 @@ int sp_decap_set_port(struct sp_decap_table *t, uint16_t port, uint32_t ip_be,
 void sp_decap_set_host(struct sp_decap_table *t, uint16_t port, bool host);
 
 /*
+ * The port's device checks the IPv4 header checksum of what it receives
+ * (its rx offload): its verdict in each mbuf's flags stands instead of the
+ * software check where it gives one. Set before the lcores start.
+ */
+void sp_decap_set_rx_cksum(struct sp_decap_table *t, uint16_t port, bool device);
+
+/*
  * Police what arrives on endpoint (the index sp_decap_add_endpoint() maps to)
  * to inbound_bps on the wire, frames counted as qm counts them with the
  * default Ethernet overhead; 0: not policed. Set it before adding the

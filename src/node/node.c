@@ -99,6 +99,7 @@ init_addresses(struct sp_node *node, const struct sp_config *cfg, char *err, siz
 	for (uint16_t i = 0; i < node->nb_ports; i++) {
 		sp_decap_set_port(node->decap, i, node->ports[i].ip_be, &node->ports[i].mac);
 		sp_decap_set_host(node->decap, i, node->ports[i].has_host);
+		sp_decap_set_rx_cksum(node->decap, i, node->ports[i].rx_ip_cksum);
 	}
 	for (uint16_t i = 0; i < cfg->nb_neighbors; i++) {
 		struct rte_ether_addr mac;

@@ -372,11 +372,12 @@ receive_verdict(const void *frame, size_t len, uint64_t flags)
 }
 
 /*
- * A device that checks IPv4 checksums (rx offload) has the last word: its
+ * A port whose device checks IPv4 checksums (rx offload) takes its word:
  * GOOD (or NONE: the header whole) passes a frame whatever the checksum
- * field says, its BAD drops one whose checksum is right; without a verdict
- * (UNKNOWN, the vdevs') the software check decides. The common datagram
- * and a header with options (classify()'s checks) alike.
+ * field says, BAD drops one whose checksum is right; without a verdict
+ * (UNKNOWN) the software check decides. The common datagram and a header
+ * with options (classify()'s checks) alike. A port without the offload
+ * reads no flag.
  */
 static void
 test_rx_checksum_verdict(void **state)
@@ -387,6 +388,12 @@ test_rx_checksum_verdict(void **state)
 	(void)state;
 	memcpy(g, f, len);
 	g[24] ^= 0x01; /* checksum wrong */
+	assert_int_equal(receive_verdict(g, len, RTE_MBUF_F_RX_IP_CKSUM_GOOD),
+			 SP_REASON_BAD_IP_HEADER);
+	assert_int_equal(receive_verdict(f, len, RTE_MBUF_F_RX_IP_CKSUM_BAD), SP_REASON_NONE);
+	assert_forwarded("ok", 2, 5, 9);
+
+	sp_decap_set_rx_cksum(table, PORT, true);
 	assert_int_equal(receive_verdict(g, len, RTE_MBUF_F_RX_IP_CKSUM_GOOD), SP_REASON_NONE);
 	assert_forwarded("ok", 2, 5, 9);
 	assert_int_equal(receive_verdict(g, len, RTE_MBUF_F_RX_IP_CKSUM_NONE), SP_REASON_NONE);
@@ -410,6 +417,9 @@ test_rx_checksum_verdict(void **state)
 	assert_int_equal(receive_verdict(f, len + 4, RTE_MBUF_F_RX_IP_CKSUM_GOOD), SP_REASON_NONE);
 	assert_forwarded("ok", 2, 5, 9);
 	assert_int_equal(receive_verdict(f, len + 4, 0), SP_REASON_BAD_IP_HEADER);
+	sp_decap_set_rx_cksum(table, PORT, false);
+	assert_int_equal(receive_verdict(f, len + 4, RTE_MBUF_F_RX_IP_CKSUM_GOOD),
+			 SP_REASON_BAD_IP_HEADER);
 }
 
 static void
