@@ -26,9 +26,10 @@ cd "$ROOT"
 DIR="${SLICEPATH_ASAN_BUILD_DIR:-$ROOT/build-asan}"
 PY=/usr/bin/python3
 
-# What runs under the sanitizers: forwarding, bad input, the control API, host slices, fleet.
+# What runs under the sanitizers: forwarding (with the devices' checksum offloads), bad
+# input, the control API, host slices, fleet.
 SUBSET=(
-	tests/integration/test_forwarding.py
+	tests/integration/test_forwarding.py tests/integration/test_offloads.py
 	tests/integration/test_bad_input.py tests/integration/test_ctl_bad_input.py
 	tests/integration/test_mgmt_api.py tests/integration/test_ctl_lifecycle.py
 	tests/integration/test_host_slices.py tests/integration/test_ctl_host_slices.py

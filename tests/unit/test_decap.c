@@ -122,14 +122,18 @@ nb_drops(void)
 	return n;
 }
 
-/* Decap one frame received on port; returns the drop reason counted, or SP_REASON_NONE. */
+/*
+ * Decap one frame received on port, with the device's flags (its checksum
+ * verdict); returns the drop reason counted, or SP_REASON_NONE.
+ */
 static enum sp_reason
-receive_on(uint16_t port, const void *frame, size_t len)
+receive_flagged(uint16_t port, const void *frame, size_t len, uint64_t flags)
 {
 	struct rte_mbuf *m = sp_test_pkt(frame, len, port);
 	unsigned int r;
 
 	assert_non_null(m);
+	m->ol_flags |= flags;
 	memset(&st, 0, sizeof(st));
 	sp_decap_burst(table, port, &m, 1, &out, &st);
 	assert_int_equal(st.port[port].rx.pkts, 1);
@@ -139,6 +143,12 @@ receive_on(uint16_t port, const void *frame, size_t len)
 		if (st.reason[r] != 0)
 			return r;
 	return SP_REASON_NONE;
+}
+
+static enum sp_reason
+receive_on(uint16_t port, const void *frame, size_t len)
+{
+	return receive_flagged(port, frame, len, 0);
 }
 
 static enum sp_reason
@@ -226,20 +236,26 @@ test_udp_length_trimmed(void **state)
 	assert_forwarded("abcd", 4, 5, 9);
 }
 
-static void
-test_ip_options_stripped(void **state)
+/* Four NOP options into the frame's IPv4 header (IHL 6, checksum right): its new length. */
+static size_t
+add_ip_options(uint8_t *f, size_t len)
 {
-	uint8_t f[128];
-	size_t len = build_udp(f, NODE_IP, UDP_A, "opt", 3);
-
-	(void)state;
-	/* Four NOP options: IHL 6, total length + 4. */
 	memmove(f + 38, f + 34, len - 34);
 	memset(f + 34, 1, 4);
 	f[14] = 0x46;
 	f[17] += 4;
 	fix_ip_cksum(f);
-	assert_int_equal(receive(f, len + 4), SP_REASON_NONE);
+	return len + 4;
+}
+
+static void
+test_ip_options_stripped(void **state)
+{
+	uint8_t f[128];
+	size_t len = add_ip_options(f, build_udp(f, NODE_IP, UDP_A, "opt", 3));
+
+	(void)state;
+	assert_int_equal(receive(f, len), SP_REASON_NONE);
 	assert_forwarded("opt", 3, 5, 9);
 }
 
@@ -354,23 +370,6 @@ test_bad_ip_header(void **state)
 	assert_int_equal(receive(g, len), SP_REASON_BAD_IP_HEADER);
 }
 
-/* Decap one frame whose receiving device set its IPv4 checksum verdict (flags). */
-static enum sp_reason
-receive_verdict(const void *frame, size_t len, uint64_t flags)
-{
-	struct rte_mbuf *m = sp_test_pkt(frame, len, PORT);
-	unsigned int r;
-
-	assert_non_null(m);
-	m->ol_flags |= flags;
-	memset(&st, 0, sizeof(st));
-	sp_decap_burst(table, PORT, &m, 1, &out, &st);
-	for (r = 0; r < SP_REASON_MAX; r++)
-		if (st.reason[r] != 0)
-			return r;
-	return SP_REASON_NONE;
-}
-
 /*
  * A port whose device checks IPv4 checksums (rx offload) takes its word:
  * GOOD (or NONE: the header whole) passes a frame whatever the checksum
@@ -388,37 +387,33 @@ test_rx_checksum_verdict(void **state)
 	(void)state;
 	memcpy(g, f, len);
 	g[24] ^= 0x01; /* checksum wrong */
-	assert_int_equal(receive_verdict(g, len, RTE_MBUF_F_RX_IP_CKSUM_GOOD),
+	assert_int_equal(receive_flagged(PORT, g, len, RTE_MBUF_F_RX_IP_CKSUM_GOOD),
 			 SP_REASON_BAD_IP_HEADER);
-	assert_int_equal(receive_verdict(f, len, RTE_MBUF_F_RX_IP_CKSUM_BAD), SP_REASON_NONE);
+	assert_int_equal(receive_flagged(PORT, f, len, RTE_MBUF_F_RX_IP_CKSUM_BAD), SP_REASON_NONE);
 	assert_forwarded("ok", 2, 5, 9);
 
 	sp_decap_set_rx_cksum(table, PORT, true);
-	assert_int_equal(receive_verdict(g, len, RTE_MBUF_F_RX_IP_CKSUM_GOOD), SP_REASON_NONE);
+	assert_int_equal(receive_flagged(PORT, g, len, RTE_MBUF_F_RX_IP_CKSUM_GOOD), SP_REASON_NONE);
 	assert_forwarded("ok", 2, 5, 9);
-	assert_int_equal(receive_verdict(g, len, RTE_MBUF_F_RX_IP_CKSUM_NONE), SP_REASON_NONE);
+	assert_int_equal(receive_flagged(PORT, g, len, RTE_MBUF_F_RX_IP_CKSUM_NONE), SP_REASON_NONE);
 	assert_forwarded("ok", 2, 5, 9);
-	assert_int_equal(receive_verdict(g, len, RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN),
+	assert_int_equal(receive_flagged(PORT, g, len, RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN),
 			 SP_REASON_BAD_IP_HEADER);
 	assert_int_equal(out.nb_fwd, 0);
-	assert_int_equal(receive_verdict(f, len, RTE_MBUF_F_RX_IP_CKSUM_BAD),
+	assert_int_equal(receive_flagged(PORT, f, len, RTE_MBUF_F_RX_IP_CKSUM_BAD),
 			 SP_REASON_BAD_IP_HEADER);
 	assert_int_equal(out.nb_fwd, 0);
 
-	/* With options: IHL 6. */
-	memmove(f + 38, f + 34, len - 34);
-	memset(f + 34, 1, 4);
-	f[14] = 0x46;
-	f[17] += 4;
-	fix_ip_cksum(f);
-	assert_int_equal(receive_verdict(f, len + 4, RTE_MBUF_F_RX_IP_CKSUM_BAD),
+	/* With options (classify()'s checks). */
+	len = add_ip_options(f, len);
+	assert_int_equal(receive_flagged(PORT, f, len, RTE_MBUF_F_RX_IP_CKSUM_BAD),
 			 SP_REASON_BAD_IP_HEADER);
 	f[24] ^= 0x01;
-	assert_int_equal(receive_verdict(f, len + 4, RTE_MBUF_F_RX_IP_CKSUM_GOOD), SP_REASON_NONE);
+	assert_int_equal(receive_flagged(PORT, f, len, RTE_MBUF_F_RX_IP_CKSUM_GOOD), SP_REASON_NONE);
 	assert_forwarded("ok", 2, 5, 9);
-	assert_int_equal(receive_verdict(f, len + 4, 0), SP_REASON_BAD_IP_HEADER);
+	assert_int_equal(receive_flagged(PORT, f, len, 0), SP_REASON_BAD_IP_HEADER);
 	sp_decap_set_rx_cksum(table, PORT, false);
-	assert_int_equal(receive_verdict(f, len + 4, RTE_MBUF_F_RX_IP_CKSUM_GOOD),
+	assert_int_equal(receive_flagged(PORT, f, len, RTE_MBUF_F_RX_IP_CKSUM_GOOD),
 			 SP_REASON_BAD_IP_HEADER);
 }
 
