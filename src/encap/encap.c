@@ -93,10 +93,10 @@ write_outer(struct rte_mbuf *m, const struct sp_endpoint *ep, const struct sp_re
 	h->ip.total_length = ip_len;
 	h->ip.dst_addr = res->nh_ip;
 	if (ep->tx_ip_cksum) {
-		/* The device sums the header; the template's checksum field is zero. */
+		/* The device sums the header; the template's checksum field is zero. All
+		 * the lengths written: one an earlier user of the mbuf left would count. */
 		m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
-		m->l2_len = sizeof(h->eth);
-		m->l3_len = sizeof(h->ip);
+		m->tx_offload = rte_mbuf_tx_offload(sizeof(h->eth), sizeof(h->ip), 0, 0, 0, 0, 0);
 	} else {
 		h->ip.hdr_checksum = (uint16_t)~sp_cksum_fold(sum);
 	}

@@ -172,11 +172,13 @@ test_outer_checksum_by_the_device(void **state __rte_unused)
 	node.ports[1].tx_ip_cksum = true;
 	sp_encap_prepare(&node.fastpath, &node.endpoints[1]);
 	hw = forwarded(1, 0, ip(10, 0, 1, 2), 6001);
+	hw->l4_len = 20; /* as an earlier user of the mbuf might have left it */
 	assert_int_equal(sp_encap_burst(&node.fastpath, &neigh_cache, &hw, 1, NULL), 1);
 	assert_int_equal(hw->ol_flags & (RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM),
 			 RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM);
 	assert_int_equal(hw->l2_len, 14);
 	assert_int_equal(hw->l3_len, 20);
+	assert_int_equal(hw->l4_len, 0);
 	iph = rte_pktmbuf_mtod_offset(hw, struct rte_ipv4_hdr *, 14);
 	assert_int_equal(iph->hdr_checksum, 0);
 	iph->hdr_checksum = rte_ipv4_cksum(iph); /* what the device does */
