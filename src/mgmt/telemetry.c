@@ -35,6 +35,25 @@ sp_tel_field(void *d, const char *name, uint64_t value)
 	rte_tel_data_add_dict_u64(d, name, value);
 }
 
+struct rte_tel_data *
+sp_tel_new_dict(void)
+{
+	struct rte_tel_data *c = rte_tel_data_alloc();
+
+	if (c != NULL)
+		rte_tel_data_start_dict(c);
+	return c;
+}
+
+void
+sp_tel_add_numbered(struct rte_tel_data *d, unsigned int n, struct rte_tel_data *c)
+{
+	char name[12]; /* room for any unsigned int, as -Wformat-truncation asks */
+
+	snprintf(name, sizeof(name), "%u", n);
+	rte_tel_data_add_dict_container(d, name, c, 0);
+}
+
 void
 sp_tel_add_ipv4(struct rte_tel_data *d, const char *name, uint32_t ip_be)
 {

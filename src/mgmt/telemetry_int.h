@@ -23,6 +23,10 @@ extern const struct sp_node *sp_tel_node;
 void sp_tel_field(void *d, const char *name, uint64_t value);
 void sp_tel_add_ipv4(struct rte_tel_data *d, const char *name, uint32_t ip_be);
 void sp_tel_add_mac(struct rte_tel_data *d, const char *name, const struct rte_ether_addr *mac);
+/* A dictionary to fill and add to another, or NULL with no memory. */
+struct rte_tel_data *sp_tel_new_dict(void);
+/* Add container c to dictionary d under n, written as a number ("0", "1"...). */
+void sp_tel_add_numbered(struct rte_tel_data *d, unsigned int n, struct rte_tel_data *c);
 /* The slice a command's parameter names (its name or id), or NULL. */
 const struct sp_slice *sp_tel_find_slice(const char *param);
 

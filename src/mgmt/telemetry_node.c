@@ -30,11 +30,10 @@ cmd_ports(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 	rte_tel_data_start_dict(d);
 	for (uint16_t p = 0; p < sp_tel_node->nb_ports; p++) {
 		const struct sp_port *port = &sp_tel_node->ports[p];
-		struct rte_tel_data *c = rte_tel_data_alloc();
+		struct rte_tel_data *c = sp_tel_new_dict();
 
 		if (c == NULL)
 			return -ENOMEM;
-		rte_tel_data_start_dict(c);
 		rte_tel_data_add_dict_u64(c, "port_id", port->port_id);
 		sp_tel_add_ipv4(c, "ipv4", port->ip_be);
 		sp_tel_add_mac(c, "mac", &port->mac);
@@ -74,8 +73,8 @@ cmd_lcores(const char *cmd __rte_unused, const char *params __rte_unused, struct
 	for (unsigned int i = 0; i < sp_tel_node->nb_lcores; i++) {
 		unsigned int lcore = sp_tel_node->lcores[i];
 		const struct sp_lcore_work *w = &sp_stats_lcore(lcore)->work;
-		struct rte_tel_data *c = rte_tel_data_alloc();
-		char name[16], npes[SP_MAX_NPES * 4] = "";
+		struct rte_tel_data *c = sp_tel_new_dict();
+		char npes[SP_MAX_NPES * 4] = "";
 		size_t off = 0;
 
 		if (c == NULL)
@@ -85,14 +84,12 @@ cmd_lcores(const char *cmd __rte_unused, const char *params __rte_unused, struct
 			if (sp_tel_node->npes[e].lcore == lcore)
 				off += (size_t)snprintf(npes + off, sizeof(npes) - off, "%s%u",
 							off > 0 ? "," : "", e);
-		rte_tel_data_start_dict(c);
 		rte_tel_data_add_dict_int(c, "lc_index", sp_node_lc_index(sp_tel_node, lcore));
 		rte_tel_data_add_dict_string(c, "npes", npes);
 #define ADD_WORK_COUNT(name, what) rte_tel_data_add_dict_u64(c, #name, w->name);
 		SP_LCORE_WORK_COUNTS(ADD_WORK_COUNT)
 #undef ADD_WORK_COUNT
-		snprintf(name, sizeof(name), "%u", lcore);
-		rte_tel_data_add_dict_container(d, name, c, 0);
+		sp_tel_add_numbered(d, lcore, c);
 	}
 	return 0;
 }

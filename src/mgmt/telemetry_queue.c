@@ -37,15 +37,13 @@ cmd_queues(const char *cmd __rte_unused, const char *params, struct rte_tel_data
 	for (uint16_t q = 0; q < s->queue_quota; q++) {
 		struct sp_qm_queue_stats qs;
 		struct rte_tel_data *c;
-		char name[8];
 
 		if (s->qmap[q] == SP_QUEUE_UNBOUND ||
 		    sp_qm_queue_stats(sp_tel_node->npes[s->npe].qm, s->qmap[q], &qs) < 0)
 			continue;
-		c = rte_tel_data_alloc();
+		c = sp_tel_new_dict();
 		if (c == NULL)
 			return -ENOMEM;
-		rte_tel_data_start_dict(c);
 		rte_tel_data_add_dict_u64(c, "phys", s->qmap[q]);
 		rte_tel_data_add_dict_string(c, "port", sp_tel_node->ports[s->qport[q]].name);
 #define ADD_QUEUE_PAIR(name, what)                                                                 \
@@ -55,8 +53,7 @@ cmd_queues(const char *cmd __rte_unused, const char *params, struct rte_tel_data
 		add_queue_drops(c, &qs);
 		SP_QUEUE_LENGTHS(ADD_QUEUE_PAIR)
 #undef ADD_QUEUE_PAIR
-		snprintf(name, sizeof(name), "%u", q);
-		rte_tel_data_add_dict_container(d, name, c, 0);
+		sp_tel_add_numbered(d, q, c);
 	}
 	return 0;
 }

@@ -24,10 +24,9 @@ cmd_slices(const char *cmd __rte_unused, const char *params __rte_unused, struct
 
 		if (s == NULL)
 			continue;
-		c = rte_tel_data_alloc();
+		c = sp_tel_new_dict();
 		if (c == NULL)
 			return -ENOMEM;
-		rte_tel_data_start_dict(c);
 		add_slice_fields(c, s);
 		rte_tel_data_add_dict_container(d, s->name, c, 0);
 	}
@@ -70,14 +69,12 @@ cmd_endpoints(const char *cmd __rte_unused, const char *params __rte_unused,
 		/* A free slot (slice 0), or one whose slice is being deleted. */
 		const struct sp_slice *s = __atomic_load_n(&sp_tel_node->slices[ep->slice], __ATOMIC_ACQUIRE);
 		struct rte_tel_data *c;
-		char name[8];
 
 		if (s == NULL)
 			continue;
-		c = rte_tel_data_alloc();
+		c = sp_tel_new_dict();
 		if (c == NULL)
 			return -ENOMEM;
-		rte_tel_data_start_dict(c);
 		rte_tel_data_add_dict_string(c, "slice", s->name);
 		rte_tel_data_add_dict_string(c, "port", sp_tel_node->ports[ep->port].name);
 		sp_tel_add_ipv4(c, "ipv4", ep->ip_be);
@@ -85,8 +82,7 @@ cmd_endpoints(const char *cmd __rte_unused, const char *params __rte_unused,
 		rte_tel_data_add_dict_u64(c, "bandwidth", ep->bandwidth_bps);
 		rte_tel_data_add_dict_u64(c, "inbound", ep->inbound_bps);
 		sp_stats_endpoint_read(e, sp_tel_field, c);
-		snprintf(name, sizeof(name), "%u", e);
-		rte_tel_data_add_dict_container(d, name, c, 0);
+		sp_tel_add_numbered(d, e, c);
 	}
 	return 0;
 }
@@ -106,19 +102,16 @@ cmd_missed(const char *cmd __rte_unused, const char *params, struct rte_tel_data
 	n = sp_missed_show(sp_tel_node, s, m);
 	rte_tel_data_start_dict(d);
 	for (unsigned int i = 0; i < n; i++) {
-		struct rte_tel_data *c = rte_tel_data_alloc();
-		char name[12]; /* an index: room for any unsigned int, as -Wformat-truncation asks */
+		struct rte_tel_data *c = sp_tel_new_dict();
 
 		if (c == NULL)
 			return -ENOMEM;
-		rte_tel_data_start_dict(c);
 		rte_tel_data_add_dict_string(c, "key", m[i].key);
 		rte_tel_data_add_dict_int(c, "endpoint", m[i].endpoint);
 		rte_tel_data_add_dict_string(c, "port", m[i].port != NULL ? m[i].port : "");
 		rte_tel_data_add_dict_u64(c, "injected", m[i].injected);
 		rte_tel_data_add_dict_u64(c, "age_ms", m[i].age_ms);
-		snprintf(name, sizeof(name), "%u", i);
-		rte_tel_data_add_dict_container(d, name, c, 0);
+		sp_tel_add_numbered(d, i, c);
 	}
 	return 0;
 }
