@@ -20,27 +20,51 @@ struct outer_hdr {
 	struct rte_udp_hdr udp;
 } __rte_packed __rte_aligned(2);
 
+/*
+ * Where a result sends its packet, in node terms: the endpoint, its port
+ * and the physical queue. A burst's packets mostly share a few (slice,
+ * endpoint, queue) triples, so encap maps each triple once a run.
+ */
+struct out_map {
+	uint64_t key; /* slice << 32 | the result's endpoint and queue; OUT_MAP_NONE: none yet */
+	const struct sp_endpoint *ep; /* NULL: the result names what the slice does not own */
+	uint16_t port, slot;
+	uint32_t queue;
+};
+
+#define OUT_MAP_NONE UINT64_MAX /* slice ids are 16 bits: no packet's key */
+
+static __rte_always_inline uint64_t
+out_map_key(const struct sp_meta *meta)
+{
+	uint32_t eq;
+
+	RTE_BUILD_BUG_ON(offsetof(struct sp_result, queue) !=
+			 offsetof(struct sp_result, endpoint) + sizeof(uint16_t));
+	memcpy(&eq, &meta->result.endpoint, sizeof(eq));
+	return (uint64_t)meta->slice << 32 | eq;
+}
+
 /* Map the slice-relative endpoint and queue of the result to node ones; a
  * filter naming what the slice does not own is the slice's error, counted. */
-static bool
-map_result(const struct sp_endpoint *endpoints, const struct sp_slice *s, struct sp_meta *meta,
-	   const struct sp_endpoint **ep)
+static void
+map_result(const struct sp_endpoint *endpoints, const struct sp_slice *s,
+	   const struct sp_result *res, struct out_map *o)
 {
-	uint16_t e = meta->result.endpoint, q = meta->result.queue, slot;
+	uint16_t e = res->endpoint, q = res->queue, slot;
 
+	o->ep = NULL;
 	if (e >= s->nb_endpoints || q >= s->queue_quota || s->qmap[q] == SP_QUEUE_UNBOUND)
-		return false;
-	/* Read once: the endpoint may be released meanwhile (slice_ops.c). */
+		return;
+	/* Read once: the endpoint may be released meanwhile (slice_ops.c); the lcores are past
+	 * this burst before it is reused. */
 	slot = __atomic_load_n(&s->endpoints[e], __ATOMIC_ACQUIRE);
-	if (slot == SP_ENDPOINT_NONE)
-		return false;
-	*ep = &endpoints[slot];
-	if (s->qport[q] != (*ep)->port)
-		return false;
-	meta->out_port = (*ep)->port;
-	meta->out_ep = slot;
-	meta->queue = s->qmap[q];
-	return true;
+	if (slot == SP_ENDPOINT_NONE || s->qport[q] != endpoints[slot].port)
+		return;
+	o->ep = &endpoints[slot];
+	o->port = endpoints[slot].port;
+	o->slot = slot;
+	o->queue = s->qmap[q];
 }
 
 void
@@ -121,7 +145,8 @@ sp_encap_burst(const struct sp_fastpath *fp, struct sp_neigh_cache *nc, struct r
 	/* In registers: the packets' stores could alias fp's fields. */
 	struct sp_slice *const *slices = fp->slices;
 	const struct sp_endpoint *endpoints = fp->endpoints;
-	const struct sp_endpoint *eps[SP_BURST], *ep;
+	const struct sp_endpoint *eps[SP_BURST];
+	struct out_map out = {.key = OUT_MAP_NONE};
 	struct rte_ether_addr macs[SP_BURST];
 	uint16_t ports[SP_BURST];
 	uint32_t ips[SP_BURST];
@@ -133,16 +158,24 @@ sp_encap_burst(const struct sp_fastpath *fp, struct sp_neigh_cache *nc, struct r
 	sp_neigh_cache_sync(fp->neigh, nc);
 	for (uint16_t i = 0; i < n; i++) {
 		struct sp_meta *meta = sp_meta(pkts[i]);
-		const struct sp_slice *s;
+		uint64_t map_key;
 
 		if (meta->verdict != SP_FORWARD)
 			continue;
-		s = __atomic_load_n(&slices[meta->slice], __ATOMIC_ACQUIRE);
-		if (s == NULL) { /* deleted since its code option ran */
-			sp_meta_drop(pkts[i], SP_REASON_NO_ENDPOINT);
-			continue;
+		map_key = out_map_key(meta);
+		if (map_key != out.key) {
+			const struct sp_slice *s = __atomic_load_n(&slices[meta->slice],
+								   __ATOMIC_ACQUIRE);
+
+			if (s == NULL) { /* deleted since its code option ran */
+				out.key = OUT_MAP_NONE;
+				sp_meta_drop(pkts[i], SP_REASON_NO_ENDPOINT);
+				continue;
+			}
+			out.key = map_key;
+			map_result(endpoints, s, &meta->result, &out);
 		}
-		if (!map_result(endpoints, s, meta, &ep)) {
+		if (out.ep == NULL) {
 			sp_meta_drop(pkts[i], SP_REASON_BAD_RESULT);
 			continue;
 		}
@@ -150,20 +183,23 @@ sp_encap_burst(const struct sp_fastpath *fp, struct sp_neigh_cache *nc, struct r
 			sp_meta_drop(pkts[i], SP_REASON_MALFORMED);
 			continue;
 		}
+		meta->out_port = out.port;
+		meta->out_ep = out.slot;
+		meta->queue = out.queue;
 		/* A burst's packets mostly share few next hops: the last one's answer again. */
-		key = sp_neigh_cache_key(meta->out_port, meta->result.nh_ip);
+		key = sp_neigh_cache_key(out.port, meta->result.nh_ip);
 		if (key != last_key) {
 			last_key = key;
 			last_mac = sp_neigh_cache_find_key(nc, key);
 		}
 		if (last_mac != NULL) {
-			write_outer(pkts[i], ep, &meta->result, last_mac);
+			write_outer(pkts[i], out.ep, &meta->result, last_mac);
 			done++;
 			continue;
 		}
 		/* Not in the cache: the table, for all such at once. */
-		eps[k] = ep;
-		ports[k] = meta->out_port;
+		eps[k] = out.ep;
+		ports[k] = out.port;
 		ips[k] = meta->result.nh_ip;
 		idx[k++] = i;
 	}

@@ -97,31 +97,56 @@ refuse(struct qm_queue *q, enum sp_qm_drop why, uint32_t len)
 	return false;
 }
 
+/*
+ * The queue a run of arrivals goes to: a burst's packets mostly come in
+ * runs to one queue, and its binding, owner and scheduler are then looked
+ * at once a run. q is NULL when the id is no bound queue.
+ */
+struct arrival_queue {
+	uint32_t id; /* UINT32_MAX before the burst's first frame */
+	struct qm_queue *q;
+	struct qm_owner *o;
+};
+
+static inline void
+arrival_queue_open(struct sp_qm *qm, struct express_run *r, struct arrival_queue *a, uint32_t id)
+{
+	uint16_t port;
+
+	a->id = id;
+	a->q = NULL;
+	if (id >= qm->max_queues)
+		return;
+	port = __atomic_load_n(&qm->queues[id].port, __ATOMIC_ACQUIRE);
+	if (port == QM_UNBOUND)
+		return;
+	a->q = &qm->queues[id];
+	a->o = &qm->owners[a->q->owner];
+	if (unlikely(r->s == NULL || port != r->port))
+		express_open(qm, r, port);
+}
+
 /* Append m to its queue (or the express frames), or count why it is refused. */
 static inline bool
-take(struct sp_qm *qm, struct express_run *r, struct rte_mbuf *m)
+take(struct sp_qm *qm, struct express_run *r, struct arrival_queue *a, struct rte_mbuf *m)
 {
 	uint32_t id = sp_meta(m)->queue;
 	uint32_t len = rte_pktmbuf_pkt_len(m);
 	struct qm_owner *o;
 	struct qm_queue *q;
-	uint16_t port;
 
-	if (id >= qm->max_queues)
-		return false;
-	q = &qm->queues[id];
-	port = __atomic_load_n(&q->port, __ATOMIC_ACQUIRE);
-	if (port == QM_UNBOUND)
+	if (unlikely(id != a->id))
+		arrival_queue_open(qm, r, a, id);
+	q = a->q;
+	if (q == NULL)
 		return false;
 	if (unlikely((uint64_t)q->len_bytes + len > __atomic_load_n(&q->max_bytes, __ATOMIC_RELAXED)))
 		return refuse(q, SP_QM_DROP_BYTES, len);
 	if (unlikely(q->len_pkts >= __atomic_load_n(&q->max_pkts, __ATOMIC_RELAXED)))
 		return refuse(q, SP_QM_DROP_PKTS, len);
-	o = &qm->owners[q->owner];
+	o = a->o;
 	if (unlikely(o->used_pkts >= __atomic_load_n(&o->max_pkts, __ATOMIC_RELAXED)))
 		return refuse(q, SP_QM_DROP_QUOTA, len);
-	if (unlikely(r->s == NULL || port != r->port))
-		express_open(qm, r, port);
 	if (express_take(r, m, len)) {
 		/* Enqueued and sent as it arrives: the queue never holds it. */
 		q->express_pkts++;
@@ -154,16 +179,23 @@ uint16_t
 sp_qm_enqueue_burst(struct sp_qm *qm, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct express_run run = {.s = NULL};
+	struct arrival_queue queue = {.id = UINT32_MAX};
 	struct rte_mbuf *m;
+	uint32_t prev = UINT32_MAX;
 	uint16_t i, refused = 0;
 
-	/* The queues are hundreds of kilobytes: start the loads of the burst's first (an
-	 * arrival takes a queue's first line only, qm_int.h). */
-	for (i = 0; i < n; i++)
-		rte_prefetch0(&qm->queues[RTE_MIN(sp_meta(pkts[i])->queue, qm->max_queues - 1)]);
+	/* The queues are hundreds of kilobytes: start the loads of the burst's first, each
+	 * once (an arrival takes a queue's first line only, qm_int.h). */
+	for (i = 0; i < n; i++) {
+		uint32_t id = sp_meta(pkts[i])->queue;
+
+		if (id != prev)
+			rte_prefetch0(&qm->queues[RTE_MIN(id, qm->max_queues - 1)]);
+		prev = id;
+	}
 	for (i = 0; i < n; i++) {
 		m = pkts[i];
-		if (take(qm, &run, m))
+		if (take(qm, &run, &queue, m))
 			continue;
 		sp_meta_drop(m, SP_REASON_QUEUE_FULL);
 		pkts[i] = pkts[refused];

@@ -273,6 +273,53 @@ test_skips_packets_already_out(void **state __rte_unused)
 	rte_pktmbuf_free_bulk(m, 2);
 }
 
+/*
+ * Each packet of a burst mapped by its own slice and result, whatever the
+ * packets before it: encap maps a run of alike ones once.
+ */
+static void
+test_burst_maps_each_packet_by_its_own_slice_and_result(void **state __rte_unused)
+{
+	struct sp_slice other = slice;
+	struct rte_ether_addr mac;
+	struct rte_mbuf *m[5] = {forwarded(1, 0, ip(10, 0, 1, 2), 1),
+				 forwarded(2, 0, ip(10, 0, 1, 2), 1), /* no endpoint 2 */
+				 forwarded(1, 0, ip(10, 0, 1, 2), 1),
+				 forwarded(1, 0, ip(10, 0, 0, 2), 1), /* slice 2: its own mapping */
+				 forwarded(1, 0, ip(10, 0, 1, 2), 1)};
+	static const uint8_t want_port[5] = {1, 0, 1, 0, 1};
+	static const uint32_t want_queue[5] = {7, 0, 7, 9, 7};
+
+	/* Slice 2's endpoint 1 is node endpoint 0 (port 0), its queue 0 node queue 9 there. */
+	other.id = 2;
+	other.endpoints[1] = 0;
+	other.qmap[0] = 9;
+	other.qport[0] = 0;
+	node.slices[2] = &other;
+	sp_meta(m[3])->slice = 2;
+	memcpy(mac.addr_bytes, nh_mac, 6);
+	assert_int_equal(sp_neigh_set(node.neigh, 0, ip(10, 0, 0, 2), &mac, SP_NEIGH_LEARNED), 0);
+	assert_int_equal(sp_encap_burst(&node.fastpath, &neigh_cache, m, 5, NULL), 4);
+	for (unsigned int i = 0; i < 5; i++) {
+		const struct sp_meta *meta = sp_meta(m[i]);
+
+		if (i == 1) {
+			assert_int_equal(meta->verdict, SP_DROP);
+			assert_int_equal(meta->reason, SP_REASON_BAD_RESULT);
+			assert_int_equal(rte_pktmbuf_pkt_len(m[i]), sizeof(inner));
+			continue;
+		}
+		assert_int_equal(meta->verdict, SP_FORWARD);
+		assert_int_equal(meta->out_port, want_port[i]);
+		assert_int_equal(meta->out_ep, want_port[i]); /* node endpoint i is on port i */
+		assert_int_equal(meta->queue, want_queue[i]);
+		assert_memory_equal(rte_pktmbuf_mtod_offset(m[i], uint8_t *, 6),
+				    node.ports[want_port[i]].mac.addr_bytes, 6);
+	}
+	node.slices[2] = NULL;
+	rte_pktmbuf_free_bulk(m, 5);
+}
+
 /* A slice deleted between its code option and the outer header: its packets go, counted. */
 static void
 test_slice_gone(void **state __rte_unused)
@@ -294,6 +341,7 @@ main(void)
 		cmocka_unit_test(test_unresolved_next_hop_asks_management),
 		cmocka_unit_test(test_misses_are_told),
 		cmocka_unit_test(test_skips_packets_already_out),
+		cmocka_unit_test(test_burst_maps_each_packet_by_its_own_slice_and_result),
 		cmocka_unit_test(test_slice_gone),
 	};
 

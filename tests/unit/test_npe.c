@@ -26,6 +26,7 @@
 #include <slicepath/ipv4.h>
 
 #include "decap/decap_worker.h"
+#include "fastpath/output.h"
 #include "npe/npe.h"
 #include "qm/qm_worker.h"
 #include "sp_test.h"
@@ -209,6 +210,55 @@ test_held_frames_go_once_resolved(void **state)
 	assert_int_equal(rte_mempool_in_use_count(node->pool), 0);
 }
 
+/*
+ * What leaves through the queue manager is counted as its own slice's fwd
+ * and its own endpoint's tx (none for a NAT range), whatever the packets
+ * around it: runs of alike packets are counted once a run.
+ */
+static void
+test_output_counts_each_slice_and_endpoint(void **state)
+{
+	node = *state; /* first: the declarations below read it */
+	memset(&st, 0, sizeof(st));
+	const struct sp_slice *alpha = node->slices[SP_TEST_SLICE];
+	const uint16_t e0 = alpha->endpoints[0], e1 = alpha->endpoints[1];
+	/* slice, endpoint, length: slices and endpoints taking turns and in runs */
+	static const struct { uint16_t slice; int ep; uint16_t len; } want[] = {
+		{1, 0, 60}, {1, 0, 61}, {2, 1, 62}, {1, 1, 63}, {2, 1, 64}, {2, -1, 65}, {1, 0, 66},
+	};
+	const uint16_t n = RTE_DIM(want);
+	uint64_t pkts[3] = {0}, bytes[3] = {0}, ep_pkts[2] = {0}, ep_bytes[2] = {0};
+	struct rte_mbuf *in[RTE_DIM(want)], *out[RTE_DIM(want)];
+	static const uint8_t zero[128];
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct sp_meta *meta;
+
+		in[i] = sp_test_pkt(zero, want[i].len, 0);
+		meta = sp_meta(in[i]);
+		*meta = (struct sp_meta){.slice = want[i].slice, .verdict = SP_FORWARD,
+					 .out_port = 1, .queue = alpha->qmap[0]};
+		meta->out_ep = want[i].ep < 0 ? SP_ENDPOINT_NAT : want[i].ep == 0 ? e0 : e1;
+		pkts[want[i].slice]++;
+		bytes[want[i].slice] += want[i].len;
+		if (want[i].ep >= 0) {
+			ep_pkts[want[i].ep]++;
+			ep_bytes[want[i].ep] += want[i].len;
+		}
+	}
+	sp_output_burst(&node->fastpath, node->npes[0].qm, in, n, &st);
+	assert_int_equal(sent_on_p1(out, n), n);
+	rte_pktmbuf_free_bulk(out, n);
+	for (uint16_t s = 1; s <= 2; s++) {
+		assert_int_equal(st.slice[s].fwd.pkts, pkts[s]);
+		assert_int_equal(st.slice[s].fwd.bytes, bytes[s]);
+	}
+	assert_int_equal(st.endpoint[e0].tx.pkts, ep_pkts[0]);
+	assert_int_equal(st.endpoint[e0].tx.bytes, ep_bytes[0]);
+	assert_int_equal(st.endpoint[e1].tx.pkts, ep_pkts[1]);
+	assert_int_equal(st.endpoint[e1].tx.bytes, ep_bytes[1]);
+}
+
 int
 main(void)
 {
@@ -216,6 +266,7 @@ main(void)
 		SP_TEST_ON_NODE(test_forwarded_byte_for_byte),
 		SP_TEST_ON_NODE(test_what_leaves_is_counted_once),
 		SP_TEST_ON_NODE(test_held_frames_go_once_resolved),
+		SP_TEST_ON_NODE(test_output_counts_each_slice_and_endpoint),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -691,6 +691,31 @@ test_ports_independent(void **state)
 	rte_pktmbuf_free_bulk(out, 2);
 }
 
+/* One burst to queues of two ports taking turns: each port sends its own, in order. */
+static void
+test_burst_across_ports(void **state)
+{
+	struct sp_qm *qm = *state;
+	struct rte_mbuf *in[6], *orig[6], *out[8];
+	uint64_t t = later();
+
+	assert_int_equal(bind(qm, 1, 0, 0, MBPS, 1 << 20, 1000), 0);
+	assert_int_equal(bind(qm, 2, 1, 1, MBPS, 1 << 20, 1000), 0);
+	for (uint8_t i = 0; i < 6; i++)
+		in[i] = pkt(i % 3 == 1 ? 2 : 1, 100 + i, i); /* queues 1 2 1 1 2 1 */
+	memcpy(orig, in, sizeof(in));
+	assert_int_equal(sp_qm_enqueue_burst(qm, in, 6), 0);
+	assert_int_equal(sp_qm_dequeue_burst(qm, 0, t, out, 8), 4);
+	assert_int_equal(sp_qm_dequeue_burst(qm, 1, t, out + 4, 4), 2);
+	assert_ptr_equal(out[0], orig[0]);
+	assert_ptr_equal(out[1], orig[2]);
+	assert_ptr_equal(out[2], orig[3]);
+	assert_ptr_equal(out[3], orig[5]);
+	assert_ptr_equal(out[4], orig[1]);
+	assert_ptr_equal(out[5], orig[4]);
+	rte_pktmbuf_free_bulk(out, 6);
+}
+
 static void
 test_refused_moved_to_front(void **state)
 {
@@ -950,6 +975,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_thresholds_exact, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_buffer_quota, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ports_independent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_burst_across_ports, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_moved_to_front, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_counters_exact, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bind_rebind_and_errors, setup, teardown),
