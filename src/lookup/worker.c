@@ -197,21 +197,17 @@ static __rte_always_inline void
 split_runs(struct sp_lookup *t, const struct lk_batch *b, uint32_t first, uint32_t n,
 	   struct lk_chunk *c)
 {
-	uint16_t prev = 0;
+	uint32_t end = first + n, next;
 
 	c->nb_runs = 0;
 	c->timed = false;
-	for (uint32_t i = first; i < first + n; i++) {
+	for (uint32_t i = first; i < end; i = next) {
 		uint16_t id = batch_slice(b, i);
-		struct lk_run *r;
+		struct lk_run *r = &c->run[c->nb_runs++];
 
-		if (c->nb_runs > 0 && id == prev) {
-			c->run[c->nb_runs - 1].n++;
-			continue;
-		}
-		prev = id;
-		r = &c->run[c->nb_runs++];
-		*r = (struct lk_run){.first = i, .n = 1};
+		for (next = i + 1; next < end && batch_slice(b, next) == id; next++)
+			;
+		*r = (struct lk_run){.first = i, .n = next - i};
 		if (id < t->max_slices)
 			r->s = __atomic_load_n(&t->slices[id], __ATOMIC_ACQUIRE);
 		if (r->s == NULL)
@@ -228,17 +224,22 @@ hash_keys(const struct lk_batch *b, uint32_t first, struct lk_chunk *c)
 {
 	for (uint32_t j = 0; j < c->nb_runs; j++) {
 		struct lk_run *r = &c->run[j];
+		struct lk_flows *flows;
 		uint64_t start;
+		uint32_t end;
 
 		if (r->s == NULL || !r->use)
 			continue;
 		start = run_clock(r);
-		for (uint32_t i = r->first; i < r->first + r->n; i++) {
+		/* In registers: the stores below could alias r's fields in memory. */
+		flows = &r->s->flows;
+		end = r->first + r->n;
+		for (uint32_t i = r->first; i < end; i++) {
 			uint32_t x = i - first;
 
 			lk_flow_words(batch_key(b, i), c->w[x]);
 			c->h[x] = lk_flow_hash(c->w[x]);
-			c->set[x] = lk_flow_set(&r->s->flows, c->h[x]);
+			c->set[x] = lk_flow_set(flows, c->h[x]);
 			rte_prefetch0(c->set[x]); /* the entry a flow's hits usually find */
 		}
 		r->cycles += run_clock(r) - start;
@@ -253,28 +254,33 @@ static __rte_always_inline uint16_t
 ask_cache(const struct lk_batch *b, uint32_t first, struct lk_chunk *c, struct lk_run *r,
 	  struct sp_lookup_deferred_hits *deferred, uint32_t *nb_deferred)
 {
-	uint64_t start = run_clock(r);
+	/* In registers: the answers' stores could alias them in memory. */
+	const struct lk_base *base = r->v->base;
+	uint64_t epoch = r->v->epoch, start = run_clock(r);
+	uint32_t *count = r->s->hits.count, nb_miss = c->nb_miss, end = r->first + r->n;
+	bool use = r->use;
 	uint16_t nb_hits = 0;
 
-	r->miss_first = c->nb_miss;
-	for (uint32_t i = r->first; i < r->first + r->n; i++) {
-		const struct lk_flow *e = r->use ? lk_flow_find(c->set[i - first], r->v->epoch,
+	r->miss_first = nb_miss;
+	for (uint32_t i = r->first; i < end; i++) {
+		const struct lk_flow *e = use ? lk_flow_find(c->set[i - first], epoch,
 								c->w[i - first]) : NULL;
 
 		if (e == NULL) {
-			c->miss[c->nb_miss] = i;
-			c->data[c->nb_miss] = batch_key(b, i)->b;
-			c->base[c->nb_miss++] = r->v->base;
+			c->miss[nb_miss] = i;
+			c->data[nb_miss] = batch_key(b, i)->b;
+			c->base[nb_miss++] = base;
 			continue;
 		}
 		*batch_position(b, i) = e->pos;
 		if (e->pos == SP_LOOKUP_MISS)
 			continue;
 		*batch_result(b, i) = e->res;
-		count_hit(&r->s->hits.count[e->pos], deferred, nb_deferred);
+		count_hit(&count[e->pos], deferred, nb_deferred);
 		nb_hits++;
 	}
-	r->nb_miss = c->nb_miss - r->miss_first;
+	c->nb_miss = nb_miss;
+	r->nb_miss = nb_miss - r->miss_first;
 	r->cycles += run_clock(r) - start;
 	return nb_hits;
 }
