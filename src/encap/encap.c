@@ -92,16 +92,49 @@ sp_encap_prepare(const struct sp_fastpath *fp, struct sp_endpoint *ep)
 }
 
 /*
- * The endpoint's template, then what each packet has of its own. The
- * checksum is the template's sum plus the length and destination words,
- * added as cksum.h adds them (16-bit words in memory order), unless the
- * port's device writes it.
+ * The outer header of a run of packets to one next hop from one endpoint:
+ * the endpoint's template with the next hop's MAC, address and UDP port
+ * filled in, and the sum of what stays (cksum.h's 16-bit words in memory
+ * order), so that a packet adds only its length.
  */
+struct outer_run {
+	struct outer_hdr h;
+	const struct sp_endpoint *ep; /* NULL: no run yet */
+	uint32_t nh_ip;
+	uint16_t nh_port;
+	bool tx_ip_cksum; /* the port's device sums the header (its field stays zero) */
+	uint64_t sum;
+};
+
+static void
+outer_run_start(struct outer_run *o, const struct sp_endpoint *ep, const struct sp_result *res,
+		const uint8_t *nh_mac)
+{
+	memcpy(&o->h, ep->outer, sizeof(o->h));
+	memcpy(o->h.eth.dst_addr.addr_bytes, nh_mac, RTE_ETHER_ADDR_LEN);
+	o->h.ip.dst_addr = res->nh_ip;
+	o->h.udp.dst_port = res->nh_port;
+	o->ep = ep;
+	o->nh_ip = res->nh_ip;
+	o->nh_port = res->nh_port;
+	o->tx_ip_cksum = ep->tx_ip_cksum;
+	o->sum = (uint64_t)ep->outer_sum + (res->nh_ip & 0xffff) + (res->nh_ip >> 16);
+}
+
+/* Whether the packet's header is the run's. */
+static __rte_always_inline bool
+outer_run_holds(const struct outer_run *o, const struct sp_endpoint *ep,
+		const struct sp_result *res)
+{
+	return o->ep == ep && o->nh_ip == res->nh_ip && o->nh_port == res->nh_port;
+}
+
+/* The run's header, then the packet's lengths and checksum (unless the port's device writes it). */
 static __rte_always_inline void
-write_outer(struct rte_mbuf *m, const struct sp_endpoint *ep, const struct sp_result *res,
-	    const uint8_t *nh_mac)
+write_outer(struct rte_mbuf *m, const struct outer_run *o)
 {
 	uint16_t inner = (uint16_t)rte_pktmbuf_pkt_len(m);
+	uint16_t ip_len = rte_cpu_to_be_16(inner + sizeof(o->h.ip) + sizeof(o->h.udp));
 	struct outer_hdr *h;
 
 	/* rte_pktmbuf_prepend() without its headroom check: sp_encap_burst() made it. */
@@ -109,23 +142,17 @@ write_outer(struct rte_mbuf *m, const struct sp_endpoint *ep, const struct sp_re
 	m->data_len += sizeof(*h);
 	m->pkt_len += sizeof(*h);
 	h = rte_pktmbuf_mtod(m, struct outer_hdr *);
-	uint16_t ip_len = rte_cpu_to_be_16(inner + sizeof(h->ip) + sizeof(h->udp));
-	uint64_t sum = (uint64_t)ep->outer_sum + ip_len + (res->nh_ip & 0xffff) + (res->nh_ip >> 16);
-
-	memcpy(h, ep->outer, sizeof(*h));
-	memcpy(h->eth.dst_addr.addr_bytes, nh_mac, RTE_ETHER_ADDR_LEN);
+	memcpy(h, &o->h, sizeof(*h));
 	h->ip.total_length = ip_len;
-	h->ip.dst_addr = res->nh_ip;
-	if (ep->tx_ip_cksum) {
+	h->udp.dgram_len = rte_cpu_to_be_16(inner + sizeof(h->udp));
+	if (o->tx_ip_cksum) {
 		/* The device sums the header; the template's checksum field is zero. All
 		 * the lengths written: one an earlier user of the mbuf left would count. */
 		m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
 		m->tx_offload = rte_mbuf_tx_offload(sizeof(h->eth), sizeof(h->ip), 0, 0, 0, 0, 0);
 	} else {
-		h->ip.hdr_checksum = (uint16_t)~sp_cksum_fold(sum);
+		h->ip.hdr_checksum = (uint16_t)~sp_cksum_fold(o->sum + ip_len);
 	}
-	h->udp.dst_port = res->nh_port;
-	h->udp.dgram_len = rte_cpu_to_be_16(inner + sizeof(h->udp));
 }
 
 /* Ask the management thread to resolve a next hop; if its ring is full a
@@ -147,13 +174,13 @@ sp_encap_burst(const struct sp_fastpath *fp, struct sp_neigh_cache *nc, struct r
 	const struct sp_endpoint *endpoints = fp->endpoints;
 	const struct sp_endpoint *eps[SP_BURST];
 	struct out_map out = {.key = OUT_MAP_NONE};
+	struct outer_run run = {.ep = NULL};
 	struct rte_ether_addr macs[SP_BURST];
 	uint16_t ports[SP_BURST];
 	uint32_t ips[SP_BURST];
 	uint16_t idx[SP_BURST];
 	uint16_t k = 0, done = 0;
-	uint64_t hit, key, last_key = 0; /* no next hop's key is 0 */
-	const uint8_t *last_mac = NULL;
+	uint64_t hit;
 
 	sp_neigh_cache_sync(fp->neigh, nc);
 	for (uint16_t i = 0; i < n; i++) {
@@ -186,22 +213,22 @@ sp_encap_burst(const struct sp_fastpath *fp, struct sp_neigh_cache *nc, struct r
 		meta->out_port = out.port;
 		meta->out_ep = out.slot;
 		meta->queue = out.queue;
-		/* A burst's packets mostly share few next hops: the last one's answer again. */
-		key = sp_neigh_cache_key(out.port, meta->result.nh_ip);
-		if (key != last_key) {
-			last_key = key;
-			last_mac = sp_neigh_cache_find_key(nc, key);
+		/* A burst's packets mostly share few next hops: the last one's header again. */
+		if (!outer_run_holds(&run, out.ep, &meta->result)) {
+			const uint8_t *mac = sp_neigh_cache_find(nc, out.port, meta->result.nh_ip);
+
+			if (mac == NULL) { /* not in the cache: the table, for all such at once */
+				run.ep = NULL;
+				eps[k] = out.ep;
+				ports[k] = out.port;
+				ips[k] = meta->result.nh_ip;
+				idx[k++] = i;
+				continue;
+			}
+			outer_run_start(&run, out.ep, &meta->result, mac);
 		}
-		if (last_mac != NULL) {
-			write_outer(pkts[i], out.ep, &meta->result, last_mac);
-			done++;
-			continue;
-		}
-		/* Not in the cache: the table, for all such at once. */
-		eps[k] = out.ep;
-		ports[k] = out.port;
-		ips[k] = meta->result.nh_ip;
-		idx[k++] = i;
+		write_outer(pkts[i], &run);
+		done++;
 	}
 	if (k == 0)
 		return done;
@@ -216,7 +243,8 @@ sp_encap_burst(const struct sp_fastpath *fp, struct sp_neigh_cache *nc, struct r
 				*missed |= 1ULL << idx[j];
 			continue;
 		}
-		write_outer(m, eps[j], &sp_meta(m)->result, macs[j].addr_bytes);
+		outer_run_start(&run, eps[j], &sp_meta(m)->result, macs[j].addr_bytes);
+		write_outer(m, &run);
 	}
 	return done + (uint16_t)__builtin_popcountll(hit);
 }

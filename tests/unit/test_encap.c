@@ -156,6 +156,58 @@ test_outer_checksum_any_hop_and_length(void **state __rte_unused)
 }
 
 /*
+ * In one burst, packets to a few next hops (MACs, addresses, UDP ports)
+ * in runs and in turns, of any length: each header is its own packet's.
+ */
+static void
+test_outer_header_per_packet_in_a_burst(void **state __rte_unused)
+{
+	enum { N = 12, HOPS = 3 };
+	/* Runs of one hop and port; a hop's port changing; a port's hop changing. */
+	static const unsigned int hop[N] = {0, 0, 0, 1, 1, 0, 2, 2, 2, 0, 0, 1};
+	static const uint16_t nh_port[N] = {6000, 6000, 6001, 6001, 6000, 6000,
+					    6000, 6001, 6001, 6001, 6001, 6001};
+	struct rte_ether_addr mac[HOPS];
+	uint32_t nh[HOPS];
+	uint16_t extra[N];
+	struct rte_mbuf *m[N];
+
+	srand(5);
+	for (unsigned int h = 0; h < HOPS; h++) {
+		nh[h] = ip(10, 0, 1, (uint8_t)(20 + h));
+		mac[h] = (struct rte_ether_addr){{0x02, 0, 0, 0, 2, (uint8_t)h}};
+		assert_int_equal(sp_neigh_set(node.neigh, 1, nh[h], &mac[h], SP_NEIGH_LEARNED), 0);
+	}
+	/* The hops into the lcore's neighbor cache first: its answers, not the table's, are
+	 * what runs share. */
+	for (unsigned int h = 0; h < HOPS; h++) {
+		m[h] = forwarded(1, 0, nh[h], 1);
+		assert_int_equal(sp_encap_burst(&node.fastpath, &neigh_cache, &m[h], 1, NULL), 1);
+		assert_non_null(sp_neigh_cache_find(&neigh_cache, 1, nh[h]));
+	}
+	rte_pktmbuf_free_bulk(m, HOPS);
+	for (unsigned int i = 0; i < N; i++) {
+		extra[i] = (uint16_t)(rand() % 1400);
+		m[i] = forwarded(1, 0, nh[hop[i]], nh_port[i]);
+		assert_non_null(rte_pktmbuf_append(m[i], extra[i]));
+	}
+	assert_int_equal(sp_encap_burst(&node.fastpath, &neigh_cache, m, N, NULL), N);
+	for (unsigned int i = 0; i < N; i++) {
+		const uint8_t *p = rte_pktmbuf_mtod(m[i], const uint8_t *);
+		struct rte_ipv4_hdr iph;
+
+		assert_memory_equal(p, mac[hop[i]].addr_bytes, 6);
+		memcpy(&iph, p + 14, sizeof(iph));
+		assert_int_equal(rte_be_to_cpu_16(iph.total_length), 28 + sizeof(inner) + extra[i]);
+		assert_int_equal(iph.dst_addr, nh[hop[i]]);
+		assert_int_equal(rte_raw_cksum(&iph, sizeof(iph)), 0xffff);
+		assert_int_equal(p[36] << 8 | p[37], nh_port[i]);
+		assert_int_equal(p[38] << 8 | p[39], 8 + sizeof(inner) + extra[i]);
+	}
+	rte_pktmbuf_free_bulk(m, N);
+}
+
+/*
  * A port whose device writes IPv4 checksums (its tx offload): the header
  * leaves with the checksum field zero and the mbuf asking the device for
  * it (IPv4 after 14 bytes, 20 long); summed as the device sums, the bytes
@@ -335,6 +387,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_outer_header_bytes),
 		cmocka_unit_test(test_outer_checksum_any_hop_and_length),
+		cmocka_unit_test(test_outer_header_per_packet_in_a_burst),
 		cmocka_unit_test(test_outer_checksum_by_the_device),
 		cmocka_unit_test(test_next_hop_mac_change),
 		cmocka_unit_test(test_result_the_slice_does_not_own),
