@@ -95,16 +95,29 @@ sp_encap_prepare(const struct sp_fastpath *fp, struct sp_endpoint *ep)
  * The outer header of a run of packets to one next hop from one endpoint:
  * the endpoint's template with the next hop's MAC, address and UDP port
  * filled in, and the sum of what stays (cksum.h's 16-bit words in memory
- * order), so that a packet adds only its length.
+ * order), so that a packet adds only its length. The loop keeps which run
+ * it is (outer_hop()) in registers.
  */
 struct outer_run {
 	struct outer_hdr h;
-	const struct sp_endpoint *ep; /* NULL: no run yet */
-	uint32_t nh_ip;
-	uint16_t nh_port;
+	uint32_t sum; /* a few 16-bit words: far from overflowing */
 	bool tx_ip_cksum; /* the port's device sums the header (its field stays zero) */
-	uint64_t sum;
 };
+
+/* The next hop's address and UDP port, as one word to compare: one load, one mask. */
+static __rte_always_inline uint64_t
+outer_hop(const struct sp_result *res)
+{
+	const uint8_t mask[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0};
+	uint64_t w, m;
+
+	RTE_BUILD_BUG_ON(offsetof(struct sp_result, nh_port) !=
+			 offsetof(struct sp_result, nh_ip) + sizeof(uint32_t));
+	RTE_BUILD_BUG_ON(offsetof(struct sp_result, nh_ip) + sizeof(w) > sizeof(*res));
+	memcpy(&w, &res->nh_ip, sizeof(w));
+	memcpy(&m, mask, sizeof(m));
+	return w & m;
+}
 
 static void
 outer_run_start(struct outer_run *o, const struct sp_endpoint *ep, const struct sp_result *res,
@@ -114,19 +127,8 @@ outer_run_start(struct outer_run *o, const struct sp_endpoint *ep, const struct 
 	memcpy(o->h.eth.dst_addr.addr_bytes, nh_mac, RTE_ETHER_ADDR_LEN);
 	o->h.ip.dst_addr = res->nh_ip;
 	o->h.udp.dst_port = res->nh_port;
-	o->ep = ep;
-	o->nh_ip = res->nh_ip;
-	o->nh_port = res->nh_port;
 	o->tx_ip_cksum = ep->tx_ip_cksum;
-	o->sum = (uint64_t)ep->outer_sum + (res->nh_ip & 0xffff) + (res->nh_ip >> 16);
-}
-
-/* Whether the packet's header is the run's. */
-static __rte_always_inline bool
-outer_run_holds(const struct outer_run *o, const struct sp_endpoint *ep,
-		const struct sp_result *res)
-{
-	return o->ep == ep && o->nh_ip == res->nh_ip && o->nh_port == res->nh_port;
+	o->sum = (uint32_t)ep->outer_sum + (res->nh_ip & 0xffff) + (res->nh_ip >> 16);
 }
 
 /* The run's header, then the packet's lengths and checksum (unless the port's device writes it). */
@@ -135,6 +137,8 @@ write_outer(struct rte_mbuf *m, const struct outer_run *o)
 {
 	uint16_t inner = (uint16_t)rte_pktmbuf_pkt_len(m);
 	uint16_t ip_len = rte_cpu_to_be_16(inner + sizeof(o->h.ip) + sizeof(o->h.udp));
+	uint32_t sum = o->sum + ip_len;
+	bool device = o->tx_ip_cksum;
 	struct outer_hdr *h;
 
 	/* rte_pktmbuf_prepend() without its headroom check: sp_encap_burst() made it. */
@@ -145,13 +149,16 @@ write_outer(struct rte_mbuf *m, const struct outer_run *o)
 	memcpy(h, &o->h, sizeof(*h));
 	h->ip.total_length = ip_len;
 	h->udp.dgram_len = rte_cpu_to_be_16(inner + sizeof(h->udp));
-	if (o->tx_ip_cksum) {
+	if (device) {
 		/* The device sums the header; the template's checksum field is zero. All
 		 * the lengths written: one an earlier user of the mbuf left would count. */
 		m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
 		m->tx_offload = rte_mbuf_tx_offload(sizeof(h->eth), sizeof(h->ip), 0, 0, 0, 0, 0);
 	} else {
-		h->ip.hdr_checksum = (uint16_t)~sp_cksum_fold(o->sum + ip_len);
+		/* Two folds take a sum under 2^32 to 16 bits. */
+		sum = (sum & 0xffff) + (sum >> 16);
+		sum += sum >> 16;
+		h->ip.hdr_checksum = (uint16_t)~sum;
 	}
 }
 
@@ -174,7 +181,9 @@ sp_encap_burst(const struct sp_fastpath *fp, struct sp_neigh_cache *nc, struct r
 	const struct sp_endpoint *endpoints = fp->endpoints;
 	const struct sp_endpoint *eps[SP_BURST];
 	struct out_map out = {.key = OUT_MAP_NONE};
-	struct outer_run run = {.ep = NULL};
+	struct outer_run run;
+	const struct sp_endpoint *run_ep = NULL; /* the run's: none yet */
+	uint64_t run_hop = 0;
 	struct rte_ether_addr macs[SP_BURST];
 	uint16_t ports[SP_BURST];
 	uint32_t ips[SP_BURST];
@@ -214,11 +223,11 @@ sp_encap_burst(const struct sp_fastpath *fp, struct sp_neigh_cache *nc, struct r
 		meta->out_ep = out.slot;
 		meta->queue = out.queue;
 		/* A burst's packets mostly share few next hops: the last one's header again. */
-		if (!outer_run_holds(&run, out.ep, &meta->result)) {
+		if (out.ep != run_ep || outer_hop(&meta->result) != run_hop) {
 			const uint8_t *mac = sp_neigh_cache_find(nc, out.port, meta->result.nh_ip);
 
 			if (mac == NULL) { /* not in the cache: the table, for all such at once */
-				run.ep = NULL;
+				run_ep = NULL;
 				eps[k] = out.ep;
 				ports[k] = out.port;
 				ips[k] = meta->result.nh_ip;
@@ -226,6 +235,8 @@ sp_encap_burst(const struct sp_fastpath *fp, struct sp_neigh_cache *nc, struct r
 				continue;
 			}
 			outer_run_start(&run, out.ep, &meta->result, mac);
+			run_ep = out.ep;
+			run_hop = outer_hop(&meta->result);
 		}
 		write_outer(pkts[i], &run);
 		done++;
