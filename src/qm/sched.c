@@ -101,29 +101,57 @@ refuse(struct qm_queue *q, enum sp_qm_drop why, uint32_t len)
  * The queue a run of arrivals goes to: a burst's packets mostly come in
  * runs to one queue, and its binding, owner and scheduler are then looked
  * at once a run. q is NULL when the id is no bound queue.
+ *
+ * A frame goes express only while no queue of its scheduler is backlogged
+ * (express_take()), so its queue holds nothing then, and express frames
+ * change neither the queue's length nor its owner's use: of an express
+ * arrival's checks only the byte threshold depends on the frame.
+ * express_below says up to where (0: the owner has no room, or no frame
+ * fits: each arrival is checked whole), and the run's express counts wait
+ * in registers.
  */
 struct arrival_queue {
 	uint32_t id; /* UINT32_MAX before the burst's first frame */
 	struct qm_queue *q;
 	struct qm_owner *o;
+	uint64_t express_below; /* frames shorter than this may skip the checks */
+	uint64_t express_pkts, express_bytes;
 };
+
+static inline void
+arrival_queue_close(struct arrival_queue *a)
+{
+	if (a->express_pkts == 0)
+		return;
+	a->q->express_pkts += a->express_pkts;
+	a->q->express_bytes += a->express_bytes;
+	a->express_pkts = 0;
+	a->express_bytes = 0;
+}
 
 static inline void
 arrival_queue_open(struct sp_qm *qm, struct express_run *r, struct arrival_queue *a, uint32_t id)
 {
+	struct qm_queue *q;
 	uint16_t port;
 
+	arrival_queue_close(a);
 	a->id = id;
 	a->q = NULL;
+	a->express_below = 0;
 	if (id >= qm->max_queues)
 		return;
-	port = __atomic_load_n(&qm->queues[id].port, __ATOMIC_ACQUIRE);
+	q = &qm->queues[id];
+	port = __atomic_load_n(&q->port, __ATOMIC_ACQUIRE);
 	if (port == QM_UNBOUND)
 		return;
-	a->q = &qm->queues[id];
-	a->o = &qm->owners[a->q->owner];
+	a->q = q;
+	a->o = &qm->owners[q->owner];
 	if (unlikely(r->s == NULL || port != r->port))
 		express_open(qm, r, port);
+	if (__atomic_load_n(&q->max_pkts, __ATOMIC_RELAXED) > 0 &&
+	    a->o->used_pkts < __atomic_load_n(&a->o->max_pkts, __ATOMIC_RELAXED))
+		a->express_below = (uint64_t)__atomic_load_n(&q->max_bytes, __ATOMIC_RELAXED) + 1;
 }
 
 /* Append m to its queue (or the express frames), or count why it is refused. */
@@ -137,6 +165,12 @@ take(struct sp_qm *qm, struct express_run *r, struct arrival_queue *a, struct rt
 
 	if (unlikely(id != a->id))
 		arrival_queue_open(qm, r, a, id);
+	/* Enqueued and sent as it arrives: the queue never holds it. */
+	if (len < a->express_below && express_take(r, m, len)) {
+		a->express_pkts++;
+		a->express_bytes += len;
+		return true;
+	}
 	q = a->q;
 	if (q == NULL)
 		return false;
@@ -148,9 +182,8 @@ take(struct sp_qm *qm, struct express_run *r, struct arrival_queue *a, struct rt
 	if (unlikely(o->used_pkts >= __atomic_load_n(&o->max_pkts, __ATOMIC_RELAXED)))
 		return refuse(q, SP_QM_DROP_QUOTA, len);
 	if (express_take(r, m, len)) {
-		/* Enqueued and sent as it arrives: the queue never holds it. */
-		q->express_pkts++;
-		q->express_bytes += len;
+		a->express_pkts++;
+		a->express_bytes += len;
 		return true;
 	}
 	q->st.enq_pkts++;
@@ -179,7 +212,7 @@ uint16_t
 sp_qm_enqueue_burst(struct sp_qm *qm, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct express_run run = {.s = NULL};
-	struct arrival_queue queue = {.id = UINT32_MAX};
+	struct arrival_queue queue = {.id = UINT32_MAX, .express_pkts = 0};
 	struct rte_mbuf *m;
 	uint32_t prev = UINT32_MAX;
 	uint16_t i, refused = 0;
@@ -201,6 +234,7 @@ sp_qm_enqueue_burst(struct sp_qm *qm, struct rte_mbuf **pkts, uint16_t n)
 		pkts[i] = pkts[refused];
 		pkts[refused++] = m;
 	}
+	arrival_queue_close(&queue);
 	express_close(&run);
 	return refused;
 }

@@ -607,6 +607,15 @@ test_thresholds_exact(void **state)
 	struct sp_qm_queue_stats st;
 	int i;
 
+	/* An empty queue of an idle scheduler (its frames would go express): the same bounds. */
+	assert_int_equal(bind(qm, 5, 1, 0, MBPS, 200, 1000), 0);
+	assert_int_equal(drain(qm, 1), 0); /* the first dequeue fills the bucket */
+	assert_int_equal(enq1(qm, 5, 201), 1);
+	assert_int_equal(enq1(qm, 5, 200), 0);
+	st = stats(qm, 5);
+	assert_int_equal(st.drop_bytes[SP_QM_DROP_BYTES], 201);
+	assert_int_equal(st.len_pkts, 0); /* it went express */
+	assert_int_equal(drain(qm, 1), 1);
 	/* Bytes: 1000 fit, one more does not. */
 	assert_int_equal(bind(qm, 3, 0, 0, MBPS, 1000, 1000), 0);
 	for (i = 0; i < 9; i++)
