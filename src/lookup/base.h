@@ -97,6 +97,16 @@ lk_base_result(const struct lk_base *b, const struct lk_tree_hit *h)
 	return h->res != LK_TREE_RES_NONE ? &b->results[h->res] : &b->ent[lk_base_find(b, h->pos)].res;
 }
 
+/* The first odd filter matching k, in order: its index, or LK_NONE. */
+static inline uint32_t
+lk_base_scan(const struct lk_base *b, const struct lk_bits *k)
+{
+	for (uint32_t i = 0; i < b->nb_odd; i++)
+		if (lk_match(&b->odd_filt[i], k))
+			return b->odd_idx[i];
+	return LK_NONE;
+}
+
 /* What lookups read of the tree: nodes, leaves, distinct results (rte_acl's: 0, not told). */
 size_t lk_base_classifier_bytes(const struct lk_base *b);
 

@@ -522,7 +522,8 @@ sp_lookup_info(const struct sp_lookup *t, uint16_t slice, struct sp_lookup_info 
 		info->counter_bytes = (size_t)s->quota * sizeof(s->hits.count[0]);
 		info->changes = s->view->n;
 		info->copies = s->view->nb_copies;
-		info->classifier = b != NULL && b->tree != NULL ? "tree" : lk_acl_method();
+		info->classifier = b != NULL && b->tree != NULL ? "tree" :
+				   b != NULL && b->acl.nb_ctx > 0 ? lk_acl_method() : "list";
 		info->flow_lookups = __atomic_load_n(&s->flows.lookups, __ATOMIC_RELAXED);
 		info->flow_hits = __atomic_load_n(&s->flows.hits, __ATOMIC_RELAXED);
 		info->flow_resting = __atomic_load_n(&s->flows.off, __ATOMIC_RELAXED);

@@ -167,6 +167,7 @@ struct lk_run {
 	const struct lk_view *v;
 	uint32_t first, n;
 	uint32_t miss_first, nb_miss; /* its keys the classifier takes, in the chunk's list */
+	bool scan;                    /* its table is scanned (scan_run()) */
 	bool use, timed;              /* the flow cache (flows.h) */
 	uint64_t cycles;              /* timed: its own, the classifier's share added last */
 };
@@ -213,6 +214,10 @@ split_runs(struct sp_lookup *t, const struct lk_batch *b, uint32_t first, uint32
 		if (r->s == NULL)
 			continue;
 		r->v = __atomic_load_n(&r->s->view, __ATOMIC_ACQUIRE);
+		/* A small table's scan costs less than the cache's probe: no cache. */
+		r->scan = r->v->n == 0 && r->v->base != NULL && r->v->base->nb_acl == 0;
+		if (r->scan)
+			continue;
 		r->use = lk_flows_use(&r->s->flows, &r->timed);
 		c->timed |= r->timed;
 	}
@@ -286,6 +291,37 @@ ask_cache(const struct lk_batch *b, uint32_t first, struct lk_chunk *c, struct l
 }
 
 /*
+ * The run's answers where its table is small enough to have no tree
+ * (base.c's SCAN_ONLY) and nothing changed since its compile: its filters
+ * scanned in order, each key's first match. Returns the hits.
+ */
+static __rte_always_inline uint16_t
+scan_run(const struct lk_batch *b, struct lk_run *r, struct sp_lookup_deferred_hits *deferred,
+	 uint32_t *nb_deferred)
+{
+	/* In registers: the answers' stores could alias them in memory. */
+	const struct lk_base *base = r->v->base;
+	uint32_t *count = r->s->hits.count, end = r->first + r->n;
+	uint16_t nb_hits = 0;
+
+	r->nb_miss = 0;
+	for (uint32_t i = r->first; i < end; i++) {
+		struct lk_bits k = lk_bits_of(batch_key(b, i));
+		uint32_t idx = lk_base_scan(base, &k);
+
+		if (idx == LK_NONE) {
+			*batch_position(b, i) = SP_LOOKUP_MISS;
+			continue;
+		}
+		*batch_position(b, i) = base->ent[idx].pos;
+		*batch_result(b, i) = base->ent[idx].res;
+		count_hit(&count[base->ent[idx].pos], deferred, nb_deferred);
+		nb_hits++;
+	}
+	return nb_hits;
+}
+
+/*
  * The classifier's answers for the run's keys, final once the changes since
  * the compile and the odd filters have had their say (none: mostly), into
  * the cache if the run uses it. Returns the hits.
@@ -353,7 +389,8 @@ lookup_chunk(struct sp_lookup *t, const struct lk_batch *b, uint32_t first, uint
 		struct lk_run *r = &c.run[j];
 
 		if (r->s != NULL) {
-			nb_hits += ask_cache(b, first, &c, r, deferred, &nb_deferred);
+			nb_hits += r->scan ? scan_run(b, r, deferred, &nb_deferred)
+					   : ask_cache(b, first, &c, r, deferred, &nb_deferred);
 			continue;
 		}
 		for (uint32_t i = r->first; i < r->first + r->n; i++)

@@ -125,11 +125,13 @@ def test_slices_forward_to_two_interfaces(std, layout):
     # Filter hits by position, each slice its own table (both have 192.168.1.0/24 at 0).
     assert {k: v for k, v in c["filters"]["alpha"].items()} == {"0": 4, "1": 3}
     assert {k: v for k, v in c["filters"]["beta"].items()} == {"0": 3, "1": 2}
-    # Both filters in the table, compiled by now or searched beside the compiled ones.
+    # Both filters in the table, compiled by now or searched beside the compiled ones; a table
+    # this small has no tree: its filters are scanned in order.
     for s in (std.alpha, std.beta):
         lk = c["lookup"][s.name]
         assert (lk["quota"], lk["filters"]) == (1024, 2), lk  # filter_quota's default
-        assert lk["compiled"] + lk["changes"] >= 2 and lk["form"] == "tree", lk
+        assert lk["compiled"] + lk["changes"] >= 2 and lk["form"] == "list", lk
+        assert lk["classifier"] == "list", lk
         # Every forwarded packet was looked up; a flow's first packet is never a cache hit.
         assert lk["flow_cache_lookups"] == c["slices"][s.name]["fwd_pkts"], lk
         assert 0 <= lk["flow_cache_hits"] < lk["flow_cache_lookups"] and lk["flow_cache"] == "in use", lk

@@ -576,8 +576,14 @@ test_flow_cache_answers_through_its_phases(void **state)
 	uint32_t i, since_write = 0;
 	uint16_t tag, want = 3;
 
-	assert_int_equal(sp_lookup_slice_add(t, 1, 8), 0);
+	assert_int_equal(sp_lookup_slice_add(t, 1, 16), 0);
 	write_ok(t, 1, 3, prefix_filter(10, 0, 0, 0, 8, want));
+	/* More filters than a scanned table holds (base.c's SCAN_ONLY): a tree, and the cache. */
+	for (uint8_t p = 4; p < 16; p++)
+		write_ok(t, 1, p, prefix_filter(p, 0, 0, 0, 8, p));
+	assert_int_equal(sp_lookup_sync(t, 1), 0);
+	assert_int_equal(sp_lookup_info(t, 1, &info), 0);
+	assert_string_equal(info.form, "tree");
 	for (i = 0; i < total; i++) {
 		/* Every third key new, the others one of eight; a change every 100 * 2^k lookups. */
 		struct sp_key k = i % 3 == 0 ? ip_key(10, (uint8_t)(i >> 16), (uint8_t)(i >> 8), (uint8_t)i)
