@@ -92,15 +92,17 @@ sp_encap_prepare(const struct sp_fastpath *fp, struct sp_endpoint *ep)
 }
 
 /*
- * The outer header of a run of packets to one next hop from one endpoint:
- * the endpoint's template with the next hop's MAC, address and UDP port
- * filled in, and the sum of what stays (cksum.h's 16-bit words in memory
- * order), so that a packet adds only its length. The loop keeps which run
- * it is (outer_hop()) in registers.
+ * A run of packets to one next hop from one endpoint: its first packet's
+ * outer header is the endpoint's template with the next hop's MAC, address
+ * and UDP port filled in; the run's later packets copy that header (in the
+ * L1 cache) and add their own lengths and checksum, to the sum of what
+ * stays (cksum.h's 16-bit words in memory order). A run of one costs what
+ * the template alone did. The loop keeps which run it is (outer_hop()) in
+ * registers.
  */
 struct outer_run {
-	struct outer_hdr h;
-	uint32_t sum; /* a few 16-bit words: far from overflowing */
+	const struct outer_hdr *h; /* the run's first packet's */
+	uint32_t sum;              /* a few 16-bit words: far from overflowing */
 	bool tx_ip_cksum; /* the port's device sums the header (its field stays zero) */
 };
 
@@ -119,37 +121,26 @@ outer_hop(const struct sp_result *res)
 	return w & m;
 }
 
-static void
-outer_run_start(struct outer_run *o, const struct sp_endpoint *ep, const struct sp_result *res,
-		const uint8_t *nh_mac)
+/* Room for the outer header: rte_pktmbuf_prepend() without its headroom check (made). */
+static __rte_always_inline struct outer_hdr *
+prepend_outer(struct rte_mbuf *m)
 {
-	memcpy(&o->h, ep->outer, sizeof(o->h));
-	memcpy(o->h.eth.dst_addr.addr_bytes, nh_mac, RTE_ETHER_ADDR_LEN);
-	o->h.ip.dst_addr = res->nh_ip;
-	o->h.udp.dst_port = res->nh_port;
-	o->tx_ip_cksum = ep->tx_ip_cksum;
-	o->sum = (uint32_t)ep->outer_sum + (res->nh_ip & 0xffff) + (res->nh_ip >> 16);
+	m->data_off -= sizeof(struct outer_hdr);
+	m->data_len += sizeof(struct outer_hdr);
+	m->pkt_len += sizeof(struct outer_hdr);
+	return rte_pktmbuf_mtod(m, struct outer_hdr *);
 }
 
-/* The run's header, then the packet's lengths and checksum (unless the port's device writes it). */
+/* The packet's own: its lengths, and its checksum unless the port's device writes it. */
 static __rte_always_inline void
-write_outer(struct rte_mbuf *m, const struct outer_run *o)
+finish_outer(struct rte_mbuf *m, struct outer_hdr *h, uint16_t inner, const struct outer_run *o)
 {
-	uint16_t inner = (uint16_t)rte_pktmbuf_pkt_len(m);
-	uint16_t ip_len = rte_cpu_to_be_16(inner + sizeof(o->h.ip) + sizeof(o->h.udp));
+	uint16_t ip_len = rte_cpu_to_be_16(inner + sizeof(h->ip) + sizeof(h->udp));
 	uint32_t sum = o->sum + ip_len;
-	bool device = o->tx_ip_cksum;
-	struct outer_hdr *h;
 
-	/* rte_pktmbuf_prepend() without its headroom check: sp_encap_burst() made it. */
-	m->data_off -= sizeof(*h);
-	m->data_len += sizeof(*h);
-	m->pkt_len += sizeof(*h);
-	h = rte_pktmbuf_mtod(m, struct outer_hdr *);
-	memcpy(h, &o->h, sizeof(*h));
 	h->ip.total_length = ip_len;
 	h->udp.dgram_len = rte_cpu_to_be_16(inner + sizeof(h->udp));
-	if (device) {
+	if (o->tx_ip_cksum) {
 		/* The device sums the header; the template's checksum field is zero. All
 		 * the lengths written: one an earlier user of the mbuf left would count. */
 		m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
@@ -160,6 +151,35 @@ write_outer(struct rte_mbuf *m, const struct outer_run *o)
 		sum += sum >> 16;
 		h->ip.hdr_checksum = (uint16_t)~sum;
 	}
+}
+
+/* A run's first packet: its header from the endpoint's template and the next hop. */
+static void
+outer_run_start(struct outer_run *o, struct rte_mbuf *m, const struct sp_endpoint *ep,
+		const struct sp_result *res, const uint8_t *nh_mac)
+{
+	uint16_t inner = (uint16_t)rte_pktmbuf_pkt_len(m);
+	struct outer_hdr *h = prepend_outer(m);
+
+	memcpy(h, ep->outer, sizeof(*h));
+	memcpy(h->eth.dst_addr.addr_bytes, nh_mac, RTE_ETHER_ADDR_LEN);
+	h->ip.dst_addr = res->nh_ip;
+	h->udp.dst_port = res->nh_port;
+	o->h = h;
+	o->tx_ip_cksum = ep->tx_ip_cksum;
+	o->sum = (uint32_t)ep->outer_sum + (res->nh_ip & 0xffff) + (res->nh_ip >> 16);
+	finish_outer(m, h, inner, o);
+}
+
+/* A later packet of the run: the first's header, with its own lengths and checksum. */
+static __rte_always_inline void
+write_outer(struct rte_mbuf *m, const struct outer_run *o)
+{
+	uint16_t inner = (uint16_t)rte_pktmbuf_pkt_len(m);
+	struct outer_hdr *h = prepend_outer(m);
+
+	memcpy(h, o->h, sizeof(*h));
+	finish_outer(m, h, inner, o);
 }
 
 /* Ask the management thread to resolve a next hop; if its ring is full a
@@ -234,11 +254,12 @@ sp_encap_burst(const struct sp_fastpath *fp, struct sp_neigh_cache *nc, struct r
 				idx[k++] = i;
 				continue;
 			}
-			outer_run_start(&run, out.ep, &meta->result, mac);
+			outer_run_start(&run, pkts[i], out.ep, &meta->result, mac);
 			run_ep = out.ep;
 			run_hop = outer_hop(&meta->result);
+		} else {
+			write_outer(pkts[i], &run);
 		}
-		write_outer(pkts[i], &run);
 		done++;
 	}
 	if (k == 0)
@@ -254,8 +275,7 @@ sp_encap_burst(const struct sp_fastpath *fp, struct sp_neigh_cache *nc, struct r
 				*missed |= 1ULL << idx[j];
 			continue;
 		}
-		outer_run_start(&run, eps[j], &sp_meta(m)->result, macs[j].addr_bytes);
-		write_outer(m, &run);
+		outer_run_start(&run, m, eps[j], &sp_meta(m)->result, macs[j].addr_bytes);
 	}
 	return done + (uint16_t)__builtin_popcountll(hit);
 }
