@@ -154,7 +154,7 @@ finish_outer(struct rte_mbuf *m, struct outer_hdr *h, uint16_t inner, const stru
 }
 
 /* A run's first packet: its header from the endpoint's template and the next hop. */
-static void
+static __rte_always_inline void
 outer_run_start(struct outer_run *o, struct rte_mbuf *m, const struct sp_endpoint *ep,
 		const struct sp_result *res, const uint8_t *nh_mac)
 {
@@ -201,7 +201,7 @@ sp_encap_burst(const struct sp_fastpath *fp, struct sp_neigh_cache *nc, struct r
 	const struct sp_endpoint *endpoints = fp->endpoints;
 	const struct sp_endpoint *eps[SP_BURST];
 	struct out_map out = {.key = OUT_MAP_NONE};
-	struct outer_run run;
+	struct outer_run run = {.h = NULL};
 	const struct sp_endpoint *run_ep = NULL; /* the run's: none yet */
 	uint64_t run_hop = 0;
 	struct rte_ether_addr macs[SP_BURST];

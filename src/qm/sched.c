@@ -118,7 +118,7 @@ struct arrival_queue {
 	uint64_t express_pkts, express_bytes;
 };
 
-static inline void
+static __rte_always_inline void
 arrival_queue_close(struct arrival_queue *a)
 {
 	if (a->express_pkts == 0)
@@ -129,7 +129,7 @@ arrival_queue_close(struct arrival_queue *a)
 	a->express_bytes = 0;
 }
 
-static inline void
+static __rte_always_inline void
 arrival_queue_open(struct sp_qm *qm, struct express_run *r, struct arrival_queue *a, uint32_t id)
 {
 	struct qm_queue *q;
