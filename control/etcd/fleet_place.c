@@ -336,12 +336,12 @@ fl_slice_replace(struct fleet *f, json_t *params, struct sp_rpc_error *e)
 			json_decref(rec);
 			return NULL;
 		}
-		json_array_foreach(nodes, i, node) { /* not onto a node that holds it already */
-			struct candidate *held_by = candidate_named(c, n, json_string_value(node));
-
-			if (held_by != NULL)
-				held_by->live = false;
-		}
+		/* Not onto a node that holds it already: every record of that name (etcd lists
+		 * a key once; a reply that lists one twice must not make it a target). */
+		json_array_foreach(nodes, i, node)
+			for (long j = 0; j < n; j++)
+				if (strcmp(c[j].node, json_string_value(node) ?: "") == 0)
+					c[j].live = false;
 		bw = fl_u64(json_object_get(rec, "create"), "bandwidth", SP_DEFAULT_SLICE_BANDWIDTH);
 		r = json_integer(1);
 		if (choose(r, c, n, bw, e) < 0) {
@@ -357,7 +357,11 @@ fl_slice_replace(struct fleet *f, json_t *params, struct sp_rpc_error *e)
 		json_array_set_new(nodes, (size_t)at, json_string(to->node));
 		cmp = json_pack("[o]", etcd_cmp_mod(key, mod));
 		ops = json_pack("[o]", fl_op_put_json(key, rec));
-		for (struct candidate *x = to; x != NULL; x = x == to ? old : NULL) {
+		for (int j = 0; j < 2; j++) { /* the new node's capacity taken, the old's given back */
+			struct candidate *x = j == 0 ? to : old;
+
+			if (x == NULL)
+				continue;
 			fleet_key(f, key, "capacity/%s", x->node);
 			take(x->cap, "used_slices", x == to ? 1 : -1);
 			take(x->cap, "used_bandwidth", x == to ? (int64_t)bw : -(int64_t)bw);
