@@ -9,14 +9,6 @@
 #include <rte_hash_crc.h>
 #include <rte_malloc.h>
 
-/*
- * Tables this small are scanned, not compiled: a masked compare per filter
- * costs less than rte_acl's walk, which has a floor of some 30 ns a key,
- * and than the tree's (some 180 instructions a key for a tree of one leaf
- * of one filter: the key's conversion, the walk's set-up, the leaf's
- * vector compare, the answer's bookkeeping).
- */
-#define SCAN_ONLY 8
 
 /* Keys (one per filter, evenly picked) and rounds that time the two forms. */
 #define SAMPLE_KEYS 8192u
@@ -69,7 +61,7 @@ tree_form(enum sp_lookup_form form)
 static bool
 compiled(const struct lk_base *b, enum sp_lookup_form form, uint32_t i)
 {
-	if (b->n <= SCAN_ONLY)
+	if (lk_base_scanned(b))
 		return false;
 	return tree_form(form) ? lk_tree_takes(&b->filt[i]) : lk_acl_takes(&b->filt[i]);
 }

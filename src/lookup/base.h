@@ -24,6 +24,15 @@
 
 #define LK_NONE UINT32_MAX
 #define LK_BURST 64
+/*
+ * Tables this small are scanned, not compiled: a masked compare per filter
+ * costs less than rte_acl's walk, which has a floor of some 30 ns a key,
+ * and than the tree's (some 180 instructions a key for a tree of one leaf
+ * of one filter: the key's conversion, the walk's set-up, the leaf's
+ * vector compare, the answer's bookkeeping); their lookups skip the flow
+ * cache too, whose probe costs more than such a scan.
+ */
+#define LK_SCAN_ONLY 8
 
 /* What a lookup that ends on a filter reads: one place. */
 struct lk_entry {
@@ -95,6 +104,13 @@ static inline const struct sp_result *
 lk_base_result(const struct lk_base *b, const struct lk_tree_hit *h)
 {
 	return h->res != LK_TREE_RES_NONE ? &b->results[h->res] : &b->ent[lk_base_find(b, h->pos)].res;
+}
+
+/* The base is small enough to be scanned: all its filters are odd ones. */
+static inline bool
+lk_base_scanned(const struct lk_base *b)
+{
+	return b->n <= LK_SCAN_ONLY;
 }
 
 /* The first odd filter matching k, in order: its index, or LK_NONE. */

@@ -214,8 +214,7 @@ split_runs(struct sp_lookup *t, const struct lk_batch *b, uint32_t first, uint32
 		if (r->s == NULL)
 			continue;
 		r->v = __atomic_load_n(&r->s->view, __ATOMIC_ACQUIRE);
-		/* A small table's scan costs less than the cache's probe: no cache. */
-		r->scan = r->v->n == 0 && r->v->base != NULL && r->v->base->nb_acl == 0;
+		r->scan = r->v->n == 0 && r->v->base != NULL && lk_base_scanned(r->v->base);
 		if (r->scan)
 			continue;
 		r->use = lk_flows_use(&r->s->flows, &r->timed);
@@ -292,7 +291,7 @@ ask_cache(const struct lk_batch *b, uint32_t first, struct lk_chunk *c, struct l
 
 /*
  * The run's answers where its table is small enough to have no tree
- * (base.c's SCAN_ONLY) and nothing changed since its compile: its filters
+ * (LK_SCAN_ONLY) and nothing changed since its compile: its filters
  * scanned in order, each key's first match. Returns the hits.
  */
 static __rte_always_inline uint16_t
