@@ -18,7 +18,8 @@
 
 #include "../common/limits.h"
 
-/* Packet buffers with room for struct sp_meta in each mbuf's private area. */
+/* Packet buffers with room for struct sp_meta in each mbuf's private area; at the
+ * default headroom a frame starts on a cache line. */
 struct rte_mempool *sp_pktmbuf_pool_create(const char *name, uint32_t n, int socket);
 
 struct sp_port {

@@ -9,7 +9,8 @@
  * them later, in order, and a full hold drops them as tx_full; frames for an
  * NPE on another lcore cross in its ring (ring_full past its room); a port's
  * host path carries frames both ways; a round takes more than a burst from
- * a busy queue. Nothing is left in the pool when the loop stops.
+ * a busy queue. Nothing is left in the pool when the loop stops; the pool's
+ * frames start on cache lines.
  */
 #include <netinet/in.h>
 #include <setjmp.h>
@@ -475,6 +476,27 @@ test_round_reads_a_busy_queue_again(void **state)
 	assert_int_equal(rte_mempool_in_use_count(node->pool), 0);
 }
 
+/*
+ * The node's packet buffers (sp_pktmbuf_pool_create()): sp_meta in the
+ * private area, and every frame at the default headroom starting on a cache
+ * line, where the NIC (or net_pcap's copy) writes whole lines.
+ */
+static void
+test_frames_start_on_cache_lines(void **state)
+{
+	struct rte_mbuf *m[8];
+
+	(void)state;
+	assert_int_equal(rte_pktmbuf_alloc_bulk(node->pool, m, RTE_DIM(m)), 0);
+	assert_true(rte_pktmbuf_priv_size(node->pool) >= sizeof(struct sp_meta));
+	for (unsigned int i = 0; i < RTE_DIM(m); i++) {
+		assert_ptr_equal(sp_meta(m[i]), m[i] + 1);
+		assert_int_equal(rte_pktmbuf_headroom(m[i]), RTE_PKTMBUF_HEADROOM);
+		assert_int_equal((uintptr_t)rte_pktmbuf_mtod(m[i], void *) % RTE_CACHE_LINE_SIZE, 0);
+	}
+	rte_pktmbuf_free_bulk(m, RTE_DIM(m));
+}
+
 int
 main(void)
 {
@@ -487,6 +509,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_host_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_round_reads_a_busy_queue_again, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_frames_start_on_cache_lines, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("lc", tests, group_setup, NULL);
