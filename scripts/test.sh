@@ -12,7 +12,8 @@
 #   5. a short run of each libFuzzer target (tests/fuzz/run.sh, clang), each
 #      counted as one test: SLICEPATH_FUZZ_SECONDS per target (default 20, 0 skips),
 #
-# then lists every skipped test with why, prints one line of counts per stage and,
+# then lists every skipped test with why, repeats what each fuzz target that found something
+# printed, prints one line of counts per stage and,
 # alone on the last line, "N passed, N failed, N skipped" over all; exits non-zero if
 # anything failed. Extra arguments go to pytest (e.g. scripts/test.sh -k arp), in both
 # integration runs.
@@ -37,9 +38,11 @@ if ! bash "$ROOT/scripts/setup.sh"; then
 	exit 1
 fi
 
-# Skipped tests, one "stage: test: why" a line, listed at the end.
+# Skipped tests, one "stage: test: why" a line, and what the failed fuzz targets printed:
+# both listed at the end, where a log cut to its tail still shows them.
 skips="$(mktemp)"
-trap 'rm -f "$skips"' EXIT
+fuzz_found="$(mktemp)"
+trap 'rm -f "$skips" "$fuzz_found"' EXIT
 
 # count KIND FILE RC LABEL: "PASSED FAILED SKIPPED" of a stage's result file (meson's
 # testlog.json or pytest's junit xml), its skips added to the list; a stage that
@@ -99,11 +102,13 @@ if [ "$fuzz_seconds" -gt 0 ]; then
 	for target in config decap arp ipv4 i3 dpi rpc ctld genspec hslice tap preload etcd; do
 		log "fuzz: $target for ${fuzz_seconds}s"
 		if FUZZ_SECONDS="$fuzz_seconds" FUZZ_BUILD_DIR="$BUILD_DIR/fuzz" \
-			sh "$ROOT/tests/fuzz/run.sh" "$target"; then
+			sh "$ROOT/tests/fuzz/run.sh" "$target" 2>&1 | tee -a "$fuzz_found.$target"; then
 			fuzz_pass=$((fuzz_pass + 1))
 		else
 			fuzz_fail=$((fuzz_fail + 1))
+			cat "$fuzz_found.$target" >>"$fuzz_found"
 		fi
+		rm -f "$fuzz_found.$target"
 	done
 else
 	echo "fuzz stage: SLICEPATH_FUZZ_SECONDS=$fuzz_seconds" >>"$skips"
@@ -116,6 +121,10 @@ skipped=$((unit_skip + it_skip + san_skip + fuzz_skip))
 if [ -s "$skips" ]; then
 	log "skipped ($skipped):"
 	sed 's/^/[test]   /' "$skips"
+fi
+if [ -s "$fuzz_found" ]; then
+	log "fuzz targets that found something ($fuzz_fail):"
+	sed 's/^/[test]   /' "$fuzz_found"
 fi
 log "unit: $unit_pass passed, $unit_fail failed, $unit_skip skipped;" \
 	"integration: $it_pass passed, $it_fail failed, $it_skip skipped"
