@@ -10,7 +10,7 @@
 # joined into all.csv and summarized at the end.
 #
 # usage: tools/bench-lookup.sh [-q] [-d SECONDS] [-n KEYS] [-S SLICES] [-b KEYS]
-#                              [-e sp|acl|both] [-U] [-w RATE] [-W] [-o DIR] [SET...]
+#                              [-e sp|acl|both] [-U] [-w RATE] [-W] [-P] [-o DIR] [SET...]
 #   -q          quick: the 1K sets only
 #   -d SECONDS  time per measurement (default 3)
 #   -n KEYS     random keys for the sets without a trace (default 100000)
@@ -21,6 +21,10 @@
 #   -U          no update measurement (-u of sp-bench-lookup)
 #   -w RATE     writes a second at most in the update measurement (default: flat out)
 #   -W          write only the widest tenth of the first tenth of the filters (the worst case)
+#   -P          profile (docs/lookup.md, "Where a lookup goes"): sp-bench-lookup -P under
+#               valgrind's callgrind, which simulates the caches and branches of one pass
+#               over every key, an engine at a time, printed a key (no PMU needed); the
+#               timed figures of such a run are valgrind's, not the machine's
 #   -o DIR      logs and CSV files (default /tmp/slicepath-bench-lookup)
 #   SET...      set names (acl1_10K, fw1_100k, ...) instead of the default list
 #   environment: SLICEPATH_BUILD_DIR (default build), SLICEPATH_DATA (default
@@ -45,12 +49,13 @@ UPDATES=(-u)
 WRITE_OPTS=()
 WORK=/tmp/slicepath-bench-lookup
 QUICK=0
+PROFILE=0
 
 SLICES=1
 BURST=32
 
 usage() { sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
-while getopts "qd:n:S:b:e:Uw:Wo:h" opt; do
+while getopts "qd:n:S:b:e:Uw:WPo:h" opt; do
 	case "$opt" in
 	q) QUICK=1 ;;
 	d) DURATION="$OPTARG" ;;
@@ -61,6 +66,7 @@ while getopts "qd:n:S:b:e:Uw:Wo:h" opt; do
 	U) UPDATES=() ;;
 	w) WRITE_OPTS+=(-w "$OPTARG") ;;
 	W) WRITE_OPTS+=(-W) ;;
+	P) PROFILE=1 ;;
 	o) WORK="$OPTARG" ;;
 	h) usage 0 ;;
 	*) usage 1 ;;
@@ -104,12 +110,27 @@ status=0
 for s in $SETS; do
 	args="$(set_args "$s")" || die "no set $s in $DATA/hypersplit (with a trace) or $DATA/large"
 	log "$s"
+	run=("$BIN") profile=()
+	if [ "$PROFILE" -eq 1 ]; then
+		# Instrumented only inside the tool's counted passes (client requests), each its own dump.
+		rm -f "$WORK/$s.callgrind" "$WORK/$s.callgrind".*
+		# shellcheck disable=SC2207 # one option a word
+		run=(valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no $("$ROOT/tools/callgrind.sh" sim-options)
+			--callgrind-out-file="$WORK/$s.callgrind" "$BIN")
+		profile=(-P)
+	fi
 	# shellcheck disable=SC2086 # args is a list of options
-	if ! "$BIN" "${EAL[@]}" -- $args -b "$BURST" -d "$DURATION" --engine "$ENGINE" "${UPDATES[@]}" "${WRITE_OPTS[@]}" \
-		--csv "$WORK/$s.csv" 2>&1 | tee "$WORK/$s.log"; then
+	if ! "${run[@]}" "${EAL[@]}" -- $args -b "$BURST" -d "$DURATION" --engine "$ENGINE" "${UPDATES[@]}" "${WRITE_OPTS[@]}" \
+		"${profile[@]}" --csv "$WORK/$s.csv" 2>&1 | tee "$WORK/$s.log"; then
 		log "$s: FAILED (see $WORK/$s.log)"
 		status=1
 	fi
+	# Each counted pass's dump names its set, engine and keys ("fw1_10K sp 93250 keys").
+	for dump in "$WORK/$s.callgrind".*; do
+		[ "$PROFILE" -eq 1 ] && [ -f "$dump" ] || continue
+		read -r _ engine keys _ < <(sed -n 's/^desc: Trigger: Client Request: //p' "$dump")
+		"$ROOT/tools/callgrind.sh" per "$dump" "$keys" "$s, $engine: a key" | tee -a "$WORK/$s.log"
+	done
 done
 
 # All runs in one summary, as sp-bench-lookup prints it for one run.

@@ -247,20 +247,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# simulated FILE FRAMES: callgrind's simulated cache misses and mispredicted branches a packet.
-simulated() {
-	callgrind_annotate "$1" 2>/dev/null | awk -v n="$2" '
-		/^Events shown:/ { for (i = 3; i <= NF; i++) ev[i - 2] = $i }
-		/^(D1|LL) cache:/ { kb[$1] = $3 / 1024 }
-		/PROGRAM TOTALS/ {
-			gsub(/\([0-9.]+%\)/, "")  # the shares beside the counts (none beside a 0)
-			for (i = 1; i in ev; i++) { gsub(",", "", $i); c[ev[i]] = $i }
-		}
-		END { printf "  a packet (callgrind simulated, D1 %d KB, LL %d KB): instructions %.1f, D1 misses %.2f, LL misses %.2f, I1 misses %.2f, mispredicted branches %.2f\n",
-			kb["D1"], kb["LL"], c["Ir"] / n, (c["D1mr"] + c["D1mw"]) / n,
-			(c["DLmr"] + c["DLmw"] + c["ILmr"]) / n, c["I1mr"] / n, (c["Bcm"] + c["Bim"]) / n }'
-}
-
 # measure NAME PREFIX LOG LOOP -- CMD...: start CMD, wait for its telemetry, measure, stop it.
 # Sets RESULT to the rate in Mpps (with -I: instructions a packet in LOOP, the
 # forwarding lcore's function, and all it calls), or "-" when the program failed.
@@ -273,7 +259,7 @@ measure() {
 		# Under callgrind start-up is some 50 times slower, and so is the dump at exit.
 		set -- valgrind --tool=callgrind --fair-sched=yes --collect-atstart=no \
 			--toggle-collect="$loop" --callgrind-out-file="$cg" \
-			$([ "$PROFILE" -eq 1 ] && echo --cache-sim=yes --branch-sim=yes) "$@"
+			$([ "$PROFILE" -eq 1 ] && "$ROOT/tools/callgrind.sh" sim-options) "$@"
 		startup=900 stop=1200
 		rm -f "$cg" "$cg".*
 	fi
@@ -307,7 +293,7 @@ measure() {
 		[ -n "$ir" ] || { log "$name: no instruction count in $cg.1"; RESULT="-"; return 0; }
 		RESULT="$((ir / ${out#* }))"
 		log "$name: $ir instructions in $loop for ${out#* } frames ($cg.1)"
-		[ "$PROFILE" -eq 0 ] || simulated "$cg.1" "${out#* }" >"$WORK/$name.profile"
+		[ "$PROFILE" -eq 0 ] || "$ROOT/tools/callgrind.sh" per "$cg.1" "${out#* }" "a packet" >"$WORK/$name.profile"
 	elif [ "$PROFILE" -eq 1 ]; then
 		"$PY" "$ROOT/tools/bench-profile.py" "$WORK/$name" $out >"$WORK/$name.profile" ||
 			log "$name: no profile ($WORK/$name.data)"

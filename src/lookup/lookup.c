@@ -531,3 +531,53 @@ sp_lookup_info(const struct sp_lookup *t, uint16_t slice, struct sp_lookup_info 
 	pthread_mutex_unlock(&w->lock);
 	return rc;
 }
+
+/* The odd filters before position limit compared with k until one matches: its position, or limit. */
+static uint32_t
+walk_odd(const struct lk_base *b, const struct lk_bits *k, uint32_t limit,
+	 struct sp_lookup_walk *w)
+{
+	for (uint32_t i = 0; i < b->nb_odd && b->ent[b->odd_idx[i]].pos < limit; i++) {
+		w->odd++;
+		if (lk_match(&b->odd_filt[i], k))
+			return b->ent[b->odd_idx[i]].pos;
+	}
+	return limit;
+}
+
+int
+sp_lookup_walk(const struct sp_lookup *t, uint16_t slice, const struct sp_key *key,
+	       struct sp_lookup_walk *w, uint32_t *position)
+{
+	struct sp_lookup *m = (struct sp_lookup *)(uintptr_t)t;
+	struct lk_slice *s;
+	int rc;
+
+	if (t == NULL || key == NULL || w == NULL || position == NULL)
+		return -EINVAL;
+	pthread_mutex_lock(&m->lock);
+	rc = locate(t, slice, &s);
+	if (rc == 0) {
+		const struct lk_base *b = s->view->base;
+
+		if (b != NULL && b->tree == NULL && b->acl.nb_ctx > 0)
+			rc = -ENOTSUP;
+	}
+	if (rc == 0) {
+		const struct lk_base *b = s->view->base;
+		uint32_t pos = LK_NONE;
+
+		w->keys++;
+		w->changes += s->view->n;
+		if (b != NULL && b->tree != NULL)
+			pos = lk_tree_walk(b->tree, key->b, w);
+		if (b != NULL) {
+			struct lk_bits k = lk_bits_of(key);
+
+			pos = walk_odd(b, &k, pos, w);
+		}
+		*position = pos == LK_NONE ? SP_LOOKUP_MISS : pos;
+	}
+	pthread_mutex_unlock(&m->lock);
+	return rc;
+}

@@ -138,6 +138,30 @@ struct sp_lookup_info {
 int sp_lookup_info(const struct sp_lookup *t, uint16_t slice, struct sp_lookup_info *info);
 
 /*
+ * What the classifier reads to look up one key, counted step by step: the
+ * profile (tools/bench-lookup -P; docs/lookup.md, "Where a lookup goes").
+ * sp_lookup_walk() adds one key's counts to *w and returns the position the
+ * slice's compiled filters give it (the tree's and the odd ones': the
+ * changes beside them are counted, not searched), or SP_LOOKUP_MISS. A
+ * management call, under the table's lock like sp_lookup_info(): it neither
+ * counts a hit nor asks the flow cache. -ENOENT: no such slice; -ENOTSUP:
+ * the slice's filters are in rte_acl (a form other than the tree), whose
+ * insides are not ours to count.
+ */
+struct sp_lookup_walk {
+	uint64_t keys;
+	uint64_t trees;      /* trees of the slice's base */
+	uint64_t trees_read; /* of them, the leaf scanned: not passed for a match before its first */
+	uint64_t levels;     /* nodes stepped through, a cache line each */
+	uint64_t entries;    /* leaf entries compared */
+	uint64_t leaf_lines; /* cache lines of the leaves reached: prefetched, or compared past that */
+	uint64_t odd;        /* odd filters compared (every filter of a scanned table is one) */
+	uint64_t changes;    /* writes and deletes beside the base */
+};
+int sp_lookup_walk(const struct sp_lookup *t, uint16_t slice, const struct sp_key *key,
+		   struct sp_lookup_walk *w, uint32_t *position);
+
+/*
  * Fast path. For each i < n: if a filter of the slice matches *keys[i],
  * copy its result into *results[i], set positions[i] to its position and
  * count a hit; else positions[i] = SP_LOOKUP_MISS. Returns the hit count.

@@ -14,6 +14,7 @@
 
 #include "base.h"
 #include "breathe.h"
+#include "lookup.h"
 
 /* Leaves this small are scanned; a larger set is cut again (the first try: plans below). */
 #define LEAF_MAX 16
@@ -678,6 +679,60 @@ scan_leaf(const struct lk_tree *t, uint32_t ref, const struct tkey *k)
 		if (leaf_holds(&e[i], k))
 			return &e[i];
 	return NULL;
+}
+
+/* The entries of a leaf (up to its sentinel for a count of REF_COUNT_MAX). */
+static uint32_t
+leaf_length(const struct lk_tree *t, uint32_t ref)
+{
+	uint32_t count = (ref >> REF_COUNT_SHIFT) & REF_COUNT_MAX;
+	const struct lk_tleaf *e = &t->entries[ref & REF_START_MASK];
+
+	if (count < REF_COUNT_MAX)
+		return count;
+	for (count = 0; answer_of(&e[count]) != ANSWER_END; count++)
+		;
+	return count;
+}
+
+/* Cache lines of a leaf's first span entries (its first line even for none: prefetch_ref's). */
+static uint32_t
+leaf_lines(const struct lk_tree *t, uint32_t ref, uint32_t span)
+{
+	uintptr_t first = (uintptr_t)&t->entries[ref & REF_START_MASK];
+	uintptr_t last = first + RTE_MAX(span, 1u) * sizeof(struct lk_tleaf) - 1;
+
+	return (uint32_t)(last / RTE_CACHE_LINE_SIZE - first / RTE_CACHE_LINE_SIZE + 1);
+}
+
+uint32_t
+lk_tree_walk(const struct lk_tree *t, const uint8_t *key, struct sp_lookup_walk *w)
+{
+	struct tkey k = tkey_of(key);
+	uint32_t ref[NB_GROUPS], pos = LK_NONE;
+
+	w->trees += t->nb_roots;
+	for (uint32_t g = 0; g < t->nb_roots; g++)
+		for (ref[g] = t->root[g]; !(ref[g] & REF_LEAF); w->levels++)
+			ref[g] = node_step(&t->nodes[ref[g]], &k);
+	/* Every leaf's lines are fetched (prefetch_rest); those of trees past the match go unread. */
+	for (uint32_t g = 0; g < t->nb_roots; g++) {
+		uint32_t length = leaf_length(t, ref[g]), compared = 0;
+
+		if (pos > t->first[g]) {
+			const struct lk_tleaf *e = scan_leaf(t, ref[g], &k);
+
+			compared = e != NULL ? (uint32_t)(e - &t->entries[ref[g] & REF_START_MASK]) + 1
+					     : length;
+			w->trees_read++;
+			w->entries += compared;
+			if (e != NULL)
+				pos = RTE_MIN(pos, answer_of(e) >> t->res_bits);
+		}
+		w->leaf_lines += leaf_lines(t, ref[g], RTE_MAX(RTE_MIN(length, (uint32_t)LEAF_MAX),
+							       compared));
+	}
+	return pos;
 }
 
 /*

@@ -69,6 +69,14 @@ void lk_tree_free(struct lk_tree *t);
 void lk_tree_classify(const struct lk_tree *const *trees, const uint8_t *const *keys,
 		      struct lk_tree_hit *hits, uint32_t n);
 
+/*
+ * One key's walk as lk_tree_classify() makes it, counted into w (the trees,
+ * trees read, levels, entries and leaf lines of struct sp_lookup_walk):
+ * for the profile, not the fast path. Returns the position found, or LK_NONE.
+ */
+struct sp_lookup_walk;
+uint32_t lk_tree_walk(const struct lk_tree *t, const uint8_t *key, struct sp_lookup_walk *w);
+
 /* What lookups read: nodes and leaves. */
 size_t lk_tree_bytes(const struct lk_tree *t);
 /* Leaf entries (boxes, copies included). */

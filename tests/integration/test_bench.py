@@ -5,6 +5,7 @@ PNG with the rows a tester reads."""
 
 import csv
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -242,3 +243,40 @@ def test_fleet_bench_smoke(tmp_path):
         assert "etcd put (anchor" in out and "in force on all" in out, out
         assert re.search(r"fleet filter writes: \d+ writes/s \(\d\.\d\d of etcd's puts\)",
                          out), out
+
+
+CLASSBENCH = REPO.parent / "shared" / "data" / "classbench"
+NUM = r"(\d+\.\d+)"
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is missing")
+@pytest.mark.skipif(not (CLASSBENCH / "hypersplit").is_dir(), reason="no ClassBench data")
+def test_lookup_profile_smoke(tmp_path):
+    """tools/bench-lookup.sh -P on acl1_1K: the walk of sp's tree counted a key, and each
+    engine's pass over every key simulated by callgrind, per key and within sense (a dump's
+    totals, not its summary, which callgrind gets wrong after the first dump)."""
+    env = {**os.environ, "BENCH_EAL": "--no-huge -m 512 --no-pci -l 0,1"}
+    r = subprocess.run(["bash", str(REPO / "tools" / "bench-lookup.sh"), "-P", "-U", "-d", "0.1",
+                        "-o", str(tmp_path), "acl1_1K"], capture_output=True, text=True,
+                       timeout=600, env=env)
+    print(r.stdout, r.stderr)
+    assert r.returncode == 0, r.stderr
+    walk = re.search(rf"  sp: a key's walk: {NUM} trees \({NUM} scanned\), {NUM} levels, "
+                     rf"{NUM} leaf entries compared over {NUM} leaf lines, {NUM} odd filters "
+                     rf"compared, {NUM} changes beside; (\d+) bytes of nodes and leaves",
+                     r.stdout)
+    assert walk, r.stdout
+    trees, scanned, levels, entries, lines, odd, changes = map(float, walk.groups()[:7])
+    assert trees >= 1 and 0 < scanned <= trees, walk.group(0)
+    # A thousand filters do not fit a leaf of 16: every key steps through a node at least.
+    assert levels >= 1 and entries >= 1 and lines >= 1, walk.group(0)
+    assert odd == 0 and changes == 0, walk.group(0)
+    assert int(walk.group(8)) == round((levels + lines) * 64), walk.group(0)
+    for engine in ("sp", "acl", "acl-ranges"):
+        sim = re.search(rf"  acl1_1K, {engine}: a key \(callgrind simulated, D1 \d+ KB, LL \d+ "
+                        rf"KB\): instructions {NUM}, D1 misses {NUM}, LL misses {NUM}, "
+                        rf"I1 misses {NUM}, mispredicted branches {NUM}", r.stdout)
+        assert sim, (engine, r.stdout)
+        instructions, d1, ll, _, branches = map(float, sim.groups())
+        assert 20 < instructions < 5000 and d1 < 100 and ll <= d1 + 1 and branches < 100, \
+            sim.group(0)

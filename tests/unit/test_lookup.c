@@ -286,6 +286,101 @@ test_every_byte_compiled(void **state)
 	}
 }
 
+/* One key's walk (sp_lookup_walk) into a fresh count; its position checked against a lookup's. */
+static struct sp_lookup_walk
+walk1(struct sp_lookup *t, uint16_t slice, struct sp_key k)
+{
+	struct sp_lookup_walk w = {0};
+	uint32_t pos = 0;
+
+	assert_int_equal(sp_lookup_walk(t, slice, &k, &w, &pos), 0);
+	assert_int_equal(pos, lookup1(t, slice, k, NULL));
+	assert_int_equal(w.keys, 1);
+	return w;
+}
+
+/*
+ * The profile's count of a lookup's work: a scanned table's filters
+ * compared up to the match; a tree's levels and leaf entries, its odd
+ * filters before the tree's answer; the position the lookup gives.
+ */
+static void
+test_walk_counts_what_a_lookup_reads(void **state)
+{
+	enum { TREE = 40, ODD_LATE = 50 };
+	struct sp_lookup *t = *state;
+	struct sp_lookup_walk w, sum = {0};
+	struct sp_filter odd = {0};
+	struct sp_key k = ip_key(10, 0, 2, 1);
+	uint32_t pos;
+
+	/* Five filters: scanned, each one compared until the match. */
+	assert_int_equal(sp_lookup_slice_add(t, 1, 5), 0);
+	for (uint8_t i = 0; i < 5; i++)
+		write_ok(t, 1, i, prefix_filter(10, 0, i, 0, 24, i));
+	assert_int_equal(sp_lookup_sync(t, 1), 0);
+	w = walk1(t, 1, ip_key(10, 0, 2, 1));
+	assert_int_equal(w.odd, 3);
+	assert_int_equal(w.trees + w.levels + w.entries + w.leaf_lines, 0);
+	assert_int_equal(walk1(t, 1, ip_key(10, 9, 0, 1)).odd, 5);
+
+	/* A tree of 40 /24s at 1-40 between two odd filters (a mask of bits 0x81 in byte 0):
+	 * at 0 one no 10/8 key matches, at 50 one every 10/8 key does. */
+	assert_int_equal(sp_lookup_slice_add(t, 2, 64), 0);
+	odd.mask.b[0] = 0x81;
+	odd.key.b[0] = 0x01;
+	write_ok(t, 2, 0, odd);
+	for (uint8_t i = 0; i < TREE; i++)
+		write_ok(t, 2, 1u + i, prefix_filter(10, 0, i, 0, 24, i));
+	odd.key.b[0] = 0x00;
+	write_ok(t, 2, ODD_LATE, odd);
+	assert_int_equal(sp_lookup_sync(t, 2), 0);
+	for (uint8_t i = 0; i < TREE; i++) {
+		w = walk1(t, 2, ip_key(10, 0, i, 1));
+		/* More filters than a leaf holds: a node at least, then one leaf's entries. */
+		assert_int_equal(w.trees, 1);
+		assert_int_equal(w.trees_read, 1);
+		assert_true(w.levels >= 1);
+		assert_true(w.entries >= 1 && w.entries <= 16);
+		assert_true(w.leaf_lines >= 1 && w.leaf_lines <= 9);
+		assert_int_equal(w.odd, 1); /* the one at 0; the one at 50 comes after the tree's */
+		assert_int_equal(w.changes, 0);
+		sum.levels += w.levels;
+		sum.entries += w.entries;
+	}
+	/* A leaf is scanned to its match: not every key's is its first entry. */
+	assert_true(sum.entries > TREE);
+	w = walk1(t, 2, ip_key(10, 1, 0, 1)); /* the tree misses; the odd filter at 50 answers */
+	assert_int_equal(w.odd, 2);
+
+	/* Errors: no such slice, nothing to count into, rte_acl's insides. */
+	assert_int_equal(sp_lookup_walk(t, 3, &k, &w, &pos), -ENOENT);
+	assert_int_equal(sp_lookup_walk(t, 1, NULL, &w, &pos), -EINVAL);
+	assert_int_equal(sp_lookup_walk(t, 1, &k, NULL, &pos), -EINVAL);
+}
+
+/* A slice compiled into rte_acl: its walk is not counted. */
+static void
+test_walk_of_an_acl_table_is_refused(void **state)
+{
+	struct sp_lookup_params p = {.name = "acl", .capacity = CAPACITY, .max_slices = MAX_SLICES,
+				     .socket = SOCKET_ID_ANY, .form = SP_LOOKUP_FORM_TERNARY};
+	struct sp_lookup *t = sp_lookup_create(&p);
+	struct sp_key k = ip_key(10, 0, 2, 1);
+	struct sp_lookup_walk w = {0};
+	uint32_t pos;
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(sp_lookup_slice_add(t, 1, 20), 0);
+	for (uint8_t i = 0; i < 20; i++)
+		write_ok(t, 1, i, prefix_filter(10, 0, i, 0, 24, i));
+	assert_int_equal(sp_lookup_sync(t, 1), 0);
+	assert_int_equal(sp_lookup_walk(t, 1, &k, &w, &pos), -ENOTSUP);
+	assert_int_equal(w.keys, 0);
+	sp_lookup_free(t);
+}
+
 static uint64_t
 hits_at(struct sp_lookup *t, uint16_t slice, uint32_t pos)
 {
@@ -1241,6 +1336,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_private_tables, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bits_outside_mask_ignored, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_every_byte_compiled, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_walk_counts_what_a_lookup_reads, setup, teardown),
+		cmocka_unit_test(test_walk_of_an_acl_table_is_refused),
 		cmocka_unit_test_setup_teardown(test_hit_counters, setup, teardown),
 		cmocka_unit_test(test_hit_counters_fold_across_the_wrap),
 		cmocka_unit_test_setup_teardown(test_flow_cache_follows_the_table, setup, teardown),

@@ -92,6 +92,8 @@ struct engine_ops {
 	int (*write)(struct engine *e, uint32_t pos, uint32_t f);
 	/* Empty position pos; 0 or -errno. */
 	int (*erase)(struct engine *e, uint32_t pos);
+	/* Optional: every key's walk counted into w (-P, profile.c); 0 or -errno. */
+	int (*walk)(struct engine *e, struct sp_lookup_walk *w);
 	void (*free)(struct engine *e);
 };
 
@@ -172,6 +174,14 @@ struct update_opts {
 /* measure_updates() figures in r; 0, or -1 after a message. */
 int measure_updates(struct engine *e, double seconds, const struct update_opts *how,
 		    struct bench_result *r);
+
+/*
+ * The profile (-P): every key looked up once, in bursts, inside the CPU's
+ * counters (perf_event_open, where the machine has a PMU) and, under
+ * valgrind, a callgrind dump of its own (tools/bench-lookup.sh -P); then,
+ * for an engine that can tell, what its walks read. Printed.
+ */
+void profile_engine(struct engine *e);
 
 /* Bytes allocated from the rte_malloc heaps of every socket. */
 size_t heap_allocated(void);

@@ -29,6 +29,7 @@ struct options {
 	uint16_t burst;
 	double seconds;
 	bool updates;
+	bool profile; /* -P */
 	struct update_opts how; /* -w, -W */
 	uint32_t adversary; /* -A */
 	bool sp, acl;
@@ -41,7 +42,7 @@ usage(FILE *out)
 	fprintf(out,
 		"usage: sp-bench-lookup [EAL options] -- -r RULES [-r RULES]... [-t TRACE]\n"
 		"           [-n KEYS] [-S SLICES] [-b KEYS] [-d SECONDS] [-u [-w RATE]]\n"
-		"           [-W] [-A FILTERS] [--engine sp|acl|both]\n"
+		"           [-W] [-A FILTERS] [-P] [--engine sp|acl|both]\n"
 		"           [--csv FILE]\n"
 		"  -r RULES   a ClassBench rule file (repeatable)\n"
 		"  -t TRACE   its trace (one -r only); without, KEYS random keys (-n, default "
@@ -56,6 +57,8 @@ usage(FILE *out)
 		"             (the worst case)\n"
 		"  -A FILTERS with -u, sp only: the writes rewrite an adversary slice of FILTERS\n"
 		"             random-mask filters, not the set's (cost isolation)\n"
+		"  -P         profile: a pass over every key counted by the CPU (and callgrind,\n"
+		"             under valgrind), and what sp's walks read\n"
 		"  --engine   the slicepath engine, rte_acl (ternary and native ranges) or both\n"
 		"  --csv FILE one line per set and engine\n",
 		BENCH_BURST, BENCH_BURST);
@@ -97,7 +100,7 @@ parse_args(int argc, char **argv, struct options *o)
 			      .seconds = 3, .sp = true, .acl = true};
 	optind = 1;
 	while (rc == 0 &&
-	       (opt = getopt_long(argc, argv, "r:t:n:S:b:d:uw:WA:h", longopts, NULL)) != -1) {
+	       (opt = getopt_long(argc, argv, "r:t:n:S:b:d:uw:WA:Ph", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'r':
 			if (o->nb_sets == MAX_SETS) {
@@ -136,6 +139,9 @@ parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'W':
 			o->how.wide = true;
+			break;
+		case 'P':
+			o->profile = true;
 			break;
 		case 'e':
 			o->sp = strcmp(optarg, "sp") == 0 || strcmp(optarg, "both") == 0;
@@ -229,6 +235,8 @@ run_engines(const struct engine_ops *const *ops, size_t nb, const struct bench_s
 		       "percentile (bursts of %d, %g s, rounds alternated with the other engines)\n",
 		       e[j].ops->name, ns[j], 1e3 / ns[j], p99[j], o->burst, o->seconds);
 	}
+	for (j = 0; j < n && o->profile; j++)
+		profile_engine(&e[j]);
 	for (j = 0; j < n; j++) {
 		if (o->updates && e[j].ops->write != NULL) {
 			if (measure_updates(&e[j], o->seconds, &o->how, &r[j]) != 0)

@@ -260,6 +260,22 @@ sp_lookup(struct engine *e, size_t first, uint16_t n, uint32_t *rule)
 	}
 }
 
+/* Every key's walk counted (the profile, -P): what the classifier reads, step by step. */
+static int
+sp_walk(struct engine *e, struct sp_lookup_walk *w)
+{
+	struct sp_engine *p = e->priv;
+	const struct bench_set *s = e->set;
+	int rc = 0;
+
+	for (size_t i = 0; i < s->nb_keys && rc == 0; i++) {
+		uint32_t pos;
+
+		rc = sp_lookup_walk(p->t, bench_burst_slice(s, i), s->sp_keys[i], w, &pos);
+	}
+	return rc;
+}
+
 static void
 sp_free(struct engine *e)
 {
@@ -279,5 +295,6 @@ const struct engine_ops sp_engine_ops = {
 	.lookup = sp_lookup,
 	.write = sp_write,
 	.erase = sp_erase,
+	.walk = sp_walk,
 	.free = sp_free,
 };
