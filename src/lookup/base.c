@@ -261,7 +261,11 @@ lk_base_find(const struct lk_base *b, uint32_t pos)
 
 	if (b == NULL)
 		return LK_NONE;
-	i = LK_LOWER_BOUND(b->ent, b->n, pos, pos);
+	/* Positions ascend from 0 by index, so a position's index is at most the position, and
+	 * equal where they are dense below it (a table filled in order): then no search. */
+	if (pos < b->n && b->ent[pos].pos == pos)
+		return pos;
+	i = LK_LOWER_BOUND(b->ent, pos < b->n ? pos + 1 : b->n, pos, pos);
 	return i < b->n && b->ent[i].pos == pos ? i : LK_NONE;
 }
 
