@@ -545,6 +545,29 @@ walk_odd(const struct lk_base *b, const struct lk_bits *k, uint32_t limit,
 	return limit;
 }
 
+/* One key's walk through the slice's view (under the lock): 0, or -ENOTSUP for rte_acl's. */
+static int
+walk_view(const struct lk_view *v, const struct sp_key *key, struct sp_lookup_walk *w,
+	  uint32_t *position)
+{
+	const struct lk_base *b = v->base;
+	uint32_t pos = LK_NONE;
+
+	if (b != NULL && b->tree == NULL && b->acl.nb_ctx > 0)
+		return -ENOTSUP;
+	w->keys++;
+	w->changes += v->n;
+	if (b != NULL && b->tree != NULL)
+		pos = lk_tree_walk(b->tree, key->b, w);
+	if (b != NULL) {
+		struct lk_bits k = lk_bits_of(key);
+
+		pos = walk_odd(b, &k, pos, w);
+	}
+	*position = pos == LK_NONE ? SP_LOOKUP_MISS : pos;
+	return 0;
+}
+
 int
 sp_lookup_walk(const struct sp_lookup *t, uint16_t slice, const struct sp_key *key,
 	       struct sp_lookup_walk *w, uint32_t *position)
@@ -557,27 +580,8 @@ sp_lookup_walk(const struct sp_lookup *t, uint16_t slice, const struct sp_key *k
 		return -EINVAL;
 	pthread_mutex_lock(&m->lock);
 	rc = locate(t, slice, &s);
-	if (rc == 0) {
-		const struct lk_base *b = s->view->base;
-
-		if (b != NULL && b->tree == NULL && b->acl.nb_ctx > 0)
-			rc = -ENOTSUP;
-	}
-	if (rc == 0) {
-		const struct lk_base *b = s->view->base;
-		uint32_t pos = LK_NONE;
-
-		w->keys++;
-		w->changes += s->view->n;
-		if (b != NULL && b->tree != NULL)
-			pos = lk_tree_walk(b->tree, key->b, w);
-		if (b != NULL) {
-			struct lk_bits k = lk_bits_of(key);
-
-			pos = walk_odd(b, &k, pos, w);
-		}
-		*position = pos == LK_NONE ? SP_LOOKUP_MISS : pos;
-	}
+	if (rc == 0)
+		rc = walk_view(s->view, key, w, position);
 	pthread_mutex_unlock(&m->lock);
 	return rc;
 }
