@@ -21,7 +21,14 @@
 /* Cuts on one path at most: a part of the key space this deep is a leaf whatever it holds. */
 #define MAX_DEPTH 24
 
-/* References to a child: a node's index, or a leaf's count and first entry. */
+/*
+ * References to a child: a node, or a leaf's count and first entry. Nodes
+ * and leaf entries lie in one block, a node first as two entries' room: a
+ * reference is where in the block its line starts, in entries, so that a
+ * lookup finds either with the same three instructions and no branch.
+ * While a tree is built a node's reference is its index and a leaf's
+ * start an index among the entries (placed() makes them final).
+ */
 #define REF_LEAF (1u << 31)
 #define REF_COUNT_SHIFT 24
 #define REF_COUNT_MAX 0x7fu /* this count: scan up to the sentinel entry (pos LK_NONE) */
@@ -32,12 +39,18 @@ static const struct {
 	uint8_t first, len;
 } fields[LK_TREE_FIELDS] = {{0, 4}, {4, 4}, {8, 2}, {10, 2}, {12, 1}, {13, 1}};
 
-/* A node: one cache line. Child c holds the values in [thr[c - 1], thr[c]). */
+/*
+ * A node: one cache line. Child c holds the values in [thr[c - 1], thr[c]).
+ * Thresholds are stored with the top bit flipped (FLIP), as are the key's
+ * fields (tkey), so that x86's signed compares order them as unsigned.
+ */
+#define FLIP 0x80000000u
+
 struct lk_tnode {
 	uint8_t field;
 	uint8_t nb_thr;
 	uint16_t pad;
-	uint32_t thr[LK_TREE_WAYS - 1];
+	uint32_t thr[LK_TREE_WAYS - 1]; /* FLIPped */
 	uint32_t child[LK_TREE_WAYS];
 } __rte_aligned(64);
 
@@ -56,6 +69,8 @@ struct lk_tleaf {
 	uint8_t mask[SP_KEY_BYTES];
 	uint16_t answer_lo;
 };
+
+#define NODE_UNITS (sizeof(struct lk_tnode) / sizeof(struct lk_tleaf)) /* a node's room in entries */
 
 /* The answer that ends a leaf scanned to its end (REF_COUNT_MAX): no position packs to it. */
 #define ANSWER_END UINT32_MAX
@@ -81,6 +96,7 @@ static const struct plan {
 } plans[] = {
 	{false, LEAF_MAX, 3},
 	{false, LEAF_MAX, 8},
+	{false, LEAF_MAX, 16},
 	{true, LEAF_MAX, 16},
 	{true, 64, 16},
 	{false, UINT32_MAX, 1},
@@ -94,8 +110,7 @@ struct lk_tree {
 	uint32_t res_bits;
 	uint32_t nb_nodes;
 	uint32_t nb_entries;
-	struct lk_tnode *nodes;
-	struct lk_tleaf *entries;
+	struct lk_tleaf *block; /* the nodes, then the leaves' entries (REF_LEAF) */
 };
 
 static uint32_t
@@ -384,7 +399,7 @@ make_node(struct builder *bd, const uint32_t *rs, uint32_t n, const struct regio
 	}
 	bd->nb_nodes++;
 	for (unsigned int k = 0; k < LK_TREE_WAYS - 1; k++)
-		node.thr[k] = k < c->nb_thr ? c->thr[k] : UINT32_MAX;
+		node.thr[k] = (k < c->nb_thr ? c->thr[k] : UINT32_MAX) ^ FLIP;
 	for (unsigned int k = 0; k <= c->nb_thr; k++) {
 		struct region cr = *r;
 		uint32_t m = 0;
@@ -459,6 +474,13 @@ sort_roots(struct lk_tree *t)
 		}
 }
 
+/* A reference as the builder made it, as lookups take it (REF_LEAF) in a block of nodes_units of nodes. */
+static uint32_t
+placed(uint32_t ref, uint32_t nodes_units)
+{
+	return ref & REF_LEAF ? ref + nodes_units : ref * (uint32_t)NODE_UNITS;
+}
+
 /* The tree of the n boxes as plan p says into t (zeroed), or false (over its budget). */
 static bool
 build_plan(struct lk_tree *t, const struct lk_tree_box *boxes, uint32_t n, const struct plan *p,
@@ -470,7 +492,7 @@ build_plan(struct lk_tree *t, const struct lk_tree_box *boxes, uint32_t n, const
 		.leaf_max = p->leaf_max,
 		.max_entries = RTE_MIN((uint64_t)p->copies * n + 1024, (uint64_t)REF_START_MASK),
 	};
-	size_t nodes_bytes, entries_bytes;
+	uint64_t nodes_units;
 	struct region all;
 
 	for (unsigned int f = 0; f < LK_TREE_FIELDS; f++) {
@@ -489,23 +511,29 @@ build_plan(struct lk_tree *t, const struct lk_tree_box *boxes, uint32_t n, const
 		t->root[t->nb_roots++] = build(&bd, rs, m, &all, 0);
 	}
 	sort_roots(t);
-	nodes_bytes = (size_t)bd.nb_nodes * sizeof(*bd.nodes);
-	entries_bytes = (size_t)bd.nb_entries * sizeof(*bd.entries);
-	if (!bd.nomem)
-		t->nodes = rte_malloc_socket("lk_tree_data", nodes_bytes + entries_bytes + 1,
+	nodes_units = (uint64_t)bd.nb_nodes * NODE_UNITS;
+	if (!bd.nomem && nodes_units + bd.nb_entries <= REF_START_MASK)
+		t->block = rte_malloc_socket("lk_tree_data",
+					     (nodes_units + bd.nb_entries) * sizeof(*bd.entries) + 1,
 					     RTE_CACHE_LINE_SIZE, socket);
-	if (t->nodes != NULL) {
-		t->entries = (struct lk_tleaf *)((uint8_t *)t->nodes + nodes_bytes);
-		if (nodes_bytes > 0)
-			memcpy(t->nodes, bd.nodes, nodes_bytes);
-		if (entries_bytes > 0)
-			memcpy(t->entries, bd.entries, entries_bytes);
+	if (t->block != NULL) {
+		struct lk_tnode *nodes = (struct lk_tnode *)t->block;
+
+		for (uint32_t i = 0; i < bd.nb_nodes; i++) {
+			nodes[i] = bd.nodes[i];
+			for (unsigned int c = 0; c < LK_TREE_WAYS; c++)
+				nodes[i].child[c] = placed(nodes[i].child[c], (uint32_t)nodes_units);
+		}
+		for (uint32_t g = 0; g < t->nb_roots; g++)
+			t->root[g] = placed(t->root[g], (uint32_t)nodes_units);
+		if (bd.nb_entries > 0)
+			memcpy(t->block + nodes_units, bd.entries, bd.nb_entries * sizeof(*bd.entries));
 		t->nb_nodes = bd.nb_nodes;
 		t->nb_entries = bd.nb_entries;
 	}
 	free(bd.nodes);
 	free(bd.entries);
-	return t->nodes != NULL;
+	return t->block != NULL;
 }
 
 /* The answer's bits the result index gets: those the positions leave (boxes ascend). */
@@ -544,7 +572,7 @@ lk_tree_free(struct lk_tree *t)
 {
 	if (t == NULL)
 		return;
-	rte_free(t->nodes);
+	rte_free(t->block);
 	rte_free(t);
 }
 
@@ -563,16 +591,16 @@ lk_tree_entries(const struct lk_tree *t)
 
 /* ----------------------------------------------------------------------- lookup */
 
-/* A key: its fields for the nodes, and its bytes as a vector for the leaves (lk_tleaf). */
+/* A key: its fields for the nodes (FLIPped), and its bytes as a vector for the leaves (lk_tleaf). */
 struct tkey {
 	uint32_t v[LK_TREE_FIELDS];
 	uint8_t b[KEY_LANES] __rte_aligned(KEY_LANES);
 };
 
-static inline struct tkey
-tkey_of(const uint8_t *b)
+/* In place: a struct returned would be copied into the burst's array (three vectors' loads and stores). */
+static inline void
+tkey_fill(struct tkey *k, const uint8_t *b)
 {
-	struct tkey k;
 	uint32_t w0, w1;
 	uint16_t h2, h3;
 
@@ -580,15 +608,14 @@ tkey_of(const uint8_t *b)
 	memcpy(&w1, b + 4, 4);
 	memcpy(&h2, b + 8, 2);
 	memcpy(&h3, b + 10, 2);
-	k.v[0] = rte_be_to_cpu_32(w0);
-	k.v[1] = rte_be_to_cpu_32(w1);
-	k.v[2] = rte_be_to_cpu_16(h2);
-	k.v[3] = rte_be_to_cpu_16(h3);
-	k.v[4] = b[12];
-	k.v[5] = b[13];
-	memcpy(k.b, b, SP_KEY_BYTES);
-	memset(&k.b[SP_KEY_BYTES], 0, KEY_LANES - SP_KEY_BYTES);
-	return k;
+	k->v[0] = rte_be_to_cpu_32(w0) ^ FLIP;
+	k->v[1] = rte_be_to_cpu_32(w1) ^ FLIP;
+	k->v[2] = rte_be_to_cpu_16(h2) ^ FLIP;
+	k->v[3] = rte_be_to_cpu_16(h3) ^ FLIP;
+	k->v[4] = b[12] ^ FLIP;
+	k->v[5] = b[13] ^ FLIP;
+	memcpy(k->b, b, SP_KEY_BYTES);
+	memset(&k->b[SP_KEY_BYTES], 0, KEY_LANES - SP_KEY_BYTES);
 }
 
 /* Does the leaf entry hold the key: are the key's bits under the mask the entry's? */
@@ -619,17 +646,16 @@ answer_of(const struct lk_tleaf *e)
 	return (uint32_t)e->answer_hi << 16 | e->answer_lo;
 }
 
-/* The child holding the key: past as many thresholds as are at most its field. */
+/* The child holding the key of fields kv (tkey's v): past as many thresholds as are at most its field. */
 static inline uint32_t
-node_step(const struct lk_tnode *node, const struct tkey *k)
+node_step(const struct lk_tnode *node, const uint32_t *kv)
 {
-	uint32_t v = k->v[node->field];
+	uint32_t v = kv[node->field];
 #ifdef RTE_ARCH_X86
-	/* Unsigned as signed compares, both sides' top bit flipped; thresholds 0-3 and 3-6. */
-	const __m128i flip = _mm_set1_epi32(INT32_MIN);
-	__m128i fv = _mm_set1_epi32((int32_t)(v ^ 0x80000000u));
-	__m128i lo = _mm_xor_si128(_mm_loadu_si128((const __m128i *)&node->thr[0]), flip);
-	__m128i hi = _mm_xor_si128(_mm_loadu_si128((const __m128i *)&node->thr[3]), flip);
+	/* Thresholds 0-3 and 3-6, signed compares on FLIPped values. */
+	__m128i fv = _mm_set1_epi32((int32_t)v);
+	__m128i lo = _mm_loadu_si128((const __m128i *)&node->thr[0]);
+	__m128i hi = _mm_loadu_si128((const __m128i *)&node->thr[3]);
 	unsigned int above = (unsigned int)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(lo, fv))) |
 			     (unsigned int)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(hi, fv))) << 3;
 
@@ -639,30 +665,36 @@ node_step(const struct lk_tnode *node, const struct tkey *k)
 	uint32_t c = 0;
 
 	for (unsigned int j = 0; j < LK_TREE_WAYS - 1; j++)
-		c += node->thr[j] <= v;
+		c += (int32_t)node->thr[j] <= (int32_t)v;
 	return node->child[c];
 #endif
 }
 
-/* The line of the next node, or the first line of a leaf's entries (prefetches never fault). */
-static inline void
-prefetch_ref(const struct lk_tree *t, uint32_t ref)
+/* Where the reference's node or leaf starts in a tree's block. */
+static inline const void *
+block_at(const struct lk_tleaf *block, uint32_t ref)
 {
-	rte_prefetch0(ref & REF_LEAF ? (const void *)&t->entries[ref & REF_START_MASK] :
-				       (const void *)&t->nodes[ref]);
+	return &block[ref & REF_START_MASK];
 }
 
-/* A leaf's lines past its first (a list's: as many as a leaf's at most). */
-static inline void
-prefetch_rest(const struct lk_tree *t, uint32_t ref)
+static inline const void *
+ref_at(const struct lk_tree *t, uint32_t ref)
 {
-	uint32_t count = RTE_MIN((ref >> REF_COUNT_SHIFT) & REF_COUNT_MAX, (uint32_t)LEAF_MAX);
-	const struct lk_tleaf *e = &t->entries[ref & REF_START_MASK];
-	const char *end = (const char *)&e[count];
+	return block_at(t->block, ref);
+}
 
-	for (const char *line = (const char *)e + RTE_CACHE_LINE_SIZE; line < end;
-	     line += RTE_CACHE_LINE_SIZE)
-		rte_prefetch0(line);
+/*
+ * The next node's line, or a leaf's first two (prefetches never fault): a
+ * leaf's first two lines hold the few entries most scans compare; a longer
+ * scan meets its later lines as they come.
+ */
+static inline void
+prefetch_ref(const struct lk_tleaf *block, uint32_t ref)
+{
+	const char *at = block_at(block, ref);
+
+	rte_prefetch0(at);
+	rte_prefetch0(at + (ref >> 31) * RTE_CACHE_LINE_SIZE);
 }
 
 /* The leaf's first entry holding the key, or NULL. */
@@ -670,7 +702,7 @@ static inline const struct lk_tleaf *
 scan_leaf(const struct lk_tree *t, uint32_t ref, const struct tkey *k)
 {
 	uint32_t count = (ref >> REF_COUNT_SHIFT) & REF_COUNT_MAX;
-	const struct lk_tleaf *e = &t->entries[ref & REF_START_MASK];
+	const struct lk_tleaf *e = ref_at(t, ref);
 
 	if (count == REF_COUNT_MAX) {
 		for (; answer_of(e) != ANSWER_END; e++)
@@ -689,7 +721,7 @@ static uint32_t
 leaf_length(const struct lk_tree *t, uint32_t ref)
 {
 	uint32_t count = (ref >> REF_COUNT_SHIFT) & REF_COUNT_MAX;
-	const struct lk_tleaf *e = &t->entries[ref & REF_START_MASK];
+	const struct lk_tleaf *e = ref_at(t, ref);
 
 	if (count < REF_COUNT_MAX)
 		return count;
@@ -702,7 +734,7 @@ leaf_length(const struct lk_tree *t, uint32_t ref)
 static uint32_t
 leaf_lines(const struct lk_tree *t, uint32_t ref, uint32_t span)
 {
-	uintptr_t first = (uintptr_t)&t->entries[ref & REF_START_MASK];
+	uintptr_t first = (uintptr_t)ref_at(t, ref);
 	uintptr_t last = first + RTE_MAX(span, 1u) * sizeof(struct lk_tleaf) - 1;
 
 	return (uint32_t)(last / RTE_CACHE_LINE_SIZE - first / RTE_CACHE_LINE_SIZE + 1);
@@ -711,29 +743,30 @@ leaf_lines(const struct lk_tree *t, uint32_t ref, uint32_t span)
 uint32_t
 lk_tree_walk(const struct lk_tree *t, const uint8_t *key, struct sp_lookup_walk *w)
 {
-	struct tkey k = tkey_of(key);
+	struct tkey k;
 	uint32_t ref[NB_GROUPS], pos = LK_NONE;
+
+	tkey_fill(&k, key);
 
 	w->trees += t->nb_roots;
 	for (uint32_t g = 0; g < t->nb_roots; g++)
 		for (ref[g] = t->root[g]; !(ref[g] & REF_LEAF); w->levels++)
-			ref[g] = node_step(&t->nodes[ref[g]], &k);
-	/* Every leaf's lines are fetched (prefetch_rest); those of trees past the match go unread. */
+			ref[g] = node_step(ref_at(t, ref[g]), k.v);
+	/* Every leaf's first two lines are fetched (prefetch_ref); those of trees past the match go unread. */
 	for (uint32_t g = 0; g < t->nb_roots; g++) {
 		uint32_t length = leaf_length(t, ref[g]), compared = 0;
 
 		if (pos > t->first[g]) {
 			const struct lk_tleaf *e = scan_leaf(t, ref[g], &k);
 
-			compared = e != NULL ? (uint32_t)(e - &t->entries[ref[g] & REF_START_MASK]) + 1
+			compared = e != NULL ? (uint32_t)(e - (const struct lk_tleaf *)ref_at(t, ref[g])) + 1
 					     : length;
 			w->trees_read++;
 			w->entries += compared;
 			if (e != NULL)
 				pos = RTE_MIN(pos, answer_of(e) >> t->res_bits);
 		}
-		w->leaf_lines += leaf_lines(t, ref[g], RTE_MAX(RTE_MIN(length, (uint32_t)LEAF_MAX),
-							       compared));
+		w->leaf_lines += RTE_MAX(2u, leaf_lines(t, ref[g], compared));
 	}
 	return pos;
 }
@@ -750,39 +783,41 @@ lk_tree_classify(const struct lk_tree *const *trees, const uint8_t *const *keys,
 		 struct lk_tree_hit *hits, uint32_t n)
 {
 	struct tkey k[LK_BURST];
-	uint32_t ref[NB_GROUPS][LK_BURST];
-	uint16_t walk[NB_GROUPS * LK_BURST]; /* walks on their way: g * LK_BURST + i */
+	/* Walk w = g * LK_BURST + i: tree g of key i. Its block and key's fields, a load each a step. */
+	const struct lk_tleaf *block[NB_GROUPS * LK_BURST];
+	const uint32_t *kv[NB_GROUPS * LK_BURST];
+	uint32_t ref[NB_GROUPS * LK_BURST];
+	uint16_t walk[NB_GROUPS * LK_BURST]; /* walks on their way */
 	uint32_t nb_walk = 0;
 
 	for (uint32_t i = 0; i < n; i++) {
 		const struct lk_tree *t = trees[i];
 
-		for (uint32_t g = 0; g < t->nb_roots; g++) {
-			ref[g][i] = t->root[g];
-			prefetch_ref(t, ref[g][i]);
-			walk[nb_walk] = (uint16_t)(g * LK_BURST + i);
-			nb_walk += !(ref[g][i] & REF_LEAF);
+		tkey_fill(&k[i], keys[i]);
+		for (uint32_t g = 0, w = i; g < t->nb_roots; g++, w += LK_BURST) {
+			block[w] = t->block;
+			kv[w] = k[i].v;
+			ref[w] = t->root[g];
+			prefetch_ref(t->block, ref[w]);
+			walk[nb_walk] = (uint16_t)w;
+			nb_walk += !(ref[w] & REF_LEAF);
 		}
-		k[i] = tkey_of(keys[i]);
 	}
 	while (nb_walk > 0) {
 		uint32_t m = 0;
 
 		for (uint32_t j = 0; j < nb_walk; j++) {
-			uint32_t w = walk[j], i = w % LK_BURST, g = w / LK_BURST;
-			uint32_t r = node_step(&trees[i]->nodes[ref[g][i]], &k[i]);
+			uint32_t w = walk[j];
+			/* A walk listed is at a node: its reference is the node's place, no leaf bits. */
+			uint32_t r = node_step((const struct lk_tnode *)&block[w][ref[w]], kv[w]);
 
-			ref[g][i] = r;
-			prefetch_ref(trees[i], r);
+			ref[w] = r;
+			prefetch_ref(block[w], r);
 			walk[m] = (uint16_t)w;
 			m += !(r & REF_LEAF);
 		}
 		nb_walk = m;
 	}
-	/* The leaves' other lines, all on their way before the first scan waits. */
-	for (uint32_t i = 0; i < n; i++)
-		for (uint32_t g = 0; g < trees[i]->nb_roots; g++)
-			prefetch_rest(trees[i], ref[g][i]);
 	/* The trees in the order of their first box: one that cannot beat the match goes unread. */
 	for (uint32_t i = 0; i < n; i++) {
 		const struct lk_tree *t = trees[i];
@@ -790,7 +825,7 @@ lk_tree_classify(const struct lk_tree *const *trees, const uint8_t *const *keys,
 
 		hits[i].pos = LK_NONE;
 		for (uint32_t g = 0; g < t->nb_roots && hits[i].pos > t->first[g]; g++) {
-			const struct lk_tleaf *e = scan_leaf(t, ref[g][i], &k[i]);
+			const struct lk_tleaf *e = scan_leaf(t, ref[g * LK_BURST + i], &k[i]);
 			uint32_t answer = e != NULL ? answer_of(e) : 0;
 
 			if (e != NULL && answer >> t->res_bits < hits[i].pos)

@@ -21,7 +21,7 @@
 
 #define READER_THREAD 0    /* the reader's qsbr thread id */
 #define MAX_SHOWN 5        /* mismatches printed */
-#define LOOKUP_ROUNDS 3    /* measure_lookups() gives their median */
+#define LOOKUP_ROUNDS 9    /* measure_lookups() gives their median: short rounds, so a noisy spell of the machine hits both engines alike */
 #define UPDATE_ROUNDS 3    /* idle and writing periods of measure_updates(), alternated */
 #define OTHERS_WARNING 0.9 /* a round in which the thread ran less than this is reported */
 #define BURST_SAMPLES (1u << 20) /* bursts timed one by one, per engine (the first so many) */
