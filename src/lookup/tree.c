@@ -78,13 +78,15 @@ struct lk_tleaf {
 /*
  * Boxes wide in a field are copied into every child of a cut on it. One
  * tree is fastest (a lookup walks one path): most sets stay within a few
- * copies a box, and a tree of up to 8 is still worth its bytes (fw1_100k:
- * half the instructions a key of three trees, 2.5 x their bytes, a quarter
- * of rte_acl's memory); where one tree would copy more, the boxes go into trees
- * of their own by which of the two address fields are narrow (EffiCuts,
- * CutSplit), and a lookup walks each. A set that blows up even so is
- * scanned in larger leaves, and at worst in one list: slow for that slice
- * alone, never more memory than its boxes.
+ * copies a box, and a tree of up to 16 is still worth its bytes (fw1_100k,
+ * ipc1_50k: half the instructions a key of three trees, 1.5-2.7 x their
+ * bytes, a third of rte_acl's memory or less); where one tree would copy
+ * more, the boxes go into trees of their own by which of the two address
+ * fields are narrow (EffiCuts, CutSplit), and a lookup walks each. A set
+ * that blows up even so is scanned in larger leaves, and at worst in one
+ * list: slow for that slice alone, never more memory than its boxes. A
+ * plan's budget only stops its build: the tree within it is the same
+ * whatever the budget, so each shape is tried once.
  */
 #define NB_GROUPS 3
 #define NARROW_BITS 16 /* a field spanning at most 2^16 values is narrow */
@@ -94,8 +96,6 @@ static const struct plan {
 	uint32_t leaf_max;
 	uint32_t copies; /* leaf entries at most, per box */
 } plans[] = {
-	{false, LEAF_MAX, 3},
-	{false, LEAF_MAX, 8},
 	{false, LEAF_MAX, 16},
 	{true, LEAF_MAX, 16},
 	{true, 64, 16},
