@@ -292,6 +292,13 @@ lk_base_classify(const struct lk_base *const *bases, const uint8_t *const *keys,
 	struct lk_tree_hit tree_hits[LK_BURST];
 	uint32_t at[LK_BURST], m = 0, i, j;
 
+	/* Mostly every key's base is a tree: the keys walk as they are, their answers in place. */
+	for (i = 0; i < n && bases[i] != NULL && bases[i]->tree != NULL; i++)
+		trees[i] = bases[i]->tree;
+	if (i == n) {
+		lk_tree_classify(trees, keys, hits, n);
+		return;
+	}
 	for (i = 0; i < n; i = j) {
 		const struct lk_base *b = bases[i];
 
@@ -309,10 +316,6 @@ lk_base_classify(const struct lk_base *const *bases, const uint8_t *const *keys,
 			for (uint32_t x = i; x < j; x++)
 				hits[x].pos = LK_NONE;
 		}
-	}
-	if (m == n) { /* all in trees, mostly: their answers in place */
-		lk_tree_classify(trees, tree_keys, hits, n);
-		return;
 	}
 	if (m > 0)
 		lk_tree_classify(trees, tree_keys, tree_hits, m);

@@ -80,6 +80,7 @@ sp_lookup_create(const struct sp_lookup_params *p)
 	t->max_slices = p->max_slices;
 	t->form = p->form;
 	pthread_mutex_init(&t->lock, NULL);
+	lk_tree_choose_path();
 	rc = lk_compiler_start(t);
 	if (rc != 0) {
 		SP_LOG(ERR, "%s: cannot start the compiler thread: %s", t->name, strerror(-rc));
@@ -522,7 +523,7 @@ sp_lookup_info(const struct sp_lookup *t, uint16_t slice, struct sp_lookup_info 
 		info->counter_bytes = (size_t)s->quota * sizeof(s->hits.count[0]);
 		info->changes = s->view->n;
 		info->copies = s->view->nb_copies;
-		info->classifier = b != NULL && b->tree != NULL ? "tree" :
+		info->classifier = b != NULL && b->tree != NULL ? lk_tree_method() :
 				   b != NULL && b->acl.nb_ctx > 0 ? lk_acl_method() : "list";
 		info->flow_lookups = __atomic_load_n(&s->flows.lookups, __ATOMIC_RELAXED);
 		info->flow_hits = __atomic_load_n(&s->flows.hits, __ATOMIC_RELAXED);

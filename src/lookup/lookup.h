@@ -128,7 +128,7 @@ struct sp_lookup_info {
 	/* "tree", rte_acl's "ternary" or "ranges" (rules merged, with port ranges), or
 	 * "list" (nothing compiled: all scanned) */
 	const char *form;
-	const char *classifier; /* "tree", or the rte_acl classify method */
+	const char *classifier; /* the tree's walk ("tree-avx2", "tree-sse"), or the rte_acl classify method */
 	size_t classifier_bytes; /* tree: nodes, leaves and distinct results (rte_acl's: 0, not told) */
 	size_t counter_bytes;    /* the hit counters the lookups add to: the quota's */
 	uint64_t flow_lookups;  /* keys looked up since the slice was made (flows.h) */

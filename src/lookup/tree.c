@@ -5,11 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_cpuflags.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_prefetch.h>
+#include <rte_vect.h>
 #ifdef RTE_ARCH_X86
-#include <emmintrin.h>
+#include <immintrin.h>
 #endif
 
 #include "base.h"
@@ -42,15 +44,18 @@ static const struct {
 /*
  * A node: one cache line. Child c holds the values in [thr[c - 1], thr[c]).
  * Thresholds are stored with the top bit flipped (FLIP), as are the key's
- * fields (tkey), so that x86's signed compares order them as unsigned.
+ * fields (tkey), so that x86's signed compares order them as unsigned. The
+ * thresholds come first, so that an AVX2 step compares them in one 32-byte
+ * vector: its eighth lane, the field's word, counts for nothing (the last
+ * child is the answer past the seventh threshold anyway).
  */
 #define FLIP 0x80000000u
 
 struct lk_tnode {
+	uint32_t thr[LK_TREE_WAYS - 1]; /* FLIPped */
 	uint8_t field;
 	uint8_t nb_thr;
 	uint16_t pad;
-	uint32_t thr[LK_TREE_WAYS - 1]; /* FLIPped */
 	uint32_t child[LK_TREE_WAYS];
 } __rte_aligned(64);
 
@@ -647,7 +652,7 @@ answer_of(const struct lk_tleaf *e)
 }
 
 /* The child holding the key of fields kv (tkey's v): past as many thresholds as are at most its field. */
-static inline uint32_t
+static __rte_always_inline uint32_t
 node_step(const struct lk_tnode *node, const uint32_t *kv)
 {
 	uint32_t v = kv[node->field];
@@ -669,6 +674,20 @@ node_step(const struct lk_tnode *node, const uint32_t *kv)
 	return node->child[c];
 #endif
 }
+
+#ifdef RTE_ARCH_X86
+/* node_step() in one compare of the seven thresholds (and the field's word, whose bit is ORed away). */
+static __rte_always_inline __attribute__((target("avx2"))) uint32_t
+node_step_avx2(const struct lk_tnode *node, const uint32_t *kv)
+{
+	__m256i fv = _mm256_set1_epi32((int32_t)kv[node->field]);
+	__m256i thr = _mm256_load_si256((const __m256i *)node->thr); /* the node's line starts with them */
+	unsigned int above =
+		(unsigned int)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(thr, fv)));
+
+	return node->child[__builtin_ctz(above | 1u << (LK_TREE_WAYS - 1))];
+}
+#endif
 
 /* Where the reference's node or leaf starts in a tree's block. */
 static inline const void *
@@ -776,11 +795,12 @@ lk_tree_walk(const struct lk_tree *t, const uint8_t *key, struct sp_lookup_walk 
  * lines and the keys' are all on their way together, so a burst waits about
  * one path's worth of misses, not one per key and tree in turn. Keys of
  * other slices walk together as well as a slice's own. Each pass takes the
- * walks not yet in a leaf only, listed without a branch.
+ * walks not yet in a leaf only, listed without a branch. step: node_step()
+ * or its AVX2 form, a constant where this is inlined.
  */
-void
-lk_tree_classify(const struct lk_tree *const *trees, const uint8_t *const *keys,
-		 struct lk_tree_hit *hits, uint32_t n)
+static __rte_always_inline void
+classify(const struct lk_tree *const *trees, const uint8_t *const *keys, struct lk_tree_hit *hits,
+	 uint32_t n, uint32_t (*step)(const struct lk_tnode *, const uint32_t *))
 {
 	struct tkey k[LK_BURST];
 	/* Walk w = g * LK_BURST + i: tree g of key i. Its block and key's fields, a load each a step. */
@@ -809,7 +829,7 @@ lk_tree_classify(const struct lk_tree *const *trees, const uint8_t *const *keys,
 		for (uint32_t j = 0; j < nb_walk; j++) {
 			uint32_t w = walk[j];
 			/* A walk listed is at a node: its reference is the node's place, no leaf bits. */
-			uint32_t r = node_step((const struct lk_tnode *)&block[w][ref[w]], kv[w]);
+			uint32_t r = step((const struct lk_tnode *)&block[w][ref[w]], kv[w]);
 
 			ref[w] = r;
 			prefetch_ref(block[w], r);
@@ -835,4 +855,52 @@ lk_tree_classify(const struct lk_tree *const *trees, const uint8_t *const *keys,
 						       (uint16_t)(answer & res_none) : LK_TREE_RES_NONE};
 		}
 	}
+}
+
+static void
+classify_default(const struct lk_tree *const *trees, const uint8_t *const *keys,
+	     struct lk_tree_hit *hits, uint32_t n)
+{
+	classify(trees, keys, hits, n, node_step);
+}
+
+#ifdef RTE_ARCH_X86
+static __attribute__((target("avx2"))) void
+classify_avx2(const struct lk_tree *const *trees, const uint8_t *const *keys,
+	      struct lk_tree_hit *hits, uint32_t n)
+{
+	classify(trees, keys, hits, n, node_step_avx2);
+}
+#endif
+
+/* The walk lk_tree_choose_path() chose: the portable one until it is called. */
+static void (*classify_path)(const struct lk_tree *const *, const uint8_t *const *,
+			     struct lk_tree_hit *, uint32_t) = classify_default;
+
+void
+lk_tree_choose_path(void)
+{
+#ifdef RTE_ARCH_X86
+	bool avx2 = rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_256 &&
+		    rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) > 0;
+
+	__atomic_store_n(&classify_path, avx2 ? classify_avx2 : classify_default, __ATOMIC_RELAXED);
+#endif
+}
+
+const char *
+lk_tree_method(void)
+{
+#ifdef RTE_ARCH_X86
+	return __atomic_load_n(&classify_path, __ATOMIC_RELAXED) == classify_avx2 ? "tree-avx2" : "tree-sse";
+#else
+	return "tree-scalar";
+#endif
+}
+
+void
+lk_tree_classify(const struct lk_tree *const *trees, const uint8_t *const *keys,
+		 struct lk_tree_hit *hits, uint32_t n)
+{
+	__atomic_load_n(&classify_path, __ATOMIC_RELAXED)(trees, keys, hits, n);
 }

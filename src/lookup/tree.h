@@ -70,6 +70,16 @@ void lk_tree_classify(const struct lk_tree *const *trees, const uint8_t *const *
 		      struct lk_tree_hit *hits, uint32_t n);
 
 /*
+ * Which walk lk_tree_classify() takes from now on: AVX2's node compare where
+ * the CPU has it and DPDK's SIMD width (--force-max-simd-bitwidth) allows
+ * 256 bits, else SSE (x86) or the portable one. Called as a table is
+ * created, after the EAL has read its options; the answers are the same.
+ */
+void lk_tree_choose_path(void);
+/* That walk: "tree-avx2", "tree-sse" or "tree-scalar" (sp_lookup_info's classifier). */
+const char *lk_tree_method(void);
+
+/*
  * One key's walk as lk_tree_classify() makes it, counted into w (the trees,
  * trees read, levels, entries and leaf lines of struct sp_lookup_walk):
  * for the profile, not the fast path. Returns the position found, or LK_NONE.

@@ -18,7 +18,9 @@
 
 #include <cmocka.h>
 
+#include <rte_cpuflags.h>
 #include <rte_memory.h>
+#include <rte_vect.h>
 
 #include "sp_test.h"
 #include "lookup/lookup.h"
@@ -174,12 +176,33 @@ check_keys(struct sp_lookup *t, const struct ref *table, const struct sp_key *k,
 	}
 }
 
+/* A form, and the SIMD width the tree's walk may use (0: what the CPU and EAL allow). */
+struct variant {
+	enum sp_lookup_form form;
+	uint16_t simd_bits;
+};
+
+/* The walk a tree takes: AVX2's where the CPU has it and the width allows (tree.h). */
+static const char *
+tree_method_expected(void)
+{
+#ifdef RTE_ARCH_X86
+	return rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) > 0 &&
+			       rte_vect_get_max_simd_bitwidth() >= RTE_VECT_SIMD_256 ?
+		       "tree-avx2" : "tree-sse";
+#else
+	return "tree-scalar";
+#endif
+}
+
 static void
 test_rewrites_of_compiled_filters(void **state)
 {
-	const enum sp_lookup_form *form = *state;
+	const struct variant *variant = *state;
+	const enum sp_lookup_form *form = &variant->form;
 	struct sp_lookup_params p = {.name = "compiled", .capacity = QUOTA, .max_slices = 2,
 				     .socket = SOCKET_ID_ANY, .form = *form};
+	uint16_t simd_bits;
 	struct ref *table = calloc(QUOTA, sizeof(*table)), *orig = calloc(QUOTA, sizeof(*orig));
 	struct sp_filter *all = calloc(QUOTA, sizeof(*all));
 	uint32_t *positions = calloc(QUOTA, sizeof(*positions)), max_copies = 0, stale_ops = 0;
@@ -192,6 +215,9 @@ test_rewrites_of_compiled_filters(void **state)
 	assert_non_null(all);
 	assert_non_null(positions);
 	sp_test_eal_init();
+	simd_bits = rte_vect_get_max_simd_bitwidth();
+	if (variant->simd_bits != 0)
+		assert_int_equal(rte_vect_set_max_simd_bitwidth(variant->simd_bits), 0);
 	make_rules(table, orig);
 	for (uint32_t i = 0; i < QUOTA; i++) {
 		all[i] = orig[i].f;
@@ -206,8 +232,10 @@ test_rewrites_of_compiled_filters(void **state)
 	assert_int_equal(info.compiled, QUOTA);
 	assert_int_equal(strcmp(info.form, "ranges") == 0, *form == SP_LOOKUP_FORM_RANGES);
 	assert_int_equal(strcmp(info.form, "tree") == 0, *form == SP_LOOKUP_FORM_TREE);
-	print_message("%u filters compiled into %u rules (%s form)\n", info.compiled, info.rules,
-		      info.form);
+	if (*form == SP_LOOKUP_FORM_TREE)
+		assert_string_equal(info.classifier, tree_method_expected());
+	print_message("%u filters compiled into %u rules (%s form, %s)\n", info.compiled, info.rules,
+		      info.form, info.classifier);
 
 	for (uint32_t op = 0; op < NB_OPS; op++) {
 		uint32_t pos = rnd(QUOTA), other = rnd(QUOTA);
@@ -255,16 +283,21 @@ test_rewrites_of_compiled_filters(void **state)
 	free(orig);
 	free(all);
 	free(positions);
+	if (variant->simd_bits != 0)
+		assert_int_equal(rte_vect_set_max_simd_bitwidth(simd_bits), 0);
 }
 
 int
 main(void)
 {
-	static const enum sp_lookup_form ternary = SP_LOOKUP_FORM_TERNARY,
-					 ranges = SP_LOOKUP_FORM_RANGES, tree = SP_LOOKUP_FORM_TREE;
+	static const struct variant ternary = {.form = SP_LOOKUP_FORM_TERNARY},
+				    ranges = {.form = SP_LOOKUP_FORM_RANGES}, tree = {.form = SP_LOOKUP_FORM_TREE},
+				    tree_128 = {.form = SP_LOOKUP_FORM_TREE, .simd_bits = RTE_VECT_SIMD_128};
 	const struct CMUnitTest tests[] = {
 		{"rewrites, tree form", test_rewrites_of_compiled_filters, NULL, NULL,
 		 (void *)(uintptr_t)&tree},
+		{"rewrites, tree form, a 128-bit walk", test_rewrites_of_compiled_filters, NULL, NULL,
+		 (void *)(uintptr_t)&tree_128},
 		{"rewrites, ternary form", test_rewrites_of_compiled_filters, NULL, NULL,
 		 (void *)(uintptr_t)&ternary},
 		{"rewrites, ranges form", test_rewrites_of_compiled_filters, NULL, NULL,
