@@ -94,6 +94,13 @@ def test_host_slice_requests_refused_by_slicectld(ctl):
     assert [s["name"] for s in ctl.ctld.json("slice", "list")] == ["fast"]
 
 
+def sigint_default():
+    """Popen's preexec_fn for a child the test stops with SIGINT: a job a shell puts in the
+    background (nohup scripts/test.sh &) runs with SIGINT ignored, and python3's http.server
+    would inherit that and never stop."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def under_shim(ctl, ns, slice_name, user, *argv, **popen):
     """argv in namespace ns as user, its bind() reserving through the shim (LD_PRELOAD
     libslicectl-preload.so) for slice_name; popen: subprocess.Popen's arguments."""
@@ -103,7 +110,8 @@ def under_shim(ctl, ns, slice_name, user, *argv, **popen):
     pw = pwd.getpwnam(user)
     return subprocess.Popen(["ip", "netns", "exec", ns, "setpriv", f"--reuid={pw.pw_uid}",
                              f"--regid={pw.pw_gid}", "--init-groups", "env", "-i",
-                             *(f"{k}={v}" for k, v in env.items()), *argv], text=True, **popen)
+                             *(f"{k}={v}" for k, v in env.items()), *argv], text=True,
+                            preexec_fn=sigint_default, **popen)
 
 
 def serve_in_slice(ctl, ns, slice_name, user, www):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from conftest import needs_root
 from spnode import BUILD, SLICECTL, Ctld, Node
-from test_ctl_host_slices import PRELOAD, www_with
+from test_ctl_host_slices import PRELOAD, sigint_default, www_with
 from test_host_slices import fetch, netns, retried
 
 pytestmark = needs_root
@@ -47,7 +47,7 @@ def tcp_ports(ctld, slice_name, user):
 def exec_in(ctld, slicectl, *args, **popen):
     """slicectl -s SOCKET exec ARGS (slicectl: the binary to run), as root."""
     return subprocess.Popen([str(slicectl), "-s", str(ctld.socket), "exec", *map(str, args)],
-                            text=True, **popen)
+                            text=True, preexec_fn=sigint_default, **popen)
 
 
 def test_slicectl_exec_serves_from_a_host_slice(tmp_path, users):
