@@ -198,6 +198,7 @@ sp_build(struct engine *e)
 	size_t heap = heap_allocated();
 	uint32_t i, rules = 0;
 	size_t classifier = 0, counters = 0;
+	bool in_acl = false;
 	double start;
 	int rc = -ENOMEM;
 
@@ -222,13 +223,14 @@ sp_build(struct engine *e)
 		for (uint16_t sl = 0; sl < s->nb_slices; sl++)
 			if (sp_lookup_info(p->t, sl, &info) == 0) {
 				snprintf(e->alg, sizeof(e->alg), "%s", info.classifier);
+				in_acl = strcmp(info.form, "ternary") == 0 || strcmp(info.form, "ranges") == 0;
 				rules += info.rules;
 				classifier += info.classifier_bytes;
 				counters += info.counter_bytes;
 			}
 		printf("  sp: %zu filters in %u slice(s), classified by %s%s\n", s->x.n,
-		       s->nb_slices, e->alg, strcmp(e->alg, "tree") == 0 ? "" : " (rte_acl)");
-		if (strcmp(e->alg, "tree") != 0)
+		       s->nb_slices, e->alg, in_acl ? " (rte_acl)" : "");
+		if (in_acl)
 			printf("  sp: %u rte_acl rules\n", rules);
 		else
 			printf("  sp: the lookups read %.1f bytes a filter: %.1f of trees and results, "
