@@ -713,7 +713,7 @@ prefetch_ref(const struct lk_tleaf *block, uint32_t ref)
 	const char *at = block_at(block, ref);
 
 	rte_prefetch0(at);
-	rte_prefetch0(at + (ref >> 31) * RTE_CACHE_LINE_SIZE);
+	rte_prefetch0(at + ref / REF_LEAF * RTE_CACHE_LINE_SIZE);
 }
 
 /* The leaf's first entry holding the key, or NULL. */
