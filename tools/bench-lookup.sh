@@ -9,13 +9,15 @@
 # sp-bench-lookup (a trace belongs to one rule file); the runs' CSV files are
 # joined into all.csv and summarized at the end.
 #
-# usage: tools/bench-lookup.sh [-q] [-d SECONDS] [-n KEYS] [-S SLICES] [-b KEYS]
+# usage: tools/bench-lookup.sh [-q] [-d SECONDS] [-n KEYS] [-S SLICES [-R]] [-b KEYS]
 #                              [-e sp|acl|both] [-U] [-w RATE] [-W] [-P] [-o DIR] [SET...]
 #   -q          quick: the 1K sets only
 #   -d SECONDS  time per measurement (default 3)
 #   -n KEYS     random keys for the sets without a trace (default 100000)
 #   -S SLICES   the rules dealt to SLICES tables taking turns, a burst each (default 1);
 #               random keys for every set (a trace answers for one table)
+#   -R          with -S, a lookup call a round of every slice's burst: sp's one
+#               sp_lookup_bulk_deferred() as the NPE calls it, rte_acl's a call a slice
 #   -b KEYS     keys a burst (default 32; the NPE's round of 256 over 64 slices: 4)
 #   -e ENGINE   sp, acl or both (default)
 #   -U          no update measurement (-u of sp-bench-lookup)
@@ -28,8 +30,9 @@
 #   -o DIR      logs and CSV files (default /tmp/slicepath-bench-lookup)
 #   SET...      set names (acl1_10K, fw1_100k, ...) instead of the default list
 #   environment: SLICEPATH_BUILD_DIR (default build), SLICEPATH_DATA (default
-#   ../shared/data/classbench beside the repository), BENCH_EAL (default
-#   "--no-huge -m 4096 --no-pci -l 0,1 --force-max-simd-bitwidth=512")
+#   ../shared/data/classbench beside the repository), BENCH_EAL (the whole EAL line;
+#   default "-m MB --no-pci -l 0,1 --force-max-simd-bitwidth=512" on hugepages when
+#   MB of them are free, else with "--no-huge" and a warning: tools/bench-memory.sh)
 # Needs a build (scripts/setup.sh or meson) and 2 CPUs for the update measurement.
 set -euo pipefail
 
@@ -37,7 +40,18 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${SLICEPATH_BUILD_DIR:-$ROOT/build}"
 DATA="${SLICEPATH_DATA:-$ROOT/../shared/data/classbench}"
 BIN="$BUILD_DIR/tools/bench-lookup/sp-bench-lookup"
-read -r -a EAL <<<"${BENCH_EAL:---no-huge -m 4096 --no-pci -l 0,1 --force-max-simd-bitwidth=512}"
+EAL_MB=1024 # the largest set's table and rte_acl's build of it, one engine at a time
+if [ -n "${BENCH_EAL:-}" ]; then
+	read -r -a EAL <<<"$BENCH_EAL"
+	MEMORY="EAL ${EAL[*]}"
+else
+	# shellcheck source=tools/bench-memory.sh
+	. "$ROOT/tools/bench-memory.sh"
+	bench_memory "$EAL_MB"
+	EAL=("${EAL_MEM[@]}" --no-pci -l 0,1 --force-max-simd-bitwidth=512)
+	# Unlinked, hugepage files go with the program, even one stopped by a signal.
+	[[ " ${EAL_MEM[*]} " == *" --no-huge "* ]] || EAL+=(--huge-unlink)
+fi
 EAL+=(--file-prefix=sp-bench-lookup --log-level=lib.eal:warning)
 SETS_1K="acl1_1K fw1_1K ipc1_1K"
 SETS_10K="acl1_10K fw1_10K ipc1_10K"
@@ -52,15 +66,17 @@ QUICK=0
 PROFILE=0
 
 SLICES=1
+ROUNDS=()
 BURST=32
 
-usage() { sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
-while getopts "qd:n:S:b:e:Uw:WPo:h" opt; do
+usage() { sed -n '3,31p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+while getopts "qd:n:S:Rb:e:Uw:WPo:h" opt; do
 	case "$opt" in
 	q) QUICK=1 ;;
 	d) DURATION="$OPTARG" ;;
 	n) KEYS="$OPTARG" ;;
 	S) SLICES="$OPTARG" ;;
+	R) ROUNDS=(-R) ;;
 	b) BURST="$OPTARG" ;;
 	e) ENGINE="$OPTARG" ;;
 	U) UPDATES=() ;;
@@ -79,6 +95,7 @@ die() { printf '[bench-lookup] ERROR: %s\n' "$*" >&2; exit 1; }
 
 [ -x "$BIN" ] || die "$BIN is missing: build first (or set SLICEPATH_BUILD_DIR)"
 [ -d "$DATA" ] || die "no ClassBench data at $DATA (set SLICEPATH_DATA)"
+log "$MEMORY"
 if [ $# -gt 0 ]; then
 	SETS="$*"
 elif [ "$QUICK" -eq 1 ]; then
@@ -120,7 +137,7 @@ for s in $SETS; do
 		profile=(-P)
 	fi
 	# shellcheck disable=SC2086 # args is a list of options
-	if ! "${run[@]}" "${EAL[@]}" -- $args -b "$BURST" -d "$DURATION" --engine "$ENGINE" "${UPDATES[@]}" "${WRITE_OPTS[@]}" \
+	if ! "${run[@]}" "${EAL[@]}" -- $args "${ROUNDS[@]}" -b "$BURST" -d "$DURATION" --engine "$ENGINE" "${UPDATES[@]}" "${WRITE_OPTS[@]}" \
 		"${profile[@]}" --csv "$WORK/$s.csv" 2>&1 | tee "$WORK/$s.log"; then
 		log "$s: FAILED (see $WORK/$s.log)"
 		status=1

@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from conftest import needs_root
-from spnode import REPO
+from spnode import BUILD, REPO
 
 pytestmark = needs_root
 BENCH = REPO / "tools" / "slicepath-bench"
@@ -280,3 +280,26 @@ def test_lookup_profile_smoke(tmp_path):
         instructions, d1, ll, _, branches = map(float, sim.groups())
         assert 20 < instructions < 5000 and d1 < 100 and ll <= d1 + 1 and branches < 100, \
             sim.group(0)
+
+
+@pytest.mark.skipif(not (CLASSBENCH / "hypersplit").is_dir(), reason="no ClassBench data")
+def test_lookup_rounds_smoke(tmp_path):
+    """tools/bench-lookup.sh -S 8 -R: sp looks up a round of every slice's burst in one
+    call, each key's answer checked against the rules; -R without slices is refused."""
+    env = {**os.environ, "BENCH_EAL": "--no-huge -m 512 --no-pci -l 0,1"}
+    r = subprocess.run(["bash", str(REPO / "tools" / "bench-lookup.sh"), "-U", "-d", "0.1",
+                        "-S", "8", "-R", "-b", "4", "-o", str(tmp_path), "acl1_1K"],
+                       capture_output=True, text=True, timeout=600, env=env)
+    print(r.stdout, r.stderr)
+    assert r.returncode == 0, r.stderr
+    assert "a lookup call a round, a burst of each slice" in r.stdout, r.stdout
+    for engine in ("sp", "acl", "acl-ranges"):
+        verified = re.search(rf"  {engine}: (\d+) of (\d+) keys verified, 0 mismatches", r.stdout)
+        assert verified and verified.group(1) == verified.group(2), (engine, r.stdout)
+        assert re.search(rf"  {engine}: {NUM} ns/lookup, .* \(calls of 32 keys,", r.stdout), \
+            (engine, r.stdout)
+    bad = subprocess.run([str(BUILD / "tools" / "bench-lookup" / "sp-bench-lookup"),
+                          "--no-huge", "-m", "512", "--no-pci", "-l", "0", "--", "-r",
+                          str(CLASSBENCH / "hypersplit" / "rules" / "acl1_1K"), "-R"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and "usage: sp-bench-lookup" in bad.stderr, bad

@@ -300,17 +300,22 @@ acl_ranges_build(struct engine *e)
 	return acl_build_form(e, &ranges);
 }
 
+/* A call's bursts, each classified by its slice's context: one context, one slice's keys. */
 static void
 acl_lookup(struct engine *e, size_t first, uint16_t n, uint32_t *rule)
 {
 	struct acl_engine *p = e->priv;
-	struct rte_acl_ctx *ctx =
-		__atomic_load_n(&p->ctx[bench_burst_slice(e->set, first)], __ATOMIC_ACQUIRE);
-	uint16_t i;
+	const struct bench_set *s = e->set;
 
-	rte_acl_classify(ctx, &e->set->acl_keys[first], p->results, n, 1);
-	for (i = 0; i < n; i++)
-		rule[i] = p->results[i] - 1; /* no match (0) becomes BENCH_MISS */
+	for (uint16_t at = 0, m; at < n; at += m) {
+		struct rte_acl_ctx *ctx =
+			__atomic_load_n(&p->ctx[bench_burst_slice(s, first + at)], __ATOMIC_ACQUIRE);
+
+		m = (uint16_t)RTE_MIN(n - at, s->burst);
+		rte_acl_classify(ctx, &s->acl_keys[first + at], p->results, m, 1);
+		for (uint16_t i = 0; i < m; i++)
+			rule[at + i] = p->results[i] - 1; /* no match (0) becomes BENCH_MISS */
+	}
 }
 
 /*

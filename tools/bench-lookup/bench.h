@@ -19,7 +19,9 @@
 #include "classbench.h"
 #include "lookup/lookup.h"
 
-#define BENCH_BURST 32 /* keys a lookup call at most, and by default (-b) */
+#define BENCH_BURST 32 /* keys a burst at most, and by default (-b) */
+/* Keys a lookup call at most: a round of every slice's burst (-R). */
+#define BENCH_CALL_MAX (BENCH_BURST * SP_MAX_SLICES)
 #define BENCH_MISS UINT32_MAX /* no rule matched */
 /* The most filters loaded: one NPE's table (sets beyond it are cut at a rule boundary). */
 #define BENCH_MAX_FILTERS SP_LOOKUP_DEFAULT_CAPACITY
@@ -38,12 +40,14 @@ struct bench_key {
  * its keys. With nb_slices > 1 the slices take turns: rule r belongs to
  * slice r % nb_slices (each slice a table of its own), and so does each
  * filter of it; the keys come in bursts (of `burst` keys), burst b of
- * slice b % nb_slices, each key inside a filter of that slice.
+ * slice b % nb_slices, each key inside a filter of that slice. A lookup
+ * call takes a burst, or with rounds (-R) a round: a burst of each slice.
  */
 struct bench_set {
 	char name[BENCH_NAME_LEN];
 	uint16_t nb_slices;
-	uint16_t burst; /* keys a lookup call, at most BENCH_BURST */
+	uint16_t burst; /* keys a burst, at most BENCH_BURST */
+	uint16_t call;  /* keys a lookup call: burst, or burst * nb_slices (rounds) */
 	struct cb_rule *rules;    /* the file's rules; the first x.nb_rules are loaded */
 	size_t file_rules;        /* rules in the file */
 	size_t file_filters;      /* filters they expand to */
@@ -72,11 +76,11 @@ bench_burst_slice(const struct bench_set *s, size_t first)
 
 /*
  * Load rules (and trace, if not NULL, for one slice; else nb_random keys,
- * rounded up to whole bursts, each in the box of a random loaded filter of
+ * rounded up to whole calls, each in the box of a random loaded filter of
  * its burst's slice) into s. 0, or -1 after a message on stderr.
  */
 int bench_set_load(struct bench_set *s, const char *rules, const char *trace, size_t nb_random,
-		   uint16_t nb_slices, uint16_t burst);
+		   uint16_t nb_slices, uint16_t burst, bool rounds);
 void bench_set_free(struct bench_set *s);
 
 struct engine;
@@ -86,7 +90,10 @@ struct engine_ops {
 	const char *name;
 	/* Load every filter (or rule) of e->set, filling e's build figures; 0 or -errno. */
 	int (*build)(struct engine *e);
-	/* rule[i] = rule of the entry key first + i hits, or BENCH_MISS; n <= set->burst. */
+	/*
+	 * rule[i] = rule of the entry key first + i hits, or BENCH_MISS; n <=
+	 * set->call keys from a call's start: one burst, or a round's bursts.
+	 */
 	void (*lookup)(struct engine *e, size_t first, uint16_t n, uint32_t *rule);
 	/* Put filter f of the set at position pos, replacing what is there; 0 or -errno. */
 	int (*write)(struct engine *e, uint32_t pos, uint32_t f);

@@ -130,7 +130,7 @@ random_keys(struct bench_set *s, size_t n)
 	uint32_t f, r;
 	size_t i;
 
-	n = RTE_ALIGN_CEIL(n, (size_t)s->burst);
+	n = RTE_ALIGN_CEIL(n, (size_t)s->call);
 	if (filters_by_slice(s, &by_slice, &start) != 0 || alloc_keys(s, n) != 0) {
 		free(by_slice);
 		free(start);
@@ -172,7 +172,7 @@ base_name(const char *path)
 
 int
 bench_set_load(struct bench_set *s, const char *rules, const char *trace, size_t nb_random,
-	       uint16_t nb_slices, uint16_t burst)
+	       uint16_t nb_slices, uint16_t burst, bool rounds)
 {
 	char err[CB_ERR_LEN];
 	int rc;
@@ -180,6 +180,7 @@ bench_set_load(struct bench_set *s, const char *rules, const char *trace, size_t
 	memset(s, 0, sizeof(*s));
 	s->nb_slices = nb_slices;
 	s->burst = burst;
+	s->call = rounds ? (uint16_t)(burst * nb_slices) : burst;
 	snprintf(s->name, sizeof(s->name), "%s", base_name(rules));
 	if (cb_rules_load(rules, &s->rules, &s->file_rules, err) != 0) {
 		fprintf(stderr, "sp-bench-lookup: %s\n", err);
@@ -201,6 +202,10 @@ bench_set_load(struct bench_set *s, const char *rules, const char *trace, size_t
 		printf("  %u slices taking turns: rule r in slice r %% %u, each burst of %d keys "
 		       "from the next slice\n",
 		       nb_slices, nb_slices, burst);
+	if (rounds)
+		printf("  a lookup call a round, a burst of each slice: sp's one "
+		       "sp_lookup_bulk_deferred() as the NPE makes it, rte_acl's a call a slice "
+		       "(a context classifies its own keys only)\n");
 	if (trace != NULL) {
 		if (nb_slices > 1)
 			return fail(trace, "a trace answers for one table: no slices (-S)");

@@ -27,6 +27,7 @@ struct options {
 	size_t nb_keys;
 	uint16_t nb_slices;
 	uint16_t burst;
+	bool rounds;
 	double seconds;
 	bool updates;
 	bool profile; /* -P */
@@ -41,7 +42,7 @@ usage(FILE *out)
 {
 	fprintf(out,
 		"usage: sp-bench-lookup [EAL options] -- -r RULES [-r RULES]... [-t TRACE]\n"
-		"           [-n KEYS] [-S SLICES] [-b KEYS] [-d SECONDS] [-u [-w RATE]]\n"
+		"           [-n KEYS] [-S SLICES [-R]] [-b KEYS] [-d SECONDS] [-u [-w RATE]]\n"
 		"           [-W] [-A FILTERS] [-P] [--engine sp|acl|both]\n"
 		"           [--csv FILE]\n"
 		"  -r RULES   a ClassBench rule file (repeatable)\n"
@@ -49,6 +50,8 @@ usage(FILE *out)
 		"100000)\n"
 		"  -S SLICES  the rules dealt to SLICES tables taking turns, a burst each "
 		"(default 1)\n"
+		"  -R         a lookup call a round of every slice's burst (sp's, as the NPE calls;\n"
+		"             rte_acl's still a call a slice)\n"
 		"  -b KEYS    keys a burst (default %d, at most %d)\n"
 		"  -d SECONDS time per measurement (default 3)\n"
 		"  -u         also measure lookups on a second thread while this one writes\n"
@@ -100,7 +103,7 @@ parse_args(int argc, char **argv, struct options *o)
 			      .seconds = 3, .sp = true, .acl = true};
 	optind = 1;
 	while (rc == 0 &&
-	       (opt = getopt_long(argc, argv, "r:t:n:S:b:d:uw:WA:Ph", longopts, NULL)) != -1) {
+	       (opt = getopt_long(argc, argv, "r:t:n:S:Rb:d:uw:WA:Ph", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'r':
 			if (o->nb_sets == MAX_SETS) {
@@ -119,6 +122,9 @@ parse_args(int argc, char **argv, struct options *o)
 		case 'S':
 			rc = count_of(optarg, SP_MAX_SLICES, &v);
 			o->nb_slices = (uint16_t)v;
+			break;
+		case 'R':
+			o->rounds = true;
 			break;
 		case 'b':
 			rc = count_of(optarg, BENCH_BURST, &v);
@@ -163,6 +169,9 @@ parse_args(int argc, char **argv, struct options *o)
 		return -1;
 	/* A trace belongs to one rule set. */
 	if (optind != argc || o->nb_sets == 0 || (o->trace != NULL && o->nb_sets != 1))
+		return -1;
+	/* A round is of several slices' bursts. */
+	if (o->rounds && o->nb_slices < 2)
 		return -1;
 	/* rte_acl has no slice to rewrite alone: a write rebuilds the set's. */
 	if (o->adversary > 0 && (!o->updates || o->acl))
@@ -231,9 +240,10 @@ run_engines(const struct engine_ops *const *ops, size_t nb, const struct bench_s
 	for (j = 0; j < n; j++) {
 		r[j].ns_per_lookup = ns[j];
 		r[j].p99_burst_ns = p99[j];
-		printf("  %s: %.1f ns/lookup, %.3g Mlookups/s, a burst %.0f ns at the 99th "
-		       "percentile (bursts of %d, %g s, rounds alternated with the other engines)\n",
-		       e[j].ops->name, ns[j], 1e3 / ns[j], p99[j], o->burst, o->seconds);
+		printf("  %s: %.1f ns/lookup, %.3g Mlookups/s, a call %.0f ns at the 99th "
+		       "percentile (calls of %d keys, %g s, rounds alternated with the other "
+		       "engines)\n",
+		       e[j].ops->name, ns[j], 1e3 / ns[j], p99[j], s->call, o->seconds);
 	}
 	for (j = 0; j < n && o->profile; j++)
 		profile_engine(&e[j]);
@@ -293,7 +303,8 @@ main(int argc, char **argv)
 	       o.updates ? ", updates under lookups" : "");
 
 	for (i = 0; i < o.nb_sets; i++) {
-		if (bench_set_load(&set, o.rules[i], o.trace, o.nb_keys, o.nb_slices, o.burst) != 0) {
+		if (bench_set_load(&set, o.rules[i], o.trace, o.nb_keys, o.nb_slices, o.burst,
+				   o.rounds) != 0) {
 			bench_set_free(&set);
 			status = 1;
 			continue;

@@ -24,7 +24,7 @@
 #define LOOKUP_ROUNDS 9    /* measure_lookups() gives their median: short rounds, so a noisy spell of the machine hits both engines alike */
 #define UPDATE_ROUNDS 3    /* idle and writing periods of measure_updates(), alternated */
 #define OTHERS_WARNING 0.9 /* a round in which the thread ran less than this is reported */
-#define BURST_SAMPLES (1u << 20) /* bursts timed one by one, per engine (the first so many) */
+#define CALL_SAMPLES (1u << 20) /* calls timed one by one, per engine (the first so many) */
 
 double
 now_s(void)
@@ -57,12 +57,12 @@ heap_allocated(void)
 	return total;
 }
 
-/* The burst starting at key *next, which moves on and wraps around the set's keys. */
+/* The call starting at key *next, which moves on and wraps around the set's keys. */
 static uint16_t
-next_burst(const struct bench_set *s, size_t *next)
+next_call(const struct bench_set *s, size_t *next)
 {
 	size_t first = *next, end = s->nb_keys;
-	uint16_t n = (uint16_t)RTE_MIN((size_t)s->burst, end - first);
+	uint16_t n = (uint16_t)RTE_MIN((size_t)s->call, end - first);
 
 	*next = first + n == end ? 0 : first + n;
 	return n;
@@ -72,13 +72,13 @@ size_t
 measure_verify(struct engine *e)
 {
 	const struct bench_set *s = e->set;
-	uint32_t rule[BENCH_BURST];
+	uint32_t rule[BENCH_CALL_MAX];
 	size_t first, bad = 0, next = 0;
 	uint16_t i, k;
 
 	do {
 		first = next;
-		k = next_burst(s, &next);
+		k = next_call(s, &next);
 		e->ops->lookup(e, first, k, rule);
 		for (i = 0; i < k; i++) {
 			if (rule[i] == s->expect[first + i])
@@ -103,20 +103,20 @@ cpu_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Bursts timed one by one, in TSC cycles. */
-struct burst_times {
+/* Calls timed one by one, in TSC cycles. */
+struct call_times {
 	uint32_t *cycles;
 	size_t n;
 };
 
 /*
  * Lookups from key *next on for the given wall time; ns per lookup in CPU
- * time. Each burst's time goes to bt while it has room.
+ * time. Each call's time goes to bt while it has room.
  */
 static double
-lookup_round(struct engine *e, double seconds, size_t *next, struct burst_times *bt)
+lookup_round(struct engine *e, double seconds, size_t *next, struct call_times *bt)
 {
-	uint32_t rule[BENCH_BURST];
+	uint32_t rule[BENCH_CALL_MAX];
 	uint64_t stop, lookups = 0, t0, t1 = rte_rdtsc();
 	double cpu = cpu_s(), wall = now_s();
 	size_t first;
@@ -125,11 +125,11 @@ lookup_round(struct engine *e, double seconds, size_t *next, struct burst_times 
 	stop = t1 + (uint64_t)(seconds * (double)rte_get_tsc_hz());
 	do {
 		first = *next;
-		n = next_burst(e->set, next);
+		n = next_call(e->set, next);
 		t0 = t1;
 		e->ops->lookup(e, first, n, rule);
 		t1 = rte_rdtsc();
-		if (bt->n < BURST_SAMPLES)
+		if (bt->n < CALL_SAMPLES)
 			bt->cycles[bt->n++] = (uint32_t)RTE_MIN(t1 - t0, (uint64_t)UINT32_MAX);
 		lookups += n;
 	} while (t1 < stop);
@@ -157,9 +157,9 @@ cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The 99th percentile of the bursts' times in ns (sorts them); 0 if none. */
+/* The 99th percentile of the calls' times in ns (sorts them); 0 if none. */
 static double
-p99_ns(struct burst_times *bt)
+p99_ns(struct call_times *bt)
 {
 	if (bt->n == 0)
 		return 0;
@@ -172,15 +172,15 @@ measure_lookups(struct engine *const *e, size_t nb_engines, double seconds, doub
 		double *p99_burst_ns)
 {
 	double ns[MAX_ENGINES][LOOKUP_ROUNDS];
-	struct burst_times bt[MAX_ENGINES] = {0};
+	struct call_times bt[MAX_ENGINES] = {0};
 	size_t next[MAX_ENGINES] = {0}, j;
 	unsigned int i;
 
 	for (j = 0; j < nb_engines; j++)
-		bt[j].cycles = malloc(BURST_SAMPLES * sizeof(bt[j].cycles[0]));
+		bt[j].cycles = malloc(CALL_SAMPLES * sizeof(bt[j].cycles[0]));
 	for (i = 0; i < LOOKUP_ROUNDS; i++)
 		for (j = 0; j < nb_engines; j++) {
-			struct burst_times none = {.n = BURST_SAMPLES}; /* no room: none timed */
+			struct call_times none = {.n = CALL_SAMPLES}; /* no room: none timed */
 
 			ns[j][i] = lookup_round(e[j], seconds / LOOKUP_ROUNDS, &next[j],
 						bt[j].cycles != NULL ? &bt[j] : &none);
@@ -206,7 +206,7 @@ reader_main(void *arg)
 {
 	struct reader *r = arg;
 	struct engine *e = r->e;
-	uint32_t rule[BENCH_BURST];
+	uint32_t rule[BENCH_CALL_MAX];
 	size_t first, next = 0;
 	uint64_t lookups = 0;
 	uint16_t n;
@@ -216,7 +216,7 @@ reader_main(void *arg)
 	__atomic_store_n(&r->started, true, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
 		first = next;
-		n = next_burst(e->set, &next);
+		n = next_call(e->set, &next);
 		e->ops->lookup(e, first, n, rule);
 		lookups += n;
 		__atomic_store_n(&r->lookups, lookups, __ATOMIC_RELAXED);

@@ -84,15 +84,15 @@ counters_close(struct counters *c)
 			close(c->fd[i]);
 }
 
-/* Every key once, in bursts as timed: the pass that is counted. */
+/* Every key once, in calls as timed: the pass that is counted. */
 static void
 every_key(struct engine *e)
 {
 	const struct bench_set *s = e->set;
-	uint32_t rule[BENCH_BURST];
+	uint32_t rule[BENCH_CALL_MAX];
 
-	for (size_t first = 0; first < s->nb_keys; first += s->burst)
-		e->ops->lookup(e, first, (uint16_t)RTE_MIN((size_t)s->burst, s->nb_keys - first),
+	for (size_t first = 0; first < s->nb_keys; first += s->call)
+		e->ops->lookup(e, first, (uint16_t)RTE_MIN((size_t)s->call, s->nb_keys - first),
 			       rule);
 }
 

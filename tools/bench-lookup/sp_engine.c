@@ -9,6 +9,7 @@
 #include "bench.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,13 +17,51 @@
 #include <rte_errno.h>
 #include <rte_memory.h>
 
+/* A key as the NPE hands it over with rounds (-R): a packet's fields. */
+struct round_key {
+	struct sp_key key;
+	uint16_t slice;
+	uint32_t position;
+	struct sp_result result;
+};
+
+static const struct sp_lookup_fields round_fields = {
+	.slice = offsetof(struct round_key, slice),
+	.key = offsetof(struct round_key, key),
+	.result = offsetof(struct round_key, result),
+	.position = offsetof(struct round_key, position),
+};
+
 struct sp_engine {
 	struct sp_lookup *t;
 	uint32_t *local; /* by filter of the set: its position in its slice */
 	struct sp_result res[BENCH_BURST];
 	struct sp_result *results[BENCH_BURST];
 	uint32_t pos[BENCH_BURST];
+	/* With rounds: each key of the set as a round_key, and the hits to count. */
+	struct round_key *round_keys;
+	void **round_objs;
+	struct sp_lookup_deferred_hits deferred;
 };
+
+/* With rounds, the set's keys as the NPE's packets hold them; 0 or -ENOMEM. */
+static int
+make_round_keys(const struct bench_set *s, struct sp_engine *p)
+{
+	if (s->call == s->burst)
+		return 0;
+	/* Where the set's keys are (the C heap), as the other engines read them. */
+	p->round_keys = aligned_alloc(RTE_CACHE_LINE_SIZE, s->nb_keys * sizeof(*p->round_keys));
+	p->round_objs = malloc(s->nb_keys * sizeof(*p->round_objs));
+	if (p->round_keys == NULL || p->round_objs == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nb_keys; i++) {
+		p->round_keys[i] = (struct round_key){.key = s->keys[i].k};
+		p->round_keys[i].slice = bench_burst_slice(s, i);
+		p->round_objs[i] = &p->round_keys[i];
+	}
+	return 0;
+}
 
 /* Filter f of the set, its result carrying its rule. */
 static struct sp_filter
@@ -241,10 +280,27 @@ sp_build(struct engine *e)
 			       (double)counters / (double)RTE_MAX(s->x.n, (size_t)1));
 	}
 	e->entries = (uint32_t)s->x.n;
+	if (rc == 0)
+		rc = make_round_keys(s, p);
 out:
 	free(f);
 	free(pos);
 	return rc;
+}
+
+/* A round's keys of every slice in one call, as the NPE looks up a burst of packets. */
+static void
+round_lookup(struct sp_engine *p, size_t first, uint16_t n, uint32_t *rule)
+{
+	sp_lookup_bulk_deferred(p->t, &p->round_objs[first], &round_fields, n, &p->deferred);
+	sp_lookup_count_deferred(&p->deferred);
+	for (uint16_t i = 0; i < n; i++) {
+		const struct round_key *k = &p->round_keys[first + i];
+
+		rule[i] = BENCH_MISS;
+		if (k->position != SP_LOOKUP_MISS)
+			memcpy(&rule[i], k->result.data, sizeof(rule[i]));
+	}
 }
 
 static void
@@ -253,6 +309,10 @@ sp_lookup(struct engine *e, size_t first, uint16_t n, uint32_t *rule)
 	struct sp_engine *p = e->priv;
 	uint16_t i;
 
+	if (p->round_keys != NULL) {
+		round_lookup(p, first, n, rule);
+		return;
+	}
 	sp_lookup_bulk(p->t, bench_burst_slice(e->set, first), &e->set->sp_keys[first],
 		       p->results, p->pos, n);
 	for (i = 0; i < n; i++) {
@@ -286,6 +346,8 @@ sp_free(struct engine *e)
 	if (p != NULL) {
 		sp_lookup_free(p->t);
 		free(p->local);
+		free(p->round_keys);
+		free(p->round_objs);
 	}
 	free(p);
 	e->priv = NULL;
