@@ -272,11 +272,12 @@ sp_build(struct engine *e)
 		if (in_acl)
 			printf("  sp: %u rte_acl rules\n", rules);
 		else
-			printf("  sp: the lookups read %.1f bytes a filter: %.1f of trees and results, "
-			       "%.1f of hit counters (the rest of the memory below: the writer's "
-			       "copy, the compiler's, the flow caches)\n",
+			printf("  sp: the lookups read %.1f bytes a filter: %.1f of trees and results "
+			       "(%.2f leaf entries a filter), %.1f of hit counters (the rest of the "
+			       "memory below: the writer's copy, the compiler's, the flow caches)\n",
 			       (double)(classifier + counters) / (double)RTE_MAX(s->x.n, (size_t)1),
 			       (double)classifier / (double)RTE_MAX(s->x.n, (size_t)1),
+			       (double)rules / (double)RTE_MAX(s->x.n, (size_t)1),
 			       (double)counters / (double)RTE_MAX(s->x.n, (size_t)1));
 	}
 	e->entries = (uint32_t)s->x.n;
