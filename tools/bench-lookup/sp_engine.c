@@ -56,8 +56,8 @@ make_round_keys(const struct bench_set *s, struct sp_engine *p)
 	if (p->round_keys == NULL || p->round_objs == NULL)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->nb_keys; i++) {
-		p->round_keys[i] = (struct round_key){.key = s->keys[i].k};
-		p->round_keys[i].slice = bench_burst_slice(s, i);
+		p->round_keys[i] = (struct round_key){.key = s->keys[i].k,
+						      .slice = bench_burst_slice(s, i)};
 		p->round_objs[i] = &p->round_keys[i];
 	}
 	return 0;
