@@ -20,7 +20,7 @@ extern "C" {
 	X(NONE, none, "not a reason: the packet stayed in the fast path")                          \
 	/* substrate (framework) */                                                                \
 	X(TRUNCATED, truncated, "frame shorter than its headers say")                              \
-	X(NOT_IPV4, not_ipv4, "neither IPv4 nor ARP")                                              \
+	X(NOT_IPV4, not_ipv4, "neither IPv4 nor ARP, nor IPv6 to a port with an IPv6 address")     \
 	X(OTHER_MAC, other_mac, "unicast to a MAC that is not the port's")                         \
 	X(BAD_IP_HEADER, bad_ip_header, "outer IPv4 version, length or checksum wrong")            \
 	X(FRAGMENT, fragment, "outer IPv4 fragment")                                               \
@@ -54,7 +54,10 @@ extern "C" {
 	X(NETNS_GONE, netns_gone, "its namespace's interface is gone (namespace deleted)")         \
 	X(NAT_FULL, nat_full, "a new outgoing flow, every number of its NAT range in use")         \
 	X(NAT_MISS, nat_miss, "to its NAT range, but no flow of that remote holds the number")     \
-	X(BAD_SOURCE, bad_source, "sent from an address that is not one of the node's")
+	X(BAD_SOURCE, bad_source, "sent from an address that is not one of the node's")            \
+	/* the node's own IPv6 (framework) */                                                      \
+	X(ND_IGNORED, nd_ignored, "neighbor discovery the node does not answer")                   \
+	X(RA_IGNORED, ra_ignored, "a router advertisement: the node's routes are its config's")
 
 #define SP_REASON_ID(id, name, what) SP_REASON_##id,
 enum sp_reason { SP_REASONS(SP_REASON_ID) SP_REASON_MAX };

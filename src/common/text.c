@@ -68,6 +68,17 @@ sp_parse_ipv4(const char *s, uint32_t *ip_be)
 }
 
 int
+sp_parse_ipv6(const char *s, uint8_t ip6[16])
+{
+	struct in6_addr a;
+
+	if (s == NULL || ip6 == NULL || inet_pton(AF_INET6, s, &a) != 1)
+		return -EINVAL;
+	memcpy(ip6, a.s6_addr, sizeof(a.s6_addr));
+	return 0;
+}
+
+int
 sp_parse_mac(const char *s, uint8_t mac[6])
 {
 	uint8_t m[6];
@@ -242,6 +253,20 @@ sp_unusable_ipv4(uint32_t ip_be)
 	return NULL;
 }
 
+const char *
+sp_unusable_ipv6(const uint8_t ip6[16])
+{
+	static const uint8_t mapped[12] = {[10] = 0xff, [11] = 0xff};
+	static const uint8_t zero[15];
+
+	if (ip6[0] == 0xff)
+		return "is a multicast address";
+	if (memcmp(ip6, zero, sizeof(zero)) == 0 && ip6[15] <= 1)
+		return ip6[15] == 0 ? "is the unspecified address" : "is the loopback address";
+	if (memcmp(ip6, mapped, sizeof(mapped)) == 0)
+		return "is an IPv4-mapped address";
+	return NULL;
+}
 
 const char *
 sp_netns_name_problem(const char *name)

@@ -13,6 +13,7 @@
 #include <slicepath/key.h>
 
 int sp_parse_ipv4(const char *s, uint32_t *ip_be);
+int sp_parse_ipv6(const char *s, uint8_t ip6[16]);
 int sp_parse_mac(const char *s, uint8_t mac[6]);
 int sp_parse_rate(const char *s, uint64_t *bps);      /* "10G", "800M", "1.5k", "1000" */
 /*
@@ -33,6 +34,8 @@ void sp_format_hex(char *out, const uint8_t *b, size_t n);
 int sp_parse_next_hop(const char *s, uint32_t *ip_be, uint16_t *port_be);
 /* Why a node or next-hop address cannot be used ("is a multicast address"), or NULL. */
 const char *sp_unusable_ipv4(uint32_t ip_be);
+/* Why a node's IPv6 address cannot be used ("is a multicast address"), or NULL. */
+const char *sp_unusable_ipv6(const uint8_t ip6[16]);
 /*
  * Why name cannot be a slice's, or NULL: 1 to SP_NAME_LEN - 1 letters,
  * digits or '_' (names key telemetry dictionaries), not all digits (a

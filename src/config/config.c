@@ -83,7 +83,7 @@ store_codeopt_lib(struct sp_config *cfg, size_t i, const char *s)
 }
 
 static const char *const PORT_KEYS[] = {
-	"name", "device", "ipv4", "mac", "rate", "rx_desc", "tx_desc", "overhead", "steering",
+	"name", "device", "ipv4", "ipv6", "mac", "rate", "rx_desc", "tx_desc", "overhead", "steering",
 	"rx_queues", "host", NULL,
 };
 
@@ -136,6 +136,7 @@ parse_port(struct parser *p, json_t *o, const char *path, struct sp_cfg_port *po
 	TRY(cfg_get_name(p, o, path, "name", port->name));
 	TRY(cfg_get_text(p, o, path, "device", port->device, sizeof(port->device)));
 	TRY(cfg_get_ipv4(p, o, path, "ipv4", &port->ipv4));
+	TRY(cfg_get_ipv6(p, o, path, "ipv6", port->ipv6, &port->has_ipv6));
 	TRY(cfg_get_mac(p, o, path, "mac", false, port->mac, &port->has_mac));
 	TRY(cfg_get_sched_rate(p, o, path, "rate", UINT64_C(10000000000), &port->rate_bps));
 	TRY(cfg_get_uint(p, o, path, &RX_DESC, &v));
@@ -169,7 +170,7 @@ check_port_unique(struct parser *p, const char *path, uint16_t i)
 
 	for (uint16_t j = 0; j < i; j++) {
 		const struct sp_cfg_port *b = &p->cfg->ports[j];
-		char ip[INET_ADDRSTRLEN];
+		char ip[INET6_ADDRSTRLEN];
 
 		if (strcmp(a->name, b->name) == 0)
 			return cfg_fail(p, path, "name", "\"%s\" is already the name of ports[%u]; "
@@ -182,6 +183,10 @@ check_port_unique(struct parser *p, const char *path, uint16_t i)
 			return cfg_fail(p, path, "ipv4", "%s is already the address of ports[%u] (%s); "
 				        "give each port its own address",
 				        inet_ntop(AF_INET, &a->ipv4, ip, sizeof(ip)), j, b->name);
+		if (a->has_ipv6 && b->has_ipv6 && memcmp(a->ipv6, b->ipv6, sizeof(a->ipv6)) == 0)
+			return cfg_fail(p, path, "ipv6", "%s is already the address of ports[%u] (%s); "
+				        "give each port its own address",
+				        inet_ntop(AF_INET6, a->ipv6, ip, sizeof(ip)), j, b->name);
 	}
 	return 0;
 }

@@ -27,6 +27,8 @@ struct sp_cfg_port {
 	char name[SP_NAME_LEN];       /* "name": how the rest of the config refers to it */
 	char device[SP_DEVARGS_LEN];  /* "device": PCI address or vdev devargs */
 	uint32_t ipv4;                /* "ipv4": network byte order */
+	uint8_t ipv6[16];             /* "ipv6": optional, the node's own (neighbor discovery, echo) */
+	bool has_ipv6;
 	uint8_t mac[6];               /* "mac": optional, else the device's own */
 	bool has_mac;
 	uint64_t rate_bps;            /* "rate": link rate, bits/s ("10G", "800M", number) */

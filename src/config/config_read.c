@@ -263,6 +263,27 @@ cfg_get_ipv4(struct parser *p, json_t *obj, const char *path, const char *key, u
 	return 0;
 }
 
+/* An optional unicast IPv6 address; *present tells whether the key was there. */
+int
+cfg_get_ipv6(struct parser *p, json_t *obj, const char *path, const char *key, uint8_t ip6[16],
+	     bool *present)
+{
+	const char *s, *why;
+	int rc;
+
+	rc = cfg_get_string(p, obj, path, key, false, SIZE_MAX, &s);
+	*present = rc > 0;
+	if (rc <= 0)
+		return rc;
+	if (sp_parse_ipv6(s, ip6) < 0)
+		return cfg_fail(p, path, key, "\"%s\" is not an IPv6 address; write it like "
+			        "2001:db8::1", s);
+	why = sp_unusable_ipv6(ip6);
+	if (why != NULL)
+		return cfg_fail(p, path, key, "%s %s; use a unicast address", s, why);
+	return 0;
+}
+
 /* A unicast MAC; *present tells whether the (optional) key was there. */
 int
 cfg_get_mac(struct parser *p, json_t *obj, const char *path, const char *key, bool required,

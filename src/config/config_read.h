@@ -99,6 +99,10 @@ int cfg_get_array(struct parser *p, json_t *obj, const char *path, const char *k
 int cfg_get_ipv4(struct parser *p, json_t *obj, const char *path, const char *key,
 		 uint32_t *ip_be);
 
+/* An optional unicast IPv6 address; *present tells whether the key was there. */
+int cfg_get_ipv6(struct parser *p, json_t *obj, const char *path, const char *key,
+		 uint8_t ip6[16], bool *present);
+
 /* A unicast MAC; *present tells whether the (optional) key was there. */
 int cfg_get_mac(struct parser *p, json_t *obj, const char *path, const char *key, bool required,
 		uint8_t mac[6], bool *present);

@@ -107,14 +107,12 @@ sp_arp_input(const struct sp_port_addr *a, uint16_t port, struct rte_mbuf *m,
 }
 
 /*
- * The folded sum of the len bytes of an ICMP message at off (UINT32_MAX if
- * the packet is shorter); with its checksum, a right one sums to all ones.
  * Summed here segment by segment: DPDK 22.11's rte_raw_cksum_mbuf() drops
  * the carries of a part that starts at an odd offset (it byte-swaps the
  * unfolded sum cut to 16 bits).
  */
-static uint32_t
-icmp_sum(const struct rte_mbuf *m, uint32_t off, uint32_t len)
+uint32_t
+sp_icmp_sum(const struct rte_mbuf *m, uint32_t off, uint32_t len)
 {
 	uint64_t sum = 0;
 	uint32_t done = 0;
@@ -140,7 +138,7 @@ icmp_sum(const struct rte_mbuf *m, uint32_t off, uint32_t len)
 static bool
 icmp_cksum_ok(const struct rte_mbuf *m, uint32_t off, uint32_t len)
 {
-	return icmp_sum(m, off, len) == 0xffff;
+	return sp_icmp_sum(m, off, len) == 0xffff;
 }
 
 /*
@@ -166,7 +164,7 @@ echo_reply(const struct sp_port_addr *a, struct rte_mbuf *m, struct rte_ipv4_hdr
 	 * is summed again, one reply in 65536.
 	 */
 	if (icmp->icmp_cksum == 0)
-		icmp->icmp_cksum = (uint16_t)~icmp_sum(m, off, len);
+		icmp->icmp_cksum = (uint16_t)~sp_icmp_sum(m, off, len);
 
 	ip->dst_addr = ip->src_addr;
 	ip->src_addr = a->ip_be;

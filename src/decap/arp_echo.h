@@ -23,6 +23,8 @@
 struct sp_port_addr {
 	uint32_t ip_be; /* 0: the port has no address */
 	struct rte_ether_addr mac;
+	bool has_ip6;   /* the node's own IPv6 address, ip6 (nd_echo.c) */
+	uint8_t ip6[16];
 	bool host;      /* what no slice claims goes to the host (sp_decap_set_host) */
 	bool rx_ip_cksum; /* the device checks IPv4 checksums (sp_decap_set_rx_cksum) */
 };
@@ -40,5 +42,26 @@ enum sp_reason sp_arp_input(const struct sp_port_addr *a, uint16_t port, struct 
  */
 enum sp_reason sp_icmp_input(const struct sp_port_addr *a, struct rte_mbuf *m,
 			     struct rte_ipv4_hdr *ip, struct sp_decap_out *out);
+
+/*
+ * The folded sum of the len bytes of an ICMP message at off (UINT32_MAX if
+ * the packet is shorter); with its checksum (and for ICMPv6 its
+ * pseudo-header), a right one sums to all ones.
+ */
+uint32_t sp_icmp_sum(const struct rte_mbuf *m, uint32_t off, uint32_t len);
+
+/*
+ * A multicast MAC that IPv6 to the port's address may come to: its
+ * solicited-node group's (neighbor solicitations) or all nodes'.
+ */
+bool sp_ipv6_multicast_mac(const struct sp_port_addr *a, const struct rte_ether_addr *mac);
+
+/*
+ * An IPv6 frame that passed the destination MAC check, to a port with an
+ * IPv6 address: a neighbor solicitation for it or an echo request to it is
+ * answered in place into out->reply; anything else returns why it is not.
+ */
+enum sp_reason sp_ipv6_input(const struct sp_port_addr *a, struct rte_mbuf *m,
+			     struct sp_decap_out *out);
 
 #endif

@@ -165,6 +165,17 @@ sp_decap_set_port(struct sp_decap_table *t, uint16_t port, uint32_t ip_be,
 }
 
 void
+sp_decap_set_ipv6(struct sp_decap_table *t, uint16_t port, const uint8_t ip6[16])
+{
+	if (t == NULL || port >= SP_MAX_PORTS)
+		return;
+	t->ports[port].has_ip6 = ip6 != NULL;
+	memset(t->ports[port].ip6, 0, sizeof(t->ports[port].ip6));
+	if (ip6 != NULL)
+		memcpy(t->ports[port].ip6, ip6, sizeof(t->ports[port].ip6));
+}
+
+void
 sp_decap_set_host(struct sp_decap_table *t, uint16_t port, bool host)
 {
 	if (t != NULL && port < SP_MAX_PORTS)
@@ -490,12 +501,15 @@ classify(const struct sp_decap_table *t, uint16_t port, struct rte_mbuf *m,
 	if (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)
 		*why = SP_REASON_TRUNCATED;
 	else if (!rte_is_same_ether_addr(&eth->dst_addr, &a->mac) &&
-		 !rte_is_broadcast_ether_addr(&eth->dst_addr))
+		 !rte_is_broadcast_ether_addr(&eth->dst_addr) &&
+		 !sp_ipv6_multicast_mac(a, &eth->dst_addr))
 		*why = SP_REASON_OTHER_MAC;
 	else if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_ARP))
 		*why = sp_arp_input(a, port, m, out);
 	else if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV4))
 		return classify_ipv4(t, port, m, out, c, why);
+	else if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6) && a->has_ip6)
+		*why = sp_ipv6_input(a, m, out);
 	else
 		*why = SP_REASON_NOT_IPV4; /* VLAN tags included: ports are untagged */
 	return *why == SP_REASON_NONE ? STEP_DONE : STEP_DROP;

@@ -47,6 +47,13 @@ int sp_decap_set_port(struct sp_decap_table *t, uint16_t port, uint32_t ip_be,
 void sp_decap_set_host(struct sp_decap_table *t, uint16_t port, bool host);
 
 /*
+ * The node's own IPv6 address on a port (NULL: none, the default): it
+ * answers neighbor solicitations for it and echo requests to it
+ * (docs/config.md, "ipv6"). Set before the lcores start.
+ */
+void sp_decap_set_ipv6(struct sp_decap_table *t, uint16_t port, const uint8_t ip6[16]);
+
+/*
  * The port's device checks the IPv4 header checksum of what it receives
  * (its rx offload): its verdict in each mbuf's flags stands instead of the
  * software check where it gives one. Set before the lcores start.

@@ -98,6 +98,7 @@ init_addresses(struct sp_node *node, const struct sp_config *cfg, char *err, siz
 	sp_decap_set_shared(node->decap, node->nb_lc > 1);
 	for (uint16_t i = 0; i < node->nb_ports; i++) {
 		sp_decap_set_port(node->decap, i, node->ports[i].ip_be, &node->ports[i].mac);
+		sp_decap_set_ipv6(node->decap, i, cfg->ports[i].has_ipv6 ? cfg->ports[i].ipv6 : NULL);
 		sp_decap_set_host(node->decap, i, node->ports[i].has_host);
 		sp_decap_set_rx_cksum(node->decap, i, node->ports[i].rx_ip_cksum);
 	}

@@ -10,7 +10,8 @@
  *   bits 12-15 k: if k > 0, the frame is a chain of two segments, the first k * 6 bytes long
  *
  * Port 0 also has a host slice's endpoints (TCP and UDP, frames delivered
- * whole) and a NAT range (UDP, TCP and echo replies, whole, no endpoint).
+ * whole), a NAT range (UDP, TCP and echo replies, whole, no endpoint) and an
+ * IPv6 address (neighbor solicitations and echo requests answered).
  *
  * Invariants: every frame comes out exactly once (fwd, reply, learn) or is
  * freed (the pool's in-use count is back where it was once the outputs are
@@ -31,6 +32,8 @@
 #include <rte_icmp.h>
 #include <rte_ip.h>
 #include <rte_udp.h>
+
+#include <slicepath/cksum.h>
 
 #include "decap/decap.h"
 #include "decap/decap_worker.h"
@@ -78,6 +81,9 @@ static const struct endpoint endpoints[] = {
 };
 
 static const uint32_t port_ip[NB_PORTS] = {RTE_IPV4(10, 0, 0, 1), RTE_IPV4(10, 0, 1, 1), 0};
+/* Port 0's IPv6 address, 2001:db8::1. */
+static const uint8_t port_ip6[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 0x01};
+#define IP6_PORT 0
 static const struct rte_ether_addr port_mac[NB_PORTS] = {
 	{{0x02, 0, 0, 0, 0, 0x01}}, {{0x02, 0, 0, 0, 1, 0x01}}, {{0}}};
 
@@ -112,6 +118,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 							&port_mac[i]) == 0,
 				      "cannot set port %u", i);
 	sp_decap_set_host(table, HOST_PORT, true);
+	sp_decap_set_ipv6(table, IP6_PORT, port_ip6);
 	for (i = 0; i < RTE_DIM(endpoints); i++) {
 		const struct endpoint *e = &endpoints[i];
 
@@ -271,6 +278,33 @@ icmp_cksum_ok(const struct rte_mbuf *m, uint32_t off, uint32_t len)
 	return rte_raw_cksum_mbuf(m, off, len, &sum) == 0 && sum == UINT16_MAX;
 }
 
+/*
+ * An IPv6 reply (frame i's): from port 0's address, an echo reply to an
+ * echo request or an advertisement to a solicitation, its checksum right
+ * (the node answers only requests whose checksum is).
+ */
+static void
+check_reply6(struct rte_mbuf *m, unsigned int i)
+{
+	const struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *,
+								 RTE_ETHER_HDR_LEN);
+	uint32_t off = RTE_ETHER_HDR_LEN + sizeof(*ip), len = rte_be_to_cpu_16(ip->payload_len);
+	uint8_t type = *rte_pktmbuf_mtod_offset(m, const uint8_t *, off);
+	uint8_t asked = b.bytes[i][off];
+	uint16_t sum;
+
+	SP_TEST_CHECK(b.port == IP6_PORT, "frame %u: IPv6 answered on port %u, which has none", i,
+		      b.port);
+	SP_TEST_CHECK(memcmp(ip->src_addr, port_ip6, sizeof(port_ip6)) == 0 && ip->proto == 58 &&
+			      rte_pktmbuf_pkt_len(m) == off + len,
+		      "frame %u: IPv6 reply with a wrong source, next header or length", i);
+	SP_TEST_CHECK((type == 129 && asked == 128) || (type == 136 && asked == 135),
+		      "frame %u: ICMPv6 %u answering %u", i, type, asked);
+	SP_TEST_CHECK(rte_raw_cksum_mbuf(m, off, len, &sum) == 0 &&
+			      sp_cksum_fold((uint64_t)sum + rte_ipv6_phdr_cksum(ip, 0)) == 0xffff,
+		      "frame %u: ICMPv6 reply with a wrong checksum", i);
+}
+
 /* An ARP or ICMP echo reply, written into the request's mbuf. */
 static void
 check_reply(struct rte_mbuf *m)
@@ -297,8 +331,12 @@ check_reply(struct rte_mbuf *m)
 			      "frame %u: ARP reply with wrong opcode or addresses", i);
 		return;
 	}
+	if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
+		check_reply6(m, i);
+		return;
+	}
 	SP_TEST_CHECK(eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV4),
-		      "frame %u: reply neither ARP nor IPv4", i);
+		      "frame %u: reply neither ARP nor IP", i);
 	hlen = rte_ipv4_hdr_len(ip);
 	tlen = rte_be_to_cpu_16(ip->total_length);
 	SP_TEST_CHECK(sp_test_ipv4_cksum_ok(ip) &&

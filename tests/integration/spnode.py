@@ -53,7 +53,8 @@ DROP_REASONS = [
     "truncated", "not_ipv4", "other_mac", "bad_ip_header", "fragment", "not_local", "not_udp",
     "no_endpoint", "arp_ignored", "icmp_ignored", "malformed", "bad_hdr_len", "bad_checksum",
     "ttl_expired", "options", "unsupported", "miss", "bad_result", "no_neighbor", "queue_full",
-    "ring_full", "tx_full", "no_slow_path", "slow_path_full", "inbound_rate",
+    "ring_full", "tx_full", "no_slow_path", "slow_path_full", "inbound_rate", "nd_ignored",
+    "ra_ignored",
 ]
 
 BROADCAST = "ff:ff:ff:ff:ff:ff"
@@ -279,6 +280,7 @@ class Port:
         self.steering = None  # "steering" in the config, or the default
         self.rx_queues_key = None  # "rx_queues" in the config, or the default
         self.host = None  # "host": the host path's interface name, or none
+        self.ipv6 = None  # "ipv6": the node's own IPv6 address on the port, or none
 
     def __repr__(self):
         return f"Port({self.name}, {self.ipv4}, {self.mac})"
@@ -407,7 +409,8 @@ class Node:
                        **({"rate": p.rate} if p.rate else {}),
                        **({"steering": p.steering} if p.steering else {}),
                        **({"rx_queues": p.rx_queues_key} if p.rx_queues_key else {}),
-                       **({"host": p.host} if p.host else {})}
+                       **({"host": p.host} if p.host else {}),
+                       **({"ipv6": p.ipv6} if p.ipv6 else {})}
                       for p in self.ports.values()],
             "neighbors": [{"port": p, "ipv4": ip, "mac": mac} for p, ip, mac in self.neighbors],
             "npes": self.npes,

@@ -1,12 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The node's own addresses: ARP replies, echo replies, and ARP requests for
-next hops it cannot resolve."""
+next hops it cannot resolve; on a port with an IPv6 address, neighbor advertisements
+and echo replies."""
 
 import time
+from socket import AF_INET6, inet_ntop, inet_pton
 
-from scapy.layers.inet import ICMP, IP
+from scapy.layers.inet import ICMP, IP, TCP, UDP
+from scapy.layers.inet6 import (ICMPv6EchoReply, ICMPv6EchoRequest, ICMPv6ND_NA, ICMPv6ND_NS,
+                                ICMPv6ND_RA, ICMPv6NDOptDstLLAddr, ICMPv6NDOptSrcLLAddr, IPv6)
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
+from scapy.utils6 import in6_getnsma, in6_getnsmac
 
 from conftest import needs_root
 from spnode import (PEER_IP, PEER_MAC, arp_reply, arp_request, assert_frames, echo_reply_for,
@@ -100,3 +105,104 @@ def test_unresolved_next_hop_sends_arp_request(std):
     assert len(arps) >= 1, "no ARP request for the unresolved next hop on p1"
     assert_frames(arps, [request] * len(arps), "ARP requests on p1")
     assert n.output(std.p2) == []
+
+
+# ------------------------------------------------------------------ the node's own IPv6
+
+NODE6 = "2001:db8:1::1"
+PEER6 = "2001:db8:1::9"
+ALL_NODES_MAC = "33:33:00:00:00:01"
+
+
+def solicited_node(ip6):
+    """The address's solicited-node group and that group's MAC."""
+    group = inet_ntop(AF_INET6, in6_getnsma(inet_pton(AF_INET6, ip6)))
+    return group, in6_getnsmac(inet_pton(AF_INET6, group))
+
+
+def ns(dst_mac, dst, target=NODE6, src=PEER6, hlim=255, lladdr=True):
+    """A neighbor solicitation from the peer."""
+    f = (Ether(src=PEER_MAC, dst=dst_mac) / IPv6(src=src, dst=dst, hlim=hlim)
+         / ICMPv6ND_NS(tgt=target))
+    return bytes(f / ICMPv6NDOptSrcLLAddr(lladdr=PEER_MAC) if lladdr else f)
+
+
+def na(p, dst_mac, dst, solicited):
+    """The node's advertisement of its address on port p."""
+    return bytes(Ether(src=p.mac, dst=dst_mac) / IPv6(src=NODE6, dst=dst, hlim=255)
+                 / ICMPv6ND_NA(R=0, S=int(solicited), O=1, tgt=NODE6)
+                 / ICMPv6NDOptDstLLAddr(lladdr=p.mac))
+
+
+def test_neighbor_solicitation_for_node_ipv6_is_answered(std):
+    """A port's "ipv6" address is advertised to whoever solicits it: to the solicited-node
+    group or to the address, and to all nodes for a sender without an address yet
+    (duplicate address detection); the rest of neighbor discovery is counted, not taken."""
+    n, p0 = std.node, std.p0
+    p0.ipv6 = NODE6
+    group, group_mac = solicited_node(NODE6)
+    bad_sum = bytearray(ns(group_mac, group))
+    bad_sum[-1] ^= 0x01  # the option's last byte: the ICMPv6 sum wrong
+    n.receive(p0, [
+        ns(group_mac, group),                                   # answered
+        ns(p0.mac, NODE6, lladdr=False),                        # unicast: answered
+        ns(group_mac, group, src="::", lladdr=False),           # duplicate address detection
+        ns(group_mac, group, target="2001:db8:1::2"),           # another address: nd_ignored
+        ns(group_mac, group, hlim=64),                          # passed on by a router: nd_ignored
+        bytes(bad_sum),                                         # bad_checksum
+        bytes(Ether(src=PEER_MAC, dst=ALL_NODES_MAC) / IPv6(src="fe80::9", dst="ff02::1", hlim=255)
+              / ICMPv6ND_RA()),                                 # ra_ignored
+        bytes(Ether(src=PEER_MAC, dst=p0.mac) / IPv6(src=PEER6, dst=NODE6, hlim=255)
+              / ICMPv6ND_NA(tgt=PEER6)),                        # nd_ignored
+        ns("33:33:ff:00:00:02", "ff02::1:ff00:2", target="2001:db8:1::2"),  # other_mac
+    ])
+
+    c = n.run()
+
+    assert_frames(n.output(p0), [na(p0, PEER_MAC, PEER6, True), na(p0, PEER_MAC, PEER6, True),
+                                 na(p0, ALL_NODES_MAC, "ff02::1", False)], "p0 output")
+    drops = c["drops"]
+    assert (drops["nd_ignored"], drops["ra_ignored"], drops["bad_checksum"],
+            drops["other_mac"]) == (3, 1, 1, 1), drops
+    assert c["ports"]["p0"]["rx_pkts"] == 9 and c["ports"]["p0"]["tx_pkts"] == 3
+
+
+def test_ping6_of_node_is_answered(std):
+    """An echo request to a port's IPv6 address is answered byte for byte; one with a wrong
+    ICMPv6 checksum, to another address, to all nodes, or a datagram for a service the node
+    does not offer over IPv6, is counted; a port without an IPv6 address counts IPv6 as
+    not_ipv4."""
+    n, p0, p1 = std.node, std.p0, std.p1
+    p0.ipv6 = NODE6
+
+    def request(dst=NODE6, dst_mac=p0.mac, seq=1, data=b"ping6"):
+        return bytes(Ether(src=PEER_MAC, dst=dst_mac) / IPv6(src=PEER6, dst=dst)
+                     / ICMPv6EchoRequest(id=0x1234, seq=seq, data=data))
+
+    req1, req2 = request(), request(seq=2, data=bytes(range(256)) * 4)
+    bad = bytearray(request(seq=3))
+    bad[-1] ^= 0x01
+    n.receive(p0, [
+        req1, bytes(bad), req2,
+        request(dst="2001:db8:1::2"),                           # not_local
+        request(dst="ff02::1", dst_mac=ALL_NODES_MAC),          # icmp_ignored
+        bytes(Ether(src=PEER_MAC, dst=p0.mac) / IPv6(src=PEER6, dst=NODE6)
+              / UDP(sport=4000, dport=5001) / Raw(b"x" * 20)),  # no_endpoint: endpoints are IPv4
+        bytes(Ether(src=PEER_MAC, dst=p0.mac) / IPv6(src=PEER6, dst=NODE6)
+              / TCP(sport=4000, dport=22)),                     # not_udp
+    ])
+    n.receive(p1, [request(dst_mac=p1.mac)])                     # not_ipv4
+
+    c = n.run()
+
+    def reply(req):
+        r = IPv6(bytes(Ether(req).payload))
+        return bytes(Ether(src=p0.mac, dst=PEER_MAC) / IPv6(src=NODE6, dst=PEER6, hlim=64)
+                     / ICMPv6EchoReply(id=r[ICMPv6EchoRequest].id, seq=r[ICMPv6EchoRequest].seq,
+                                       data=r[ICMPv6EchoRequest].data))
+
+    assert_frames(n.output(p0), [reply(req1), reply(req2)], "p0 output")
+    assert n.output(p1) == []
+    drops = c["drops"]
+    assert (drops["bad_checksum"], drops["not_local"], drops["icmp_ignored"],
+            drops["no_endpoint"], drops["not_udp"], drops["not_ipv4"]) == (1, 1, 1, 1, 1, 1), drops

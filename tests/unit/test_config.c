@@ -167,8 +167,23 @@ static const struct bad_case bad_cases[] = {
 	{ "{'ports':[]}", -EINVAL, "ports: is empty", { "at least 1 entry" } },
 	{ "{'ports':{}}", -EINVAL, "ports: expected an array", { "got an object" } },
 	{ "{'ports':[5]}", -EINVAL, "ports[0]: expected an object", { "got an integer" } },
-	{ PORT(",'ipv6':'::1'"), -EINVAL, "ports[0].ipv6: unknown key",
-	  { "name, device, ipv4, mac, rate, rx_desc, tx_desc, overhead" } },
+	{ PORT(",'ip6':'2001:db8::1'"), -EINVAL, "ports[0].ip6: unknown key",
+	  { "name, device, ipv4, ipv6, mac, rate, rx_desc, tx_desc, overhead" } },
+	{ PORT(",'ipv6':'2001:db8::g'"), -EINVAL,
+	  "ports[0].ipv6: \"2001:db8::g\" is not an IPv6 address", { "like 2001:db8::1" } },
+	{ PORT(",'ipv6':'::'"), -EINVAL, "ports[0].ipv6: :: is the unspecified address",
+	  { "use a unicast address" } },
+	{ PORT(",'ipv6':'::1'"), -EINVAL, "ports[0].ipv6: ::1 is the loopback address",
+	  { "unicast" } },
+	{ PORT(",'ipv6':'ff02::1'"), -EINVAL, "ports[0].ipv6: ff02::1 is a multicast address",
+	  { "unicast" } },
+	{ PORT(",'ipv6':'::ffff:10.0.0.1'"), -EINVAL,
+	  "ports[0].ipv6: ::ffff:10.0.0.1 is an IPv4-mapped address", { "unicast" } },
+	{ PORT(",'ipv6':10"), -EINVAL, "ports[0].ipv6: expected a string", { "got an integer" } },
+	{ "{'ports':[{'name':'p0','device':'net_null0','ipv4':'10.0.0.1','ipv6':'2001:db8::1'},"
+	  "{'name':'p1','device':'net_null1','ipv4':'10.0.1.1','ipv6':'2001:db8:0::1'}]}", -EINVAL,
+	  "ports[1].ipv6: 2001:db8::1 is already the address of ports[0] (p0)",
+	  { "its own address" } },
 	{ "{'ports':[{'device':'x','ipv4':'10.0.0.1'}]}", -EINVAL, "ports[0].name: required",
 	  { "add \"name\" to ports[0]" } },
 	{ PORTS2("'name':'p 1','device':'net_null1','ipv4':'10.0.1.1'"), -EINVAL,
@@ -637,6 +652,7 @@ test_defaults(void **state)
 	assert_string_equal(p->device, "net_null0");
 	assert_int_equal(p->ipv4, ip("10.0.0.1"));
 	assert_false(p->has_mac);
+	assert_false(p->has_ipv6);
 	assert_int_equal(p->rate_bps, 10000000000ULL);
 	assert_int_equal(p->rx_desc, 1024);
 	assert_int_equal(p->tx_desc, 1024);
@@ -759,7 +775,7 @@ test_explicit_values(void **state)
 	struct sp_config *cfg = parse_ok(
 		"{'eal':['--no-huge','-m','1024'],'mbufs':1e5,'codeopt_libs':['/opt/co.so'],"
 		"'ports':[{'name':'p0','device':'0000:01:00.0','ipv4':'192.0.2.1',"
-		"'mac':'0A:bc:DE:f0:12:34','rate':'800M','rx_desc':512,'tx_desc':2048,"
+		"'ipv6':'2001:DB8::a:1','mac':'0A:bc:DE:f0:12:34','rate':'800M','rx_desc':512,'tx_desc':2048,"
 		"'overhead':20},"
 		"{'name':'lan_1','device':'net_pcap0,rx_pcap=/x.pcap,tx_pcap=/y.pcap',"
 		"'ipv4':'198.51.100.1','rate':2500000000}],"
@@ -781,6 +797,10 @@ test_explicit_values(void **state)
 	assert_int_equal(cfg->nb_codeopt_libs, 1);
 	assert_string_equal(cfg->codeopt_libs[0], "/opt/co.so");
 	assert_int_equal(cfg->nb_ports, 2);
+	assert_true(cfg->ports[0].has_ipv6);
+	assert_memory_equal(cfg->ports[0].ipv6,
+			    ((uint8_t[]){ 0x20, 0x01, 0x0d, 0xb8, [13] = 0x0a, [15] = 0x01 }), 16);
+	assert_false(cfg->ports[1].has_ipv6);
 	assert_true(cfg->ports[0].has_mac);
 	assert_memory_equal(cfg->ports[0].mac, ((uint8_t[]){ 0x0a, 0xbc, 0xde, 0xf0, 0x12, 0x34 }),
 			    6);
