@@ -192,11 +192,11 @@ def show_info(d):
 def show_ports(d):
     rows = []
     for name, p in sorted(d.items(), key=lambda kv: kv[1].get("port_id", 0)):
-        rows.append([name, p.get("port_id"), p.get("ipv4"), p.get("mac"), human_rate(p.get("rate_bps")),
-                     p.get("rx_pkts"), p.get("rx_bytes"), p.get("tx_pkts"), p.get("tx_bytes"),
-                     p.get("tx_drop_pkts")])
-    table(["port", "id", "ipv4", "mac", "rate", "rx_pkts", "rx_bytes", "tx_pkts", "tx_bytes",
-           "tx_drop"], rows)
+        rows.append([name, p.get("port_id"), p.get("ipv4"), p.get("ipv6") or "-", p.get("mac"),
+                     human_rate(p.get("rate_bps")), p.get("rx_pkts"), p.get("rx_bytes"),
+                     p.get("tx_pkts"), p.get("tx_bytes"), p.get("tx_drop_pkts")])
+    table(["port", "id", "ipv4", "ipv6", "mac", "rate", "rx_pkts", "rx_bytes", "tx_pkts",
+           "tx_bytes", "tx_drop"], rows)
 
 
 SLICE_COLS = ["rx_pkts", "rx_bytes", "fwd_pkts", "fwd_bytes", "exception_pkts", "drop_pkts"]

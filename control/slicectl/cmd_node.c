@@ -48,12 +48,16 @@ static void
 reservation_row(struct table *t, json_t *o)
 {
 	char idx[16], a[16], b[16], c[16], d[16], e[16];
+	const char *ip6 = json_string_value(json_object_get(o, "ipv6"));
+
+	if (ip6 == NULL || ip6[0] == '\0')
+		ip6 = "-";
 
 	table_row(t, json_string_value(json_object_get(o, "name")), num(o, "index", idx, 16),
 		  json_string_value(json_object_get(o, "ipv4")),
 		  json_string_value(json_object_get(o, "mac")), rate(o, "rate", a, 16),
 		  rate(o, "reserved", b, 16), rate(o, "available", c, 16),
-		  rate(o, "inbound_reserved", d, 16), rate(o, "inbound_available", e, 16));
+		  rate(o, "inbound_reserved", d, 16), rate(o, "inbound_available", e, 16), ip6);
 }
 
 /* node's row: how the interface's frames reach the lcores, and why not rte_flow. */
@@ -105,8 +109,8 @@ ifaces(struct cli *cli, bool steering)
 	if (r == NULL)
 		return status;
 	t = steering ? table_new(6, "IFACE", "RX_QUEUES", "TX_QUEUES", "STEERING", "RULES", "NOTE")
-		     : table_new(9, "IFACE", "INDEX", "IPV4", "MAC", "RATE", "RESERVED",
-				 "AVAILABLE", "IN_RESERVED", "IN_AVAILABLE");
+		     : table_new(10, "IFACE", "INDEX", "IPV4", "MAC", "RATE", "RESERVED",
+				 "AVAILABLE", "IN_RESERVED", "IN_AVAILABLE", "IPV6");
 	json_array_foreach(r, i, o) {
 		if (steering)
 			steering_row(t, o);

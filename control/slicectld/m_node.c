@@ -89,7 +89,7 @@ reserved_on(json_t *info, const char *port)
 }
 
 /*
- * {} -> [{"name", "index", "ipv4", "mac", "rate", "reserved", "available",
+ * {} -> [{"name", "index", "ipv4", "ipv6", "mac", "rate", "reserved", "available",
  * "inbound_reserved", "inbound_available", "rx_queues", "tx_queues",
  * "steering", "steering_note", "steering_rules"}]: SPP's get_ifaces, what
  * an endpoint may still reserve on each interface, outbound and inbound,
@@ -97,7 +97,7 @@ reserved_on(json_t *info, const char *port)
  */
 /* node.info's keys of a port that iface.list passes on as they are. */
 static const char *const AS_REPORTED[] = {
-	"index", "ipv4", "mac", "rx_queues", "tx_queues", "steering", "steering_note",
+	"index", "ipv4", "ipv6", "mac", "rx_queues", "tx_queues", "steering", "steering_note",
 	"steering_rules", NULL,
 };
 

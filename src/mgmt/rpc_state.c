@@ -82,13 +82,16 @@ static json_t *
 port_info(const struct sp_node *node, uint16_t p)
 {
 	const struct sp_port *port = &node->ports[p];
-	char ip[INET_ADDRSTRLEN], mac[RTE_ETHER_ADDR_FMT_SIZE];
+	char ip[INET_ADDRSTRLEN], ip6[INET6_ADDRSTRLEN] = "", mac[RTE_ETHER_ADDR_FMT_SIZE];
 	struct in_addr a = {.s_addr = port->ip_be};
 
 	inet_ntop(AF_INET, &a, ip, sizeof(ip));
+	if (port->has_ip6)
+		inet_ntop(AF_INET6, port->ip6, ip6, sizeof(ip6));
 	rte_ether_format_addr(mac, sizeof(mac), &port->mac);
-	return json_pack("{s:s, s:i, s:s, s:s, s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:s, s:s, s:I}",
-			 "name", port->name, "index", p, "ipv4", ip, "mac", mac, "rate",
+	return json_pack("{s:s, s:i, s:s, s:s, s:s, s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:s, s:s, "
+			 "s:I}",
+			 "name", port->name, "index", p, "ipv4", ip, "ipv6", ip6, "mac", mac, "rate",
 			 (json_int_t)port->rate_bps, "inbound_reserved",
 			 (json_int_t)sp_node_inbound_reserved(node, p), "overhead", port->overhead,
 			 "rx_desc", port->rx_desc, "tx_desc", port->tx_desc, "rx_queues",

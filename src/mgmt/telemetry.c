@@ -7,6 +7,7 @@
  * nothing is freed under a callback. Each command is in the file of what
  * it reads (telemetry_*.c) and registers itself there.
  */
+#include <arpa/inet.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,16 @@ sp_tel_add_ipv4(struct rte_tel_data *d, const char *name, uint32_t ip_be)
 	char s[16];
 
 	snprintf(s, sizeof(s), "%u.%u.%u.%u", b[0], b[1], b[2], b[3]);
+	rte_tel_data_add_dict_string(d, name, s);
+}
+
+void
+sp_tel_add_ipv6(struct rte_tel_data *d, const char *name, const uint8_t *ip6)
+{
+	char s[INET6_ADDRSTRLEN] = "";
+
+	if (ip6 != NULL)
+		inet_ntop(AF_INET6, ip6, s, sizeof(s));
 	rte_tel_data_add_dict_string(d, name, s);
 }
 

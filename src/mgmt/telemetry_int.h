@@ -22,6 +22,8 @@ extern const struct sp_node *sp_tel_node;
 /* A reading into a telemetry dictionary (sp_stats_fn). */
 void sp_tel_field(void *d, const char *name, uint64_t value);
 void sp_tel_add_ipv4(struct rte_tel_data *d, const char *name, uint32_t ip_be);
+/* An IPv6 address (NULL: none) as text, "" for none. */
+void sp_tel_add_ipv6(struct rte_tel_data *d, const char *name, const uint8_t *ip6);
 void sp_tel_add_mac(struct rte_tel_data *d, const char *name, const struct rte_ether_addr *mac);
 /* A dictionary to fill and add to another, or NULL with no memory. */
 struct rte_tel_data *sp_tel_new_dict(void);

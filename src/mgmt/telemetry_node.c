@@ -36,6 +36,7 @@ cmd_ports(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 			return -ENOMEM;
 		rte_tel_data_add_dict_u64(c, "port_id", port->port_id);
 		sp_tel_add_ipv4(c, "ipv4", port->ip_be);
+		sp_tel_add_ipv6(c, "ipv6", port->has_ip6 ? port->ip6 : NULL);
 		sp_tel_add_mac(c, "mac", &port->mac);
 		rte_tel_data_add_dict_u64(c, "rate_bps", port->rate_bps);
 		rte_tel_data_add_dict_u64(c, "rx_queues", port->nb_rxq);

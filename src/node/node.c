@@ -65,6 +65,7 @@ open_ports(struct sp_node *node, const struct sp_config *cfg, char *err, size_t 
 			.name = cp->name,
 			.device = cp->device,
 			.ip_be = cp->ipv4,
+			.ip6 = cp->has_ipv6 ? cp->ipv6 : NULL,
 			.mac = cp->has_mac ? cp->mac : NULL,
 			.rate_bps = cp->rate_bps,
 			.overhead = cp->overhead,
@@ -98,7 +99,7 @@ init_addresses(struct sp_node *node, const struct sp_config *cfg, char *err, siz
 	sp_decap_set_shared(node->decap, node->nb_lc > 1);
 	for (uint16_t i = 0; i < node->nb_ports; i++) {
 		sp_decap_set_port(node->decap, i, node->ports[i].ip_be, &node->ports[i].mac);
-		sp_decap_set_ipv6(node->decap, i, cfg->ports[i].has_ipv6 ? cfg->ports[i].ipv6 : NULL);
+		sp_decap_set_ipv6(node->decap, i, node->ports[i].has_ip6 ? node->ports[i].ip6 : NULL);
 		sp_decap_set_host(node->decap, i, node->ports[i].has_host);
 		sp_decap_set_rx_cksum(node->decap, i, node->ports[i].rx_ip_cksum);
 	}

@@ -291,6 +291,9 @@ sp_port_open(const struct sp_port_conf *conf, struct rte_mempool *pool, uint16_t
 	snprintf(out->name, sizeof(out->name), "%s", conf->name);
 	out->port_id = pid;
 	out->ip_be = conf->ip_be;
+	out->has_ip6 = conf->ip6 != NULL;
+	if (out->has_ip6)
+		memcpy(out->ip6, conf->ip6, sizeof(out->ip6));
 	out->rate_bps = conf->rate_bps;
 	out->overhead = conf->overhead;
 	out->rx_desc = conf->rx_desc;

@@ -26,6 +26,8 @@ struct sp_port {
 	char name[SP_NAME_LEN];
 	uint16_t port_id; /* DPDK ethdev port id */
 	uint32_t ip_be;
+	bool has_ip6;    /* the node's own IPv6 address on the port, ip6 */
+	uint8_t ip6[16];
 	struct rte_ether_addr mac;
 	uint64_t rate_bps;
 	uint16_t overhead; /* bytes a frame adds on the wire beyond its data */
@@ -50,6 +52,7 @@ struct sp_port_conf {
 	const char *name;   /* how the node names it (in messages too) */
 	const char *device; /* PCI address or vdev devargs */
 	uint32_t ip_be;
+	const uint8_t *ip6; /* 16 bytes, or NULL: none */
 	const uint8_t *mac; /* RTE_ETHER_ADDR_LEN bytes, or NULL: the device's own */
 	uint64_t rate_bps;
 	uint16_t overhead;  /* bytes a frame adds on the wire beyond its data */

@@ -3,6 +3,9 @@
 next hops it cannot resolve; on a port with an IPv6 address, neighbor advertisements
 and echo replies."""
 
+import os
+import socket
+import subprocess
 import time
 from socket import AF_INET6, inet_ntop, inet_pton
 
@@ -14,8 +17,8 @@ from scapy.packet import Raw
 from scapy.utils6 import in6_getnsma, in6_getnsmac
 
 from conftest import needs_root
-from spnode import (PEER_IP, PEER_MAC, arp_reply, arp_request, assert_frames, echo_reply_for,
-                    echo_request, inner_udp, neighbor_table)
+from spnode import (PEER_IP, PEER_MAC, Standard, arp_reply, arp_request, assert_frames,
+                    echo_reply_for, echo_request, inner_udp, neighbor_table)
 
 pytestmark = needs_root
 
@@ -206,3 +209,40 @@ def test_ping6_of_node_is_answered(std):
     drops = c["drops"]
     assert (drops["bad_checksum"], drops["not_local"], drops["icmp_ignored"],
             drops["no_endpoint"], drops["not_udp"], drops["not_ipv4"]) == (1, 1, 1, 1, 1, 1), drops
+
+
+def test_linux_resolves_and_pings_the_node_ipv6(tmp_path):
+    """The kernel on the far side of a tap port finds the node's IPv6 address by its own
+    neighbor discovery (the solicitation to the solicited-node group, the advertisement
+    back) and gets echo replies from it: the node speaks the real stack's dialect."""
+    tag = os.getpid() % 100000
+    ifname = f"sp6{tag}"
+    std = Standard(tmp_path, "nd6")
+    n, p0 = std.node, std.p0
+    p0.device = f"net_tap{p0.index},iface={ifname}"
+    p0.ipv6 = "fd00:6::1"
+    n.start()
+    try:
+        subprocess.run(["ip", "link", "set", "dev", ifname, "up"], check=True)
+        subprocess.run(["ip", "-6", "addr", "add", "fd00:6::2/64", "dev", ifname, "nodad"],
+                       check=True)
+        replies = []
+        with socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_ICMPV6) as s:
+            s.settimeout(3)
+            for seq in range(3):
+                # The kernel writes the checksum of what a raw ICMPv6 socket sends.
+                s.sendto(bytes(ICMPv6EchoRequest(id=0x6006, seq=seq, data=b"linux", cksum=0)),
+                         ("fd00:6::1", 0))
+                while True:  # the kernel hands a raw socket every ICMPv6 message
+                    data, addr = s.recvfrom(2048)
+                    if data[0] == 129:
+                        replies.append((addr[0], ICMPv6EchoReply(data).seq))
+                        break
+        neigh = subprocess.run(["ip", "-6", "neigh", "show", "fd00:6::1", "dev", ifname],
+                               capture_output=True, text=True, check=True).stdout
+        drops = n.call("stats.get")["drops"]
+    finally:
+        n.stop()
+    assert replies == [("fd00:6::1", 0), ("fd00:6::1", 1), ("fd00:6::1", 2)], replies
+    assert f"lladdr {p0.mac}" in neigh, neigh
+    assert drops.get("bad_checksum", 0) == 0 and drops.get("icmp_ignored", 0) == 0, drops

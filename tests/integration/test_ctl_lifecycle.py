@@ -14,6 +14,7 @@ PORT = 5001
 
 
 def test_slice_lifecycle_through_slicectl(ctl, users):
+    ctl.p1.ipv6 = "2001:db8:1::1"
     ctl.start()
     sc, owner = ctl.ctld.slicectl, users.OWNERS[0]
     want = []
@@ -29,6 +30,10 @@ def test_slice_lifecycle_through_slicectl(ctl, users):
                                                    user=owner).stdout
     sc("queue", "bind", "alpha", 0, "endpoint", 1, "share", "10M", user=owner)
     ifaces = {i["name"]: i for i in ctl.ctld.json("iface", user=owner)}
+    assert (ifaces["p0"]["ipv6"], ifaces["p1"]["ipv6"]) == ("", "2001:db8:1::1"), ifaces
+    rows = {line.split()[0]: line.split() for line in sc("iface", user=owner).stdout.splitlines()}
+    assert rows["IFACE"][-1] == "IPV6" and rows["p0"][-1] == "-", rows
+    assert rows["p1"][-1] == "2001:db8:1::1", rows
     assert (ifaces["p1"]["reserved"], ifaces["p1"]["available"]) == (20_000_000,
                                                                      10_000_000_000 - 20_000_000)
     assert (ifaces["p0"]["inbound_reserved"], ifaces["p0"]["inbound_available"]) == \

@@ -91,6 +91,7 @@ def test_slices_forward_to_two_interfaces(std, layout):
         n.npes = [{"filters": 4096, "queues": 256}, {"filters": 4096, "queues": 256}]
         std.beta.npe = 1
 
+    std.p1.ipv6 = "2001:db8:1::1"  # the node's own: nothing of the forwarding changes
     rx, out, _plan = traffic(std)
     n.receive(std.p0, rx)
     c = n.run()
@@ -110,6 +111,7 @@ def test_slices_forward_to_two_interfaces(std, layout):
         assert ports[p]["tx_drop_pkts"] == 0
     assert ports["p0"]["tx_pkts"] == 0
     assert ports["p1"]["ipv4"] == std.p1.ipv4
+    assert (ports["p0"]["ipv6"], ports["p1"]["ipv6"]) == ("", "2001:db8:1::1"), ports
     assert ports["p1"]["mac"].lower() == std.p1.mac
 
     assert set(DROP_REASONS) <= set(c["drops"]), f"reasons missing: {set(DROP_REASONS) - set(c['drops'])}"
