@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A port's own IPv6 address (src/decap/nd_echo.c), through sp_decap_burst():
+ * what is answered and how, and each frame that is not counted under its
+ * reason. The byte-for-byte answers to scapy's frames are test_arp_icmp.py's.
+ */
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+
+#include <slicepath/cksum.h>
+
+#include "decap/decap.h"
+#include "decap/decap_worker.h"
+#include "stats/stats.h"
+#include "sp_test.h"
+#include "sp_test_frame.h"
+
+#define PORT 0
+#define OFF (RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr)) /* the ICMPv6 message */
+#define NS_LEN 24 /* type, code, checksum, reserved, target */
+#define NA_FRAME (OFF + 32) /* the advertisement and its target link-layer option */
+
+static const struct rte_ether_addr node_mac = {{0x02, 0, 0, 0, 0, 0x01}};
+static const struct rte_ether_addr peer_mac = {{0x02, 0, 0, 0, 0, 0x02}};
+static const struct rte_ether_addr group_mac = {{0x33, 0x33, 0xff, 0, 0, 0x01}};
+static const uint8_t node6[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 0x01};
+static const uint8_t peer6[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 0x09};
+static const uint8_t group6[16] = {0xff, 0x02, [11] = 0x01, [12] = 0xff, [15] = 0x01};
+static const uint8_t unspecified6[16];
+
+static struct sp_decap_table *table;
+static struct sp_lcore_stats st;
+static struct sp_decap_out out;
+
+static int
+setup(void **state)
+{
+	(void)state;
+	sp_test_eal_init();
+	table = sp_decap_create("nd_echo_test", 16, SOCKET_ID_ANY);
+	if (table == NULL || sp_decap_set_port(table, PORT, RTE_BE32(RTE_IPV4(10, 0, 0, 1)),
+					       &node_mac) != 0)
+		return -1;
+	sp_decap_set_ipv6(table, PORT, node6);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	sp_decap_free(table);
+	return 0;
+}
+
+/* The ICMPv6 message's checksum (its field zero) for its IPv6 header. */
+static uint16_t
+icmpv6_cksum(const struct rte_ipv6_hdr *ip)
+{
+	return (uint16_t)~sp_cksum_fold((uint64_t)rte_raw_cksum(ip + 1,
+								 rte_be_to_cpu_16(ip->payload_len)) +
+				       rte_ipv6_phdr_cksum(ip, 0));
+}
+
+/* An ICMPv6 message of len bytes (type, code, then body) from src to dst: the frame's length. */
+static size_t
+build(uint8_t *f, const struct rte_ether_addr *dst_mac, const uint8_t src[16],
+      const uint8_t dst[16], uint8_t hop_limit, uint8_t type, uint8_t code, const void *body,
+      uint16_t body_len)
+{
+	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(f + RTE_ETHER_HDR_LEN);
+	uint8_t *icmp = (uint8_t *)(ip + 1);
+
+	sp_test_eth(f, dst_mac, &peer_mac, RTE_ETHER_TYPE_IPV6);
+	*ip = (struct rte_ipv6_hdr){.vtc_flow = RTE_BE32(6u << 28),
+				    .payload_len = rte_cpu_to_be_16(4 + body_len),
+				    .proto = 58, .hop_limits = hop_limit};
+	memcpy(ip->src_addr, src, 16);
+	memcpy(ip->dst_addr, dst, 16);
+	icmp[0] = type;
+	icmp[1] = code;
+	icmp[2] = icmp[3] = 0;
+	memcpy(icmp + 4, body, body_len);
+	*(uint16_t *)(icmp + 2) = icmpv6_cksum(ip);
+	return OFF + 4 + body_len;
+}
+
+/* A solicitation for target: the frame's length. */
+static size_t
+build_ns(uint8_t *f, const struct rte_ether_addr *dst_mac, const uint8_t src[16],
+	 const uint8_t dst[16], const uint8_t target[16], uint8_t code)
+{
+	uint8_t body[NS_LEN - 4] = {0};
+
+	memcpy(body + 4, target, 16);
+	return build(f, dst_mac, src, dst, 255, 135, code, body, sizeof(body));
+}
+
+/* Decap frame (a chain split at split bytes, 0: one segment): the reason counted, NONE if answered. */
+static enum sp_reason
+receive_split(const void *frame, size_t len, size_t split)
+{
+	struct rte_mbuf *m = sp_test_mbuf(frame, len, split, 0);
+	unsigned int r, n = 0;
+	enum sp_reason why = SP_REASON_NONE;
+
+	assert_non_null(m);
+	m->port = PORT;
+	memset(&st, 0, sizeof(st));
+	sp_decap_burst(table, PORT, &m, 1, &out, &st);
+	for (r = 0; r < SP_REASON_MAX; r++)
+		if (st.reason[r] > 0) {
+			n += st.reason[r];
+			why = (enum sp_reason)r;
+		}
+	/* Exactly one of: answered, counted. */
+	assert_int_equal(n + out.nb_reply, 1);
+	assert_int_equal(out.nb_fwd + out.nb_host + out.nb_learn, 0);
+	return why;
+}
+
+static enum sp_reason
+receive(const void *frame, size_t len)
+{
+	return receive_split(frame, len, 0);
+}
+
+/* The reply's ICMPv6 message sums right with its pseudo-header. */
+static void
+assert_reply_cksum(const struct rte_mbuf *m)
+{
+	uint8_t f[2048];
+	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(f + RTE_ETHER_HDR_LEN);
+	uint16_t len;
+
+	assert_true(rte_pktmbuf_pkt_len(m) <= sizeof(f));
+	memcpy(f, rte_pktmbuf_read(m, 0, rte_pktmbuf_pkt_len(m), f), rte_pktmbuf_pkt_len(m));
+	len = rte_be_to_cpu_16(ip->payload_len);
+	assert_int_equal(rte_pktmbuf_pkt_len(m), OFF + len);
+	assert_int_equal(sp_cksum_fold((uint64_t)rte_raw_cksum(ip + 1, len) +
+				       rte_ipv6_phdr_cksum(ip, 0)), 0xffff);
+}
+
+static void
+test_solicitation_advertised(void **state)
+{
+	uint8_t f[256];
+	size_t len = build_ns(f, &group_mac, peer6, group6, node6, 0);
+	const struct rte_ether_hdr *eth;
+	const struct rte_ipv6_hdr *ip;
+	const uint8_t *na;
+
+	(void)state;
+	assert_int_equal(receive(f, len), SP_REASON_NONE);
+	assert_int_equal(out.nb_reply, 1);
+	eth = rte_pktmbuf_mtod(out.reply[0], const struct rte_ether_hdr *);
+	ip = (const struct rte_ipv6_hdr *)(eth + 1);
+	na = (const uint8_t *)(ip + 1);
+	assert_int_equal(rte_pktmbuf_pkt_len(out.reply[0]), NA_FRAME);
+	assert_true(rte_is_same_ether_addr(&eth->dst_addr, &peer_mac));
+	assert_true(rte_is_same_ether_addr(&eth->src_addr, &node_mac));
+	assert_memory_equal(ip->src_addr, node6, 16);
+	assert_memory_equal(ip->dst_addr, peer6, 16);
+	assert_int_equal(ip->hop_limits, 255);
+	assert_int_equal(na[0], 136);
+	assert_int_equal(na[4], 0x60); /* solicited, override; not a router */
+	assert_memory_equal(na + 8, node6, 16);
+	assert_memory_equal(na + 24, ((const uint8_t[]){2, 1, 0x02, 0, 0, 0, 0, 0x01}), 8);
+	assert_reply_cksum(out.reply[0]);
+	rte_pktmbuf_free(out.reply[0]);
+}
+
+static void
+test_duplicate_address_detection_answered_to_all_nodes(void **state)
+{
+	uint8_t f[256];
+	size_t len = build_ns(f, &group_mac, unspecified6, group6, node6, 0);
+	const struct rte_ether_hdr *eth;
+	const struct rte_ipv6_hdr *ip;
+
+	(void)state;
+	assert_int_equal(receive(f, len), SP_REASON_NONE);
+	eth = rte_pktmbuf_mtod(out.reply[0], const struct rte_ether_hdr *);
+	ip = (const struct rte_ipv6_hdr *)(eth + 1);
+	assert_memory_equal(eth->dst_addr.addr_bytes, ((const uint8_t[]){0x33, 0x33, 0, 0, 0, 1}), 6);
+	assert_memory_equal(ip->dst_addr, ((const uint8_t[16]){0xff, 0x02, [15] = 1}), 16);
+	assert_int_equal(((const uint8_t *)(ip + 1))[4], 0x20); /* override only: not solicited */
+	assert_reply_cksum(out.reply[0]);
+	rte_pktmbuf_free(out.reply[0]);
+	/* Such a sender asks the group, never the address itself. */
+	len = build_ns(f, &node_mac, unspecified6, node6, node6, 0);
+	assert_int_equal(receive(f, len), SP_REASON_ND_IGNORED);
+}
+
+static void
+test_solicitations_not_answered(void **state)
+{
+	static const uint8_t other6[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 0x02};
+	static const uint8_t multicast6[16] = {0xff, 0x02, [15] = 0x05};
+	uint8_t f[256], body[NS_LEN + 4] = {0};
+	size_t len;
+
+	(void)state;
+	len = build_ns(f, &group_mac, peer6, group6, other6, 0);
+	assert_int_equal(receive(f, len), SP_REASON_ND_IGNORED);
+	len = build_ns(f, &group_mac, peer6, group6, node6, 1); /* a code other than 0 */
+	assert_int_equal(receive(f, len), SP_REASON_ND_IGNORED);
+	len = build_ns(f, &group_mac, multicast6, group6, node6, 0);
+	assert_int_equal(receive(f, len), SP_REASON_ND_IGNORED);
+	/* A router passed it on: the hop limit is no longer 255. */
+	memcpy(body + 4, node6, 16);
+	len = build(f, &group_mac, peer6, group6, 64, 135, 0, body, NS_LEN - 4);
+	assert_int_equal(receive(f, len), SP_REASON_ND_IGNORED);
+	/* Too short to hold a target. */
+	len = build(f, &group_mac, peer6, group6, 255, 135, 0, body, 4);
+	assert_int_equal(receive(f, len), SP_REASON_ND_IGNORED);
+	/* A chain of two segments, its target or its option in the second: not copied to answer. */
+	len = build_ns(f, &group_mac, peer6, group6, node6, 0);
+	assert_int_equal(receive_split(f, len, OFF + 10), SP_REASON_ND_IGNORED);
+	memcpy(body + 4, node6, 16);
+	memcpy(body + 20, ((const uint8_t[]){1, 1, 0x02, 0, 0, 0, 0, 0x02}), 8); /* its MAC */
+	len = build(f, &group_mac, peer6, group6, 255, 135, 0, body, 28);
+	assert_int_equal(receive_split(f, len, OFF + 28), SP_REASON_ND_IGNORED);
+	/* The header itself cut by the segment: as for IPv4, truncated. */
+	len = build_ns(f, &group_mac, peer6, group6, node6, 0);
+	assert_int_equal(receive_split(f, len, OFF + 6), SP_REASON_TRUNCATED);
+	/* Router solicitations and advertisements, redirects: neighbor discovery not answered. */
+	len = build(f, &group_mac, peer6, group6, 255, 133, 0, body, 4);
+	assert_int_equal(receive(f, len), SP_REASON_ND_IGNORED);
+	len = build(f, &node_mac, peer6, node6, 255, 134, 0, body, 12);
+	assert_int_equal(receive(f, len), SP_REASON_RA_IGNORED);
+	len = build(f, &node_mac, peer6, node6, 255, 137, 0, body, NS_LEN + 4);
+	assert_int_equal(receive(f, len), SP_REASON_ND_IGNORED);
+}
+
+static void
+test_echo_answered(void **state)
+{
+	uint8_t f[2048], body[1000];
+	size_t len;
+	const struct rte_ipv6_hdr *ip;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(body); i++)
+		body[i] = (uint8_t)(i * 7);
+	len = build(f, &node_mac, peer6, node6, 64, 128, 0, body, sizeof(body));
+	/* Chained, the second segment starting at an odd byte: summed across it. */
+	assert_int_equal(receive_split(f, len, OFF + 101), SP_REASON_NONE);
+	ip = rte_pktmbuf_mtod_offset(out.reply[0], const struct rte_ipv6_hdr *, RTE_ETHER_HDR_LEN);
+	assert_memory_equal(ip->src_addr, node6, 16);
+	assert_memory_equal(ip->dst_addr, peer6, 16);
+	assert_int_equal(ip->hop_limits, 64);
+	assert_int_equal(*rte_pktmbuf_mtod_offset(out.reply[0], const uint8_t *, OFF), 129);
+	assert_reply_cksum(out.reply[0]);
+	rte_pktmbuf_free(out.reply[0]);
+	/* Ethernet's padding after the datagram goes. */
+	len = build(f, &node_mac, peer6, node6, 64, 128, 0, body, 4);
+	memset(f + len, 0, 20);
+	assert_int_equal(receive(f, len + 20), SP_REASON_NONE);
+	assert_int_equal(rte_pktmbuf_pkt_len(out.reply[0]), len);
+	assert_reply_cksum(out.reply[0]);
+	rte_pktmbuf_free(out.reply[0]);
+}
+
+static void
+test_bad_frames_counted(void **state)
+{
+	uint8_t f[256], body[8] = {0};
+	size_t len;
+
+	(void)state;
+	len = build(f, &node_mac, peer6, node6, 64, 128, 0, body, sizeof(body));
+	f[len - 1] ^= 1; /* the checksum wrong */
+	assert_int_equal(receive(f, len), SP_REASON_BAD_CHECKSUM);
+	len = build(f, &node_mac, peer6, node6, 64, 128, 0, body, sizeof(body));
+	assert_int_equal(receive(f, OFF - 1), SP_REASON_TRUNCATED);
+	assert_int_equal(receive(f, len - 1), SP_REASON_TRUNCATED); /* payload length past the frame */
+	f[RTE_ETHER_HDR_LEN] = 0x40; /* version 4 */
+	assert_int_equal(receive(f, len), SP_REASON_BAD_IP_HEADER);
+	len = build(f, &node_mac, peer6, node6, 64, 128, 0, body, 0);
+	f[RTE_ETHER_HDR_LEN + 5] = 2; /* payload length 2: no room for the ICMPv6 header */
+	assert_int_equal(receive(f, OFF + 2), SP_REASON_TRUNCATED);
+	/* To another address; to all nodes, an echo request is not answered. */
+	len = build(f, &node_mac, peer6, peer6, 64, 128, 0, body, sizeof(body));
+	assert_int_equal(receive(f, len), SP_REASON_NOT_LOCAL);
+	len = build(f, &node_mac, peer6, ((const uint8_t[16]){0xff, 0x02, [15] = 1}), 64, 128, 0,
+		    body, sizeof(body));
+	assert_int_equal(receive(f, len), SP_REASON_ICMP_IGNORED);
+	/* An echo request from no address has nowhere to go back to. */
+	len = build(f, &node_mac, unspecified6, node6, 64, 128, 0, body, sizeof(body));
+	assert_int_equal(receive(f, len), SP_REASON_ICMP_IGNORED);
+	/* UDP to the address: the substrate's endpoints are IPv4; another protocol: not_udp. */
+	len = build(f, &node_mac, peer6, node6, 64, 128, 0, body, sizeof(body));
+	f[RTE_ETHER_HDR_LEN + 6] = IPPROTO_UDP;
+	assert_int_equal(receive(f, len), SP_REASON_NO_ENDPOINT);
+	f[RTE_ETHER_HDR_LEN + 6] = IPPROTO_TCP;
+	assert_int_equal(receive(f, len), SP_REASON_NOT_UDP);
+	/* A multicast group that is not the port's: its MAC is not the port's either. */
+	len = build_ns(f, &(const struct rte_ether_addr){{0x33, 0x33, 0xff, 0, 0, 0x02}}, peer6,
+		       ((const uint8_t[16]){0xff, 0x02, [11] = 0x01, [12] = 0xff, [15] = 0x02}),
+		       node6, 0);
+	assert_int_equal(receive(f, len), SP_REASON_OTHER_MAC);
+}
+
+static void
+test_port_without_ipv6(void **state)
+{
+	uint8_t f[256];
+	size_t len = build_ns(f, &group_mac, peer6, group6, node6, 0);
+
+	(void)state;
+	sp_decap_set_ipv6(table, PORT, NULL);
+	assert_int_equal(receive(f, len), SP_REASON_OTHER_MAC); /* its group's MAC is no one's */
+	len = build(f, &node_mac, peer6, node6, 64, 128, 0, "x", 1);
+	assert_int_equal(receive(f, len), SP_REASON_NOT_IPV4);
+	sp_decap_set_ipv6(table, PORT, node6);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_solicitation_advertised),
+		cmocka_unit_test(test_duplicate_address_detection_answered_to_all_nodes),
+		cmocka_unit_test(test_solicitations_not_answered),
+		cmocka_unit_test(test_echo_answered),
+		cmocka_unit_test(test_bad_frames_counted),
+		cmocka_unit_test(test_port_without_ipv6),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
