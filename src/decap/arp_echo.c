@@ -135,6 +135,19 @@ sp_icmp_sum(const struct rte_mbuf *m, uint32_t off, uint32_t len)
 	return done == len ? sp_cksum_fold(sum) : UINT32_MAX;
 }
 
+void
+sp_icmp_retype(struct rte_icmp_hdr *icmp, uint8_t type)
+{
+	uint16_t old, new;
+
+	/* Only the type byte changes, so the checksum is updated, not recomputed
+	 * over a payload that may be large or span segments. */
+	memcpy(&old, icmp, sizeof(old));
+	icmp->icmp_type = type;
+	memcpy(&new, icmp, sizeof(new));
+	icmp->icmp_cksum = sp_cksum_update16(icmp->icmp_cksum, old, new);
+}
+
 static bool
 icmp_cksum_ok(const struct rte_mbuf *m, uint32_t off, uint32_t len)
 {
@@ -150,14 +163,8 @@ echo_reply(const struct sp_port_addr *a, struct rte_mbuf *m, struct rte_ipv4_hdr
 	   struct rte_icmp_hdr *icmp, uint32_t off, uint32_t len)
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	uint16_t old, new;
 
-	/* Only the type byte changes, so the checksum is updated, not recomputed
-	 * over a payload that may be large or span segments. */
-	memcpy(&old, icmp, sizeof(old));
-	icmp->icmp_type = RTE_IP_ICMP_ECHO_REPLY;
-	memcpy(&new, icmp, sizeof(new));
-	icmp->icmp_cksum = sp_cksum_update16(icmp->icmp_cksum, old, new);
+	sp_icmp_retype(icmp, RTE_IP_ICMP_ECHO_REPLY);
 	/*
 	 * The update cannot tell +0 from -0 (RFC 1624): a reply of all zero
 	 * words needs 0xffff where it gives 0 (found by fuzz_decap), so a 0

@@ -51,6 +51,12 @@ enum sp_reason sp_icmp_input(const struct sp_port_addr *a, struct rte_mbuf *m,
 uint32_t sp_icmp_sum(const struct rte_mbuf *m, uint32_t off, uint32_t len);
 
 /*
+ * An ICMP or ICMPv6 message's type set, its checksum updated (RFC 1624),
+ * which can give 0 where a full sum gives 0xffff: the caller sums again then.
+ */
+void sp_icmp_retype(struct rte_icmp_hdr *icmp, uint8_t type);
+
+/*
  * A multicast MAC that IPv6 to the port's address may come to: its
  * solicited-node group's (neighbor solicitations) or all nodes'.
  */

@@ -102,12 +102,8 @@ echo_reply(const struct sp_port_addr *a, struct rte_mbuf *m, struct rte_ipv6_hdr
 	   struct rte_icmp_hdr *icmp, uint32_t off, uint32_t len)
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	uint16_t old, new;
 
-	memcpy(&old, icmp, sizeof(old));
-	icmp->icmp_type = ICMPV6_ECHO_REPLY;
-	memcpy(&new, icmp, sizeof(new));
-	icmp->icmp_cksum = sp_cksum_update16(icmp->icmp_cksum, old, new);
+	sp_icmp_retype(icmp, ICMPV6_ECHO_REPLY);
 	memcpy(ip->dst_addr, ip->src_addr, sizeof(ip->dst_addr));
 	memcpy(ip->src_addr, a->ip6, sizeof(ip->src_addr));
 	ip->hop_limits = ECHO_REPLY_HOP_LIMIT;
