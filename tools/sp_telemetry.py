@@ -21,8 +21,9 @@ As a command (python3 standard library only):
     queues SLICE         the slice's queues
     filters SLICE        the slice's filter hit counters
     endpoints            endpoints (slice, port, UDP port) and their counters
-    neighbors            the neighbor (ARP) table: static (config) or learned entries
-    arp                  ARP answers learned, and learned neighbors whose MAC changed
+    neighbors            the neighbor table (IPv4 and IPv6): static (config) or learned entries
+    arp                  ARP answers and neighbor advertisements learned, and learned neighbors
+                         whose MAC changed
     summary              ports, slices, drops and every slice's queues
     raw CMD              any telemetry command, e.g. raw /ethdev/stats,0
 
@@ -31,6 +32,7 @@ PREFIX is the daemon's EAL --file-prefix (DPDK's default is "rte").
 """
 
 import argparse
+import ipaddress
 import json
 import os
 import signal
@@ -251,13 +253,21 @@ def show_endpoints(d):
 
 
 def show_neighbors(d):
-    """{"<port>": ["a.b.c.d mac kind", ...]} (telemetry keys cannot hold dotted addresses)."""
+    """{"<port>": ["address mac kind", ...]} (telemetry keys cannot hold addresses); IPv4
+    before IPv6, each in address order."""
     rows = []
     for port, entries in sorted(d.items()):
         for e in entries if isinstance(entries, list) else []:
             rows.append([port] + (e.split() + ["", "", ""])[:3])
-    rows.sort(key=lambda r: (r[0], tuple(int(x) if x.isdigit() else 0 for x in r[1].split("."))))
-    table(["port", "ipv4", "mac", "kind"], rows)
+    def address(text):
+        try:
+            a = ipaddress.ip_address(text)
+            return (a.version, int(a))
+        except ValueError:
+            return (0, 0)
+
+    rows.sort(key=lambda r: (r[0], address(r[1])))
+    table(["port", "address", "mac", "kind"], rows)
 
 
 def main(argv=None):

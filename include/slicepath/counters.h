@@ -72,13 +72,16 @@
 	X(FLUSH, flushed, "waiting when the queue was flushed (sp_qm_queue_flush)")
 
 /*
- * ARP answers the neighbor table took, plain counts (the management
- * thread's; stats.get's "arp", telemetry /slicepath/arp). The ARP frames
- * not taken are the reason arp_ignored.
+ * ARP answers and neighbor advertisements the neighbor table took, plain
+ * counts (the management thread's; stats.get's "arp", telemetry
+ * /slicepath/arp). The frames not taken are the reasons arp_ignored and
+ * nd_ignored.
  */
 #define SP_ARP_COUNTS(X)                                                                           \
 	X(learned, "ARP answers the neighbor table took")                                          \
-	X(changed, "of those, how many changed a learned neighbor's MAC")
+	X(changed, "of those, how many changed a learned neighbor's MAC")                          \
+	X(nd_learned, "neighbor advertisements the neighbor table took")                           \
+	X(nd_changed, "of those, how many changed a learned neighbor's MAC")
 
 /*
  * A queue's drops, all reasons of SP_QUEUE_DROPS summed: telemetry's

@@ -56,7 +56,7 @@ extern "C" {
 	X(NAT_MISS, nat_miss, "to its NAT range, but no flow of that remote holds the number")     \
 	X(BAD_SOURCE, bad_source, "sent from an address that is not one of the node's")            \
 	/* the node's own IPv6 (framework) */                                                      \
-	X(ND_IGNORED, nd_ignored, "neighbor discovery the node does not answer")                   \
+	X(ND_IGNORED, nd_ignored, "neighbor discovery neither for us nor an answer we asked for")  \
 	X(RA_IGNORED, ra_ignored, "a router advertisement: the node's routes are its config's")
 
 #define SP_REASON_ID(id, name, what) SP_REASON_##id,

@@ -78,6 +78,14 @@ sp_parse_ipv6(const char *s, uint8_t ip6[16])
 	return 0;
 }
 
+const char *
+sp_format_ip(const struct sp_ip *a, char *buf, size_t len)
+{
+	if (sp_ip_is_v4(a))
+		return inet_ntop(AF_INET, a->b + SP_IP_V4_AT, buf, (socklen_t)len);
+	return inet_ntop(AF_INET6, a->b, buf, (socklen_t)len);
+}
+
 int
 sp_parse_mac(const char *s, uint8_t mac[6])
 {

@@ -12,8 +12,16 @@
 
 #include <slicepath/key.h>
 
+#include "ipaddr.h"
+
 int sp_parse_ipv4(const char *s, uint32_t *ip_be);
 int sp_parse_ipv6(const char *s, uint8_t ip6[16]);
+/*
+ * An address of either family as it is written (a.b.c.d, or RFC 5952's
+ * IPv6 text), into buf (len bytes; SP_IP_STR_LEN is enough), returned.
+ */
+#define SP_IP_STR_LEN 46 /* INET6_ADDRSTRLEN */
+const char *sp_format_ip(const struct sp_ip *a, char *buf, size_t len);
 int sp_parse_mac(const char *s, uint8_t mac[6]);
 int sp_parse_rate(const char *s, uint64_t *bps);      /* "10G", "800M", "1.5k", "1000" */
 /*

@@ -216,28 +216,70 @@ parse_ports(struct parser *p, json_t *root)
 	return 0;
 }
 
-static const char *const NEIGHBOR_KEYS[] = { "port", "ipv4", "mac", NULL };
+static const char *const NEIGHBOR_KEYS[] = { "port", "ipv4", "ipv6", "mac", NULL };
+
+/* A neighbor's one address: "ipv4", or "ipv6" on a port with an IPv6 address to reach it from. */
+static int
+parse_neighbor_ip(struct parser *p, json_t *o, const char *path, struct sp_cfg_neighbor *n)
+{
+	const struct sp_cfg_port *port = &p->cfg->ports[n->port];
+	uint8_t ip6[16];
+	uint32_t ip_be;
+	bool has_ip6;
+
+	TRY(cfg_get_ipv6(p, o, path, "ipv6", ip6, &has_ip6));
+	if (!has_ip6) {
+		TRY(cfg_get_ipv4(p, o, path, "ipv4", &ip_be));
+		n->ip = sp_ip_v4(ip_be);
+		return 0;
+	}
+	if (json_object_get(o, "ipv4") != NULL)
+		return cfg_fail(p, path, "ipv6", "a neighbor has one address; give ipv4 and ipv6 "
+			        "neighbors an entry each");
+	if (!port->has_ipv6)
+		return cfg_fail(p, path, "ipv6", "port %s has no ipv6 address to reach an IPv6 "
+			        "neighbor from; give the port one", port->name);
+	n->ip = sp_ip_v6(ip6);
+	return 0;
+}
+
+/* Whether a is one of the ports' own addresses: a neighbor is another node. */
+static const struct sp_cfg_port *
+port_with_address(const struct sp_config *cfg, const struct sp_ip *a)
+{
+	for (uint16_t j = 0; j < cfg->nb_ports; j++) {
+		const struct sp_cfg_port *port = &cfg->ports[j];
+
+		if (sp_ip_is_v4(a) ? port->ipv4 == sp_ip_to_v4(a) :
+		    port->has_ipv6 && memcmp(port->ipv6, a->b, sizeof(port->ipv6)) == 0)
+			return port;
+	}
+	return NULL;
+}
 
 static int
 parse_neighbor(struct parser *p, json_t *o, const char *path, uint16_t i)
 {
 	struct sp_config *cfg = p->cfg;
 	struct sp_cfg_neighbor *n = &cfg->neighbors[i];
-	char ip[INET_ADDRSTRLEN];
+	const struct sp_cfg_port *own;
+	const char *key;
+	char ip[SP_IP_STR_LEN];
 	bool has_mac;
 
 	TRY(cfg_check_object(p, o, path, NEIGHBOR_KEYS));
 	TRY(cfg_get_port_ref(p, o, path, "port", &n->port));
-	TRY(cfg_get_ipv4(p, o, path, "ipv4", &n->ipv4));
+	TRY(parse_neighbor_ip(p, o, path, n));
 	TRY(cfg_get_mac(p, o, path, "mac", true, n->mac, &has_mac));
-	inet_ntop(AF_INET, &n->ipv4, ip, sizeof(ip));
-	for (uint16_t j = 0; j < cfg->nb_ports; j++)
-		if (cfg->ports[j].ipv4 == n->ipv4)
-			return cfg_fail(p, path, "ipv4", "%s is the address of port %s; a neighbor is "
-				        "another node, so use its address", ip, cfg->ports[j].name);
+	sp_format_ip(&n->ip, ip, sizeof(ip));
+	key = sp_ip_is_v4(&n->ip) ? "ipv4" : "ipv6";
+	own = port_with_address(cfg, &n->ip);
+	if (own != NULL)
+		return cfg_fail(p, path, key, "%s is the address of port %s; a neighbor is "
+			        "another node, so use its address", ip, own->name);
 	for (uint16_t j = 0; j < i; j++)
-		if (cfg->neighbors[j].port == n->port && cfg->neighbors[j].ipv4 == n->ipv4)
-			return cfg_fail(p, path, "ipv4", "%s on port %s is already in neighbors[%u]; "
+		if (cfg->neighbors[j].port == n->port && sp_ip_equal(&cfg->neighbors[j].ip, &n->ip))
+			return cfg_fail(p, path, key, "%s on port %s is already in neighbors[%u]; "
 				        "keep one entry", ip, cfg->ports[n->port].name, j);
 	return 0;
 }

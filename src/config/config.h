@@ -16,6 +16,7 @@
 #include <slicepath/codeopt.h>
 #include <slicepath/proto.h>
 
+#include "../common/ipaddr.h"
 #include "../common/limits.h"
 #include "../common/steering.h"
 #include "../common/text.h"
@@ -50,8 +51,8 @@ struct sp_cfg_nat_timeouts {
 };
 
 struct sp_cfg_neighbor {
-	uint16_t port; /* index into ports */
-	uint32_t ipv4; /* network byte order */
+	uint16_t port;   /* index into ports */
+	struct sp_ip ip; /* "ipv4" or "ipv6" (common/ipaddr.h) */
 	uint8_t mac[6];
 };
 

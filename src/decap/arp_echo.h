@@ -63,11 +63,12 @@ void sp_icmp_retype(struct rte_icmp_hdr *icmp, uint8_t type);
 bool sp_ipv6_multicast_mac(const struct sp_port_addr *a, const struct rte_ether_addr *mac);
 
 /*
- * An IPv6 frame that passed the destination MAC check, to a port with an
- * IPv6 address: a neighbor solicitation for it or an echo request to it is
- * answered in place into out->reply; anything else returns why it is not.
+ * An IPv6 frame on port that passed the destination MAC check, to a port
+ * with an IPv6 address: a neighbor solicitation for it or an echo request
+ * to it is answered in place into out->reply, an advertisement that tells a
+ * neighbor's MAC passed up into out->learn; anything else returns why not.
  */
-enum sp_reason sp_ipv6_input(const struct sp_port_addr *a, struct rte_mbuf *m,
+enum sp_reason sp_ipv6_input(const struct sp_port_addr *a, uint16_t port, struct rte_mbuf *m,
 			     struct sp_decap_out *out);
 
 #endif

@@ -509,7 +509,7 @@ classify(const struct sp_decap_table *t, uint16_t port, struct rte_mbuf *m,
 	else if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV4))
 		return classify_ipv4(t, port, m, out, c, why);
 	else if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6) && a->has_ip6)
-		*why = sp_ipv6_input(a, m, out);
+		*why = sp_ipv6_input(a, port, m, out);
 	else
 		*why = SP_REASON_NOT_IPV4; /* VLAN tags included: ports are untagged */
 	return *why == SP_REASON_NONE ? STEP_DONE : STEP_DROP;
@@ -809,7 +809,7 @@ sp_decap_burst(struct sp_decap_table *t, uint16_t port, struct rte_mbuf **pkts,
 	st->port[port].rx.bytes += bytes;
 	if (nb_drop > 0)
 		rte_pktmbuf_free_bulk(drop, nb_drop);
-	/* The host resolves its own neighbors: it gets a copy of the ARP replies to us. */
+	/* The host resolves its own neighbors: it gets a copy of the ARP replies and advertisements. */
 	for (i = 0; a->host && i < out->nb_learn && out->nb_host < SP_BURST; i++) {
 		struct rte_mbuf *copy = rte_pktmbuf_copy(out->learn[i], out->learn[i]->pool, 0,
 							 UINT32_MAX);

@@ -21,6 +21,8 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
+#include "../common/ipaddr.h"
+
 struct sp_decap_table;
 
 struct sp_decap_table *sp_decap_create(const char *name, uint32_t max_endpoints, int socket);
@@ -114,5 +116,16 @@ struct rte_mbuf *sp_arp_request(const struct sp_decap_table *t, struct rte_mempo
 
 /* Read the sender of an ARP reply handed up in sp_decap_out.learn. */
 int sp_arp_reply_sender(const struct rte_mbuf *m, uint32_t *ip_be, struct rte_ether_addr *mac);
+
+/*
+ * Build a neighbor solicitation for the IPv6 address target from the
+ * port's IPv6 address, to the target's solicited-node group (management
+ * thread). NULL when the port has none (or target is IPv4) or no mbuf.
+ */
+struct rte_mbuf *sp_nd_solicit(const struct sp_decap_table *t, struct rte_mempool *mp,
+			       uint16_t port, const struct sp_ip *target);
+
+/* Read the target and its MAC of a neighbor advertisement handed up in sp_decap_out.learn. */
+int sp_nd_advert_target(const struct rte_mbuf *m, struct sp_ip *ip, struct rte_ether_addr *mac);
 
 #endif

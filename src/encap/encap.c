@@ -182,14 +182,13 @@ write_outer(struct rte_mbuf *m, const struct outer_run *o)
 	finish_outer(m, h, inner, o);
 }
 
-/* Ask the management thread to resolve a next hop; if its ring is full a
- * later packet asks again. */
+/* Ask the management thread to resolve an IPv4 next hop. */
 static void
 request_resolution(const struct sp_fastpath *fp, uint16_t port, uint32_t ip_be)
 {
-	uint64_t req = (uint64_t)port << 32 | ip_be;
+	const struct sp_ip ip = sp_ip_v4(ip_be);
 
-	rte_ring_enqueue(fp->resolve_ring, (void *)(uintptr_t)req);
+	sp_neigh_ask(fp->resolve_ring, port, &ip);
 }
 
 uint16_t

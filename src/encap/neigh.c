@@ -13,6 +13,7 @@
 #include <rte_errno.h>
 #include <rte_hash.h>
 #include <rte_malloc.h>
+#include <rte_ring_elem.h>
 
 #include "../common/mac.h"
 #include "neigh.h"
@@ -21,8 +22,9 @@
 /* rte_hash refuses tables smaller than one bucket. */
 #define HASH_MIN_ENTRIES 8
 
+/* Both families in one key: IPv4 as IPv4-mapped IPv6 (common/ipaddr.h). */
 struct neigh_key {
-	uint32_t ip_be;
+	struct sp_ip ip;
 	uint16_t port;
 	uint16_t pad; /* always 0: keys are compared and hashed as bytes */
 };
@@ -34,9 +36,9 @@ struct sp_neigh {
 };
 
 static struct neigh_key
-neigh_key(uint16_t port, uint32_t ip_be)
+neigh_key(uint16_t port, const struct sp_ip *ip)
 {
-	return (struct neigh_key){.ip_be = ip_be, .port = port, .pad = 0};
+	return (struct neigh_key){.ip = *ip, .port = port, .pad = 0};
 }
 
 #define KIND_BYTE RTE_ETHER_ADDR_LEN
@@ -115,10 +117,10 @@ sp_neigh_free(struct sp_neigh *n)
 }
 
 int
-sp_neigh_set(struct sp_neigh *n, uint16_t port, uint32_t ip_be, const struct rte_ether_addr *mac,
-	     enum sp_neigh_kind kind)
+sp_neigh_set_ip(struct sp_neigh *n, uint16_t port, const struct sp_ip *ip,
+		const struct rte_ether_addr *mac, enum sp_neigh_kind kind)
 {
-	const struct neigh_key key = neigh_key(port, ip_be);
+	const struct neigh_key key = neigh_key(port, ip);
 	int32_t ret;
 
 	/* Entries are never deleted, so the hash's count is exact. */
@@ -134,10 +136,10 @@ sp_neigh_set(struct sp_neigh *n, uint16_t port, uint32_t ip_be, const struct rte
 }
 
 int
-sp_neigh_find(const struct sp_neigh *n, uint16_t port, uint32_t ip_be,
-	      struct rte_ether_addr *mac, enum sp_neigh_kind *kind)
+sp_neigh_find_ip(const struct sp_neigh *n, uint16_t port, const struct sp_ip *ip,
+		 struct rte_ether_addr *mac, enum sp_neigh_kind *kind)
 {
-	const struct neigh_key key = neigh_key(port, ip_be);
+	const struct neigh_key key = neigh_key(port, ip);
 	void *data;
 
 	if (rte_hash_lookup_data(n->hash, &key, &data) < 0)
@@ -178,8 +180,10 @@ sp_neigh_get_bulk(const struct sp_neigh *n, const uint16_t *ports, const uint32_
 		while (u > 0 && nb_keys - u < NEIGH_RECENT && packed[u - 1] != k)
 			u--;
 		if (u == 0 || nb_keys - u >= NEIGH_RECENT) {
+			const struct sp_ip ip = sp_ip_v4(ips_be[i]);
+
 			packed[nb_keys] = k;
-			keys[nb_keys] = neigh_key(ports[i], ips_be[i]);
+			keys[nb_keys] = neigh_key(ports[i], &ip);
 			key_ptrs[nb_keys] = &keys[nb_keys];
 			u = ++nb_keys;
 		}
@@ -256,8 +260,14 @@ sp_neigh_get_cached(const struct sp_neigh *n, struct sp_neigh_cache *c, const ui
 	return hits;
 }
 
+struct rte_ring *
+sp_neigh_want_ring(const char *name, unsigned int count, int socket, unsigned int flags)
+{
+	return rte_ring_create_elem(name, sizeof(struct sp_neigh_want), count, socket, flags);
+}
+
 int32_t
-sp_neigh_next(const struct sp_neigh *n, uint32_t *iter, uint16_t *port, uint32_t *ip_be,
+sp_neigh_next(const struct sp_neigh *n, uint32_t *iter, uint16_t *port, struct sp_ip *ip,
 	      struct rte_ether_addr *mac, enum sp_neigh_kind *kind)
 {
 	const void *key;
@@ -269,7 +279,7 @@ sp_neigh_next(const struct sp_neigh *n, uint32_t *iter, uint16_t *port, uint32_t
 		return pos;
 	k = key;
 	*port = k->port;
-	*ip_be = k->ip_be;
+	*ip = k->ip;
 	mac_unpack(data, mac);
 	*kind = kind_unpack(data);
 	return pos;

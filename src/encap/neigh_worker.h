@@ -9,8 +9,30 @@
 #include <stdint.h>
 
 #include <rte_ether.h>
+#include <rte_ring_elem.h>
+
+#include "../common/ipaddr.h"
 
 struct sp_neigh;
+
+/*
+ * A next hop a forwarding lcore found no MAC for, asked of the management
+ * thread (its resolver) through a ring of these (sp_neigh_want_ring()).
+ */
+struct sp_neigh_want {
+	struct sp_ip ip;
+	uint16_t port;
+	uint16_t pad; /* the ring's elements are whole 4-byte words */
+};
+
+/* Ask for it; if the ring is full a later packet asks again. */
+static inline void
+sp_neigh_ask(struct rte_ring *wants, uint16_t port, const struct sp_ip *ip)
+{
+	struct sp_neigh_want w = {.ip = *ip, .port = port, .pad = 0};
+
+	rte_ring_enqueue_elem(wants, &w, sizeof(w)); /* DPDK 22.11's takes no const */
+}
 
 /* Bulk form for a burst: hit mask bit i set when found[i] was written. */
 uint64_t sp_neigh_get_bulk(const struct sp_neigh *n, const uint16_t *ports, const uint32_t *ips_be,

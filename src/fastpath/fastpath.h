@@ -35,7 +35,7 @@ struct sp_fastpath {
 	struct sp_slice *const *slices;     /* SP_MAX_SLICES, NULL where none */
 	const struct sp_endpoint *endpoints; /* SP_MAX_ENDPOINTS */
 	struct sp_neigh *neigh;
-	struct rte_ring *resolve_ring; /* NPEs -> mgmt: next hops to resolve (port << 32 | ip) */
+	struct rte_ring *resolve_ring; /* NPEs -> mgmt: next hops to resolve (struct sp_neigh_want) */
 	struct rte_ring *exc_ring;     /* NPEs -> mgmt: exceptions for the slow paths */
 	/* Which slices are host slices: each NPE asks it of every frame (sp_is_host_slice()). */
 	const uint64_t *host_slice_bits; /* SP_MAX_SLICES / 64 words */

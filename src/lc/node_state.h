@@ -49,7 +49,7 @@ struct sp_node {
 	struct sp_endpoint endpoints[SP_MAX_ENDPOINTS];
 	/* Management thread plumbing. */
 	struct rte_ring *learn_ring;   /* LC -> mgmt: ARP replies to learn from */
-	struct rte_ring *resolve_ring; /* NPEs -> mgmt: next hops to resolve (port << 32 | ip) */
+	struct rte_ring *resolve_ring; /* NPEs -> mgmt: next hops to resolve (struct sp_neigh_want) */
 	struct rte_ring *ctrl_tx_ring; /* mgmt -> LC: frames to send (ARP requests) */
 	struct rte_ring *exc_ring;     /* NPEs -> mgmt: exceptions for the slow paths */
 	struct sp_channels *channels;  /* the slices' exception channels (mgmt/channel.h), or NULL */

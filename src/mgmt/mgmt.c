@@ -13,7 +13,7 @@
 #define POLL_MS 2 /* ARP and exceptions need no more; requests and injections wake it at once */
 #define BURST 32
 
-/* ARP frames the LC lcore passed up: learned or ignored, each counted. */
+/* ARP frames and advertisements the LC lcore passed up: learned or ignored, each counted. */
 static void
 learn(struct sp_node *node, struct sp_resolver *r, struct sp_lcore_stats *st)
 {
@@ -24,12 +24,22 @@ learn(struct sp_node *node, struct sp_resolver *r, struct sp_lcore_stats *st)
 	for (unsigned int i = 0; i < n; i++) {
 		enum sp_arp_verdict v = SP_ARP_IGNORED;
 		struct rte_ether_addr mac;
-		uint32_t ip;
+		struct sp_ip ip;
+		uint32_t ip_be;
+		bool nd = false;
 
-		if (sp_arp_reply_sender(pkts[i], &ip, &mac) == 0)
-			v = sp_resolver_input(r, pkts[i]->port, ip, &mac, now);
+		if (sp_arp_reply_sender(pkts[i], &ip_be, &mac) == 0) {
+			ip = sp_ip_v4(ip_be);
+			v = sp_resolver_input(r, pkts[i]->port, &ip, &mac, now);
+		} else if (sp_nd_advert_target(pkts[i], &ip, &mac) == 0) {
+			nd = true;
+			v = sp_resolver_input(r, pkts[i]->port, &ip, &mac, now);
+		}
 		if (v == SP_ARP_IGNORED) {
-			st->reason[SP_REASON_ARP_IGNORED]++;
+			st->reason[nd ? SP_REASON_ND_IGNORED : SP_REASON_ARP_IGNORED]++;
+		} else if (nd) {
+			st->arp.nd_learned++;
+			st->arp.nd_changed += v == SP_ARP_CHANGED;
 		} else {
 			st->arp.learned++;
 			st->arp.changed += v == SP_ARP_CHANGED;
@@ -38,23 +48,23 @@ learn(struct sp_node *node, struct sp_resolver *r, struct sp_lcore_stats *st)
 	rte_pktmbuf_free_bulk(pkts, n);
 }
 
-/* Next hops the NPEs could not resolve, then the ARP requests due. */
+/* Next hops the NPEs could not resolve, then the requests due: ARP or a neighbor solicitation. */
 static void
 resolve(struct sp_node *node, struct sp_resolver *r)
 {
 	struct sp_resolve_ask asks[BURST];
-	void *reqs[BURST];
-	unsigned int n = rte_ring_dequeue_burst(node->resolve_ring, reqs, BURST, NULL);
+	struct sp_neigh_want wants[BURST];
+	unsigned int n = rte_ring_dequeue_burst_elem(node->resolve_ring, wants, sizeof(wants[0]),
+						     BURST, NULL);
 
-	for (unsigned int i = 0; i < n; i++) {
-		uint64_t req = (uint64_t)(uintptr_t)reqs[i];
-
-		sp_resolver_want(r, (uint16_t)(req >> 32), (uint32_t)req);
-	}
+	for (unsigned int i = 0; i < n; i++)
+		sp_resolver_want(r, wants[i].port, &wants[i].ip);
 	n = sp_resolver_due(r, rte_get_timer_cycles(), asks, BURST);
 	for (unsigned int i = 0; i < n; i++) {
-		struct rte_mbuf *m = sp_arp_request(node->decap, node->pool, asks[i].port,
-						    asks[i].ip_be);
+		struct rte_mbuf *m = sp_ip_is_v4(&asks[i].ip)
+			? sp_arp_request(node->decap, node->pool, asks[i].port,
+					 sp_ip_to_v4(&asks[i].ip))
+			: sp_nd_solicit(node->decap, node->pool, asks[i].port, &asks[i].ip);
 
 		if (m != NULL && rte_ring_enqueue(node->ctrl_tx_ring, m) < 0)
 			rte_pktmbuf_free(m);

@@ -18,20 +18,20 @@ sp_resolver_init(struct sp_resolver *r, struct sp_neigh *neigh, uint64_t hz, uin
 }
 
 static int
-slot_of(const struct sp_resolver *r, uint16_t port, uint32_t ip_be)
+slot_of(const struct sp_resolver *r, uint16_t port, const struct sp_ip *ip)
 {
 	for (int i = 0; i < SP_RESOLVE_MAX; i++)
-		if (r->slot[i].used && r->slot[i].port == port && r->slot[i].ip_be == ip_be)
+		if (r->slot[i].used && r->slot[i].port == port && sp_ip_equal(&r->slot[i].ip, ip))
 			return i;
 	return -1;
 }
 
 void
-sp_resolver_want(struct sp_resolver *r, uint16_t port, uint32_t ip_be)
+sp_resolver_want(struct sp_resolver *r, uint16_t port, const struct sp_ip *ip)
 {
 	int i;
 
-	if (slot_of(r, port, ip_be) >= 0)
+	if (slot_of(r, port, ip) >= 0)
 		return;
 	for (i = 0; i < SP_RESOLVE_MAX && r->slot[i].used; i++)
 		;
@@ -45,19 +45,19 @@ sp_resolver_want(struct sp_resolver *r, uint16_t port, uint32_t ip_be)
 	r->slot[i].used = true;
 	r->slot[i].tries = 0;
 	r->slot[i].port = port;
-	r->slot[i].ip_be = ip_be;
+	r->slot[i].ip = *ip;
 	r->slot[i].asked = 0;
 }
 
 enum sp_arp_verdict
-sp_resolver_input(struct sp_resolver *r, uint16_t port, uint32_t ip_be,
+sp_resolver_input(struct sp_resolver *r, uint16_t port, const struct sp_ip *ip,
 		  const struct rte_ether_addr *mac, uint64_t now)
 {
 	struct rte_ether_addr known;
 	enum sp_neigh_kind kind;
-	bool found = sp_neigh_find(r->neigh, port, ip_be, &known, &kind) == 0;
+	bool found = sp_neigh_find_ip(r->neigh, port, ip, &known, &kind) == 0;
 	bool moved = found && !rte_is_same_ether_addr(&known, mac);
-	int i = slot_of(r, port, ip_be);
+	int i = slot_of(r, port, ip);
 
 	if (found && kind == SP_NEIGH_STATIC)
 		return SP_ARP_IGNORED;
@@ -65,10 +65,10 @@ sp_resolver_input(struct sp_resolver *r, uint16_t port, uint32_t ip_be,
 	    now - r->slot[i].asked > SP_RESOLVE_WINDOW_MS * r->hz / 1000) {
 		/* Unsolicited: a learned neighbor said to have moved is asked for itself. */
 		if (moved)
-			sp_resolver_want(r, port, ip_be);
+			sp_resolver_want(r, port, ip);
 		return SP_ARP_IGNORED;
 	}
-	if (sp_neigh_set(r->neigh, port, ip_be, mac, SP_NEIGH_LEARNED) < 0) {
+	if (sp_neigh_set_ip(r->neigh, port, ip, mac, SP_NEIGH_LEARNED) < 0) {
 		SP_LOG(WARNING, "neighbor table full; cannot learn a neighbor");
 		return SP_ARP_IGNORED;
 	}
@@ -84,12 +84,13 @@ refresh(struct sp_resolver *r)
 {
 	struct rte_ether_addr mac;
 	enum sp_neigh_kind kind;
-	uint32_t iter = 0, ip_be;
+	struct sp_ip ip;
+	uint32_t iter = 0;
 	uint16_t port;
 
-	while (sp_neigh_next(r->neigh, &iter, &port, &ip_be, &mac, &kind) >= 0)
+	while (sp_neigh_next(r->neigh, &iter, &port, &ip, &mac, &kind) >= 0)
 		if (kind == SP_NEIGH_LEARNED)
-			sp_resolver_want(r, port, ip_be);
+			sp_resolver_want(r, port, &ip);
 }
 
 unsigned int
@@ -116,7 +117,7 @@ sp_resolver_due(struct sp_resolver *r, uint64_t now, struct sp_resolve_ask *out,
 		r->slot[i].tries++;
 		r->slot[i].asked = now;
 		out[n].port = r->slot[i].port;
-		out[n++].ip_be = r->slot[i].ip_be;
+		out[n++].ip = r->slot[i].ip;
 	}
 	return n;
 }

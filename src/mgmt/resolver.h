@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ARP resolution of next hops, the management thread's side: which next
- * hops to ask for and when, and which ARP answers the neighbor table takes.
- * Any host on a link can send ARP, so an answer is taken only when the node
- * asked: within SP_RESOLVE_WINDOW_MS of a request it sent, once. A static
- * (config) neighbor is never changed by ARP. A learned one is asked for again
- * every SP_RESOLVE_REFRESH_S, and at once when a frame claims another MAC for
- * it, so that a host that really moved is followed. No I/O here: mgmt.c
- * sends the requests and feeds the answers; times are in timer ticks.
+ * Resolution of next hops, the management thread's side, for both
+ * families (ARP for IPv4, neighbor discovery for IPv6, the same rules):
+ * which next hops to ask for and when, and which answers the neighbor table
+ * takes. Any host on a link can send ARP or an advertisement, so an answer
+ * is taken only when the node asked: within SP_RESOLVE_WINDOW_MS of a
+ * request it sent, once. A static (config) neighbor is never changed from
+ * the wire. A learned one is asked for again every SP_RESOLVE_REFRESH_S,
+ * and at once when a frame claims another MAC for it, so that a host that
+ * really moved is followed. No I/O here: mgmt.c sends the requests (ARP
+ * requests, neighbor solicitations) and feeds the answers; times are in
+ * timer ticks.
  */
 #ifndef SP_RESOLVER_H
 #define SP_RESOLVER_H
@@ -25,7 +28,7 @@
 #define SP_RESOLVE_WINDOW_MS 2000 /* how long after a request its answer is taken */
 #define SP_RESOLVE_REFRESH_S 60   /* learned neighbors are asked for again this often */
 
-/* What became of an ARP frame that told the node a sender's address. */
+/* What became of an ARP frame or advertisement that told the node a neighbor's address. */
 enum sp_arp_verdict {
 	SP_ARP_LEARNED, /* the answer to a request: the table has it */
 	SP_ARP_CHANGED, /* the same, and the learned entry's MAC changed */
@@ -34,7 +37,7 @@ enum sp_arp_verdict {
 
 struct sp_resolve_ask {
 	uint16_t port;
-	uint32_t ip_be;
+	struct sp_ip ip;
 };
 
 struct sp_resolver {
@@ -46,7 +49,7 @@ struct sp_resolver {
 		bool used;
 		uint8_t tries;  /* requests sent */
 		uint16_t port;
-		uint32_t ip_be;
+		struct sp_ip ip;
 		uint64_t asked; /* when the last one was sent */
 	} slot[SP_RESOLVE_MAX];
 };
@@ -54,10 +57,10 @@ struct sp_resolver {
 void sp_resolver_init(struct sp_resolver *r, struct sp_neigh *neigh, uint64_t hz, uint64_t now);
 
 /* Ask for a next hop (one the fast path could not resolve), unless it is being asked for. */
-void sp_resolver_want(struct sp_resolver *r, uint16_t port, uint32_t ip_be);
+void sp_resolver_want(struct sp_resolver *r, uint16_t port, const struct sp_ip *ip);
 
-/* A sender's address from an ARP frame on port, at now: whether the table took it. */
-enum sp_arp_verdict sp_resolver_input(struct sp_resolver *r, uint16_t port, uint32_t ip_be,
+/* A neighbor's address from an ARP frame or advertisement on port, at now: whether the table took it. */
+enum sp_arp_verdict sp_resolver_input(struct sp_resolver *r, uint16_t port, const struct sp_ip *ip,
 				      const struct rte_ether_addr *mac, uint64_t now);
 
 /*

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "telemetry_int.h"
+#include "../common/text.h"
 #include "../node/steer.h"
 
 static int
@@ -98,7 +99,7 @@ SP_TELEMETRY_CMD("/slicepath/lcores", cmd_lcores,
 		 "Per forwarding lcore: LC index, NPEs, frames received, crossed to another lcore, "
 		 "taken by its NPEs.")
 
-/* ARP answers the neighbor table took and their MAC changes (ignored ones are a drop reason). */
+/* ARP answers and advertisements the neighbor table took, their MAC changes (ignored: drop reasons). */
 static int
 cmd_arp(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
 {
@@ -107,7 +108,8 @@ cmd_arp(const char *cmd __rte_unused, const char *params __rte_unused, struct rt
 	return 0;
 }
 SP_TELEMETRY_CMD("/slicepath/arp", cmd_arp,
-		 "ARP answers learned, and learned neighbors whose MAC changed. Takes no parameters.")
+		 "ARP answers and IPv6 neighbor advertisements learned, and learned neighbors whose MAC "
+		 "changed. Takes no parameters.")
 
 /* The summary of stats.get's residence_ns (the buckets stay there: telemetry dicts hold 256). */
 static int
@@ -129,7 +131,7 @@ SP_TELEMETRY_CMD("/slicepath/residence", cmd_residence,
 		 "Sampled times frames spent in the node, rx to tx: count and percentiles since start. "
 		 "Takes no parameters.")
 
-/* Per port, "a.b.c.d mac kind" strings: telemetry keys cannot hold dotted addresses. */
+/* Per port, "address mac kind" strings: telemetry keys cannot hold dotted addresses. */
 static int
 cmd_neighbors(const char *cmd __rte_unused, const char *params __rte_unused,
 	      struct rte_tel_data *d)
@@ -137,7 +139,8 @@ cmd_neighbors(const char *cmd __rte_unused, const char *params __rte_unused,
 	struct rte_tel_data *per_port[SP_MAX_PORTS];
 	struct rte_ether_addr mac;
 	enum sp_neigh_kind kind;
-	uint32_t iter = 0, ip;
+	struct sp_ip ip;
+	uint32_t iter = 0;
 	uint16_t port;
 
 	for (uint16_t p = 0; p < sp_tel_node->nb_ports; p++) {
@@ -150,13 +153,12 @@ cmd_neighbors(const char *cmd __rte_unused, const char *params __rte_unused,
 		rte_tel_data_start_array(per_port[p], RTE_TEL_STRING_VAL);
 	}
 	while (sp_neigh_next(sp_tel_node->neigh, &iter, &port, &ip, &mac, &kind) >= 0) {
-		const uint8_t *b = (const uint8_t *)&ip;
-		char entry[64], m[RTE_ETHER_ADDR_FMT_SIZE];
+		char entry[96], a[SP_IP_STR_LEN], m[RTE_ETHER_ADDR_FMT_SIZE];
 
 		if (port >= sp_tel_node->nb_ports)
 			continue;
 		rte_ether_format_addr(m, sizeof(m), &mac);
-		snprintf(entry, sizeof(entry), "%u.%u.%u.%u %s %s", b[0], b[1], b[2], b[3], m,
+		snprintf(entry, sizeof(entry), "%s %s %s", sp_format_ip(&ip, a, sizeof(a)), m,
 			 kind == SP_NEIGH_STATIC ? "static" : "learned");
 		rte_tel_data_add_array_string(per_port[port], entry);
 	}
@@ -165,4 +167,5 @@ cmd_neighbors(const char *cmd __rte_unused, const char *params __rte_unused,
 		rte_tel_data_add_dict_container(d, sp_tel_node->ports[p].name, per_port[p], 0);
 	return 0;
 }
-SP_TELEMETRY_CMD("/slicepath/neighbors", cmd_neighbors, "Resolved next hops. Takes no parameters.")
+SP_TELEMETRY_CMD("/slicepath/neighbors", cmd_neighbors,
+		 "Resolved next hops, IPv4 and IPv6. Takes no parameters.")

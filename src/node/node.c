@@ -107,8 +107,8 @@ init_addresses(struct sp_node *node, const struct sp_config *cfg, char *err, siz
 		struct rte_ether_addr mac;
 
 		memcpy(mac.addr_bytes, cfg->neighbors[i].mac, RTE_ETHER_ADDR_LEN);
-		if (sp_neigh_set(node->neigh, cfg->neighbors[i].port, cfg->neighbors[i].ipv4,
-				 &mac, SP_NEIGH_STATIC) < 0) {
+		if (sp_neigh_set_ip(node->neigh, cfg->neighbors[i].port, &cfg->neighbors[i].ip,
+				    &mac, SP_NEIGH_STATIC) < 0) {
 			snprintf(err, errlen, "neighbors[%u]: the neighbor table is full (%u entries)",
 				 i, NEIGH_ENTRIES);
 			return -ENOSPC;
@@ -137,7 +137,8 @@ static int
 init_rings(struct sp_node *node)
 {
 	node->learn_ring = ring("sp_learn", LEARN_RING_SIZE, producers(node) | RING_F_SC_DEQ);
-	node->resolve_ring = ring("sp_resolve", RESOLVE_RING_SIZE, RING_F_SC_DEQ);
+	node->resolve_ring = sp_neigh_want_ring("sp_resolve", RESOLVE_RING_SIZE, (int)rte_socket_id(),
+						RING_F_SC_DEQ);
 	node->ctrl_tx_ring = ring("sp_ctrl_tx", CTRL_TX_RING_SIZE, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	node->exc_ring = ring("sp_exceptions", EXC_RING_SIZE, RING_F_SC_DEQ);
 	return node->learn_ring && node->resolve_ring && node->ctrl_tx_ring && node->exc_ring

@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Fuzz target: which ARP answers the neighbor table takes (src/mgmt/resolver.c),
- * under any sequence of next hops wanted, ARP frames from the link, requests
- * sent and time passing.
+ * Fuzz target: which ARP answers and neighbor advertisements the neighbor
+ * table takes (src/mgmt/resolver.c), under any sequence of next hops wanted,
+ * frames from the link, requests sent and time passing.
  *
  * Input: 4-byte events, each:
- *   byte 0  bits 0-1: 0 want, 1 an ARP frame, 2 the requests due, 3 time passes;
+ *   byte 0  bits 0-1: 0 want, 1 an answer, 2 the requests due, 3 time passes;
  *           bits 2-7: how many milliseconds pass first (times 40)
  *   byte 1  the port (0 to 3)
- *   byte 2  the address's last byte (0 to 7): few, so that events meet
+ *   byte 2  the address (0 to 7): few, so that events meet; 0 to 3 are
+ *           IPv4 (10.0.0.a), 4 to 7 IPv6 (2001:db8::a), the families side by side
  *   byte 3  which of 4 MACs the frame claims
- * Two entries are static, as the config makes them: port 0 .1 and port 1 .2.
+ * Two entries are static, as the config makes them: port 0 address 1 (IPv4)
+ * and port 1 address 5 (IPv6).
  *
  * Invariants: a static entry never changes; a frame is taken (learned or
  * changed) only within SP_RESOLVE_WINDOW_MS of a request the resolver handed
@@ -46,10 +48,27 @@ static struct {
 
 static struct sp_resolver r;
 
-static uint32_t
+#define V6_FROM (ADDRS / 2)
+
+static struct sp_ip
 ip(unsigned int a)
 {
-	return rte_cpu_to_be_32(RTE_IPV4(10, 0, 0, a));
+	const uint8_t v6[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = (uint8_t)a};
+
+	return a < V6_FROM ? sp_ip_v4(rte_cpu_to_be_32(RTE_IPV4(10, 0, 0, a))) : sp_ip_v6(v6);
+}
+
+/* Which address ip() made a (ADDRS if none). */
+static unsigned int
+addr_of(const struct sp_ip *x)
+{
+	for (unsigned int a = 0; a < ADDRS; a++) {
+		const struct sp_ip y = ip(a);
+
+		if (sp_ip_equal(x, &y))
+			return a;
+	}
+	return ADDRS;
 }
 
 int
@@ -64,18 +83,19 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 static bool
 is_static(unsigned int port, unsigned int a)
 {
-	return (port == 0 && a == 1) || (port == 1 && a == 2);
+	return (port == 0 && a == 1) || (port == 1 && a == V6_FROM + 1);
 }
 
 static void
 frame(struct sp_neigh *n, unsigned int port, unsigned int a, const struct rte_ether_addr *mac,
       uint64_t now)
 {
+	const struct sp_ip x = ip(a);
 	struct rte_ether_addr before, after;
 	enum sp_neigh_kind kind_before, kind_after;
-	bool had = sp_neigh_find(n, (uint16_t)port, ip(a), &before, &kind_before) == 0;
-	enum sp_arp_verdict v = sp_resolver_input(&r, (uint16_t)port, ip(a), mac, now);
-	bool has = sp_neigh_find(n, (uint16_t)port, ip(a), &after, &kind_after) == 0;
+	bool had = sp_neigh_find_ip(n, (uint16_t)port, &x, &before, &kind_before) == 0;
+	enum sp_arp_verdict v = sp_resolver_input(&r, (uint16_t)port, &x, mac, now);
+	bool has = sp_neigh_find_ip(n, (uint16_t)port, &x, &after, &kind_after) == 0;
 
 	if (v == SP_ARP_IGNORED) {
 		SP_TEST_CHECK(had == has && (!had || (rte_is_same_ether_addr(&before, &after) &&
@@ -103,11 +123,9 @@ due(uint64_t now)
 
 	SP_TEST_CHECK(n <= MAX_DUE, "%u requests due, at most %d asked for", n, MAX_DUE);
 	for (unsigned int i = 0; i < n; i++) {
-		uint32_t host = rte_be_to_cpu_32(asks[i].ip_be);
-		unsigned int a = host & 0xff;
+		unsigned int a = addr_of(&asks[i].ip);
 
-		SP_TEST_CHECK(asks[i].port < PORTS && a < ADDRS && (host >> 8) == RTE_IPV4(0, 10, 0, 0),
-		      "a request for an address never wanted");
+		SP_TEST_CHECK(asks[i].port < PORTS && a < ADDRS, "a request for an address never wanted");
 		model[asks[i].port][a].asked = now;
 		model[asks[i].port][a].answered = false;
 	}
@@ -117,12 +135,14 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sp_neigh *n = sp_neigh_create("fuzz_arp", 64, SOCKET_ID_ANY);
+	const struct sp_ip static_ip[2] = {ip(1), ip(V6_FROM + 1)};
 	uint64_t now = 1;
 
 	SP_TEST_CHECK(n != NULL, "cannot create the neighbor table");
 	memset(model, 0, sizeof(model));
-	SP_TEST_CHECK(sp_neigh_set(n, 0, ip(1), &macs[0], SP_NEIGH_STATIC) == 0, "static entry");
-	SP_TEST_CHECK(sp_neigh_set(n, 1, ip(2), &macs[1], SP_NEIGH_STATIC) == 0, "static entry");
+	for (unsigned int i = 0; i < 2; i++)
+		SP_TEST_CHECK(sp_neigh_set_ip(n, (uint16_t)i, &static_ip[i], &macs[i],
+					      SP_NEIGH_STATIC) == 0, "static entry");
 	sp_resolver_init(&r, n, HZ, now);
 	for (size_t off = 0; off + 4 <= size; off += 4) {
 		unsigned int op = data[off] & 3, port = data[off + 1] % PORTS;
@@ -130,7 +150,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		now += (uint64_t)(data[off] >> 2) * 40;
 		switch (op) {
-		case 0: sp_resolver_want(&r, (uint16_t)port, ip(a)); break;
+		case 0: {
+			const struct sp_ip x = ip(a);
+
+			sp_resolver_want(&r, (uint16_t)port, &x);
+			break;
+		}
 		case 1: frame(n, port, a, &macs[data[off + 3] % 4], now); break;
 		case 2: due(now); break;
 		default: now += (uint64_t)data[off + 3] * 1000; break;
@@ -141,7 +166,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct rte_ether_addr mac;
 		enum sp_neigh_kind kind;
 
-		SP_TEST_CHECK(sp_neigh_find(n, (uint16_t)i, ip(i + 1), &mac, &kind) == 0 &&
+		SP_TEST_CHECK(sp_neigh_find_ip(n, (uint16_t)i, &static_ip[i], &mac, &kind) == 0 &&
 		      rte_is_same_ether_addr(&mac, &macs[i]) && kind == SP_NEIGH_STATIC,
 		      "static entry %u changed", i);
 	}

@@ -35,6 +35,7 @@
 
 #include <slicepath/cksum.h>
 
+#include "common/text.h"
 #include "decap/decap.h"
 #include "decap/decap_worker.h"
 #include "stats/stats.h"
@@ -362,16 +363,26 @@ check_reply(struct rte_mbuf *m)
 	}
 }
 
+/* Handed up for learning: an ARP frame or a neighbor advertisement telling a usable neighbor. */
 static void
 check_learn(struct rte_mbuf *m)
 {
 	unsigned int i = frame_of(m, "learn");
 	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
-	uint32_t ip;
 	struct rte_ether_addr mac;
+	struct sp_ip ip6;
+	uint32_t ip;
 
 	SP_TEST_CHECK(port_ip[b.port] != 0 && m->port == b.port,
 		      "frame %u: learned with port %u, received on %u", i, m->port, b.port);
+	if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
+		SP_TEST_CHECK(b.port == IP6_PORT && sp_nd_advert_target(m, &ip6, &mac) == 0 &&
+				      rte_is_unicast_ether_addr(&mac) &&
+				      memcmp(ip6.b, port_ip6, sizeof(port_ip6)) != 0 &&
+				      sp_unusable_ipv6(ip6.b) == NULL,
+			      "frame %u: handed up for learning, but no usable advertisement", i);
+		return;
+	}
 	SP_TEST_CHECK(eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_ARP) &&
 			      sp_arp_reply_sender(m, &ip, &mac) == 0 &&
 			      rte_is_unicast_ether_addr(&mac) &&

@@ -379,7 +379,7 @@ run_out(void)
 	uint64_t from = st.slice[HOST].from_netns.pkts, fwd = st.slice[HOST].fwd.pkts;
 	uint64_t dropped = drops(HOST), held = st.slice[HOST].held.pkts, sent = 0;
 	uint32_t pos = 0;
-	void *req[64];
+	struct sp_neigh_want req[64];
 
 	send_out();
 	sp_hslice_output(&node->fastpath, &node->npes[0], host, &st);
@@ -404,7 +404,8 @@ run_out(void)
 			sent += n;
 		} while (n > 0);
 	}
-	while (rte_ring_dequeue_burst(node->resolve_ring, req, RTE_DIM(req), NULL) > 0)
+	while (rte_ring_dequeue_burst_elem(node->resolve_ring, req, sizeof(req[0]), RTE_DIM(req),
+					   NULL) > 0)
 		;
 	/* Frames to unresolved next hops wait for ARP (npe.h); none comes here: let them go. */
 	held = st.slice[HOST].held.pkts - held;

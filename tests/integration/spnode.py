@@ -252,9 +252,10 @@ def ipv4_key(dst=None, src=None, sport=None, dport=None, proto=None):
 # ------------------------------------------------------------------ telemetry values
 
 def neighbor_table(d, kinds=False):
-    """/slicepath/neighbors as {(port, "a.b.c.d"): "mac"} ("mac kind" with kinds, kind being
-    static or learned). The reply is, per port, a list of "a.b.c.d mac kind" strings (DPDK
-    22.11 telemetry keys allow only [A-Za-z0-9_/], so addresses cannot be keys)."""
+    """/slicepath/neighbors as {(port, address): "mac"} ("mac kind" with kinds, kind being
+    static or learned; the address a.b.c.d or IPv6 text). The reply is, per port, a list of
+    "address mac kind" strings (DPDK 22.11 telemetry keys allow only [A-Za-z0-9_/], so
+    addresses cannot be keys)."""
     table = {}
     for port, entries in d.items():
         for e in entries:
@@ -344,7 +345,7 @@ class Node:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.prefix = unique_prefix(tag)
         self.ports = {}
-        self.neighbors = []       # [(port name, ip, mac)]
+        self.neighbors = []       # [(port name, ip, mac)]: IPv4 or IPv6
         self.slices = {}
         self.lcores = None        # None: run to completion on lcore 1
         self.npes = [{"filters": 4096, "queues": 256}]
@@ -370,8 +371,8 @@ class Node:
         self.ports[name] = p
         return p
 
-    def neighbor(self, port, ipv4, mac):
-        self.neighbors.append((port.name if isinstance(port, Port) else port, ipv4, mac))
+    def neighbor(self, port, ip, mac):
+        self.neighbors.append((port.name if isinstance(port, Port) else port, ip, mac))
 
     def slice(self, name, sid, codeopt="ipv4"):
         s = Slice(name, sid, codeopt)
@@ -412,7 +413,8 @@ class Node:
                        **({"host": p.host} if p.host else {}),
                        **({"ipv6": p.ipv6} if p.ipv6 else {})}
                       for p in self.ports.values()],
-            "neighbors": [{"port": p, "ipv4": ip, "mac": mac} for p, ip, mac in self.neighbors],
+            "neighbors": [{"port": p, "ipv6" if ":" in ip else "ipv4": ip, "mac": mac}
+                          for p, ip, mac in self.neighbors],
             "npes": self.npes,
             "mgmt_socket": str(self.mgmt_socket),
             "channel_dir": str(self.channel_dir),

@@ -17,7 +17,7 @@ from scapy.packet import Raw
 from scapy.utils6 import in6_getnsma, in6_getnsmac
 
 from conftest import needs_root
-from spnode import (PEER_IP, PEER_MAC, Standard, arp_reply, arp_request, assert_frames,
+from spnode import (PEER_IP, PEER_MAC, REPO, Standard, arp_reply, arp_request, assert_frames,
                     echo_reply_for, echo_request, inner_udp, neighbor_table)
 
 pytestmark = needs_root
@@ -168,6 +168,52 @@ def test_neighbor_solicitation_for_node_ipv6_is_answered(std):
     assert (drops["nd_ignored"], drops["ra_ignored"], drops["bad_checksum"],
             drops["other_mac"]) == (3, 1, 1, 1), drops
     assert c["ports"]["p0"]["rx_pkts"] == 9 and c["ports"]["p0"]["tx_pkts"] == 3
+
+
+def test_static_ipv6_neighbor_not_overwritten(std):
+    """A static IPv6 neighbor from the config is listed as such, and no advertisement from
+    the wire changes it: neither one claiming to answer the node (it asked for nothing) nor
+    one to all nodes saying the neighbor moved; an advertisement of a neighbor the node
+    never asked for is not learned either. Each is counted nd_ignored, none learned."""
+    n, p0 = std.node, std.p0
+    p0.ipv6 = NODE6
+    static_mac = "02:00:00:00:aa:09"
+    n.neighbor(p0, PEER6, static_mac)
+
+    def advert(dst, dst_mac, target, solicited):
+        return bytes(Ether(src=PEER_MAC, dst=dst_mac) / IPv6(src=target, dst=dst, hlim=255)
+                     / ICMPv6ND_NA(R=0, S=int(solicited), O=1, tgt=target)
+                     / ICMPv6NDOptDstLLAddr(lladdr=PEER_MAC))
+
+    n.receive(p0, [advert(NODE6, p0.mac, PEER6, True),
+                   advert("ff02::1", ALL_NODES_MAC, PEER6, False),
+                   advert(NODE6, p0.mac, "2001:db8:1::7", True)])
+    n.start()
+    try:
+        n.wait_rx()
+        # The management thread judges them: wait until it has counted all three.
+        deadline = time.monotonic() + 5
+        while n.cmd("/slicepath/drops")["nd_ignored"] < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        c = n.counters()
+        arp = n.cmd("/slicepath/arp")
+        shown = subprocess.run(["/usr/bin/python3", str(REPO / "tools" / "sp_telemetry.py"),
+                                "-p", n.prefix, "neighbors"], capture_output=True, text=True,
+                               timeout=30)
+    finally:
+        n.stop()
+        n.show_log()
+
+    assert c["drops"]["nd_ignored"] == 3, c["drops"]
+    assert (arp["nd_learned"], arp["nd_changed"], arp["learned"]) == (0, 0, 0), arp
+    table = neighbor_table(c["neighbors"], kinds=True)
+    assert table[("p0", PEER6)] == f"{static_mac} static", table
+    assert ("p0", "2001:db8:1::7") not in table, table
+    assert n.output(p0) == []
+    # What an operator reads: the same entry, the address as written.
+    rows = [line.lower().split() for line in shown.stdout.splitlines()]
+    assert rows[0] == ["port", "address", "mac", "kind"], shown.stdout + shown.stderr
+    assert ["p0", PEER6, static_mac, "static"] in rows, shown.stdout
 
 
 def test_ping6_of_node_is_answered(std):

@@ -209,17 +209,17 @@ def test_forged_arp_changes_no_neighbor(tmp_path):
         outs.expect(arp_request(p1.mac, p1.ipv4, NH_IP))
         assert ignored() == 4
         assert table()[("p1", NH_IP)] == f"{NH_MAC} learned"
-        assert n.cmd("/slicepath/arp") == {"learned": 1, "changed": 0}
+        assert n.cmd("/slicepath/arp") == {"learned": 1, "changed": 0, "nd_learned": 0, "nd_changed": 0}
 
         # The answer to that request is taken, and counted as a change.
         outs.send(arp_reply(moved_mac, NH_IP, p1.mac, p1.ipv4))
         wait_for(lambda: table()[("p1", NH_IP)] == f"{moved_mac} learned", "the moved neighbor")
-        assert n.cmd("/slicepath/arp") == {"learned": 2, "changed": 1}
+        assert n.cmd("/slicepath/arp") == {"learned": 2, "changed": 1, "nd_learned": 0, "nd_changed": 0}
         after = inner_udp("10.50.1.3", seq=3)
         ins.send(substrate(after, p0, 5001))
         outs.expect(encap_out(routed_inner(after), p1, 5001, NH_IP, NH_PORT, moved_mac))
         stats = n.call("stats.get")
-        assert stats["arp"] == {"learned": 2, "changed": 1}
+        assert stats["arp"] == {"learned": 2, "changed": 1, "nd_learned": 0, "nd_changed": 0}
         assert stats["drops"]["arp_ignored"] == 4
     finally:
         for end in (ins, outs):

@@ -69,7 +69,9 @@ make_tables(struct sp_node *node, unsigned int n)
 						&node->ports[p].mac) == 0, "port %u", p);
 	SP_TEST_CHECK(sp_neigh_set(node->neigh, 1, rte_cpu_to_be_32(SP_TEST_NH_IP), &nh_mac,
 				   SP_NEIGH_STATIC) == 0, "next hop");
-	node->resolve_ring = ring("resolve", n);
+	snprintf(name, sizeof(name), "test_resolve%u", n);
+	node->resolve_ring = sp_neigh_want_ring(name, RING_SIZE, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	SP_TEST_CHECK(node->resolve_ring != NULL, "cannot create ring %s", name);
 	node->exc_ring = ring("exc", n);
 	node->learn_ring = ring("learn", n);
 	node->ctrl_tx_ring = ring("ctrl_tx", n);

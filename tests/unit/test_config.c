@@ -35,6 +35,10 @@
 #define CFG(more) "{'ports':[" PORT0 "," PORT1 "]" more "}"
 /* A single port p0 with more keys. */
 #define PORT(more) "{'ports':[{'name':'p0','device':'net_null0','ipv4':'10.0.0.1'" more "}]}"
+/* Ports p0 and p1, p1 with an IPv6 address too, plus more top-level keys. */
+#define CFG6(more)                                                                                 \
+	"{'ports':[" PORT0 ",{'name':'p1','device':'net_null1','ipv4':'10.0.1.1',"                  \
+	"'ipv6':'2001:db8:1::1'}]" more "}"
 /* Two ports, the second one written out. */
 #define PORTS2(second) "{'ports':[" PORT0 ",{" second "}]}"
 /* Slices given in full. */
@@ -246,7 +250,7 @@ static const struct bad_case bad_cases[] = {
 	/* neighbors */
 	{ CFG(",'neighbors':{}"), -EINVAL, "neighbors: expected an array", { "object" } },
 	{ CFG(",'neighbors':[{'port':'p1','ipv4':'10.0.1.2','mac':'02:00:00:00:01:02','ttl':5}]"),
-	  -EINVAL, "neighbors[0].ttl: unknown key", { "port, ipv4, mac" } },
+	  -EINVAL, "neighbors[0].ttl: unknown key", { "port, ipv4, ipv6, mac" } },
 	{ CFG(",'neighbors':[{'port':'p9','ipv4':'10.0.1.2','mac':'02:00:00:00:01:02'}]"), -EINVAL,
 	  "neighbors[0].port: there is no port named \"p9\"", { "use one of p0, p1" } },
 	{ CFG(",'neighbors':[{'port':'p1','ipv4':'10.0.1','mac':'02:00:00:00:01:02'}]"), -EINVAL,
@@ -260,6 +264,19 @@ static const struct bad_case bad_cases[] = {
 	{ CFG(",'neighbors':[{'port':'p1','ipv4':'10.0.1.2','mac':'02:00:00:00:01:02'},"
 	      "{'port':'p1','ipv4':'10.0.1.2','mac':'02:00:00:00:01:03'}]"), -EINVAL,
 	  "neighbors[1].ipv4: 10.0.1.2 on port p1 is already in neighbors[0]", { "keep one" } },
+	{ CFG6(",'neighbors':[{'port':'p1','ipv6':'2001:db8:1::2','mac':'02:00:00:00:01:02'},"
+		 "{'port':'p1','ipv6':'2001:db8:1:0::2','mac':'02:00:00:00:01:03'}]"),
+	  -EINVAL, "neighbors[1].ipv6: 2001:db8:1::2 on port p1 is already in neighbors[0]",
+	  { "keep one" } },
+	{ CFG(",'neighbors':[{'port':'p1','ipv6':'2001:db8::2','mac':'02:00:00:00:01:02'}]"),
+	  -EINVAL, "neighbors[0].ipv6: port p1 has no ipv6 address", { "give the port one" } },
+	{ CFG6(",'neighbors':[{'port':'p1','ipv6':'2001:db8:1::1','mac':'02:00:00:00:01:02'}]"),
+	  -EINVAL, "neighbors[0].ipv6: 2001:db8:1::1 is the address of port p1", { "another node" } },
+	{ CFG6(",'neighbors':[{'port':'p1','ipv6':'2001:db8:1::2','ipv4':'10.0.1.2',"
+		 "'mac':'02:00:00:00:01:02'}]"),
+	  -EINVAL, "neighbors[0].ipv6: a neighbor has one address", { "an entry each" } },
+	{ CFG6(",'neighbors':[{'port':'p1','ipv6':'ff02::1','mac':'02:00:00:00:01:02'}]"),
+	  -EINVAL, "neighbors[0].ipv6: ff02::1 is a multicast address", { "unicast" } },
 	/* npes */
 	{ CFG(",'npes':[]"), -EINVAL, "npes: is empty", { "or remove the key" } },
 	{ CFG(",'npes':[{'filters':0}]"), -EINVAL, "npes[0].filters: 0 is out of range",
@@ -779,7 +796,8 @@ test_explicit_values(void **state)
 		"'overhead':20},"
 		"{'name':'lan_1','device':'net_pcap0,rx_pcap=/x.pcap,tx_pcap=/y.pcap',"
 		"'ipv4':'198.51.100.1','rate':2500000000}],"
-		"'neighbors':[{'port':'lan_1','ipv4':'198.51.100.2','mac':'02:00:00:00:01:02'}],"
+		"'neighbors':[{'port':'lan_1','ipv4':'198.51.100.2','mac':'02:00:00:00:01:02'},"
+		"{'port':'p0','ipv6':'2001:db8::a:2','mac':'02:00:00:00:01:03'}],"
 		"'npes':[{'filters':2048,'queues':128,'rates':{'lan_1':'2G'}},{}],"
 		"'lcores':[{'id':2,'lc':true},{'id':4,'lc':false,'npes':[1]},{'id':6,'npes':[0]}],"
 		"'slices':[{'name':'s','id':9,'codeopt':'i3','npe':1,'memory':0,'filter_quota':8,"
@@ -810,10 +828,15 @@ test_explicit_values(void **state)
 	assert_int_equal(cfg->ports[0].overhead, 20);
 	assert_string_equal(cfg->ports[1].device, "net_pcap0,rx_pcap=/x.pcap,tx_pcap=/y.pcap");
 	assert_int_equal(cfg->ports[1].rate_bps, 2500000000ULL);
-	assert_int_equal(cfg->nb_neighbors, 1);
+	assert_int_equal(cfg->nb_neighbors, 2);
 	assert_int_equal(cfg->neighbors[0].port, 1);
-	assert_int_equal(cfg->neighbors[0].ipv4, ip("198.51.100.2"));
+	assert_true(sp_ip_is_v4(&cfg->neighbors[0].ip));
+	assert_int_equal(sp_ip_to_v4(&cfg->neighbors[0].ip), ip("198.51.100.2"));
 	assert_memory_equal(cfg->neighbors[0].mac, ((uint8_t[]){ 2, 0, 0, 0, 1, 2 }), 6);
+	assert_int_equal(cfg->neighbors[1].port, 0);
+	assert_memory_equal(cfg->neighbors[1].ip.b,
+			    ((uint8_t[]){ 0x20, 1, 0x0d, 0xb8, [13] = 0x0a, [15] = 2 }), 16);
+	assert_memory_equal(cfg->neighbors[1].mac, ((uint8_t[]){ 2, 0, 0, 0, 1, 3 }), 6);
 	assert_int_equal(cfg->npes[0].filters, 2048);
 	assert_int_equal(cfg->npes[0].queues, 128);
 	/* npes[1] gets what npes[0] leaves of each port */

@@ -42,7 +42,7 @@ setup(void **state __rte_unused)
 	node.ports[1].ip_be = ip(10, 0, 1, 1);
 	memcpy(node.ports[1].mac.addr_bytes, port1_mac, 6);
 	node.neigh = sp_neigh_create("encap_neigh", 64, 0);
-	node.resolve_ring = rte_ring_create("encap_resolve", 64, 0, RING_F_SC_DEQ);
+	node.resolve_ring = sp_neigh_want_ring("encap_resolve", 64, 0, RING_F_SC_DEQ);
 	assert_non_null(node.neigh);
 	assert_non_null(node.resolve_ring);
 	memcpy(mac.addr_bytes, nh_mac, 6);
@@ -286,11 +286,13 @@ test_result_the_slice_does_not_own(void **state __rte_unused)
 static void
 test_unresolved_next_hop_asks_management(void **state __rte_unused)
 {
-	void *req;
+	const struct sp_ip want = sp_ip_v4(ip(10, 0, 1, 9));
+	struct sp_neigh_want req;
 
 	expect_drop(forwarded(1, 0, ip(10, 0, 1, 9), 1), SP_REASON_NO_NEIGHBOR);
-	assert_int_equal(rte_ring_dequeue(node.resolve_ring, &req), 0);
-	assert_int_equal((uint64_t)(uintptr_t)req, (uint64_t)1 << 32 | ip(10, 0, 1, 9));
+	assert_int_equal(rte_ring_dequeue_elem(node.resolve_ring, &req, sizeof(req)), 0);
+	assert_int_equal(req.port, 1);
+	assert_memory_equal(&req.ip, &want, sizeof(want));
 }
 
 /* The misses, and only they, are told apart (the NPE holds them): not another reason's drop. */
@@ -301,12 +303,12 @@ test_misses_are_told(void **state __rte_unused)
 				 forwarded(1, 0, ip(10, 0, 1, 9), 1),
 				 forwarded(1, 0, ip(10, 0, 1, 9), 1)};
 	uint64_t missed = 0;
-	void *req;
+	struct sp_neigh_want req;
 
 	sp_meta_drop(m[2], SP_REASON_NO_NEIGHBOR); /* a code option's say, before encap */
 	assert_int_equal(sp_encap_burst(&node.fastpath, &neigh_cache, m, 3, &missed), 1);
 	assert_int_equal(missed, 1u << 1);
-	while (rte_ring_dequeue(node.resolve_ring, &req) == 0)
+	while (rte_ring_dequeue_elem(node.resolve_ring, &req, sizeof(req)) == 0)
 		;
 	rte_pktmbuf_free_bulk(m, 3);
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A port's own IPv6 address (src/decap/nd_echo.c), through sp_decap_burst():
- * what is answered and how, and each frame that is not counted under its
- * reason. The byte-for-byte answers to scapy's frames are test_arp_icmp.py's.
+ * what is answered and how, which advertisements go up to the management
+ * thread, and each frame that is neither counted under its reason; the
+ * solicitations the node sends. The byte-for-byte answers to scapy's frames
+ * are test_arp_icmp.py's.
  */
 #include <netinet/in.h>
 #include <setjmp.h>
@@ -39,6 +41,7 @@ static const uint8_t group6[16] = {0xff, 0x02, [11] = 0x01, [12] = 0xff, [15] = 
 static const uint8_t unspecified6[16];
 
 static struct sp_decap_table *table;
+static struct rte_mempool *pool;
 static struct sp_lcore_stats st;
 static struct sp_decap_out out;
 
@@ -46,7 +49,7 @@ static int
 setup(void **state)
 {
 	(void)state;
-	sp_test_eal_init();
+	pool = sp_test_eal_init();
 	table = sp_decap_create("nd_echo_test", 16, SOCKET_ID_ANY);
 	if (table == NULL || sp_decap_set_port(table, PORT, RTE_BE32(RTE_IPV4(10, 0, 0, 1)),
 					       &node_mac) != 0)
@@ -106,7 +109,10 @@ build_ns(uint8_t *f, const struct rte_ether_addr *dst_mac, const uint8_t src[16]
 	return build(f, dst_mac, src, dst, 255, 135, code, body, sizeof(body));
 }
 
-/* Decap frame (a chain split at split bytes, 0: one segment): the reason counted, NONE if answered. */
+/*
+ * Decap frame (a chain split at split bytes, 0: one segment): the reason
+ * counted, NONE if answered or passed up to be learned from.
+ */
 static enum sp_reason
 receive_split(const void *frame, size_t len, size_t split)
 {
@@ -123,9 +129,9 @@ receive_split(const void *frame, size_t len, size_t split)
 			n += st.reason[r];
 			why = (enum sp_reason)r;
 		}
-	/* Exactly one of: answered, counted. */
-	assert_int_equal(n + out.nb_reply, 1);
-	assert_int_equal(out.nb_fwd + out.nb_host + out.nb_learn, 0);
+	/* Exactly one of: answered, passed up, counted. */
+	assert_int_equal(n + out.nb_reply + out.nb_learn, 1);
+	assert_int_equal(out.nb_fwd + out.nb_host, 0);
 	return why;
 }
 
@@ -312,6 +318,148 @@ test_bad_frames_counted(void **state)
 	assert_int_equal(receive(f, len), SP_REASON_OTHER_MAC);
 }
 
+/* An advertisement of target from src to dst, flags, then options (opts_len bytes): its length. */
+static size_t
+build_na(uint8_t *f, const uint8_t src[16], const uint8_t dst[16], uint8_t hop_limit,
+	 uint8_t flags, const uint8_t target[16], const uint8_t *opts, uint16_t opts_len)
+{
+	uint8_t body[NS_LEN - 4 + 64] = {0};
+	const struct rte_ether_addr *dst_mac = dst[0] == 0xff ? &(const struct rte_ether_addr){
+		{0x33, 0x33, 0, 0, 0, 1}} : &node_mac;
+
+	body[0] = flags;
+	memcpy(body + 4, target, 16);
+	if (opts_len > 0)
+		memcpy(body + 20, opts, opts_len);
+	return build(f, dst_mac, src, dst, hop_limit, 136, 0, body, (uint16_t)(20 + opts_len));
+}
+
+static const uint8_t peer_lladdr[8] = {2, 1, 0x02, 0, 0, 0, 0, 0x09}; /* its MAC: ...:09 */
+static const uint8_t all_nodes6[16] = {0xff, 0x02, [15] = 1};
+
+/* An advertisement passed up: what the management thread reads of it. */
+static void
+assert_learned(const uint8_t target[16], uint8_t mac_last)
+{
+	struct rte_ether_addr mac;
+	struct sp_ip ip;
+
+	assert_int_equal(out.nb_learn, 1);
+	assert_int_equal(out.learn[0]->port, PORT);
+	assert_int_equal(sp_nd_advert_target(out.learn[0], &ip, &mac), 0);
+	assert_memory_equal(ip.b, target, 16);
+	assert_memory_equal(mac.addr_bytes, ((const uint8_t[]){0x02, 0, 0, 0, 0, mac_last}), 6);
+	rte_pktmbuf_free(out.learn[0]);
+}
+
+static void
+test_advertisements_passed_up(void **state)
+{
+	uint8_t f[256], opts[16];
+	size_t len;
+
+	(void)state;
+	/* The answer to a solicitation: to the port's address, solicited. */
+	len = build_na(f, peer6, node6, 255, 0x60, peer6, peer_lladdr, 8);
+	assert_int_equal(receive(f, len), SP_REASON_NONE);
+	assert_learned(peer6, 0x09);
+	/* A neighbor that moved tells all nodes, overriding. */
+	len = build_na(f, peer6, all_nodes6, 255, 0x20, peer6, peer_lladdr, 8);
+	assert_int_equal(receive(f, len), SP_REASON_NONE);
+	assert_learned(peer6, 0x09);
+	/* The option after another one (a nonce, RFC 3971): found all the same. */
+	memcpy(opts, ((const uint8_t[]){14, 1, 1, 2, 3, 4, 5, 6}), 8);
+	memcpy(opts + 8, ((const uint8_t[]){2, 1, 0x02, 0, 0, 0, 0, 0x0a}), 8);
+	len = build_na(f, peer6, node6, 255, 0x40, peer6, opts, 16);
+	assert_int_equal(receive(f, len), SP_REASON_NONE);
+	assert_learned(peer6, 0x0a);
+}
+
+static void
+test_advertisements_ignored(void **state)
+{
+	static const uint8_t multicast6[16] = {0xff, 0x02, [15] = 0x05};
+	uint8_t f[256], bad[8];
+	size_t len;
+
+	(void)state;
+	/* To the address but not solicited; to all nodes but not overriding. */
+	len = build_na(f, peer6, node6, 255, 0x20, peer6, peer_lladdr, 8);
+	assert_int_equal(receive(f, len), SP_REASON_ND_IGNORED);
+	len = build_na(f, peer6, all_nodes6, 255, 0x40, peer6, peer_lladdr, 8);
+	assert_int_equal(receive(f, len), SP_REASON_ND_IGNORED);
+	/* No target link-layer option: nothing to learn. */
+	len = build_na(f, peer6, node6, 255, 0x60, peer6, NULL, 0);
+	assert_int_equal(receive(f, len), SP_REASON_ND_IGNORED);
+	/* An option of length 0, and one that runs past the message. */
+	memcpy(bad, peer_lladdr, 8);
+	bad[1] = 0;
+	len = build_na(f, peer6, node6, 255, 0x60, peer6, bad, 8);
+	assert_int_equal(receive(f, len), SP_REASON_ND_IGNORED);
+	bad[1] = 2;
+	len = build_na(f, peer6, node6, 255, 0x60, peer6, bad, 8);
+	assert_int_equal(receive(f, len), SP_REASON_ND_IGNORED);
+	/* A router passed it on. */
+	len = build_na(f, peer6, node6, 64, 0x60, peer6, peer_lladdr, 8);
+	assert_int_equal(receive(f, len), SP_REASON_ND_IGNORED);
+	/* The port's own address claimed, a multicast target, a multicast MAC. */
+	len = build_na(f, peer6, node6, 255, 0x60, node6, peer_lladdr, 8);
+	assert_int_equal(receive(f, len), SP_REASON_ND_IGNORED);
+	len = build_na(f, peer6, node6, 255, 0x60, multicast6, peer_lladdr, 8);
+	assert_int_equal(receive(f, len), SP_REASON_ND_IGNORED);
+	memcpy(bad, peer_lladdr, 8);
+	bad[2] = 0x03;
+	len = build_na(f, peer6, node6, 255, 0x60, peer6, bad, 8);
+	assert_int_equal(receive(f, len), SP_REASON_ND_IGNORED);
+	/* A code other than 0. */
+	len = build_na(f, peer6, node6, 255, 0x60, peer6, peer_lladdr, 8);
+	f[OFF + 1] = 1;
+	f[OFF + 2] = f[OFF + 3] = 0;
+	*(uint16_t *)(f + OFF + 2) = icmpv6_cksum((const struct rte_ipv6_hdr *)(f + RTE_ETHER_HDR_LEN));
+	assert_int_equal(receive(f, len), SP_REASON_ND_IGNORED);
+}
+
+/* The solicitation the management thread sends for an unresolved IPv6 next hop. */
+static void
+test_solicitation_built(void **state)
+{
+	static const uint8_t group9[16] = {0xff, 0x02, [11] = 0x01, [12] = 0xff, [15] = 0x09};
+	const struct sp_ip target = sp_ip_v6(peer6), v4 = sp_ip_v4(RTE_BE32(RTE_IPV4(10, 0, 0, 9)));
+	struct rte_mbuf *m = sp_nd_solicit(table, pool, PORT, &target);
+	const struct rte_ether_hdr *eth;
+	const struct rte_ipv6_hdr *ip;
+	const uint8_t *ns;
+
+	(void)state;
+	assert_non_null(m);
+	assert_int_equal(m->port, PORT);
+	assert_int_equal(rte_pktmbuf_pkt_len(m), NA_FRAME);
+	eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	ip = (const struct rte_ipv6_hdr *)(eth + 1);
+	ns = (const uint8_t *)(ip + 1);
+	assert_memory_equal(eth->dst_addr.addr_bytes, ((const uint8_t[]){0x33, 0x33, 0xff, 0, 0, 9}),
+			    6);
+	assert_true(rte_is_same_ether_addr(&eth->src_addr, &node_mac));
+	assert_int_equal(eth->ether_type, RTE_BE16(RTE_ETHER_TYPE_IPV6));
+	assert_int_equal(rte_be_to_cpu_32(ip->vtc_flow), 6u << 28);
+	assert_int_equal(rte_be_to_cpu_16(ip->payload_len), 32);
+	assert_int_equal(ip->proto, 58);
+	assert_int_equal(ip->hop_limits, 255);
+	assert_memory_equal(ip->src_addr, node6, 16);
+	assert_memory_equal(ip->dst_addr, group9, 16);
+	assert_memory_equal(ns, ((const uint8_t[]){135, 0}), 2);
+	assert_memory_equal(ns + 4, ((const uint8_t[4]){0}), 4);
+	assert_memory_equal(ns + 8, peer6, 16);
+	assert_memory_equal(ns + 24, ((const uint8_t[]){1, 1, 0x02, 0, 0, 0, 0, 0x01}), 8);
+	assert_reply_cksum(m);
+	rte_pktmbuf_free(m);
+	/* An IPv4 next hop is ARP's; a port without an IPv6 address cannot solicit. */
+	assert_null(sp_nd_solicit(table, pool, PORT, &v4));
+	sp_decap_set_ipv6(table, PORT, NULL);
+	assert_null(sp_nd_solicit(table, pool, PORT, &target));
+	sp_decap_set_ipv6(table, PORT, node6);
+}
+
 static void
 test_port_without_ipv6(void **state)
 {
@@ -335,6 +483,9 @@ main(void)
 		cmocka_unit_test(test_solicitations_not_answered),
 		cmocka_unit_test(test_echo_answered),
 		cmocka_unit_test(test_bad_frames_counted),
+		cmocka_unit_test(test_advertisements_passed_up),
+		cmocka_unit_test(test_advertisements_ignored),
+		cmocka_unit_test(test_solicitation_built),
 		cmocka_unit_test(test_port_without_ipv6),
 	};
 

@@ -229,6 +229,16 @@ test_cached(void **state)
 	sp_neigh_free(n);
 }
 
+/* The address whose last byte is last: an IPv4 one, or (v6) 2001:db8::ffff:10.0.0.last. */
+static struct sp_ip
+any_ip(bool v6, uint8_t last)
+{
+	const uint8_t ip6[16] = {0x20, 0x01, 0x0d, 0xb8, [10] = 0xff, [11] = 0xff, [12] = 10,
+				 [15] = last};
+
+	return v6 ? sp_ip_v6(ip6) : sp_ip_v4(ip(last));
+}
+
 static void
 test_iterate(void **state)
 {
@@ -236,28 +246,63 @@ test_iterate(void **state)
 	struct rte_ether_addr mac;
 	enum sp_neigh_kind kind;
 	unsigned int seen = 0, count = 0;
-	uint32_t iter = 0, ip_be;
+	struct sp_ip a;
+	uint32_t iter = 0;
 	uint16_t port;
 
 	(void)state;
 	assert_non_null(n);
-	assert_int_equal(sp_neigh_next(n, &iter, &port, &ip_be, &mac, &kind), -ENOENT);
+	assert_int_equal(sp_neigh_next(n, &iter, &port, &a, &mac, &kind), -ENOENT);
 	assert_int_equal(sp_neigh_set(n, 3, ip(1), &mac_a, SP_NEIGH_LEARNED), 0);
 	assert_int_equal(sp_neigh_set(n, 4, ip(2), &mac_b, SP_NEIGH_STATIC), 0);
 	assert_int_equal(sp_neigh_set(n, 5, ip(3), &mac_a, SP_NEIGH_LEARNED), 0);
+	a = any_ip(true, 4);
+	assert_int_equal(sp_neigh_set_ip(n, 6, &a, &mac_b, SP_NEIGH_STATIC), 0);
 
 	iter = 0;
-	while (sp_neigh_next(n, &iter, &port, &ip_be, &mac, &kind) >= 0) {
-		uint8_t last = rte_be_to_cpu_32(ip_be) & 0xff;
+	while (sp_neigh_next(n, &iter, &port, &a, &mac, &kind) >= 0) {
+		uint8_t last = a.b[15];
+		const struct sp_ip want = any_ip(last == 4, last);
 
 		count++;
 		seen |= 1u << last;
+		assert_true(sp_ip_equal(&a, &want));
 		assert_int_equal(port, last + 2);
-		assert_mac_equal(&mac, last == 2 ? &mac_b : &mac_a);
-		assert_int_equal(kind, last == 2 ? SP_NEIGH_STATIC : SP_NEIGH_LEARNED);
+		assert_mac_equal(&mac, last % 2 == 0 ? &mac_b : &mac_a);
+		assert_int_equal(kind, last % 2 == 0 ? SP_NEIGH_STATIC : SP_NEIGH_LEARNED);
 	}
-	assert_int_equal(count, 3);
-	assert_int_equal(seen, 0xe);
+	assert_int_equal(count, 4);
+	assert_int_equal(seen, 0x1e);
+	sp_neigh_free(n);
+}
+
+/* Both families in one table: an IPv6 address never answers for an IPv4 one, nor the reverse. */
+static void
+test_families_apart(void **state)
+{
+	struct sp_neigh *n = sp_neigh_create("neigh_fam", 16, SOCKET_ID_ANY);
+	const struct sp_ip v4 = any_ip(false, 7), v6 = any_ip(true, 7);
+	struct sp_neigh_cache cache = {0};
+	const uint16_t ports[1] = {0};
+	const uint32_t ips[1] = {ip(7)};
+	struct rte_ether_addr mac, found[1];
+	enum sp_neigh_kind kind;
+
+	(void)state;
+	assert_non_null(n);
+	assert_false(sp_ip_equal(&v4, &v6));
+	assert_int_equal(sp_neigh_set_ip(n, 0, &v6, &mac_b, SP_NEIGH_STATIC), 0);
+	assert_int_equal(sp_neigh_find(n, 0, ip(7), &mac, &kind), -ENOENT);
+	assert_int_equal(sp_neigh_get_cached(n, &cache, ports, ips, 1, found), 0);
+	assert_int_equal(sp_neigh_set_ip(n, 0, &v4, &mac_a, SP_NEIGH_LEARNED), 0);
+	assert_int_equal(sp_neigh_find_ip(n, 0, &v6, &mac, &kind), 0);
+	assert_mac_equal(&mac, &mac_b);
+	assert_int_equal(kind, SP_NEIGH_STATIC);
+	assert_int_equal(sp_neigh_find_ip(n, 0, &v4, &mac, &kind), 0);
+	assert_mac_equal(&mac, &mac_a);
+	assert_int_equal(kind, SP_NEIGH_LEARNED);
+	assert_int_equal(sp_neigh_get_cached(n, &cache, ports, ips, 1, found), 1);
+	assert_mac_equal(&found[0], &mac_a);
 	sp_neigh_free(n);
 }
 
@@ -327,7 +372,7 @@ main(void)
 		cmocka_unit_test(test_set_get_update), cmocka_unit_test(test_bulk),
 		cmocka_unit_test(test_bulk_64),
 		cmocka_unit_test(test_bulk_repeated_keys),        cmocka_unit_test(test_cached),
-		cmocka_unit_test(test_iterate),
+		cmocka_unit_test(test_iterate),           cmocka_unit_test(test_families_apart),
 		cmocka_unit_test(test_kind),
 		cmocka_unit_test(test_full),           cmocka_unit_test(test_create_invalid),
 	};

@@ -120,7 +120,8 @@ test_what_leaves_is_counted_once(void **state)
 	const struct sp_key miss_key = {{10, 99, 0, 1, 192, 0, 2, 1, 0x03, 0xe8, 0x07, 0xd0, 17, 0}};
 	struct sp_missed_key missed[SP_MISSED_KEEP];
 	struct rte_mbuf *in[4], *out[8];
-	void *req;
+	const struct sp_ip unresolved = sp_ip_v4(rte_cpu_to_be_32(UNRESOLVED));
+	struct sp_neigh_want req;
 	uint16_t n;
 
 	route(0, RTE_IPV4(192, 168, 0, 0), SP_TEST_NH_IP);
@@ -151,8 +152,9 @@ test_what_leaves_is_counted_once(void **state)
 	assert_int_equal(s->reason[SP_REASON_NO_SLOW_PATH], 2);
 	assert_int_equal(rte_ring_count(node->exc_ring), 0);
 	/* The management thread is asked for the unresolved next hop on p1. */
-	assert_int_equal(rte_ring_dequeue(node->resolve_ring, &req), 0);
-	assert_int_equal((uint64_t)(uintptr_t)req, (uint64_t)1 << 32 | rte_cpu_to_be_32(UNRESOLVED));
+	assert_int_equal(rte_ring_dequeue_elem(node->resolve_ring, &req, sizeof(req)), 0);
+	assert_int_equal(req.port, 1);
+	assert_memory_equal(&req.ip, &unresolved, sizeof(unresolved));
 	/* Every packet is back in the pool: none leaked, none freed twice. */
 	assert_int_equal(rte_mempool_in_use_count(node->pool), 0);
 	/* The miss's key, as the lookup used it, kept with the endpoint it came in on. */

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Which ARP answers the neighbor table takes, and when the node asks: a
- * forged reply never changes a static (config) neighbor, nor a learned one
- * unless the node asked within the window; a claim that a learned neighbor
- * moved makes the node ask; one request takes one answer.
+ * Which ARP answers and neighbor advertisements the neighbor table takes,
+ * and when the node asks: a forged reply never changes a static (config)
+ * neighbor, nor a learned one unless the node asked within the window; a
+ * claim that a learned neighbor moved makes the node ask; one request takes
+ * one answer. Every test runs for both families: the same rules.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -31,10 +32,33 @@ static const struct rte_ether_addr mac_moved = {{0x02, 0xee, 0, 0, 0, 0x10}};
 static struct sp_neigh *neigh;
 static struct sp_resolver r;
 
-static uint32_t
+static bool v6; /* the family the group runs in */
+
+/* 10.20.0.last or 2001:db8::last, whichever family the group runs in. */
+static const struct sp_ip *
 ip(uint8_t last)
 {
-	return rte_cpu_to_be_32(RTE_IPV4(10, 20, 0, last));
+	static struct sp_ip addr[256]; /* one each: several may be in use at once */
+	const uint8_t ip6[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = last};
+
+	addr[last] = v6 ? sp_ip_v6(ip6) : sp_ip_v4(rte_cpu_to_be_32(RTE_IPV4(10, 20, 0, last)));
+	return &addr[last];
+}
+
+static int
+group_v4(void **state)
+{
+	(void)state;
+	v6 = false;
+	return 0;
+}
+
+static int
+group_v6(void **state)
+{
+	(void)state;
+	v6 = true;
+	return 0;
 }
 
 static int
@@ -62,25 +86,25 @@ teardown(void **state)
 }
 
 static void
-assert_entry(uint32_t ip_be, const struct rte_ether_addr *want, enum sp_neigh_kind want_kind)
+assert_entry(const struct sp_ip *a, const struct rte_ether_addr *want, enum sp_neigh_kind want_kind)
 {
 	struct rte_ether_addr mac;
 	enum sp_neigh_kind kind;
 
-	assert_int_equal(sp_neigh_find(neigh, 1, ip_be, &mac, &kind), 0);
+	assert_int_equal(sp_neigh_find_ip(neigh, 1, a, &mac, &kind), 0);
 	assert_memory_equal(mac.addr_bytes, want->addr_bytes, RTE_ETHER_ADDR_LEN);
 	assert_int_equal(kind, want_kind);
 }
 
 /* The requests due at now: their count; the first one's address in *first. */
 static unsigned int
-due(uint64_t now, uint32_t *first)
+due(uint64_t now, struct sp_ip *first)
 {
 	struct sp_resolve_ask asks[SP_RESOLVE_MAX];
 	unsigned int n = sp_resolver_due(&r, now, asks, SP_RESOLVE_MAX);
 
 	if (n > 0 && first != NULL)
-		*first = asks[0].ip_be;
+		*first = asks[0].ip;
 	return n;
 }
 
@@ -88,7 +112,7 @@ static void
 test_static_never_changed(void **state)
 {
 	(void)state;
-	assert_int_equal(sp_neigh_set(neigh, 1, ip(9), &mac_real, SP_NEIGH_STATIC), 0);
+	assert_int_equal(sp_neigh_set_ip(neigh, 1, ip(9), &mac_real, SP_NEIGH_STATIC), 0);
 	assert_int_equal(sp_resolver_input(&r, 1, ip(9), &mac_forged, T0), SP_ARP_IGNORED);
 	/* Not even when someone asks for it: the config's word is final. */
 	sp_resolver_want(&r, 1, ip(9));
@@ -102,7 +126,7 @@ test_unsolicited_not_learned(void **state)
 {
 	(void)state;
 	assert_int_equal(sp_resolver_input(&r, 1, ip(7), &mac_forged, T0), SP_ARP_IGNORED);
-	assert_int_equal(sp_neigh_find(neigh, 1, ip(7), &(struct rte_ether_addr){0},
+	assert_int_equal(sp_neigh_find_ip(neigh, 1, ip(7), &(struct rte_ether_addr){0},
 				       &(enum sp_neigh_kind){0}), -ENOENT);
 	/* Wanted but not yet asked for: still unsolicited. */
 	sp_resolver_want(&r, 1, ip(7));
@@ -113,12 +137,12 @@ test_unsolicited_not_learned(void **state)
 static void
 test_answer_learned_once(void **state)
 {
-	uint32_t asked = 0;
+	struct sp_ip asked = {{0}};
 
 	(void)state;
 	sp_resolver_want(&r, 1, ip(9));
 	assert_int_equal(due(T0, &asked), 1);
-	assert_int_equal(asked, ip(9));
+	assert_true(sp_ip_equal(&asked, ip(9)));
 	assert_int_equal(sp_resolver_input(&r, 1, ip(9), &mac_real, T0 + MS(3)), SP_ARP_LEARNED);
 	assert_entry(ip(9), &mac_real, SP_NEIGH_LEARNED);
 	/* Answered: nothing more to ask. */
@@ -148,14 +172,14 @@ test_late_answer_ignored(void **state)
 static void
 test_moved_neighbor_verified(void **state)
 {
-	uint32_t asked = 0;
+	struct sp_ip asked = {{0}};
 
 	(void)state;
-	assert_int_equal(sp_neigh_set(neigh, 1, ip(9), &mac_real, SP_NEIGH_LEARNED), 0);
+	assert_int_equal(sp_neigh_set_ip(neigh, 1, ip(9), &mac_real, SP_NEIGH_LEARNED), 0);
 	assert_int_equal(sp_resolver_input(&r, 1, ip(9), &mac_forged, T0), SP_ARP_IGNORED);
 	assert_entry(ip(9), &mac_real, SP_NEIGH_LEARNED);
 	assert_int_equal(due(T0 + MS(1), &asked), 1);
-	assert_int_equal(asked, ip(9));
+	assert_true(sp_ip_equal(&asked, ip(9)));
 	assert_int_equal(sp_resolver_input(&r, 1, ip(9), &mac_moved, T0 + MS(2)), SP_ARP_CHANGED);
 	assert_entry(ip(9), &mac_moved, SP_NEIGH_LEARNED);
 	/* The same MAC again, when asked: learned, not a change. */
@@ -189,15 +213,15 @@ test_gives_up_after_tries(void **state)
 static void
 test_refresh_asks_learned_only(void **state)
 {
-	uint32_t asked = 0;
+	struct sp_ip asked = {{0}};
 	uint64_t later = T0 + (uint64_t)SP_RESOLVE_REFRESH_S * HZ;
 
 	(void)state;
-	assert_int_equal(sp_neigh_set(neigh, 1, ip(9), &mac_real, SP_NEIGH_STATIC), 0);
-	assert_int_equal(sp_neigh_set(neigh, 1, ip(10), &mac_real, SP_NEIGH_LEARNED), 0);
+	assert_int_equal(sp_neigh_set_ip(neigh, 1, ip(9), &mac_real, SP_NEIGH_STATIC), 0);
+	assert_int_equal(sp_neigh_set_ip(neigh, 1, ip(10), &mac_real, SP_NEIGH_LEARNED), 0);
 	assert_int_equal(due(later - 1, NULL), 0);
 	assert_int_equal(due(later, &asked), 1);
-	assert_int_equal(asked, ip(10));
+	assert_true(sp_ip_equal(&asked, ip(10)));
 	assert_int_equal(sp_resolver_input(&r, 1, ip(10), &mac_moved, later + MS(1)),
 			 SP_ARP_CHANGED);
 }
@@ -225,5 +249,6 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_full, setup, teardown),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests_name("ipv4", tests, group_v4, NULL) |
+	       cmocka_run_group_tests_name("ipv6", tests, group_v6, NULL);
 }
