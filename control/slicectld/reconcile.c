@@ -100,9 +100,7 @@ same_filter(const struct sp_ctl_filter *a, const struct sp_ctl_filter *b)
 {
 	return a->position == b->position && memcmp(&a->key, &b->key, sizeof(a->key)) == 0 &&
 	       memcmp(&a->mask, &b->mask, sizeof(a->mask)) == 0 &&
-	       a->result.endpoint == b->result.endpoint && a->result.queue == b->result.queue &&
-	       a->result.nh_ip == b->result.nh_ip && a->result.nh_port == b->result.nh_port &&
-	       memcmp(a->result.data, b->result.data, sizeof(a->result.data)) == 0;
+	       sp_result_equal(&a->result, &b->result);
 }
 
 /*

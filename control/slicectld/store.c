@@ -12,7 +12,7 @@
 
 #include "common/unixsock.h"
 
-#define SCHEMA_VERSION 5
+#define SCHEMA_VERSION 6
 #define BUSY_TIMEOUT_MS 5000
 
 static const char SCHEMA[] =
@@ -32,7 +32,7 @@ static const char SCHEMA[] =
 	"CREATE TABLE IF NOT EXISTS filters(slice INTEGER REFERENCES slices(id) ON DELETE CASCADE,"
 	" position INTEGER, key BLOB NOT NULL, mask BLOB NOT NULL, endpoint INTEGER NOT NULL,"
 	" queue INTEGER NOT NULL, nh_ip INTEGER NOT NULL, nh_port INTEGER NOT NULL,"
-	" data BLOB NOT NULL, PRIMARY KEY(slice, position)) WITHOUT ROWID;"
+	" data BLOB NOT NULL, nh_ip6 BLOB, PRIMARY KEY(slice, position)) WITHOUT ROWID;"
 	"CREATE INDEX IF NOT EXISTS filters_by_endpoint ON filters(slice, endpoint);"
 	"CREATE INDEX IF NOT EXISTS filters_by_queue ON filters(slice, queue);"
 	"CREATE TABLE IF NOT EXISTS memory(slice INTEGER REFERENCES slices(id) ON DELETE CASCADE,"
@@ -73,13 +73,13 @@ static const char *const SQL[Q_MAX] = {
 	[Q_PUT_QUEUE] = "INSERT OR REPLACE INTO queues VALUES(?,?,?,?,?,?)",
 	[Q_DEL_QUEUE] = "DELETE FROM queues WHERE slice = ? AND qid = ?",
 	[Q_PUT_SCHED] = "INSERT OR REPLACE INTO schedulers VALUES(?,?,?,?)",
-	[Q_PUT_FILTER] = "INSERT OR REPLACE INTO filters VALUES(?,?,?,?,?,?,?,?,?)",
+	[Q_PUT_FILTER] = "INSERT OR REPLACE INTO filters VALUES(?,?,?,?,?,?,?,?,?,?)",
 	[Q_DEL_FILTER] = "DELETE FROM filters WHERE slice = ? AND position = ?",
 	[Q_FILTERS_BY_ENDPOINT] = "SELECT position FROM filters WHERE slice = ? AND endpoint = ?"
 				  " ORDER BY position",
 	[Q_FILTERS_BY_QUEUE] = "SELECT position FROM filters WHERE slice = ? AND queue = ?"
 			       " ORDER BY position",
-	[Q_FILTERS] = "SELECT position, key, mask, endpoint, queue, nh_ip, nh_port, data"
+	[Q_FILTERS] = "SELECT position, key, mask, endpoint, queue, nh_ip, nh_port, data, nh_ip6"
 		      " FROM filters WHERE slice = ? ORDER BY position",
 	[Q_GET_PAGE] = "SELECT data FROM memory WHERE slice = ? AND page = ?",
 	[Q_PUT_PAGE] = "INSERT OR REPLACE INTO memory VALUES(?,?,?)",
@@ -186,6 +186,8 @@ migrate_from(struct store *st, int version)
 		      "ALTER TABLE endpoints ADD COLUMN holder_start INTEGER NOT NULL DEFAULT 0;",
 		/* 4 did not keep a host slice's NAT range, only its size: learnt at replay. */
 		[4] = "ALTER TABLE host_slices ADD COLUMN nat_first INTEGER NOT NULL DEFAULT 0;",
+		/* 5 had IPv4 next hops only: NULL is one (nh_ip's). */
+		[5] = "ALTER TABLE filters ADD COLUMN nh_ip6 BLOB;",
 	};
 
 	snprintf(inbound, sizeof(inbound), "ALTER TABLE slices ADD COLUMN inbound INTEGER NOT "
@@ -525,6 +527,9 @@ store_put_filter(struct store *st, uint16_t slice, const struct sp_ctl_filter *f
 	sqlite3_bind_blob(q, 3, f->key.b, SP_KEY_BYTES, SQLITE_STATIC);
 	sqlite3_bind_blob(q, 4, f->mask.b, SP_KEY_BYTES, SQLITE_STATIC);
 	sqlite3_bind_blob(q, 9, f->result.data, SP_RESULT_DATA_BYTES, SQLITE_STATIC);
+	/* An IPv4 next hop has none: NULL, as the rows of schema 5 have. */
+	if (f->result.nh_family == SP_NH_IPV6)
+		sqlite3_bind_blob(q, 10, f->result.nh_ip6, sizeof(f->result.nh_ip6), SQLITE_STATIC);
 	return run(st, q, "storing a filter");
 }
 
@@ -577,8 +582,11 @@ store_each_filter(struct store *st, uint16_t slice,
 	while (stop == 0 && s != NULL && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct sp_ctl_filter f = {.position = (uint32_t)sqlite3_column_int64(s, 0)};
 
+		bool ip6 = sqlite3_column_type(s, 8) != SQLITE_NULL;
+
 		if (!blob(s, 1, f.key.b, SP_KEY_BYTES) || !blob(s, 2, f.mask.b, SP_KEY_BYTES) ||
-		    !blob(s, 7, f.result.data, SP_RESULT_DATA_BYTES)) {
+		    !blob(s, 7, f.result.data, SP_RESULT_DATA_BYTES) ||
+		    (ip6 && !blob(s, 8, f.result.nh_ip6, sizeof(f.result.nh_ip6)))) {
 			snprintf(st->error, sizeof(st->error), "filter %u of slice %u is damaged",
 				 f.position, slice);
 			sqlite3_reset(s);
@@ -588,6 +596,7 @@ store_each_filter(struct store *st, uint16_t slice,
 		f.result.queue = (uint16_t)sqlite3_column_int64(s, 4);
 		f.result.nh_ip = (uint32_t)sqlite3_column_int64(s, 5);
 		f.result.nh_port = (uint16_t)sqlite3_column_int64(s, 6);
+		f.result.nh_family = ip6 ? SP_NH_IPV6 : SP_NH_IPV4;
 		stop = fn(arg, &f);
 	}
 	if (s != NULL)

@@ -25,19 +25,26 @@ sp_filter_json_text(uint64_t position, const char *key, const char *mask, json_t
 			 SP_FILTER_KEY, key, SP_FILTER_MASK, mask, SP_FILTER_RESULT, result);
 }
 
+bool
+sp_result_equal(const struct sp_result *a, const struct sp_result *b)
+{
+	return a->endpoint == b->endpoint && a->queue == b->queue && a->nh_ip == b->nh_ip &&
+	       a->nh_port == b->nh_port && a->nh_family == b->nh_family &&
+	       memcmp(a->nh_ip6, b->nh_ip6, sizeof(a->nh_ip6)) == 0 &&
+	       memcmp(a->data, b->data, sizeof(a->data)) == 0;
+}
+
 json_t *
 sp_filter_json(uint32_t position, const struct sp_key *key, const struct sp_key *mask,
 	       const struct sp_result *r)
 {
 	char k[2 * SP_KEY_BYTES + 1], m[2 * SP_KEY_BYTES + 1];
-	char data[2 * SP_RESULT_DATA_BYTES + 1], nh[INET_ADDRSTRLEN + 8];
-	struct in_addr a = {.s_addr = r->nh_ip};
+	char data[2 * SP_RESULT_DATA_BYTES + 1], nh[SP_NEXT_HOP_STR_LEN];
 
 	sp_format_hex(k, key->b, SP_KEY_BYTES);
 	sp_format_hex(m, mask->b, SP_KEY_BYTES);
 	sp_format_hex(data, r->data, SP_RESULT_DATA_BYTES);
-	inet_ntop(AF_INET, &a, nh, sizeof(nh));
-	snprintf(nh + strlen(nh), 8, ":%u", ntohs(r->nh_port));
+	sp_format_next_hop(r, nh, sizeof(nh));
 	return sp_filter_json_text(position, k, m,
 				   sp_result_json_text(r->endpoint, r->queue, nh, data));
 }
@@ -80,13 +87,13 @@ result_from_json(json_t *o, const char *where, bool strict, struct sp_result *r,
 		return -1;
 	r->endpoint = (uint16_t)ep;
 	r->queue = (uint16_t)q;
-	if (sp_parse_next_hop(nh, &r->nh_ip, &r->nh_port) < 0) {
+	if (sp_parse_next_hop(nh, r) < 0) {
 		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%s" SP_FILTER_RESULT "." SP_RESULT_NEXT_HOP
-			    " \"%s\" is not a.b.c.d:port with a UDP port from 1 to 65535", where,
-			    nh);
+			    " \"%s\" is not a.b.c.d:port or [2001:db8::1]:port with a UDP port "
+			    "from 1 to 65535", where, nh);
 		return -1;
 	}
-	why = sp_unusable_ipv4(r->nh_ip);
+	why = sp_unusable_next_hop(r);
 	if (why != NULL) {
 		sp_rpc_fail(e, SP_RPC_INVALID_PARAMS, "%s" SP_FILTER_RESULT "." SP_RESULT_NEXT_HOP
 			    ": %s %s", where, nh, why);

@@ -45,6 +45,9 @@
 /* The filter's for people: "position, key, mask, result". */
 #define SP_FILTER_FIELD_NAMES (&(SP_FILTER_FIELDS(SP_FIELD_LISTED))[2])
 
+/* Whether two results say the same, field by field (never their padding). */
+bool sp_result_equal(const struct sp_result *a, const struct sp_result *b);
+
 /* The JSON of a filter (a new reference). */
 json_t *sp_filter_json(uint32_t position, const struct sp_key *key, const struct sp_key *mask,
 		       const struct sp_result *r);

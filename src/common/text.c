@@ -223,14 +223,16 @@ sp_parse_hex_key(const char *s, struct sp_key *k)
 }
 
 int
-sp_parse_next_hop(const char *s, uint32_t *ip_be, uint16_t *port_be)
+sp_parse_next_hop(const char *s, struct sp_result *r)
 {
 	const char *colon = s != NULL ? strrchr(s, ':') : NULL;
-	char ip[INET_ADDRSTRLEN];
+	char ip[INET6_ADDRSTRLEN];
+	bool bracket = s != NULL && s[0] == '[';
+	size_t len;
 	uint32_t port = 0;
 	const char *c;
 
-	if (colon == NULL || (size_t)(colon - s) >= sizeof(ip) || colon[1] == '\0')
+	if (colon == NULL || colon[1] == '\0')
 		return -EINVAL;
 	for (c = colon + 1; *c != '\0'; c++) {
 		if (*c < '0' || *c > '9' || c - colon > 5)
@@ -239,12 +241,47 @@ sp_parse_next_hop(const char *s, uint32_t *ip_be, uint16_t *port_be)
 	}
 	if (port == 0 || port > 65535)
 		return -EINVAL;
-	memcpy(ip, s, (size_t)(colon - s));
-	ip[colon - s] = '\0';
-	if (sp_parse_ipv4(ip, ip_be) < 0)
+	/* An IPv6 address is bracketed (RFC 3986): its own colons are no port's. */
+	if (bracket && (colon - s < 2 || colon[-1] != ']'))
 		return -EINVAL;
-	*port_be = htons((uint16_t)port);
+	len = (size_t)(colon - s) - (bracket ? 2 : 0);
+	if (len >= sizeof(ip))
+		return -EINVAL;
+	memcpy(ip, s + bracket, len);
+	ip[len] = '\0';
+	if (bracket ? sp_parse_ipv6(ip, r->nh_ip6) < 0 : sp_parse_ipv4(ip, &r->nh_ip) < 0)
+		return -EINVAL;
+	if (bracket)
+		r->nh_ip = 0;
+	else
+		memset(r->nh_ip6, 0, sizeof(r->nh_ip6));
+	r->nh_family = bracket ? SP_NH_IPV6 : SP_NH_IPV4;
+	r->nh_port = htons((uint16_t)port);
 	return 0;
+}
+
+const char *
+sp_format_next_hop(const struct sp_result *r, char *buf, size_t len)
+{
+	char ip[INET6_ADDRSTRLEN];
+
+	if (r->nh_family == SP_NH_IPV6)
+		snprintf(buf, len, "[%s]:%u", inet_ntop(AF_INET6, r->nh_ip6, ip, sizeof(ip)),
+			 ntohs(r->nh_port));
+	else
+		snprintf(buf, len, "%s:%u", inet_ntop(AF_INET, &r->nh_ip, ip, sizeof(ip)),
+			 ntohs(r->nh_port));
+	return buf;
+}
+
+const char *
+sp_unusable_next_hop(const struct sp_result *r)
+{
+	if (r->nh_family == SP_NH_IPV6)
+		return sp_unusable_ipv6(r->nh_ip6);
+	if (r->nh_family != SP_NH_IPV4)
+		return "has no address family this node knows";
+	return sp_unusable_ipv4(r->nh_ip);
 }
 
 const char *

@@ -38,8 +38,17 @@ int sp_parse_hex_key(const char *s, struct sp_key *k); /* exactly 28 hex digits 
 int sp_parse_hex_bytes(const char *s, uint8_t *out, size_t max, size_t *n);
 /* n bytes as 2n lowercase hex digits and a NUL into out (2n + 1 bytes). */
 void sp_format_hex(char *out, const uint8_t *b, size_t n);
-/* "a.b.c.d:port" (port 1 to 65535) into network byte order. */
-int sp_parse_next_hop(const char *s, uint32_t *ip_be, uint16_t *port_be);
+/*
+ * "a.b.c.d:port" or "[IPv6]:port" (port 1 to 65535) into r's nh_family,
+ * nh_ip or nh_ip6 (the other zeroed) and nh_port, network byte order;
+ * nothing else of r is touched.
+ */
+int sp_parse_next_hop(const char *s, struct sp_result *r);
+/* r's next hop as sp_parse_next_hop() reads it, into buf (SP_NEXT_HOP_STR_LEN is enough). */
+#define SP_NEXT_HOP_STR_LEN (SP_IP_STR_LEN + 8)
+const char *sp_format_next_hop(const struct sp_result *r, char *buf, size_t len);
+/* Why r's next hop address cannot be used ("is a multicast address"), or NULL. */
+const char *sp_unusable_next_hop(const struct sp_result *r);
 /* Why a node or next-hop address cannot be used ("is a multicast address"), or NULL. */
 const char *sp_unusable_ipv4(uint32_t ip_be);
 /* Why a node's IPv6 address cannot be used ("is a multicast address"), or NULL. */

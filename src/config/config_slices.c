@@ -280,11 +280,11 @@ parse_result(struct parser *p, json_t *fo, const char *fpath, const char *spath,
 			  &r->endpoint));
 	TRY(get_result_queue(p, o, path, spath, s, r));
 	TRY(cfg_get_string(p, o, path, SP_RESULT_NEXT_HOP, true, SIZE_MAX, &str));
-	if (sp_parse_next_hop(str, &r->nh_ip, &r->nh_port) < 0)
+	if (sp_parse_next_hop(str, r) < 0)
 		return cfg_fail(p, path, SP_RESULT_NEXT_HOP,
-			        "\"%s\" is not a next hop; write it as "
-			        "a.b.c.d:port with a UDP port from 1 to 65535", str);
-	why = sp_unusable_ipv4(r->nh_ip);
+			        "\"%s\" is not a next hop; write it as a.b.c.d:port or "
+			        "[2001:db8::1]:port with a UDP port from 1 to 65535", str);
+	why = sp_unusable_next_hop(r);
 	if (why != NULL)
 		return cfg_fail(p, path, SP_RESULT_NEXT_HOP,
 			        "the address of %s %s; use the next node's "

@@ -15,6 +15,7 @@
 #include <slicepath/cksum.h>
 
 #include "arp_echo.h"
+#include "../fastpath/mbuf_sum.h"
 
 /* TTL of the echo replies we originate (the usual host default). */
 #define ECHO_REPLY_TTL 64
@@ -106,35 +107,6 @@ sp_arp_input(const struct sp_port_addr *a, uint16_t port, struct rte_mbuf *m,
 	return SP_REASON_ARP_IGNORED;
 }
 
-/*
- * Summed here segment by segment: DPDK 22.11's rte_raw_cksum_mbuf() drops
- * the carries of a part that starts at an odd offset (it byte-swaps the
- * unfolded sum cut to 16 bits).
- */
-uint32_t
-sp_icmp_sum(const struct rte_mbuf *m, uint32_t off, uint32_t len)
-{
-	uint64_t sum = 0;
-	uint32_t done = 0;
-
-	for (const struct rte_mbuf *seg = m; seg != NULL && done < len; seg = seg->next) {
-		uint32_t n = rte_pktmbuf_data_len(seg);
-		uint16_t part;
-
-		if (off >= n) {
-			off -= n;
-			continue;
-		}
-		n = RTE_MIN(n - off, len - done);
-		part = rte_raw_cksum(rte_pktmbuf_mtod_offset(seg, const void *, off), n);
-		/* A part that starts at an odd byte has its bytes the other way round. */
-		sum += (done & 1) ? rte_bswap16(part) : part;
-		done += n;
-		off = 0;
-	}
-	return done == len ? sp_cksum_fold(sum) : UINT32_MAX;
-}
-
 void
 sp_icmp_retype(struct rte_icmp_hdr *icmp, uint8_t type)
 {
@@ -151,7 +123,7 @@ sp_icmp_retype(struct rte_icmp_hdr *icmp, uint8_t type)
 static bool
 icmp_cksum_ok(const struct rte_mbuf *m, uint32_t off, uint32_t len)
 {
-	return sp_icmp_sum(m, off, len) == 0xffff;
+	return sp_mbuf_sum(m, off, len) == 0xffff;
 }
 
 /*
@@ -171,7 +143,7 @@ echo_reply(const struct sp_port_addr *a, struct rte_mbuf *m, struct rte_ipv4_hdr
 	 * is summed again, one reply in 65536.
 	 */
 	if (icmp->icmp_cksum == 0)
-		icmp->icmp_cksum = (uint16_t)~sp_icmp_sum(m, off, len);
+		icmp->icmp_cksum = (uint16_t)~sp_mbuf_sum(m, off, len);
 
 	ip->dst_addr = ip->src_addr;
 	ip->src_addr = a->ip_be;

@@ -44,13 +44,6 @@ enum sp_reason sp_icmp_input(const struct sp_port_addr *a, struct rte_mbuf *m,
 			     struct rte_ipv4_hdr *ip, struct sp_decap_out *out);
 
 /*
- * The folded sum of the len bytes of an ICMP message at off (UINT32_MAX if
- * the packet is shorter); with its checksum (and for ICMPv6 its
- * pseudo-header), a right one sums to all ones.
- */
-uint32_t sp_icmp_sum(const struct rte_mbuf *m, uint32_t off, uint32_t len);
-
-/*
  * An ICMP or ICMPv6 message's type set, its checksum updated (RFC 1624),
  * which can give 0 where a full sum gives 0xffff: the caller sums again then.
  */

@@ -18,6 +18,7 @@
 #include <slicepath/cksum.h>
 
 #include "arp_echo.h"
+#include "../fastpath/mbuf_sum.h"
 #include "../common/text.h"
 
 #define ICMPV6 58
@@ -104,7 +105,7 @@ static bool
 icmpv6_cksum_ok(const struct rte_mbuf *m, const struct rte_ipv6_hdr *ip, uint32_t off,
 		uint32_t len)
 {
-	uint32_t sum = sp_icmp_sum(m, off, len);
+	uint32_t sum = sp_mbuf_sum(m, off, len);
 
 	return sum != UINT32_MAX && sp_cksum_fold((uint64_t)sum + rte_ipv6_phdr_cksum(ip, 0)) == 0xffff;
 }
@@ -125,7 +126,7 @@ echo_reply(const struct sp_port_addr *a, struct rte_mbuf *m, struct rte_ipv6_hdr
 	ip->hop_limits = ECHO_REPLY_HOP_LIMIT;
 	/* As for IPv4 (arp_echo.c): the update gives 0 where a full sum gives 0xffff. */
 	if (icmp->icmp_cksum == 0)
-		icmp->icmp_cksum = (uint16_t)~sp_cksum_fold((uint64_t)sp_icmp_sum(m, off, len) +
+		icmp->icmp_cksum = (uint16_t)~sp_cksum_fold((uint64_t)sp_mbuf_sum(m, off, len) +
 							    rte_ipv6_phdr_cksum(ip, 0));
 	eth->dst_addr = eth->src_addr;
 	eth->src_addr = a->mac;

@@ -9,6 +9,7 @@
 #include <slicepath/cksum.h>
 
 #include "encap.h"
+#include "../fastpath/mbuf_sum.h"
 #include "../npe/slice.h"
 #include "../port/port.h"
 
@@ -17,6 +18,12 @@
 struct outer_hdr {
 	struct rte_ether_hdr eth;
 	struct rte_ipv4_hdr ip;
+	struct rte_udp_hdr udp;
+} __rte_packed __rte_aligned(2);
+
+struct outer6_hdr {
+	struct rte_ether_hdr eth;
+	struct rte_ipv6_hdr ip;
 	struct rte_udp_hdr udp;
 } __rte_packed __rte_aligned(2);
 
@@ -67,6 +74,33 @@ map_result(const struct sp_endpoint *endpoints, const struct sp_slice *s,
 	o->queue = s->qmap[q];
 }
 
+/* The IPv6 template, from the port's IPv6 address, if it has one. */
+static void
+prepare6(const struct sp_port *port, struct sp_endpoint *ep)
+{
+	struct outer6_hdr h = {
+		.eth.src_addr = port->mac,
+		.eth.ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6),
+		.ip.vtc_flow = RTE_BE32(6u << 28),
+		.ip.proto = IPPROTO_UDP,
+		.ip.hop_limits = OUTER_TTL,
+		.udp.src_port = ep->l4_port_be,
+	};
+	/* The pseudo-header's next header, a 32-bit word (RFC 8200 8.1). */
+	const rte_be32_t next_header = RTE_BE32(IPPROTO_UDP);
+
+	RTE_BUILD_BUG_ON(sizeof(h) != SP_OUTER6_HDR_LEN);
+	ep->has_outer6 = port->has_ip6;
+	if (!port->has_ip6)
+		return;
+	memcpy(h.ip.src_addr, port->ip6, sizeof(h.ip.src_addr));
+	memcpy(ep->outer6, &h, sizeof(h));
+	/* What every packet's UDP checksum sums alike: source address, next header, source port. */
+	ep->outer6_sum = sp_cksum_fold((uint64_t)rte_raw_cksum(port->ip6, sizeof(port->ip6)) +
+				       rte_raw_cksum(&next_header, sizeof(next_header)) +
+				       ep->l4_port_be);
+}
+
 void
 sp_encap_prepare(const struct sp_fastpath *fp, struct sp_endpoint *ep)
 {
@@ -89,6 +123,7 @@ sp_encap_prepare(const struct sp_fastpath *fp, struct sp_endpoint *ep)
 	/* Length, destination and checksum zero: the sum of what stays. */
 	ep->outer_sum = sp_ipv4_hdr_sum(&h.ip, sizeof(h.ip));
 	ep->tx_ip_cksum = fp->ports[ep->port].tx_ip_cksum;
+	prepare6(&fp->ports[ep->port], ep);
 }
 
 /*
@@ -182,6 +217,52 @@ write_outer(struct rte_mbuf *m, const struct outer_run *o)
 	finish_outer(m, h, inner, o);
 }
 
+/*
+ * A packet to an IPv6 next hop (few yet: each on its own, no runs): its
+ * outer IPv6/UDP header from the endpoint's template, and the UDP checksum
+ * IPv6 requires, over the pseudo-header, the header and the packet. Why
+ * not, or SP_REASON_NONE.
+ */
+static enum sp_reason
+encap6(const struct sp_fastpath *fp, struct sp_neigh_cache *nc, struct rte_mbuf *m,
+       const struct sp_endpoint *ep, const struct sp_result *res)
+{
+	uint32_t inner = rte_pktmbuf_pkt_len(m);
+	struct rte_ether_addr mac;
+	struct outer6_hdr *h;
+	rte_be16_t udp_len;
+	uint64_t sum;
+	uint16_t cksum;
+
+	if (!ep->has_outer6)
+		return SP_REASON_NO_PORT_IPV6;
+	if (inner > UINT16_MAX - sizeof(h->udp))
+		return SP_REASON_MALFORMED;
+	if (!sp_neigh_get6_cached(fp->neigh, nc, ep->port, res->nh_ip6, &mac)) {
+		const struct sp_ip ip = sp_ip_v6(res->nh_ip6);
+
+		sp_neigh_ask(fp->resolve_ring, ep->port, &ip);
+		return SP_REASON_NO_NEIGHBOR;
+	}
+	sum = sp_mbuf_sum(m, 0, inner);
+	h = (struct outer6_hdr *)rte_pktmbuf_prepend(m, sizeof(*h));
+	if (h == NULL) /* no headroom for it */
+		return SP_REASON_MALFORMED;
+	memcpy(h, ep->outer6, sizeof(*h));
+	h->eth.dst_addr = mac;
+	memcpy(h->ip.dst_addr, res->nh_ip6, sizeof(h->ip.dst_addr));
+	udp_len = rte_cpu_to_be_16((uint16_t)(inner + sizeof(h->udp)));
+	h->ip.payload_len = udp_len;
+	h->udp.dst_port = res->nh_port;
+	h->udp.dgram_len = udp_len;
+	/* The length twice: the pseudo-header's and the UDP header's. */
+	sum += (uint64_t)ep->outer6_sum + rte_raw_cksum(res->nh_ip6, sizeof(res->nh_ip6)) +
+	       res->nh_port + 2u * udp_len;
+	cksum = (uint16_t)~sp_cksum_fold(sum);
+	h->udp.dgram_cksum = cksum == 0 ? 0xffff : cksum; /* 0 would say "none", which IPv6 forbids */
+	return SP_REASON_NONE;
+}
+
 /* Ask the management thread to resolve an IPv4 next hop. */
 static void
 request_resolution(const struct sp_fastpath *fp, uint16_t port, uint32_t ip_be)
@@ -234,13 +315,26 @@ sp_encap_burst(const struct sp_fastpath *fp, struct sp_neigh_cache *nc, struct r
 			sp_meta_drop(pkts[i], SP_REASON_BAD_RESULT);
 			continue;
 		}
+		meta->out_port = out.port;
+		meta->out_ep = out.slot;
+		meta->queue = out.queue;
+		if (unlikely(meta->result.nh_family != SP_NH_IPV4)) {
+			enum sp_reason why = meta->result.nh_family == SP_NH_IPV6
+				? encap6(fp, nc, pkts[i], out.ep, &meta->result) : SP_REASON_BAD_RESULT;
+
+			if (why == SP_REASON_NONE) {
+				done++;
+				continue;
+			}
+			sp_meta_drop(pkts[i], why);
+			if (why == SP_REASON_NO_NEIGHBOR && missed != NULL)
+				*missed |= 1ULL << i;
+			continue;
+		}
 		if (rte_pktmbuf_headroom(pkts[i]) < sizeof(struct outer_hdr)) {
 			sp_meta_drop(pkts[i], SP_REASON_MALFORMED);
 			continue;
 		}
-		meta->out_port = out.port;
-		meta->out_ep = out.slot;
-		meta->queue = out.queue;
 		/* A burst's packets mostly share few next hops: the last one's header again. */
 		if (out.ep != run_ep || outer_hop(&meta->result) != run_hop) {
 			const uint8_t *mac = sp_neigh_cache_find(nc, out.port, meta->result.nh_ip);

@@ -23,6 +23,11 @@ struct sp_endpoint {
 	uint8_t outer[SP_OUTER_HDR_LEN];
 	uint16_t outer_sum;
 	bool tx_ip_cksum; /* its port's device writes the outer checksum (port.h) */
+	/* The same over IPv6, for a next hop of that family, if its port has an IPv6
+	 * address (has_outer6); the sum is the UDP checksum's (with its pseudo-header's). */
+	bool has_outer6;
+	uint16_t outer6_sum;
+	uint8_t outer6[SP_OUTER6_HDR_LEN];
 };
 
 #endif

@@ -20,7 +20,7 @@ sp_encap_hold(const struct sp_fastpath *fp, struct sp_neigh_hold *hold, struct r
 		const struct sp_meta *meta = sp_meta(pkts[i]);
 		const struct sp_slice *s;
 		struct sp_neigh_hold_tag tag;
-		uint64_t key;
+		struct sp_neigh_hop_id id;
 
 		if (!(missed >> i & 1)) {
 			pkts[kept++] = pkts[i];
@@ -35,8 +35,10 @@ sp_encap_hold(const struct sp_fastpath *fp, struct sp_neigh_hold *hold, struct r
 		if (s != NULL) {
 			tag = (struct sp_neigh_hold_tag){.owner = s, .serial = s->serial,
 							 .slice = meta->slice};
-			key = sp_neigh_cache_key(meta->out_port, meta->result.nh_ip);
-			if (sp_neigh_hold_add(hold, key, pkts[i], &tag, now, ticks)) {
+			id.port = meta->out_port;
+			id.ip = meta->result.nh_family == SP_NH_IPV6 ? sp_ip_v6(meta->result.nh_ip6)
+								     : sp_ip_v4(meta->result.nh_ip);
+			if (sp_neigh_hold_add(hold, &id, pkts[i], &tag, now, ticks)) {
 				sp_counter_add(&st->slice[meta->slice].held, pkts[i]);
 				continue;
 			}

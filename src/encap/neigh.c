@@ -215,7 +215,35 @@ sp_neigh_cache_sync(const struct sp_neigh *n, struct sp_neigh_cache *c)
 	if (c->gen == gen)
 		return;
 	memset(c->entry, 0, sizeof(c->entry));
+	memset(c->entry6, 0, sizeof(c->entry6));
 	c->gen = gen;
+}
+
+bool
+sp_neigh_get6_cached(const struct sp_neigh *n, struct sp_neigh_cache *c, uint16_t port,
+		     const uint8_t ip6[16], struct rte_ether_addr *mac)
+{
+	const struct sp_ip ip = sp_ip_v6(ip6);
+	uint64_t lo;
+	unsigned int slot;
+	enum sp_neigh_kind kind;
+
+	/* The address's last 8 bytes (the interface's), and the port, hashed as for IPv4. */
+	memcpy(&lo, ip6 + 8, sizeof(lo));
+	slot = (unsigned int)(((lo ^ port) * UINT64_C(0x9e3779b97f4a7c15)) >>
+			      (64 - SP_NEIGH_CACHE6_BITS));
+	if (c->entry6[slot].used && c->entry6[slot].port == port &&
+	    sp_ip_equal(&c->entry6[slot].ip, &ip)) {
+		*mac = c->entry6[slot].mac;
+		return true;
+	}
+	if (sp_neigh_find_ip(n, port, &ip, mac, &kind) < 0)
+		return false; /* unresolved: asked for again at each packet */
+	c->entry6[slot].ip = ip;
+	c->entry6[slot].port = port;
+	c->entry6[slot].used = true;
+	c->entry6[slot].mac = *mac;
+	return true;
 }
 
 uint64_t

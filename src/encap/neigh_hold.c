@@ -4,24 +4,26 @@
 #include <string.h>
 
 bool
-sp_neigh_hold_add(struct sp_neigh_hold *h, uint64_t key, struct rte_mbuf *m,
+sp_neigh_hold_add(struct sp_neigh_hold *h, const struct sp_neigh_hop_id *id, struct rte_mbuf *m,
 		  const struct sp_neigh_hold_tag *tag, uint64_t now, uint64_t ticks)
 {
 	struct sp_neigh_hold_hop *hop = NULL, *free_hop = NULL;
 
 	for (unsigned int i = 0; i < SP_NEIGH_HOLD_HOPS; i++) {
-		if (h->hop[i].key == key) {
+		if (h->hop[i].used && h->hop[i].id.port == id->port &&
+		    sp_ip_equal(&h->hop[i].id.ip, &id->ip)) {
 			hop = &h->hop[i];
 			break;
 		}
-		if (free_hop == NULL && h->hop[i].key == 0)
+		if (free_hop == NULL && !h->hop[i].used)
 			free_hop = &h->hop[i];
 	}
 	if (hop == NULL) {
 		if (free_hop == NULL)
 			return false;
 		hop = free_hop;
-		hop->key = key;
+		hop->used = true;
+		hop->id = *id;
 		hop->nb = 0;
 		hop->deadline = now + ticks;
 		if (h->nb_frames == 0 || hop->deadline < h->next_deadline)
@@ -46,7 +48,7 @@ sp_neigh_hold_take(struct sp_neigh_hold *h, unsigned int i, struct rte_mbuf **ou
 	memcpy(tags, hop->tag, n * sizeof(hop->tag[0]));
 	h->nb_frames -= n;
 	hop->nb = 0;
-	hop->key = 0;
+	hop->used = false;
 	return n;
 }
 
@@ -55,6 +57,6 @@ sp_neigh_hold_rearm(struct sp_neigh_hold *h)
 {
 	h->next_deadline = UINT64_MAX;
 	for (unsigned int i = 0; i < SP_NEIGH_HOLD_HOPS; i++)
-		if (h->hop[i].key != 0 && h->hop[i].deadline < h->next_deadline)
+		if (h->hop[i].used && h->hop[i].deadline < h->next_deadline)
 			h->next_deadline = h->hop[i].deadline;
 }

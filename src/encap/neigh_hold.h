@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../common/ipaddr.h"
+
 struct rte_mbuf;
 
 #define SP_NEIGH_HOLD_FRAMES 4 /* frames a next hop keeps waiting */
@@ -29,8 +31,15 @@ struct sp_neigh_hold_tag {
 	uint16_t slice;    /* its slice's id */
 };
 
+/* A next hop: its port and address (either family, common/ipaddr.h). */
+struct sp_neigh_hop_id {
+	struct sp_ip ip;
+	uint16_t port;
+};
+
 struct sp_neigh_hold_hop {
-	uint64_t key;      /* sp_neigh_cache_key(port, ip); 0: free */
+	bool used;         /* false: free */
+	struct sp_neigh_hop_id id;
 	uint64_t deadline; /* its first frame's arrival + SP_NEIGH_HOLD_MS */
 	uint16_t nb;
 	struct sp_neigh_hold_tag tag[SP_NEIGH_HOLD_FRAMES];
@@ -46,12 +55,13 @@ struct sp_neigh_hold {
 };
 
 /*
- * Keep m, tagged tag, for next hop key, at now; a new hop's deadline is now
+ * Keep m, tagged tag, for next hop id, at now; a new hop's deadline is now
  * + ticks. False when the next hop already keeps SP_NEIGH_HOLD_FRAMES or no
  * hop is free: m is the caller's still.
  */
-bool sp_neigh_hold_add(struct sp_neigh_hold *h, uint64_t key, struct rte_mbuf *m,
-		       const struct sp_neigh_hold_tag *tag, uint64_t now, uint64_t ticks);
+bool sp_neigh_hold_add(struct sp_neigh_hold *h, const struct sp_neigh_hop_id *id,
+		       struct rte_mbuf *m, const struct sp_neigh_hold_tag *tag, uint64_t now,
+		       uint64_t ticks);
 
 /*
  * Take every frame of hop i (in arrival order) into out, their tags into

@@ -6,6 +6,7 @@
 #ifndef SP_NEIGH_WORKER_H
 #define SP_NEIGH_WORKER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <rte_ether.h>
@@ -48,12 +49,22 @@ uint64_t sp_neigh_get_bulk(const struct sp_neigh *n, const uint16_t *ports, cons
 #define SP_NEIGH_CACHE_BITS 8
 #define SP_NEIGH_CACHE (1u << SP_NEIGH_CACHE_BITS)
 
+#define SP_NEIGH_CACHE6_BITS 6
+#define SP_NEIGH_CACHE6 (1u << SP_NEIGH_CACHE6_BITS)
+
 struct sp_neigh_cache {
 	uint64_t gen; /* the table's generation the entries are of */
 	struct {
 		uint64_t key; /* 0: empty */
 		uint64_t mac; /* the MAC's bytes in its first 6 */
 	} entry[SP_NEIGH_CACHE];
+	/* IPv6 next hops, kept whole: no word holds their address. */
+	struct {
+		struct sp_ip ip;
+		uint16_t port;
+		bool used;
+		struct rte_ether_addr mac;
+	} entry6[SP_NEIGH_CACHE6];
 };
 
 /* The table's generation: one more at each sp_neigh_set() (an NPE's hold looks again then). */
@@ -93,6 +104,13 @@ sp_neigh_cache_find(const struct sp_neigh_cache *c, uint16_t port, uint32_t ip_b
 {
 	return sp_neigh_cache_find_key(c, sp_neigh_cache_key(port, ip_be));
 }
+
+/*
+ * An IPv6 next hop's MAC into *mac, through the reader's cache c (synced
+ * this burst), else from the table, kept in c: false if unresolved.
+ */
+bool sp_neigh_get6_cached(const struct sp_neigh *n, struct sp_neigh_cache *c, uint16_t port,
+			  const uint8_t ip6[16], struct rte_ether_addr *mac);
 
 /* sp_neigh_get_bulk() through the reader's cache c, which keeps what the table answered. */
 uint64_t sp_neigh_get_cached(const struct sp_neigh *n, struct sp_neigh_cache *c,

@@ -16,6 +16,8 @@
 
 /* Outer header the framework strips and writes: Ethernet + IPv4 (no options) + UDP. */
 #define SP_OUTER_HDR_LEN (RTE_ETHER_HDR_LEN + 20 + 8)
+/* The same over IPv6: Ethernet + IPv6 (no extension headers) + UDP. */
+#define SP_OUTER6_HDR_LEN (RTE_ETHER_HDR_LEN + 40 + 8)
 
 /* sp_meta.in_ep of a frame that arrived for a host slice's NAT range (no endpoint). */
 #define SP_ENDPOINT_NAT UINT16_MAX

@@ -209,6 +209,8 @@ store(struct lk_slot *slot, const struct sp_filter *f)
 	slot->res.nh_ip = r->nh_ip;
 	slot->res.nh_port = r->nh_port;
 	memcpy(slot->res.data, r->data, sizeof(r->data));
+	slot->res.nh_family = r->nh_family;
+	memcpy(slot->res.nh_ip6, r->nh_ip6, sizeof(r->nh_ip6));
 	slot->used = true;
 }
 

@@ -371,12 +371,12 @@ sp_npe_hold_service(const struct sp_fastpath *fp, struct sp_npe *npe, struct sp_
 		bool resolved = false;
 		uint16_t n;
 
-		if (hop->key == 0)
+		if (!hop->used)
 			continue;
-		/* Only the table's word: what it took is all ARP may change (mgmt/resolver.h). */
+		/* Only the table's word: what it took is all ARP or ND may change (mgmt/resolver.h). */
 		if (changed)
-			resolved = sp_neigh_find(fp->neigh, (uint16_t)(hop->key >> 32),
-						 (uint32_t)hop->key, &mac, &kind) == 0;
+			resolved = sp_neigh_find_ip(fp->neigh, hop->id.port, &hop->id.ip, &mac,
+						    &kind) == 0;
 		if (!resolved && now < hop->deadline)
 			continue;
 		n = sp_neigh_hold_take(h, i, pkts, tags);
@@ -394,7 +394,7 @@ sp_npe_hold_free(struct sp_npe *npe)
 		struct rte_mbuf *pkts[SP_NEIGH_HOLD_FRAMES];
 		struct sp_neigh_hold_tag tags[SP_NEIGH_HOLD_FRAMES];
 
-		if (h->hop[i].key != 0)
+		if (h->hop[i].used)
 			rte_pktmbuf_free_bulk(pkts, sp_neigh_hold_take(h, i, pkts, tags));
 	}
 	sp_neigh_hold_rearm(h);

@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 from scapy.layers.inet import ICMP, IP, UDP
+from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import ARP, Ether
 from scapy.packet import Raw
 from scapy.utils import RawPcapReader
@@ -54,7 +55,7 @@ DROP_REASONS = [
     "no_endpoint", "arp_ignored", "icmp_ignored", "malformed", "bad_hdr_len", "bad_checksum",
     "ttl_expired", "options", "unsupported", "miss", "bad_result", "no_neighbor", "queue_full",
     "ring_full", "tx_full", "no_slow_path", "slow_path_full", "inbound_rate", "nd_ignored",
-    "ra_ignored",
+    "ra_ignored", "no_port_ipv6",
 ]
 
 BROADCAST = "ff:ff:ff:ff:ff:ff"
@@ -126,6 +127,15 @@ def routed_inner(inner):
     ip.ttl -= 1
     del ip.chksum
     return bytes(ip)
+
+
+def encap6_out(inner, out_port, udp_sport, nh_ip6, nh_port, nh_mac):
+    """The same to an IPv6 next hop: outer Ethernet/IPv6/UDP from the output port's IPv6
+    address, the UDP checksum (which IPv6 requires) as scapy computes it."""
+    return bytes(Ether(src=out_port.mac, dst=nh_mac, type=0x86dd)
+                 / IPv6(tc=0, fl=0, nh=17, hlim=64, src=out_port.ipv6, dst=nh_ip6)
+                 / UDP(sport=udp_sport, dport=nh_port)
+                 / Raw(bytes(inner)))
 
 
 def encap_out(inner, out_port, udp_sport, nh_ip, nh_port, nh_mac):

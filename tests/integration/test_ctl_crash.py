@@ -37,6 +37,9 @@ def acknowledge_changes(ctl):
         ("queue", "bind", "beta", 0, "endpoint", 2),
         ("filter", "add", "beta", "pos", 3, "dst", "172.16.0.0/12", "endpoint", 2, "queue", 0,
          "nexthop", f"{NH3[0]}:{NH3[1]}"),
+        # An IPv6 next hop: stored, compared and replayed as the IPv4 ones are.
+        ("filter", "add", "beta", "pos", 4, "dst", "172.31.0.0/16", "endpoint", 2, "queue", 0,
+         "nexthop", "[2001:db8:1::9]:7009"),
     ]
     for i in range(FILTERS):
         nh = NH1 if i % 2 == 0 else NH3
@@ -74,6 +77,8 @@ def test_acknowledged_changes_survive_kill_9_of_either_daemon(ctl):
     assert [e["index"] for e in before[0]["slices"][1]["endpoints"]] == [0, 2]
     assert before[0]["slices"][0]["endpoints"][0]["inbound"] == 300_000_000
     assert [s for s in before[0]["schedulers"] if s["port"] == "p1"][0]["rate"] == 2_000_000_000
+    assert [f["result"]["next_hop"] for f in before[0]["slices"][1]["filters"]] == \
+        [f"{NH3[0]}:{NH3[1]}", "[2001:db8:1::9]:7009"]
 
     # slicectld dies: restarted, it finds slicepathd as it left it and changes nothing.
     ctl.ctld.kill()
@@ -88,7 +93,7 @@ def test_acknowledged_changes_survive_kill_9_of_either_daemon(ctl):
     ctl.node.crash()
     ctl.start_node()
     ctl.ctld.wait_log("slice alpha (id 1) restored with its 20 filter(s)")
-    ctl.ctld.wait_log("slice beta (id 2) restored with its 1 filter(s)")
+    ctl.ctld.wait_log("slice beta (id 2) restored with its 2 filter(s)")
     assert "restored NPE 0's scheduler on p1: 2G bit/s" in ctl.ctld.log()
     assert state(ctl) == before
     want = traffic(ctl)

@@ -4,17 +4,22 @@ unknown next hop waits (held) and the node asks for it; the answer is
 learned and the packet goes out with the learned MAC, then the next one;
 without an answer the held packet is dropped (no_neighbor) after a second.
 The ports are net_tap devices driven from the kernel side with raw sockets,
-so the test can answer the request after seeing it."""
+so the test can answer the request after seeing it. An IPv6 next hop is
+solicited the same way, and Linux's own neighbor discovery answers."""
 
 import os
 import socket
+import subprocess
 import time
 
 import pytest
 
 from conftest import needs_root
+from scapy.layers.inet6 import ICMPv6ND_NS, ICMPv6NDOptSrcLLAddr, IPv6
+from scapy.layers.l2 import Ether
+
 from spnode import (Node, arp_reply, arp_request, inner_udp, neighbor_table, routed_inner,
-                    encap_out, substrate)
+                    encap6_out, encap_out, substrate)
 
 pytestmark = [needs_root, pytest.mark.skipif(not os.path.exists("/dev/net/tun"),
                                              reason="needs /dev/net/tun for net_tap")]
@@ -26,11 +31,17 @@ ETH_P_ALL = 0x0003
 class TapEnd:
     """The kernel side of a net_tap port: send frames in, read frames out."""
 
-    def __init__(self, iface):
+    def __init__(self, iface, ipv6=None):
+        """With ipv6 ("fd00::2/64"), the kernel holds that address on the tap and speaks
+        neighbor discovery for it; without, IPv6 is off there: autoconfiguration would
+        send its own frames into the port."""
         self.iface = iface
-        # IPv6 autoconfiguration would send its own frames into the port.
-        with open(f"/proc/sys/net/ipv6/conf/{iface}/disable_ipv6", "w") as f:
-            f.write("1")
+        if ipv6 is not None:
+            subprocess.run(["ip", "link", "set", "dev", iface, "up"], check=True)
+            subprocess.run(["ip", "-6", "addr", "add", ipv6, "dev", iface, "nodad"], check=True)
+        else:
+            with open(f"/proc/sys/net/ipv6/conf/{iface}/disable_ipv6", "w") as f:
+                f.write("1")
         self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
         self.sock.bind((iface, 0))
         self.sock.settimeout(0.1)
@@ -226,3 +237,38 @@ def test_forged_arp_changes_no_neighbor(tmp_path):
             if end is not None:
                 end.close()
         n.stop()
+
+
+def test_ipv6_next_hop_is_solicited_and_linux_answers(tmp_path):
+    """An IPv6 next hop is resolved by neighbor discovery under ARP's rules: the frame to it
+    waits, the node solicits the next hop's solicited-node group from p1's IPv6 address
+    (bytes checked), Linux on the far side answers with its advertisement, and the frame
+    leaves over IPv6 to Linux's MAC; the entry is learned and counted nd_learned."""
+    n, p0, p1, ifaces = routed_node(tmp_path, "nd", f"sp{os.getpid() % 10000}v")
+    p1.ipv6, nh6 = "fd00:61::1", "fd00:61::2"
+    n.slices["alpha"].route(1, "10.70.0.0/16", endpoint=1, queue=0,
+                            next_hop=f"[{nh6}]:{NH_PORT}")
+
+    n.start()
+    ins = outs = None
+    try:
+        ins, outs = TapEnd(ifaces[0]), TapEnd(ifaces[1], ipv6=f"{nh6}/64")
+        with open(f"/sys/class/net/{ifaces[1]}/address") as f:
+            linux_mac = f.read().strip()
+        first = inner_udp("10.70.1.1", seq=1)
+        ins.send(substrate(first, p0, 5001))
+        outs.expect(bytes(Ether(src=p1.mac, dst="33:33:ff:00:00:02")
+                          / IPv6(src=p1.ipv6, dst="ff02::1:ff00:2", hlim=255)
+                          / ICMPv6ND_NS(tgt=nh6) / ICMPv6NDOptSrcLLAddr(lladdr=p1.mac)))
+        outs.expect(encap6_out(routed_inner(first), p1, 5001, nh6, NH_PORT, linux_mac))
+        wait_for(lambda: n.cmd("/slicepath/arp")["nd_learned"] == 1, "the advertisement learned")
+        table = neighbor_table(n.cmd("/slicepath/neighbors"), kinds=True)
+        slices = n.cmd("/slicepath/slices")["alpha"]
+    finally:
+        for end in (ins, outs):
+            if end is not None:
+                end.close()
+        n.stop()
+    assert table[("p1", nh6)] == f"{linux_mac} learned", table
+    assert (slices["held_pkts"], slices["released_pkts"], slices["drop_pkts"]) == (1, 1, 0), slices
+

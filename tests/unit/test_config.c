@@ -517,6 +517,21 @@ static const struct bad_case bad_cases[] = {
 	{ RESULT("'endpoint':1,'queue':0,'next_hop':'239.1.1.1:80'"), -EINVAL,
 	  "slices[0].filters[0].result.next_hop: the address of 239.1.1.1:80 is a multicast",
 	  { "unicast" } },
+	{ RESULT("'endpoint':1,'queue':0,'next_hop':'[ff02::1]:80'"), -EINVAL,
+	  "slices[0].filters[0].result.next_hop: the address of [ff02::1]:80 is a multicast",
+	  { "unicast" } },
+	{ RESULT("'endpoint':1,'queue':0,'next_hop':'[::ffff:10.0.0.1]:80'"), -EINVAL,
+	  "slices[0].filters[0].result.next_hop: the address of [::ffff:10.0.0.1]:80 is an "
+	  "IPv4-mapped", { "unicast" } },
+	{ RESULT("'endpoint':1,'queue':0,'next_hop':'2001:db8::1:80'"), -EINVAL,
+	  "slices[0].filters[0].result.next_hop: \"2001:db8::1:80\" is not a next hop",
+	  { "[2001:db8::1]:port" } },
+	{ RESULT("'endpoint':1,'queue':0,'next_hop':'[2001:db8::1]'"), -EINVAL,
+	  "slices[0].filters[0].result.next_hop: \"[2001:db8::1]\" is not a next hop",
+	  { "1 to 65535" } },
+	{ RESULT("'endpoint':1,'queue':0,'next_hop':'[10.0.0.1]:80'"), -EINVAL,
+	  "slices[0].filters[0].result.next_hop: \"[10.0.0.1]:80\" is not a next hop",
+	  { "a.b.c.d:port" } },
 	{ RESULT(RES_OK ",'data':'abc'"), -EINVAL, "slices[0].filters[0].result.data: \"abc\" is "
 	  "not result data", { "up to 16 hex digits, two per byte" } },
 	{ RESULT(RES_OK ",'data':'001122334455667788'"), -EINVAL,
@@ -908,7 +923,9 @@ test_filter_bytes(void **state)
 		"'next_hop':'10.0.0.2:6001','data':'abCD'}},"
 		"{'position':1023,'key':'" Z28 "','mask':'" Z28 "',"
 		"'result':{'endpoint':1,'queue':0,'next_hop':'10.0.1.2:1',"
-		"'data':'0x0102030405060708'}}]"));
+		"'data':'0x0102030405060708'}},"
+		"{'position':512,'key':'" Z28 "','mask':'" Z28 "',"
+		"'result':{'endpoint':1,'queue':0,'next_hop':'[2001:DB8::a:5]:7000'}}]"));
 	const struct sp_cfg_slice *s = &cfg->slices[0];
 	const struct sp_cfg_filter *f = &s->filters[0];
 	/* bytes not listed are zero */
@@ -917,8 +934,9 @@ test_filter_bytes(void **state)
 	uint8_t nh[6];
 
 	(void)state;
-	assert_int_equal(s->nb_filters, 2);
+	assert_int_equal(s->nb_filters, 3);
 	assert_int_equal(f->position, 7);
+	assert_int_equal(f->result.nh_family, SP_NH_IPV4);
 	assert_memory_equal(f->key.b, key, SP_KEY_BYTES);
 	assert_memory_equal(f->mask.b, mask, SP_KEY_BYTES);
 	assert_int_equal(f->result.endpoint, 0);
@@ -933,6 +951,13 @@ test_filter_bytes(void **state)
 	assert_int_equal(ntohs(f->result.nh_port), 1);
 	assert_int_equal(f->result.nh_ip, ip("10.0.1.2"));
 	assert_memory_equal(f->result.data, ((uint8_t[]){ 1, 2, 3, 4, 5, 6, 7, 8 }), 8);
+	/* An IPv6 next hop, bracketed: its address, nh_ip zero. */
+	f = &s->filters[2];
+	assert_int_equal(f->result.nh_family, SP_NH_IPV6);
+	assert_memory_equal(f->result.nh_ip6,
+			    ((uint8_t[]){ 0x20, 1, 0x0d, 0xb8, [13] = 0x0a, [15] = 5 }), 16);
+	assert_int_equal(f->result.nh_ip, 0);
+	assert_int_equal(ntohs(f->result.nh_port), 7000);
 	free_cfg(cfg);
 }
 

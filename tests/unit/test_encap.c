@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The framework's half of header format: mapping a filter's result to the
- * slice's endpoint and queue, and the outer Ethernet/IPv4/UDP header. */
+ * slice's endpoint and queue, and the outer Ethernet/IPv4/UDP header, or
+ * Ethernet/IPv6/UDP for an IPv6 next hop. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,8 @@
 #include <cmocka.h>
 
 #include <rte_ip.h>
+
+#include <slicepath/cksum.h>
 
 #include "sp_test.h"
 #include "encap/encap.h"
@@ -23,6 +26,9 @@ static struct sp_slice slice;
 static const uint8_t inner[] = {0x45, 0, 0, 20, 0, 0, 0, 0, 63, 17, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8};
 static const uint8_t port1_mac[6] = {0x02, 0, 0, 0, 1, 1};
 static const uint8_t nh_mac[6] = {0x02, 0, 0, 0, 1, 2};
+static const uint8_t nh6_mac[6] = {0x02, 0, 0, 0, 1, 6};
+static const uint8_t port1_ip6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 1};
+static const uint8_t nh6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 2};
 
 static uint32_t
 ip(uint8_t a, uint8_t b, uint8_t c, uint8_t d)
@@ -41,12 +47,20 @@ setup(void **state __rte_unused)
 	node.ports[0].ip_be = ip(10, 0, 0, 1);
 	node.ports[1].ip_be = ip(10, 0, 1, 1);
 	memcpy(node.ports[1].mac.addr_bytes, port1_mac, 6);
+	node.ports[1].has_ip6 = true; /* port 0 has none */
+	memcpy(node.ports[1].ip6, port1_ip6, 16);
 	node.neigh = sp_neigh_create("encap_neigh", 64, 0);
 	node.resolve_ring = sp_neigh_want_ring("encap_resolve", 64, 0, RING_F_SC_DEQ);
 	assert_non_null(node.neigh);
 	assert_non_null(node.resolve_ring);
 	memcpy(mac.addr_bytes, nh_mac, 6);
 	assert_int_equal(sp_neigh_set(node.neigh, 1, ip(10, 0, 1, 2), &mac, SP_NEIGH_LEARNED), 0);
+	memcpy(mac.addr_bytes, nh6_mac, 6);
+	{
+		const struct sp_ip a = sp_ip_v6(nh6);
+
+		assert_int_equal(sp_neigh_set_ip(node.neigh, 1, &a, &mac, SP_NEIGH_STATIC), 0);
+	}
 	/* Endpoint 0 on port 0 (UDP 5001), endpoint 1 on port 1 (UDP 5001). */
 	node.endpoints[0] = (struct sp_endpoint){.port = 0, .l4_port_be = rte_cpu_to_be_16(5001),
 						 .ip_be = ip(10, 0, 0, 1), .slice = 1};
@@ -375,6 +389,96 @@ test_burst_maps_each_packet_by_its_own_slice_and_result(void **state __rte_unuse
 }
 
 /* A slice deleted between its code option and the outer header: its packets go, counted. */
+/* The same result with an IPv6 next hop; inner bytes of len, chained at split (0: not). */
+static struct rte_mbuf *
+forwarded6(uint16_t endpoint, const uint8_t ip6[16], size_t len, size_t split)
+{
+	uint8_t bytes[1500];
+	struct rte_mbuf *m;
+	struct sp_meta *meta;
+
+	for (size_t i = 0; i < len; i++)
+		bytes[i] = (uint8_t)(i * 13 + 7);
+	m = sp_test_mbuf(bytes, len, split, 0);
+	assert_non_null(m);
+	meta = sp_meta(m);
+	meta->slice = 1;
+	meta->verdict = SP_FORWARD;
+	meta->result.endpoint = endpoint;
+	meta->result.queue = endpoint == 1 ? 0 : 1;
+	meta->result.nh_port = rte_cpu_to_be_16(6001);
+	meta->result.nh_family = SP_NH_IPV6;
+	memcpy(meta->result.nh_ip6, ip6, 16);
+	return m;
+}
+
+/* Ethernet/IPv6/UDP from port 1's IPv6 address and the endpoint's UDP port, its checksum right. */
+static void
+test_outer6_header_bytes(void **state __rte_unused)
+{
+	static const size_t lens[][2] = {{20, 0}, {1, 0}, {333, 0}, {1001, 77}, {1400, 501}};
+
+	for (size_t t = 0; t < RTE_DIM(lens); t++) {
+		struct rte_mbuf *m = forwarded6(1, nh6, lens[t][0], lens[t][1]);
+		uint8_t p[1600];
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(p + 14);
+		size_t len = lens[t][0];
+
+		assert_int_equal(sp_encap_burst(&node.fastpath, &neigh_cache, &m, 1, NULL), 1);
+		assert_int_equal(sp_meta(m)->verdict, SP_FORWARD);
+		assert_int_equal(sp_meta(m)->out_port, 1);
+		assert_int_equal(sp_meta(m)->queue, 7);
+		assert_int_equal(rte_pktmbuf_pkt_len(m), 62 + len);
+		memcpy(p, rte_pktmbuf_read(m, 0, 62 + len, p), 62 + len);
+		assert_memory_equal(p, nh6_mac, 6);
+		assert_memory_equal(p + 6, port1_mac, 6);
+		assert_int_equal(p[12] << 8 | p[13], 0x86dd);
+		assert_int_equal(rte_be_to_cpu_32(ip->vtc_flow), 6u << 28);
+		assert_int_equal(rte_be_to_cpu_16(ip->payload_len), 8 + len);
+		assert_int_equal(ip->proto, 17);
+		assert_int_equal(ip->hop_limits, 64);
+		assert_memory_equal(ip->src_addr, port1_ip6, 16);
+		assert_memory_equal(ip->dst_addr, nh6, 16);
+		assert_int_equal(p[54] << 8 | p[55], 5001);
+		assert_int_equal(p[56] << 8 | p[57], 6001);
+		assert_int_equal(p[58] << 8 | p[59], 8 + len);
+		assert_int_not_equal(p[60] << 8 | p[61], 0); /* IPv6 has no "no checksum" */
+		/* The checksum, summed independently: pseudo-header, header, packet. */
+		assert_int_equal(sp_cksum_fold((uint64_t)rte_ipv6_phdr_cksum(ip, 0) +
+					       rte_raw_cksum(p + 54, 8 + len)), 0xffff);
+		for (size_t i = 0; i < len; i++)
+			assert_int_equal(p[62 + i], (uint8_t)(i * 13 + 7));
+		rte_pktmbuf_free(m);
+	}
+}
+
+/* What an IPv6 next hop cannot go out by: counted, the unresolved one asked for. */
+static void
+test_outer6_refused(void **state __rte_unused)
+{
+	static const uint8_t unknown6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 9};
+	const struct sp_ip want = sp_ip_v6(unknown6);
+	struct rte_mbuf *m[3] = {forwarded6(0, nh6, 20, 0), forwarded6(1, unknown6, 20, 0),
+				 forwarded6(1, nh6, 20, 0)};
+	struct sp_neigh_want req;
+	uint64_t missed = 0;
+
+	sp_meta(m[2])->result.nh_family = 7; /* neither family */
+	assert_int_equal(sp_encap_burst(&node.fastpath, &neigh_cache, m, 3, &missed), 0);
+	/* Endpoint 0's port 0 has no IPv6 address to send from. */
+	assert_int_equal(sp_meta(m[0])->reason, SP_REASON_NO_PORT_IPV6);
+	assert_int_equal(sp_meta(m[1])->reason, SP_REASON_NO_NEIGHBOR);
+	assert_int_equal(sp_meta(m[2])->reason, SP_REASON_BAD_RESULT);
+	assert_int_equal(missed, 1u << 1);
+	assert_int_equal(rte_ring_dequeue_elem(node.resolve_ring, &req, sizeof(req)), 0);
+	assert_int_equal(req.port, 1);
+	assert_memory_equal(&req.ip, &want, sizeof(want));
+	assert_int_equal(rte_ring_dequeue_elem(node.resolve_ring, &req, sizeof(req)), -ENOENT);
+	/* Untouched: the held one goes through encap again when its neighbor is known. */
+	assert_int_equal(rte_pktmbuf_pkt_len(m[1]), 20);
+	rte_pktmbuf_free_bulk(m, 3);
+}
+
 static void
 test_slice_gone(void **state __rte_unused)
 {
@@ -398,6 +502,8 @@ main(void)
 		cmocka_unit_test(test_skips_packets_already_out),
 		cmocka_unit_test(test_burst_maps_each_packet_by_its_own_slice_and_result),
 		cmocka_unit_test(test_slice_gone),
+		cmocka_unit_test(test_outer6_header_bytes),
+		cmocka_unit_test(test_outer6_refused),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -15,24 +15,38 @@
 
 #include "encap/neigh_hold.h"
 
-#define KEY(i) (UINT64_C(1) << 63 | (uint64_t)(i))
+/* Next hop i: IPv4 10.0.x.y for even i, IPv6 2001:db8::i for odd ones, all on port 1. */
+#define KEY(i) (i)
 #define FRAME(i) ((struct rte_mbuf *)(uintptr_t)(0x1000 + (i)))
 
 static struct sp_neigh_hold h;
 
+static struct sp_neigh_hop_id
+hop_id(unsigned int i)
+{
+	const uint8_t ip6[16] = {0x20, 0x01, 0x0d, 0xb8, [14] = (uint8_t)(i >> 8), [15] = (uint8_t)i};
+	struct sp_neigh_hop_id id = {.port = 1};
+
+	id.ip = i % 2 == 1 ? sp_ip_v6(ip6) : sp_ip_v4((uint32_t)(10 | i << 16));
+	return id;
+}
+
 static bool
-add(uint64_t key, unsigned int frame, uint64_t now)
+add(unsigned int key, unsigned int frame, uint64_t now)
 {
 	struct sp_neigh_hold_tag tag = {.owner = &h, .serial = frame, .slice = 1};
+	const struct sp_neigh_hop_id id = hop_id(key);
 
-	return sp_neigh_hold_add(&h, key, FRAME(frame), &tag, now, 100);
+	return sp_neigh_hold_add(&h, &id, FRAME(frame), &tag, now, 100);
 }
 
 static int
-hop_of(uint64_t key)
+hop_of(unsigned int key)
 {
+	const struct sp_neigh_hop_id id = hop_id(key);
+
 	for (int i = 0; i < SP_NEIGH_HOLD_HOPS; i++)
-		if (h.hop[i].key == key)
+		if (h.hop[i].used && h.hop[i].id.port == id.port && sp_ip_equal(&h.hop[i].id.ip, &id.ip))
 			return i;
 	return -1;
 }

@@ -283,7 +283,15 @@ make_filter(uint32_t position, uint16_t endpoint, uint16_t queue, uint8_t seed)
 	}
 	f.result.endpoint = endpoint;
 	f.result.queue = queue;
-	f.result.nh_ip = 0xc0a80000u | seed; /* above 2^31 */
+	/* Odd seeds' next hops IPv4 (above 2^31), even seeds' IPv6. */
+	if (seed % 2 == 1) {
+		f.result.nh_ip = 0xc0a80000u | seed;
+	} else {
+		f.result.nh_family = SP_NH_IPV6;
+		f.result.nh_ip6[0] = 0x20;
+		f.result.nh_ip6[1] = 0x01;
+		f.result.nh_ip6[15] = seed;
+	}
 	f.result.nh_port = (uint16_t)(0xffff - seed);
 	for (unsigned int i = 0; i < SP_RESULT_DATA_BYTES; i++)
 		f.result.data[i] = (uint8_t)(seed ^ (i * 37));
@@ -299,6 +307,8 @@ assert_filter_equal(const struct sp_ctl_filter *want, const struct sp_ctl_filter
 	assert_int_equal(got->result.endpoint, want->result.endpoint);
 	assert_int_equal(got->result.queue, want->result.queue);
 	assert_int_equal(got->result.nh_ip, want->result.nh_ip);
+	assert_int_equal(got->result.nh_family, want->result.nh_family);
+	assert_memory_equal(got->result.nh_ip6, want->result.nh_ip6, sizeof(want->result.nh_ip6));
 	assert_int_equal(got->result.nh_port, want->result.nh_port);
 	assert_memory_equal(got->result.data, want->result.data, SP_RESULT_DATA_BYTES);
 	assert_int_equal(got->hits, 0); /* not stored */
@@ -427,7 +437,7 @@ test_open_and_load(void **state)
 	assert_model_equal(w, f->got);
 	assert_false(f->got->slices[3].ep[1].used);
 	assert_true(f->got->slices[3].ep[2].used);
-	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 5);
+	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 6);
 	store_close(st);
 }
 
@@ -864,11 +874,11 @@ test_schema_version(void **state)
 	assert_int_equal(store_open(&st, f->path, false, err, sizeof(err)), -1);
 	assert_null(st);
 	assert_non_null(strstr(err, "version 7"));
-	assert_non_null(strstr(err, "version 5"));
+	assert_non_null(strstr(err, "version 6"));
 	assert_non_null(strstr(err, f->path));
 
-	/* Back to version 5: it opens, with the slice still there. */
-	sql_exec(f, "UPDATE meta SET value = 5 WHERE key = 'schema'");
+	/* Back to version 6: it opens, with the slice still there. */
+	sql_exec(f, "UPDATE meta SET value = 6 WHERE key = 'schema'");
 	st = open_store(f);
 	load(st, f->got);
 	assert_model_equal(f->want, f->got);
@@ -894,6 +904,7 @@ test_migrate_from_1(void **state)
 		    "ALTER TABLE endpoints DROP COLUMN holder_pid; "
 		    "ALTER TABLE endpoints DROP COLUMN holder_start; "
 		    "ALTER TABLE host_slices DROP COLUMN nat_first; "
+		    "ALTER TABLE filters DROP COLUMN nh_ip6; "
 		    "UPDATE meta SET value = 1 WHERE key = 'schema'");
 
 	st = open_store(f);
@@ -902,7 +913,7 @@ test_migrate_from_1(void **state)
 	none->inbound = SP_DEFAULT_SLICE_BANDWIDTH;
 	assert_true(big->inbound > SP_DEFAULT_SLICE_BANDWIDTH);
 	assert_model_equal(f->want, f->got);
-	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 5);
+	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 6);
 	store_close(st);
 }
 
@@ -919,14 +930,14 @@ test_migrate_from_2(void **state)
 	store_close(st);
 	sql_exec(f, "ALTER TABLE endpoints DROP COLUMN tcp; ALTER TABLE endpoints DROP COLUMN "
 		    "holder_pid; ALTER TABLE endpoints DROP COLUMN holder_start; ALTER TABLE "
-		    "host_slices DROP COLUMN nat_first; UPDATE meta SET value = 2 WHERE key = "
-		    "'schema'");
+		    "host_slices DROP COLUMN nat_first; ALTER TABLE filters DROP COLUMN nh_ip6; "
+		    "UPDATE meta SET value = 2 WHERE key = 'schema'");
 
 	st = open_store(f);
 	load(st, f->got);
 	assert_model_equal(f->want, f->got);
 	assert_false(f->got->slices[4].ep[0].tcp);
-	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 5);
+	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 6);
 	store_close(st);
 }
 
@@ -943,14 +954,14 @@ test_migrate_from_3(void **state)
 	put_model(st, f->want);
 	store_close(st);
 	sql_exec(f, "ALTER TABLE endpoints DROP COLUMN holder_pid; ALTER TABLE endpoints DROP "
-		    "COLUMN holder_start; ALTER TABLE host_slices DROP COLUMN nat_first; UPDATE meta "
-		    "SET value = 3 WHERE key = 'schema'");
+		    "COLUMN holder_start; ALTER TABLE host_slices DROP COLUMN nat_first; ALTER TABLE "
+		    "filters DROP COLUMN nh_ip6; UPDATE meta SET value = 3 WHERE key = 'schema'");
 
 	st = open_store(f);
 	load(st, f->got);
 	assert_model_equal(f->want, f->got);
 	assert_int_equal(f->got->slices[5].ep[0].holder, 0);
-	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 5);
+	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 6);
 	store_close(st);
 }
 
@@ -967,15 +978,43 @@ test_migrate_from_4(void **state)
 	s->nat_first = 61000;
 	put_model(st, f->want);
 	store_close(st);
-	sql_exec(f, "ALTER TABLE host_slices DROP COLUMN nat_first; UPDATE meta SET value = 4 "
-		    "WHERE key = 'schema'");
+	sql_exec(f, "ALTER TABLE host_slices DROP COLUMN nat_first; ALTER TABLE filters DROP "
+		    "COLUMN nh_ip6; UPDATE meta SET value = 4 WHERE key = 'schema'");
 
 	st = open_store(f);
 	load(st, f->got);
 	s->nat_first = 0;
 	assert_model_equal(f->want, f->got);
-	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 5);
+	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 6);
 	store_close(st);
+}
+
+/* A version 5 database (IPv4 next hops only) is brought to 6: its filters' next hops stay IPv4. */
+static void
+test_migrate_from_5(void **state)
+{
+	struct fixture *f = *state;
+	struct store *st = open_store(f);
+	struct sp_ctl_filter in = make_filter(4, 1, 2, 7);
+	struct seen *seen = malloc(sizeof(*seen));
+
+	assert_non_null(seen);
+	add_slice(f->want, 8, "old");
+	put_model(st, f->want);
+	assert_int_equal(store_put_filter(st, 8, &in), 0);
+	store_close(st);
+	sql_exec(f, "ALTER TABLE filters DROP COLUMN nh_ip6; UPDATE meta SET value = 5 WHERE key = "
+		    "'schema'");
+
+	st = open_store(f);
+	load(st, f->got);
+	assert_model_equal(f->want, f->got);
+	assert_int_equal(each_filter(st, 8, seen), 1);
+	assert_filter_equal(&in, &seen->f[0]);
+	assert_int_equal(seen->f[0].result.nh_family, SP_NH_IPV4);
+	assert_int_equal(sql_int(f, "SELECT value FROM meta WHERE key = 'schema'"), 6);
+	store_close(st);
+	free(seen);
 }
 
 /* The database's directory cannot be made (a file is in the way): an error, no store. */
@@ -1018,6 +1057,7 @@ main(void)
 		T(test_migrate_from_2),
 		T(test_migrate_from_3),
 		T(test_migrate_from_4),
+		T(test_migrate_from_5),
 		T(test_open_bad_dir),
 	};
 
