@@ -58,7 +58,8 @@ extern "C" {
 	/* the node's own IPv6 (framework) */                                                      \
 	X(ND_IGNORED, nd_ignored, "neighbor discovery neither for us nor an answer we asked for")  \
 	X(RA_IGNORED, ra_ignored, "a router advertisement: the node's routes are its config's")    \
-	X(NO_PORT_IPV6, no_port_ipv6, "an IPv6 next hop, its endpoint's port without an IPv6 address")
+	X(NO_PORT_IPV6, no_port_ipv6, "an IPv6 next hop, its endpoint's port without an IPv6 address") \
+	X(IPV6_EXT, ipv6_ext, "IPv6 with an extension header, which the node does not take")
 
 #define SP_REASON_ID(id, name, what) SP_REASON_##id,
 enum sp_reason { SP_REASONS(SP_REASON_ID) SP_REASON_MAX };

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include <rte_ether.h>
+#include <rte_icmp.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
@@ -55,13 +56,32 @@ void sp_icmp_retype(struct rte_icmp_hdr *icmp, uint8_t type);
  */
 bool sp_ipv6_multicast_mac(const struct sp_port_addr *a, const struct rte_ether_addr *mac);
 
+/* Whether dst is one of the port's IPv6 groups: its solicited-node group or all nodes. */
+bool sp_ipv6_node_group(const struct sp_port_addr *a, const uint8_t dst[16]);
+
 /*
- * An IPv6 frame on port that passed the destination MAC check, to a port
- * with an IPv6 address: a neighbor solicitation for it or an echo request
- * to it is answered in place into out->reply, an advertisement that tells a
- * neighbor's MAC passed up into out->learn; anything else returns why not.
+ * An IPv6 frame that passed the destination MAC check, to a port with an
+ * IPv6 address (ipv6_in.c): its header's checks (version, lengths, Ethernet's
+ * padding cut); to the port's address (*to_us) or one of its groups; no
+ * fragment or other extension header. Why not, or SP_REASON_NONE.
+ */
+enum sp_reason sp_ipv6_header(const struct sp_port_addr *a, struct rte_mbuf *m, bool *to_us);
+
+/*
+ * A UDP datagram whose IPv6 header checked out: its header, length (the
+ * frame cut to it) and checksum, which IPv6 requires; its destination port
+ * into *dst_port (host order). Why not, or SP_REASON_NONE.
+ */
+enum sp_reason sp_udp6_datagram(struct rte_mbuf *m, uint16_t *dst_port);
+
+/*
+ * The rest of what comes to a port's IPv6 address or groups, its header
+ * checked (sp_ipv6_header()): a neighbor solicitation for the address or an
+ * echo request to it is answered in place into out->reply, an advertisement
+ * that tells a neighbor's MAC passed up into out->learn; anything else
+ * returns why not.
  */
 enum sp_reason sp_ipv6_input(const struct sp_port_addr *a, uint16_t port, struct rte_mbuf *m,
-			     struct sp_decap_out *out);
+			     bool to_us, struct sp_decap_out *out);
 
 #endif

@@ -100,6 +100,7 @@ struct candidate {
 	uint16_t hdr_len; /* Ethernet + IPv4 with options + UDP: what is stripped */
 	uint8_t l4;       /* enum sp_l4: the table it is looked up in */
 	uint8_t proto;    /* IPPROTO_UDP, _TCP or _ICMP */
+	bool ipv6;        /* over IPv6: to the port's IPv6 address, which the port's endpoints share */
 };
 
 /* What the checks made of one frame. */
@@ -488,6 +489,35 @@ classify_ipv4(const struct sp_decap_table *t, uint16_t port, struct rte_mbuf *m,
 	}
 }
 
+/*
+ * IPv6 to a port with an IPv6 address: a UDP datagram to the address is for
+ * the endpoint of its port number, as over IPv4 (the endpoint's entry names
+ * the port's IPv4 address); the rest is the node's own (nd_echo.c).
+ */
+static enum step
+classify_ipv6(const struct sp_decap_table *t, uint16_t port, struct rte_mbuf *m,
+	      struct sp_decap_out *out, struct candidate *c, enum sp_reason *why)
+{
+	const struct sp_port_addr *a = &t->ports[port];
+	bool to_us;
+
+	*why = sp_ipv6_header(a, m, &to_us);
+	if (*why != SP_REASON_NONE)
+		return STEP_DROP;
+	if (to_us && rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *,
+					     RTE_ETHER_HDR_LEN)->proto == IPPROTO_UDP) {
+		*why = sp_udp6_datagram(m, &c->l4_port);
+		c->ip_be = a->ip_be;
+		c->hdr_len = SP_OUTER6_HDR_LEN;
+		c->l4 = SP_L4_UDP;
+		c->proto = IPPROTO_UDP;
+		c->ipv6 = true;
+		return *why == SP_REASON_NONE ? STEP_LOOKUP : STEP_DROP;
+	}
+	*why = sp_ipv6_input(a, port, m, to_us, out);
+	return *why == SP_REASON_NONE ? STEP_DONE : STEP_DROP;
+}
+
 static enum step
 classify(const struct sp_decap_table *t, uint16_t port, struct rte_mbuf *m,
 	 struct sp_decap_out *out, struct candidate *c, enum sp_reason *why)
@@ -497,6 +527,7 @@ classify(const struct sp_decap_table *t, uint16_t port, struct rte_mbuf *m,
 
 	c->pkt = m;
 	c->rx_len = rte_pktmbuf_pkt_len(m);
+	c->ipv6 = false;
 	*why = SP_REASON_NONE;
 	if (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)
 		*why = SP_REASON_TRUNCATED;
@@ -509,7 +540,7 @@ classify(const struct sp_decap_table *t, uint16_t port, struct rte_mbuf *m,
 	else if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV4))
 		return classify_ipv4(t, port, m, out, c, why);
 	else if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6) && a->has_ip6)
-		*why = sp_ipv6_input(a, port, m, out);
+		return classify_ipv6(t, port, m, out, c, why);
 	else
 		*why = SP_REASON_NOT_IPV4; /* VLAN tags included: ports are untagged */
 	return *why == SP_REASON_NONE ? STEP_DONE : STEP_DROP;
@@ -602,6 +633,7 @@ common_candidate(struct rte_mbuf *m, struct candidate *c)
 	c->hdr_len = SP_OUTER_HDR_LEN;
 	c->l4 = SP_L4_UDP;
 	c->proto = IPPROTO_UDP;
+	c->ipv6 = false;
 }
 
 /* The bucket's arithmetic: does the frame fit at TSC now (taking its tokens)? */
@@ -697,9 +729,12 @@ to_endpoint(struct sp_decap_table *t, uint16_t port, const uint64_t *eps,
 	if (c->l4 != SP_L4_UDP)
 		eps = __atomic_load_n(&t->eps[c->l4][port], __ATOMIC_ACQUIRE);
 	e = eps != NULL ? __atomic_load_n(&eps[c->l4_port], __ATOMIC_ACQUIRE) : 0;
+	/* Host slices stay IPv4: their endpoints, NAT ranges and host paths take no IPv6. */
+	if (c->ipv6 && (e & (EP_WHOLE | EP_NAT)))
+		e = 0;
 	/* A fast-path slice's UDP endpoint takes no echo reply; a NAT range takes any. */
 	if (!ep_matches(e, c->ip_be) || (c->proto == IPPROTO_ICMP && !(e & EP_NAT))) {
-		if (t->ports[port].host) {
+		if (t->ports[port].host && !c->ipv6) {
 			out->host[out->nb_host++] = c->pkt;
 			return true;
 		}

@@ -4,8 +4,8 @@
  * an advertisement, echo requests to it a reply, both written into the
  * received mbuf as arp_echo.c does for IPv4; advertisements that tell a
  * neighbor's MAC go up to the management thread as ARP replies do, and it
- * solicits the next hops it resolves from here. The substrate itself is
- * IPv4: nothing else to the address is taken (docs/config.md, "ipv6").
+ * solicits the next hops it resolves from here. The substrate's datagrams
+ * to the address are ipv6_in.c's.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -324,32 +324,22 @@ sp_nd_solicit(const struct sp_decap_table *t, struct rte_mempool *mp, uint16_t p
 	return m;
 }
 
+bool
+sp_ipv6_node_group(const struct sp_port_addr *a, const uint8_t dst[16])
+{
+	return solicited_node(a->ip6, dst) || memcmp(dst, all_nodes, sizeof(all_nodes)) == 0;
+}
+
 enum sp_reason
-sp_ipv6_input(const struct sp_port_addr *a, uint16_t port, struct rte_mbuf *m,
+sp_ipv6_input(const struct sp_port_addr *a, uint16_t port, struct rte_mbuf *m, bool to_us,
 	      struct sp_decap_out *out)
 {
 	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, RTE_ETHER_HDR_LEN);
-	uint32_t off = RTE_ETHER_HDR_LEN + sizeof(*ip), len;
+	uint32_t off = RTE_ETHER_HDR_LEN + sizeof(*ip), len = rte_be_to_cpu_16(ip->payload_len);
 	struct rte_icmp_hdr *icmp;
-	bool to_us;
 
-	if (rte_pktmbuf_data_len(m) < off)
-		return SP_REASON_TRUNCATED;
-	if ((rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6)
-		return SP_REASON_BAD_IP_HEADER;
-	len = rte_be_to_cpu_16(ip->payload_len);
-	if (rte_pktmbuf_pkt_len(m) < off + len)
-		return SP_REASON_TRUNCATED;
-	if (rte_pktmbuf_pkt_len(m) > off + len) /* Ethernet's padding */
-		rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) - off - len);
-	to_us = memcmp(ip->dst_addr, a->ip6, sizeof(ip->dst_addr)) == 0;
-	if (!to_us && !solicited_node(a->ip6, ip->dst_addr) &&
-	    memcmp(ip->dst_addr, all_nodes, sizeof(all_nodes)) != 0)
-		return SP_REASON_NOT_LOCAL;
-	/* The substrate's endpoints are IPv4 ones. */
 	if (ip->proto != ICMPV6)
-		return !to_us ? SP_REASON_NOT_LOCAL :
-		       ip->proto == IPPROTO_UDP ? SP_REASON_NO_ENDPOINT : SP_REASON_NOT_UDP;
+		return to_us ? SP_REASON_NOT_UDP : SP_REASON_NOT_LOCAL;
 	if (len < sizeof(*icmp) || rte_pktmbuf_data_len(m) < off + sizeof(*icmp))
 		return SP_REASON_TRUNCATED;
 	if (!icmpv6_cksum_ok(m, ip, off, len))

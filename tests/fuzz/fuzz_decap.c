@@ -11,7 +11,8 @@
  *
  * Port 0 also has a host slice's endpoints (TCP and UDP, frames delivered
  * whole), a NAT range (UDP, TCP and echo replies, whole, no endpoint) and an
- * IPv6 address (neighbor solicitations and echo requests answered).
+ * IPv6 address (neighbor solicitations and echo requests answered, UDP to it
+ * for the fast path's endpoints of its port number, never a host slice's).
  *
  * Invariants: every frame comes out exactly once (fwd, reply, learn) or is
  * freed (the pool's in-use count is back where it was once the outputs are
@@ -220,6 +221,50 @@ check_whole(struct rte_mbuf *m, unsigned int i, size_t ihl)
 }
 
 /* A forwarded packet: the right slice and endpoint, and exactly the UDP payload. */
+/*
+ * A datagram handed over from IPv6 (frame i's, f): to port 0's IPv6 address,
+ * UDP straight after the header, the checksum right (and not zero), for a
+ * fast-path endpoint of its port number; m holds exactly its payload.
+ */
+static const struct endpoint *
+check_fwd6(struct rte_mbuf *m, unsigned int i, const uint8_t *f)
+{
+	const uint8_t *udp = f + RTE_ETHER_HDR_LEN + 40;
+	const struct sp_meta *meta = sp_meta(m);
+	const rte_be32_t next_header = RTE_BE32(IPPROTO_UDP);
+	uint8_t copy[SP_FUZZ_MAX_PKT + 1];
+	const struct endpoint *e;
+	size_t udp_len;
+	const void *p;
+
+	SP_TEST_CHECK(b.port == IP6_PORT && b.len[i] >= RTE_ETHER_HDR_LEN + 40 + 8 &&
+			      f[RTE_ETHER_HDR_LEN + 6] == IPPROTO_UDP &&
+			      memcmp(f + RTE_ETHER_HDR_LEN + 24, port_ip6, 16) == 0,
+		      "frame %u forwarded from IPv6 but not UDP to port 0's address", i);
+	e = find_endpoint(b.port, port_ip[b.port], IPPROTO_UDP, be16_at(udp + 2));
+	SP_TEST_CHECK(e != NULL && !e->whole && meta->in_ep != SP_ENDPOINT_NAT &&
+			      meta->slice == e->slice && meta->in_ep == e->ep &&
+			      meta->verdict == SP_FORWARD,
+		      "frame %u over IPv6 handed to slice %u endpoint %u: not a fast path's endpoint "
+		      "of its port number", i, meta->slice, meta->in_ep);
+	udp_len = be16_at(udp + 4);
+	SP_TEST_CHECK(udp_len >= 8 && RTE_ETHER_HDR_LEN + 40 + udp_len <= b.len[i] &&
+			      udp_len <= be16_at(f + RTE_ETHER_HDR_LEN + 4) &&
+			      rte_pktmbuf_pkt_len(m) == udp_len - 8,
+		      "frame %u over IPv6: %u bytes forwarded, UDP length %zu", i,
+		      rte_pktmbuf_pkt_len(m), udp_len);
+	SP_TEST_CHECK(be16_at(udp + 6) != 0 &&
+			      sp_cksum_fold((uint64_t)rte_raw_cksum(f + RTE_ETHER_HDR_LEN + 8, 32) +
+					    rte_raw_cksum(&next_header, 4) +
+					    rte_cpu_to_be_16((uint16_t)udp_len) +
+					    rte_raw_cksum(udp, udp_len)) == 0xffff,
+		      "frame %u over IPv6 forwarded with a wrong UDP checksum", i);
+	p = rte_pktmbuf_read(m, 0, udp_len - 8, copy);
+	SP_TEST_CHECK(udp_len == 8 || (p != NULL && memcmp(p, udp + 8, udp_len - 8) == 0),
+		      "frame %u: forwarded bytes are not the UDP payload", i);
+	return e;
+}
+
 static const struct endpoint *
 check_fwd(struct rte_mbuf *m)
 {
@@ -231,6 +276,8 @@ check_fwd(struct rte_mbuf *m)
 	size_t ihl, udp_len;
 	const void *p;
 
+	if (b.len[i] >= RTE_ETHER_HDR_LEN && be16_at(f + 12) == 0x86dd)
+		return check_fwd6(m, i, f);
 	SP_TEST_CHECK(b.len[i] >= RTE_ETHER_HDR_LEN + 20 + 8 && be16_at(f + 12) == 0x0800,
 		      "frame %u forwarded without Ethernet/IPv4/UDP headers", i);
 	ihl = (size_t)(f[14] & 0xf) * 4;

@@ -218,8 +218,8 @@ def test_static_ipv6_neighbor_not_overwritten(std):
 
 def test_ping6_of_node_is_answered(std):
     """An echo request to a port's IPv6 address is answered byte for byte; one with a wrong
-    ICMPv6 checksum, to another address, to all nodes, or a datagram for a service the node
-    does not offer over IPv6, is counted; a port without an IPv6 address counts IPv6 as
+    ICMPv6 checksum, to another address, to all nodes, or a datagram to a UDP port without
+    an endpoint, is counted; a port without an IPv6 address counts IPv6 as
     not_ipv4."""
     n, p0, p1 = std.node, std.p0, std.p1
     p0.ipv6 = NODE6
@@ -236,7 +236,7 @@ def test_ping6_of_node_is_answered(std):
         request(dst="2001:db8:1::2"),                           # not_local
         request(dst="ff02::1", dst_mac=ALL_NODES_MAC),          # icmp_ignored
         bytes(Ether(src=PEER_MAC, dst=p0.mac) / IPv6(src=PEER6, dst=NODE6)
-              / UDP(sport=4000, dport=5001) / Raw(b"x" * 20)),  # no_endpoint: endpoints are IPv4
+              / UDP(sport=4000, dport=5999) / Raw(b"x" * 20)),  # no_endpoint
         bytes(Ether(src=PEER_MAC, dst=p0.mac) / IPv6(src=PEER6, dst=NODE6)
               / TCP(sport=4000, dport=22)),                     # not_udp
     ])
