@@ -15,7 +15,7 @@
 # The forwarding rate is read for every program the same way: DPDK telemetry
 # /ethdev/stats,<net_null0's port> opackets, before and after the measured period.
 #
-# The frames are 70 bytes (74 on the wire): 64-byte frames cannot hold a substrate
+# The frames are 70 bytes (74 on the wire; -6 below: 90): 64-byte frames cannot hold a substrate
 # header (42 bytes) plus an inner IPv4/UDP header (28 bytes); all three programs
 # get the same file, FLOWS frames (1 to 100000, default 64), each program's mbuf
 # pool sized to hold them (infinite_rx keeps them all).
@@ -33,6 +33,12 @@
 # -N makes two NPEs instead, the slices alternating between them: NPE 0 on the LC's
 # lcore 1, NPE 1 on lcore 2.
 # The issue 7 target run: -S 64 -Q 4096 -F RULES (a 128K rule file), with and without -2.
+#
+# -6 runs the substrate over IPv6: the frames come to p0's IPv6 address (2001:200::1)
+# and the filters' next hop is IPv6 (out from p1's 2001:200:1::1 with the UDP checksum
+# IPv6 requires), the inner packets and the code option (ipv4) as without it; the
+# frames are 90 bytes (94 on the wire), and l3fwd, given the same file, routes them by
+# its IPv6 table (R2001:200::/48): its IPv6 mode.
 #
 # -r ROUNDS runs the programs that many times in turn (slicepathd, testpmd, l3fwd, then
 # again), prints each round and the medians, the ratio as the median of the rounds'
@@ -54,7 +60,7 @@
 # a VM): D1, LL and I1 misses and mispredicted branches a packet beside the instructions.
 #
 # usage: tools/bench-pipeline.sh [-d SECONDS] [-w WARMUP] [-o DIR] [-f FLOWS] [-F RULES]
-#                                [-S SLICES] [-Q QUEUES] [-2 | -N] [-r ROUNDS] [-I] [-P]
+#                                [-S SLICES] [-Q QUEUES] [-2 | -N] [-6] [-r ROUNDS] [-I] [-P]
 #   environment: SLICEPATH_BUILD_DIR (default build), BENCH_EAL (default "-m 900" on
 #   hugepages when 900 MB of them are free, else "--no-huge -m 900" with a warning:
 #   tools/bench-memory.sh, docs/testing.md)
@@ -72,6 +78,7 @@ RULES=""
 NSLICES=2
 NQUEUES=0
 SPLIT=0
+SUBSTRATE6=0
 PY=/usr/bin/python3
 # shellcheck source=tools/bench-memory.sh
 . "$ROOT/tools/bench-memory.sh"
@@ -80,9 +87,9 @@ bench_memory 900
 
 COUNT=0
 ROUNDS=1
-usage() { sed -n '3,60p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '3,67p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 PROFILE=0
-while getopts "d:w:o:f:F:S:Q:2Nr:IPh" opt; do
+while getopts "d:w:o:f:F:S:Q:2N6r:IPh" opt; do
 	case "$opt" in
 	d) DURATION="$OPTARG" ;;
 	w) WARMUP="$OPTARG" ;;
@@ -93,6 +100,7 @@ while getopts "d:w:o:f:F:S:Q:2Nr:IPh" opt; do
 	Q) NQUEUES="$OPTARG" ;;
 	2) SPLIT=1 ;;
 	N) SPLIT=2 ;;
+	6) SUBSTRATE6=1 ;;
 	r) ROUNDS="$OPTARG" ;;
 	I) COUNT=1 ;;
 	P) PROFILE=1 ;;
@@ -115,7 +123,7 @@ command -v dpdk-testpmd >/dev/null || die "dpdk-testpmd is missing (Debian packa
 [ "$COUNT" -eq 0 ] || command -v valgrind >/dev/null || die "-I needs valgrind: apt-get install valgrind"
 
 mkdir -p "$WORK"
-PCAP="$WORK/substrate-70B.pcap"
+PCAP="$WORK/substrate.pcap"
 CONF="$WORK/slicepathd-bench.json"
 FILTERS="$WORK/alpha-filters.txt"
 rm -f "$FILTERS"
@@ -134,15 +142,17 @@ fi
 [[ "$FLOWS" =~ ^[0-9]+$ ]] && [ "$FLOWS" -ge 1 ] && [ "$FLOWS" -le 100000 ] \
 	|| die "-f takes 1 to 100000 flows"
 log "writing $PCAP ($FLOWS flows, $NSLICES slices) and $CONF"
-"$PY" - "$PCAP" "$CONF" "$FLOWS" "$FILTERS" "$NSLICES" "$NQUEUES" "$SPLIT" <<'EOF'
+"$PY" - "$PCAP" "$CONF" "$FLOWS" "$FILTERS" "$NSLICES" "$NQUEUES" "$SPLIT" "$SUBSTRATE6" <<'EOF'
 import json, os, random, socket, sys
 from scapy.layers.inet import IP, UDP
+from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Ether
 from scapy.utils import wrpcap
 
 pcap, conf, flows, filters_file = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 # split: 0 one lcore, 1 LC and NPE on lcores of their own, 2 two NPEs
 nslices, nqueues, split = int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
+v6 = sys.argv[8] == "1"  # the substrate over IPv6
 # alpha's filters from sp-cb-expand -f: (key, mask) bytes in the ipv4 key layout
 big = []
 if os.path.exists(filters_file):
@@ -157,6 +167,8 @@ def inside(key, mask):
 
 P0_IP, P0_MAC, P1_IP, P1_MAC = "10.0.0.1", "02:00:00:00:00:01", "10.0.1.1", "02:00:00:00:01:01"
 NH_IP, NH_MAC = "10.0.1.2", "02:00:00:00:01:02"
+# -6: the ports' IPv6 addresses, the next hop's; l3fwd's IPv6 table routes 2001:200::/48
+P0_IP6, P1_IP6, NH_IP6 = "2001:200::1", "2001:200:1::1", "2001:200:1::2"
 # Two slices: alpha (the rule file's filters, if any) and beta. More: s1..sN, the rule
 # file's filters dealt out round robin.
 if nslices == 2:
@@ -177,15 +189,17 @@ for i in range(flows):
         dst, src = socket.inet_ntoa(k[0:4]), socket.inet_ntoa(k[4:8])
         sport, dport = int.from_bytes(k[8:10], "big"), int.from_bytes(k[10:12], "big")
     inner = IP(src=src, dst=dst, ttl=64, id=0) / UDP(sport=sport, dport=dport)
-    f = Ether(src="02:aa:00:00:00:01", dst=P0_MAC) / IP(src="10.0.0.2", dst=P0_IP, id=0, flags="DF") \
-        / UDP(sport=4000, dport=udp) / inner
-    assert len(f) == 70, len(f)
+    outer = IPv6(src="2001:200::2", dst=P0_IP6) if v6 else \
+        IP(src="10.0.0.2", dst=P0_IP, id=0, flags="DF")
+    f = Ether(src="02:aa:00:00:00:01", dst=P0_MAC) / outer / UDP(sport=4000, dport=udp) / inner
+    assert len(f) == (90 if v6 else 70), len(f)
     frames.append(f)
 wrpcap(pcap, frames, linktype=1)
 
 def ipv4_filter(pos, key, mask):
     return {"position": pos, "key": key.hex(), "mask": mask.hex(),
-            "result": {"endpoint": 1, "queue": pos % queues, "next_hop": f"{NH_IP}:6000"}}
+            "result": {"endpoint": 1, "queue": pos % queues,
+                       "next_hop": f"[{NH_IP6}]:6000" if v6 else f"{NH_IP}:6000"}}
 
 def filters(name, net):
     if rules.get(name):
@@ -203,11 +217,13 @@ cfg = {
     "channel_dir": os.path.join(os.path.dirname(conf), "channels"),
     "ports": [
         {"name": "p0", "device": f"net_pcap0,rx_pcap={pcap},infinite_rx=1", "ipv4": P0_IP, "mac": P0_MAC,
-         "rate": "10T"},
+         "rate": "10T", **({"ipv6": P0_IP6} if v6 else {})},
         # the output's rate must not be what limits the figure: 10 Tbit/s
-        {"name": "p1", "device": "net_null0,no-rx=1", "ipv4": P1_IP, "mac": P1_MAC, "rate": "10T"},
+        {"name": "p1", "device": "net_null0,no-rx=1", "ipv4": P1_IP, "mac": P1_MAC, "rate": "10T",
+         **({"ipv6": P1_IP6} if v6 else {})},
     ],
-    "neighbors": [{"port": "p1", "ipv4": NH_IP, "mac": NH_MAC}],
+    "neighbors": [{"port": "p1", "ipv4": NH_IP, "mac": NH_MAC}]
+                 + ([{"port": "p1", "ipv6": NH_IP6, "mac": NH_MAC}] if v6 else []),
     # one NPE (two with -N, the slices alternating), its tables big enough for its slices
     "npes": [{"filters": sum(quota[n] for n, *_ in slices[e::nnpes]),
               "queues": max(256, queues * len(slices[e::nnpes]))} for e in range(nnpes)],
@@ -368,7 +384,7 @@ profiles() {
 }
 
 echo
-echo "pipeline benchmark: 70-byte substrate frames, $FLOWS flows, $NSLICES slices, $NQUEUES queues,"
+echo "pipeline benchmark: $([ "$SUBSTRATE6" -eq 1 ] && echo "90-byte IPv6" || echo "70-byte IPv4") substrate frames, $FLOWS flows, $NSLICES slices, $NQUEUES queues,"
 echo "slicepathd on $(case "$SPLIT" in 1) echo "two lcores (LC, NPE)" ;; 2) echo "two lcores (LC + NPE 0, NPE 1)" ;; *) echo "one lcore" ;; esac)"
 [ -z "$RULES" ] || echo "filters: the $(wc -l <"$FILTERS") of $RULES (sp-cb-expand -f -m 131072)"
 echo "net_pcap (infinite_rx) -> net_null, ${DURATION}s each after ${WARMUP}s warm-up"

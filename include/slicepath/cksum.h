@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * IPv4 header checksums (RFC 1071), 32 bits at a time. DPDK 22.11's
- * rte_raw_cksum adds 16-bit words one by one, some 60 instructions for a
- * 20-byte header, and a forwarded packet has three headers checked or
- * written. No DPDK here: code options and tools may use it as they are.
+ * IPv4 header checksums (RFC 1071), and sums of any bytes, 32 bits at a
+ * time. DPDK 22.11's rte_raw_cksum adds 16-bit words one by one, some 60
+ * instructions for a 20-byte header, and a forwarded packet has three
+ * headers checked or written. No DPDK here: code options and tools may use
+ * it as they are.
  */
 #ifndef SLICEPATH_CKSUM_H
 #define SLICEPATH_CKSUM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -55,6 +57,36 @@ sp_ipv4_hdr_words(const void *hdr, unsigned int hlen)
 
 	for (unsigned int i = 20; i < hlen; i += 4) /* options */
 		sum += sp_cksum_word(p + i);
+	return sum;
+}
+
+/*
+ * The len bytes at p (any length, any alignment) added as 32-bit words,
+ * unfolded, a last odd byte as the first of a 16-bit word: folded, what
+ * rte_raw_cksum gives, in a quarter of its instructions (UDP over IPv6
+ * sums every datagram it sends and receives).
+ */
+static inline uint64_t
+sp_cksum_bytes(const void *p, size_t len)
+{
+	const uint8_t *b = (const uint8_t *)p;
+	uint64_t sum = 0;
+	uint16_t half;
+
+	for (; len >= 4; len -= 4, b += 4)
+		sum += sp_cksum_word(b);
+	if (len >= 2) {
+		memcpy(&half, b, sizeof(half));
+		sum += half;
+		b += 2;
+		len -= 2;
+	}
+	if (len == 1) {
+		const uint8_t last[2] = {b[0], 0};
+
+		memcpy(&half, last, sizeof(half));
+		sum += half;
+	}
 	return sum;
 }
 

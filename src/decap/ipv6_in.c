@@ -82,8 +82,8 @@ sp_udp6_datagram(struct rte_mbuf *m, uint16_t *dst_port)
 	/* IPv6 has no "no checksum" (RFC 8200 8.1): a zero is as wrong as any. */
 	sum = sp_mbuf_sum(m, off, udp_len);
 	if (udp->dgram_cksum == 0 || sum == UINT32_MAX ||
-	    sp_cksum_fold((uint64_t)sum + rte_raw_cksum(ip->src_addr, 2 * sizeof(ip->src_addr)) +
-			  rte_raw_cksum(&next_header, sizeof(next_header)) + udp->dgram_len) != 0xffff)
+	    sp_cksum_fold((uint64_t)sum + sp_cksum_bytes(ip->src_addr, 2 * sizeof(ip->src_addr)) +
+			  sp_cksum_bytes(&next_header, sizeof(next_header)) + udp->dgram_len) != 0xffff)
 		return SP_REASON_BAD_CHECKSUM;
 	*dst_port = rte_be_to_cpu_16(udp->dst_port);
 	return SP_REASON_NONE;

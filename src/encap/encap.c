@@ -96,8 +96,8 @@ prepare6(const struct sp_port *port, struct sp_endpoint *ep)
 	memcpy(h.ip.src_addr, port->ip6, sizeof(h.ip.src_addr));
 	memcpy(ep->outer6, &h, sizeof(h));
 	/* What every packet's UDP checksum sums alike: source address, next header, source port. */
-	ep->outer6_sum = sp_cksum_fold((uint64_t)rte_raw_cksum(port->ip6, sizeof(port->ip6)) +
-				       rte_raw_cksum(&next_header, sizeof(next_header)) +
+	ep->outer6_sum = sp_cksum_fold(sp_cksum_bytes(port->ip6, sizeof(port->ip6)) +
+				       sp_cksum_bytes(&next_header, sizeof(next_header)) +
 				       ep->l4_port_be);
 }
 
@@ -256,7 +256,7 @@ encap6(const struct sp_fastpath *fp, struct sp_neigh_cache *nc, struct rte_mbuf 
 	h->udp.dst_port = res->nh_port;
 	h->udp.dgram_len = udp_len;
 	/* The length twice: the pseudo-header's and the UDP header's. */
-	sum += (uint64_t)ep->outer6_sum + rte_raw_cksum(res->nh_ip6, sizeof(res->nh_ip6)) +
+	sum += (uint64_t)ep->outer6_sum + sp_cksum_bytes(res->nh_ip6, sizeof(res->nh_ip6)) +
 	       res->nh_port + 2u * udp_len;
 	cksum = (uint16_t)~sp_cksum_fold(sum);
 	h->udp.dgram_cksum = cksum == 0 ? 0xffff : cksum; /* 0 would say "none", which IPv6 forbids */

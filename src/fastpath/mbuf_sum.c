@@ -26,7 +26,7 @@ sp_mbuf_sum(const struct rte_mbuf *m, uint32_t off, uint32_t len)
 			continue;
 		}
 		n = RTE_MIN(n - off, len - done);
-		part = rte_raw_cksum(rte_pktmbuf_mtod_offset(seg, const void *, off), n);
+		part = sp_cksum_fold(sp_cksum_bytes(rte_pktmbuf_mtod_offset(seg, const void *, off), n));
 		/* A part that starts at an odd byte has its bytes the other way round. */
 		sum += (done & 1) ? rte_bswap16(part) : part;
 		done += n;

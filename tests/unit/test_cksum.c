@@ -63,6 +63,26 @@ test_random_headers_as_dpdk(void **state)
 	}
 }
 
+/* Any length from any byte: folded, the same sum as DPDK's. */
+static void
+test_bytes_as_dpdk(void **state)
+{
+	uint8_t buf[1600];
+
+	(void)state;
+	srand(11);
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)rand();
+	for (int i = 0; i < 100000; i++) {
+		size_t off = (size_t)rand() % 8, len = i < 300 ? (size_t)i : (size_t)rand() % 1500;
+
+		assert_int_equal(sp_cksum_fold(sp_cksum_bytes(buf + off, len)),
+				 rte_raw_cksum(buf + off, len));
+	}
+	memset(buf, 0xff, sizeof(buf));
+	assert_int_equal(sp_cksum_fold(sp_cksum_bytes(buf, 1499)), rte_raw_cksum(buf, 1499));
+}
+
 /* A word changed and the checksum updated (RFC 1624) is right, as recomputing it would be. */
 static void
 test_update16_as_recomputed(void **state)
@@ -139,6 +159,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_known_header),
 		cmocka_unit_test(test_random_headers_as_dpdk),
+		cmocka_unit_test(test_bytes_as_dpdk),
 		cmocka_unit_test(test_update16_as_recomputed),
 		cmocka_unit_test(test_all_ones),
 		cmocka_unit_test(test_fold_any_sum),
