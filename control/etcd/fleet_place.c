@@ -38,7 +38,7 @@ fl_candidates(struct fleet *f, struct candidate **out, struct sp_rpc_error *e)
 {
 	struct etcd_kv *caps, *lives;
 	char key[FLEET_KEY_LEN];
-	long n, nl;
+	long n, nl, k = 0;
 
 	fleet_key(f, key, "capacity/");
 	n = etcd_get(f->etcd, key, true, &caps, NULL);
@@ -52,9 +52,17 @@ fl_candidates(struct fleet *f, struct candidate **out, struct sp_rpc_error *e)
 	}
 	*out = calloc((size_t)n + 1, sizeof(**out));
 	for (long i = 0; i < n; i++) {
-		struct candidate *c = &(*out)[i];
+		struct candidate *c = &(*out)[k];
+		const char *node = fl_key_name(caps[i].key);
+		json_t *text = json_string(node);
 
-		snprintf(c->node, sizeof(c->node), "%s", fl_key_name(caps[i].key));
+		/* A name no node could have written (longer than a node's, not UTF-8 text,
+		 * which every answer carrying it would need) is no candidate: skipped. */
+		json_decref(text);
+		if (text == NULL || node[0] == '\0' || strlen(node) >= sizeof(c->node))
+			continue;
+		k++;
+		snprintf(c->node, sizeof(c->node), "%s", node);
 		c->cap = json_loads(caps[i].value, 0, NULL);
 		if (c->cap == NULL)
 			c->cap = json_object();
@@ -64,7 +72,7 @@ fl_candidates(struct fleet *f, struct candidate **out, struct sp_rpc_error *e)
 	}
 	etcd_kvs_free(caps, (size_t)n);
 	etcd_kvs_free(lives, (size_t)nl);
-	return n;
+	return k;
 }
 
 void
