@@ -116,14 +116,23 @@ view_l4(struct rte_mbuf *m, struct l4_view *v)
 	}
 }
 
-/* Rewrite a port (or identifier) and its checksum; UDP's "no checksum" stays none. */
+/*
+ * Rewrite a port (or identifier) and its checksum. UDP's 0 is "no
+ * checksum" (RFC 768): it stays none, and a sum that comes to 0 is written
+ * as all ones, its other form.
+ */
 static void
 rewrite_port(const struct l4_view *v, uint16_t *field, uint16_t num)
 {
 	uint16_t be = rte_cpu_to_be_16(num);
 
-	if (!(v->proto == SP_NAT_UDP && *v->cksum == 0))
+	if (v->proto != SP_NAT_UDP) {
 		*v->cksum = sp_cksum_update16(*v->cksum, *field, be);
+	} else if (*v->cksum != 0) {
+		uint16_t c = sp_cksum_update16(*v->cksum, *field, be);
+
+		*v->cksum = c == 0 ? UINT16_MAX : c;
+	}
 	*field = be;
 }
 

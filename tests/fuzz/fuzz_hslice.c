@@ -29,7 +29,7 @@
  * slice has that endpoint, else one of the NAT range that the NAT table
  * lists for its flow; it is the frame cut to its IPv4 length with only the
  * Ethernet addresses, that port and its checksum changed, the checksum
- * right if it was (UDP's "none" kept). In: a frame to the NAT range is
+ * right if it was (UDP's 0, "none", kept and never made). In: a frame to the NAT range is
  * given to the slice exactly when the table holds its number for that
  * remote, its destination port then the inner one, else dropped nat_miss;
  * an endpoint's frame is given unchanged; alpha's dropped no_endpoint;
@@ -293,6 +293,14 @@ rem_port(const uint8_t *f, const struct l4 *v, int side)
 	return v->proto == IPPROTO_ICMP ? 0 : be16_at(f + v->port_off[side]);
 }
 
+/* 0 is UDP's "none" (RFC 768): kept, and a checksum that sums to 0 is written 0xffff. */
+static bool
+udp_none_kept(const uint8_t *before, const uint8_t *after, const struct l4 *v)
+{
+	return v->proto != IPPROTO_UDP ||
+	       (be16_at(before + v->cksum_off) == 0) == (be16_at(after + v->cksum_off) == 0);
+}
+
 /* Are f and g (len bytes from the IPv4 header on) the same but for two 16-bit fields? */
 static bool
 same_but(const uint8_t *f, const uint8_t *g, size_t len, size_t a, size_t c)
@@ -301,6 +309,13 @@ same_but(const uint8_t *f, const uint8_t *g, size_t len, size_t a, size_t c)
 		if (f[i] != g[i] && i != a && i != a + 1 && i != c && i != c + 1)
 			return false;
 	return true;
+}
+
+/* Does a frame of proto from port p's address keep its source port sport (the slice's endpoint there)? */
+static bool
+keeps_port(uint8_t proto, uint16_t p, uint16_t sport)
+{
+	return proto == (p == 0 ? IPPROTO_TCP : IPPROTO_UDP) && sport == (p == 0 ? TCP_PORT : UDP_PORT);
 }
 
 /* A packet the slice's queues sent: a frame of the namespace's, rewritten as it may be. */
@@ -323,42 +338,37 @@ check_forwarded(struct rte_mbuf *m)
 		memcpy(b.last_fwd, f, len);
 	b.last_fwd_len = (uint16_t)len;
 	f = b.last_fwd;
-	/* Frames alike but for their source ports: the one whose port this is, or whose flow's. */
+	for (p = 0; p < 2 && node->ports[p].ip_be != rte_cpu_to_be_32(be32_at(f + ETH + 12)); p++)
+		;
+	SP_TEST_CHECK(p < 2 && sp_meta(m)->out_port == p && be32_at(f + ETH + 16) == nh[p] &&
+			      memcmp(f, &nh_mac[p], 6) == 0 && memcmp(f + 6, &node->ports[p].mac, 6) == 0,
+		      "a frame left by port %u from %08x to %08x, wrong Ethernet addresses",
+		      sp_meta(m)->out_port, be32_at(f + ETH + 12), be32_at(f + ETH + 16));
+	SP_TEST_CHECK(v.proto != IPPROTO_ICMP || f[v.l4] == RTE_IP_ICMP_ECHO_REQUEST,
+		      "ICMP type %u forwarded", f[v.l4]);
+	/*
+	 * The frame it was: alike but for the source port and checksum, its port
+	 * kept if the slice has that endpoint, else the NAT's for its flow.
+	 * Twins alike in their ports too are sent in order (one flow, one queue).
+	 */
 	e = nat_entry(v.proto, be16_at(f + v.port_off[0]), rte_cpu_to_be_32(be32_at(f + ETH + 16)),
 		      rem_port(f, &v, 1));
 	for (j = 0; j < b.nb_out; j++) {
 		sport = be16_at(b.out[j].bytes + v.port_off[0]);
 		if (!b.out[j].done && b.out[j].len >= len &&
 		    same_but(f, b.out[j].bytes, len, v.port_off[0], v.cksum_off) &&
-		    (sport == be16_at(f + v.port_off[0]) || (e != NULL && e->inner == sport)))
+		    (keeps_port(v.proto, p, sport) ? sport == be16_at(f + v.port_off[0]) :
+						     e != NULL && e->inner == sport))
 			break;
 	}
 	SP_TEST_CHECK(j < b.nb_out, "a forwarded packet of %zu bytes is no frame of the namespace "
-		      "with its source port (to one the NAT lists for it) and checksum rewritten",
-		      len);
+		      "with its source port (the endpoint's, or one the NAT lists for it) and "
+		      "checksum rewritten", len);
 	b.out[j].done = true;
-	for (p = 0; p < 2 && node->ports[p].ip_be != rte_cpu_to_be_32(be32_at(f + ETH + 12)); p++)
-		;
-	SP_TEST_CHECK(p < 2 && sp_meta(m)->out_port == p && be32_at(f + ETH + 16) == nh[p] &&
-			      memcmp(f, &nh_mac[p], 6) == 0 && memcmp(f + 6, &node->ports[p].mac, 6) == 0,
-		      "frame %u left by port %u from %08x to %08x, wrong Ethernet addresses", j,
-		      sp_meta(m)->out_port, be32_at(f + ETH + 12), be32_at(f + ETH + 16));
-	SP_TEST_CHECK(v.proto != IPPROTO_ICMP || f[v.l4] == RTE_IP_ICMP_ECHO_REQUEST,
-		      "frame %u: ICMP type %u forwarded", j, f[v.l4]);
-	if (v.proto != IPPROTO_ICMP && sport == (p == 0 ? TCP_PORT : UDP_PORT) &&
-	    v.proto == (p == 0 ? IPPROTO_TCP : IPPROTO_UDP))
-		SP_TEST_CHECK(be16_at(f + v.port_off[0]) == sport,
-			      "frame %u: the endpoint's port %u became %u", j, sport,
-			      be16_at(f + v.port_off[0]));
-	else
-		SP_TEST_CHECK(e != NULL && e->inner == sport,
-			      "frame %u: port %u went out as %u, which the NAT does not list for it",
-			      j, sport, be16_at(f + v.port_off[0]));
 	SP_TEST_CHECK(!l4_cksum_ok(b.out[j].bytes, &v) || l4_cksum_ok(f, &v),
 		      "frame %u: its checksum was right, it is not after the rewrite", j);
-	SP_TEST_CHECK(v.proto != IPPROTO_UDP || be16_at(b.out[j].bytes + v.cksum_off) != 0 ||
-			      be16_at(f + v.cksum_off) == 0,
-		      "frame %u: UDP without a checksum got one", j);
+	SP_TEST_CHECK(udp_none_kept(b.out[j].bytes, f, &v), "frame %u: UDP checksum %04x went "
+		      "out as %04x", j, be16_at(b.out[j].bytes + v.cksum_off), be16_at(f + v.cksum_off));
 }
 
 static uint64_t
@@ -465,6 +475,9 @@ check_given(const uint8_t *f, size_t len)
 			continue;
 		SP_TEST_CHECK(!l4 || !l4_cksum_ok(b.in[i].bytes, &v) || l4_cksum_ok(f, &v),
 			      "frame %u from outside: its checksum was right, it is not now", i);
+		SP_TEST_CHECK(!l4 || udp_none_kept(b.in[i].bytes, f, &v), "frame %u from outside: "
+			      "UDP checksum %04x given as %04x", i, be16_at(b.in[i].bytes + v.cksum_off),
+			      be16_at(f + v.cksum_off));
 		b.in[i].done = true;
 		return;
 	}
