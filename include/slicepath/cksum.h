@@ -61,23 +61,46 @@ sp_ipv4_hdr_words(const void *hdr, unsigned int hlen)
 }
 
 /*
- * The len bytes at p (any length, any alignment) added as 32-bit words,
- * unfolded, a last odd byte as the first of a 16-bit word: folded, what
- * rte_raw_cksum gives, in a quarter of its instructions (UDP over IPv6
- * sums every datagram it sends and receives).
+ * acc + w with the carry out of bit 63 added back in at the bottom: a ones'
+ * complement sum of 64-bit words, congruent modulo 0xffff (a divisor of
+ * 2^64 - 1) to that of their 16-bit words. An add and an add-with-carry.
+ */
+static inline uint64_t
+sp_cksum_add64(uint64_t acc, uint64_t w)
+{
+	acc += w;
+	return acc + (acc < w);
+}
+
+/*
+ * The len bytes at p (any length, any alignment) summed 8 bytes at a time,
+ * a last odd byte as the first of a 16-bit word; unfolded, at most 2^33
+ * (a few such sums add up in 64 bits): folded, what rte_raw_cksum gives,
+ * in a fraction of its instructions (UDP over IPv6 sums every datagram it
+ * sends and receives).
  */
 static inline uint64_t
 sp_cksum_bytes(const void *p, size_t len)
 {
 	const uint8_t *b = (const uint8_t *)p;
-	uint64_t sum = 0;
+	uint64_t acc = 0, w;
+	uint32_t word;
 	uint16_t half;
 
-	for (; len >= 4; len -= 4, b += 4)
-		sum += sp_cksum_word(b);
+	for (; len >= 8; len -= 8, b += 8) {
+		memcpy(&w, b, sizeof(w));
+		acc = sp_cksum_add64(acc, w);
+	}
+	w = 0;
+	if (len >= 4) {
+		memcpy(&word, b, sizeof(word));
+		w = word;
+		b += 4;
+		len -= 4;
+	}
 	if (len >= 2) {
 		memcpy(&half, b, sizeof(half));
-		sum += half;
+		w += half;
 		b += 2;
 		len -= 2;
 	}
@@ -85,9 +108,10 @@ sp_cksum_bytes(const void *p, size_t len)
 		const uint8_t last[2] = {b[0], 0};
 
 		memcpy(&half, last, sizeof(half));
-		sum += half;
+		w += half;
 	}
-	return sum;
+	acc = sp_cksum_add64(acc, w);
+	return (acc & UINT32_MAX) + (acc >> 32);
 }
 
 /*

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Substrate decap (SPP Line Card, receive side). Each frame of a burst is
- * checked layer by layer (Ethernet, IPv4, UDP), unless a few compares find
- * it the common datagram (common_datagram()); what is addressed to the node
+ * checked layer by layer (Ethernet, IPv4 or IPv6, UDP), unless a few compares
+ * find it the common datagram (common_datagram(), common6.h's
+ * common_datagram6()); what is addressed to the node
  * itself (ARP, ICMP echo) goes to arp_echo.c, UDP datagrams to a node address are
  * matched against the endpoint table and held to their endpoint's inbound
  * rate, and everything else is counted by reason and freed in one go.
@@ -27,6 +28,7 @@
 
 #include "../common/tbucket.h"
 #include "arp_echo.h"
+#include "common6.h"
 #include "decap.h"
 #include "decap_worker.h"
 #include "../stats/stats.h"
@@ -618,22 +620,25 @@ common_datagram(const struct common_want *w, bool device_cksum, const struct rte
 	return diff == 0 && outer_cksum_ok(device_cksum, m, ip, sizeof(*ip));
 }
 
-/* A common datagram as the candidate the other frames' checks make. */
+/*
+ * A common datagram (IPv4's or IPv6's, hdr_len bytes of headers) as the
+ * candidate the other frames' checks make: to the port's address (an
+ * endpoint's entry names its IPv4 one, ip_be, for both).
+ */
 static void
-common_candidate(struct rte_mbuf *m, struct candidate *c)
+common_candidate(struct rte_mbuf *m, uint16_t hdr_len, uint32_t ip_be, struct candidate *c)
 {
-	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *,
-								  RTE_ETHER_HDR_LEN);
-	const struct rte_udp_hdr *udp = (const struct rte_udp_hdr *)(ip + 1);
+	const struct rte_udp_hdr *udp = rte_pktmbuf_mtod_offset(m, const struct rte_udp_hdr *,
+								hdr_len - sizeof(*udp));
 
 	c->pkt = m;
 	c->rx_len = rte_pktmbuf_pkt_len(m);
-	c->ip_be = ip->dst_addr;
+	c->ip_be = ip_be;
 	c->l4_port = rte_be_to_cpu_16(udp->dst_port);
-	c->hdr_len = SP_OUTER_HDR_LEN;
+	c->hdr_len = hdr_len;
 	c->l4 = SP_L4_UDP;
 	c->proto = IPPROTO_UDP;
-	c->ipv6 = false;
+	c->ipv6 = hdr_len == SP_OUTER6_HDR_LEN;
 }
 
 /* The bucket's arithmetic: does the frame fit at TSC now (taking its tokens)? */
@@ -772,18 +777,24 @@ decap_frames(struct sp_decap_table *t, uint16_t port, bool device_cksum, struct 
 	uint64_t now = rte_get_tsc_cycles();
 	uint16_t nb_drop = 0;
 	struct common_want want;
+	struct common6_want want6;
 	struct candidate c;
 	enum sp_reason why;
 
 	common_want_init(&want, &t->ports[port]);
+	common6_want_init(&want6, &t->ports[port]);
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
+		/* The common datagram's headers, over IPv4 or IPv6; 0: some other frame. */
+		uint16_t hdr = common_datagram(&want, device_cksum, m) ? SP_OUTER_HDR_LEN :
+			       common_datagram6(&want6, m)	       ? SP_OUTER6_HDR_LEN :
+									 0;
 		enum step step;
 
 		*bytes += rte_pktmbuf_pkt_len(m);
-		if (common_datagram(&want, device_cksum, m)) {
+		if (hdr != 0) {
 			const struct rte_udp_hdr *udp = rte_pktmbuf_mtod_offset(
-				m, const struct rte_udp_hdr *, SP_OUTER_HDR_LEN - sizeof(*udp));
+				m, const struct rte_udp_hdr *, hdr - sizeof(*udp));
 			uint64_t e = eps != NULL ? __atomic_load_n(&eps[rte_be_to_cpu_16(udp->dst_port)],
 								   __ATOMIC_ACQUIRE) : 0;
 
@@ -792,13 +803,13 @@ decap_frames(struct sp_decap_table *t, uint16_t port, bool device_cksum, struct 
 				uint16_t slice = (uint32_t)e >> EP_SLICE_SHIFT & EP_SLICE_MASK;
 
 				count_rx(st, slice, e & UINT16_MAX, rte_pktmbuf_pkt_len(m));
-				m->data_off += SP_OUTER_HDR_LEN;
-				m->data_len -= SP_OUTER_HDR_LEN;
-				m->pkt_len -= SP_OUTER_HDR_LEN;
+				m->data_off += hdr;
+				m->data_len -= hdr;
+				m->pkt_len -= hdr;
 				hand_over(m, slice, e & UINT16_MAX, out);
 				continue;
 			}
-			common_candidate(m, &c);
+			common_candidate(m, hdr, want.ip_be, &c);
 			step = STEP_LOOKUP;
 		} else {
 			step = classify(t, port, m, out, &c, &why);

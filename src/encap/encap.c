@@ -218,17 +218,38 @@ write_outer(struct rte_mbuf *m, const struct outer_run *o)
 }
 
 /*
- * A packet to an IPv6 next hop (few yet: each on its own, no runs): its
- * outer IPv6/UDP header from the endpoint's template, and the UDP checksum
- * IPv6 requires, over the pseudo-header, the header and the packet. Why
- * not, or SP_REASON_NONE.
+ * The IPv6 next hop of the last packet sent to one: a burst's packets mostly
+ * share few, so the next one to it skips the neighbor cache and the sum of
+ * the address (its Ethernet address and the checksum's constant part kept).
+ */
+struct run6 {
+	const struct sp_endpoint *ep; /* NULL: none yet */
+	uint8_t nh_ip6[16];
+	uint16_t nh_port;
+	struct rte_ether_addr mac;
+	uint64_t sum; /* the pseudo-header's and the UDP header's words but the lengths */
+};
+
+static __rte_always_inline bool
+run6_holds(const struct run6 *r, const struct sp_endpoint *ep, const struct sp_result *res)
+{
+	uint64_t a[2], b[2];
+
+	memcpy(a, r->nh_ip6, sizeof(a));
+	memcpy(b, res->nh_ip6, sizeof(b));
+	return r->ep == ep && ((a[0] ^ b[0]) | (a[1] ^ b[1])) == 0 && r->nh_port == res->nh_port;
+}
+
+/*
+ * A packet to an IPv6 next hop: its outer IPv6/UDP header from the
+ * endpoint's template, and the UDP checksum IPv6 requires, over the
+ * pseudo-header, the header and the packet. Why not, or SP_REASON_NONE.
  */
 static enum sp_reason
-encap6(const struct sp_fastpath *fp, struct sp_neigh_cache *nc, struct rte_mbuf *m,
-       const struct sp_endpoint *ep, const struct sp_result *res)
+encap6(const struct sp_fastpath *fp, struct sp_neigh_cache *nc, struct run6 *run,
+       struct rte_mbuf *m, const struct sp_endpoint *ep, const struct sp_result *res)
 {
 	uint32_t inner = rte_pktmbuf_pkt_len(m);
-	struct rte_ether_addr mac;
 	struct outer6_hdr *h;
 	rte_be16_t udp_len;
 	uint64_t sum;
@@ -238,27 +259,33 @@ encap6(const struct sp_fastpath *fp, struct sp_neigh_cache *nc, struct rte_mbuf 
 		return SP_REASON_NO_PORT_IPV6;
 	if (inner > UINT16_MAX - sizeof(h->udp))
 		return SP_REASON_MALFORMED;
-	if (!sp_neigh_get6_cached(fp->neigh, nc, ep->port, res->nh_ip6, &mac)) {
-		const struct sp_ip ip = sp_ip_v6(res->nh_ip6);
+	if (!run6_holds(run, ep, res)) {
+		run->ep = NULL;
+		if (!sp_neigh_get6_cached(fp->neigh, nc, ep->port, res->nh_ip6, &run->mac)) {
+			const struct sp_ip ip = sp_ip_v6(res->nh_ip6);
 
-		sp_neigh_ask(fp->resolve_ring, ep->port, &ip);
-		return SP_REASON_NO_NEIGHBOR;
+			sp_neigh_ask(fp->resolve_ring, ep->port, &ip);
+			return SP_REASON_NO_NEIGHBOR;
+		}
+		run->ep = ep;
+		memcpy(run->nh_ip6, res->nh_ip6, sizeof(run->nh_ip6));
+		run->nh_port = res->nh_port;
+		run->sum = (uint64_t)ep->outer6_sum +
+			   sp_cksum_bytes(res->nh_ip6, sizeof(res->nh_ip6)) + res->nh_port;
 	}
 	sum = sp_mbuf_sum(m, 0, inner);
 	h = (struct outer6_hdr *)rte_pktmbuf_prepend(m, sizeof(*h));
 	if (h == NULL) /* no headroom for it */
 		return SP_REASON_MALFORMED;
 	memcpy(h, ep->outer6, sizeof(*h));
-	h->eth.dst_addr = mac;
+	h->eth.dst_addr = run->mac;
 	memcpy(h->ip.dst_addr, res->nh_ip6, sizeof(h->ip.dst_addr));
 	udp_len = rte_cpu_to_be_16((uint16_t)(inner + sizeof(h->udp)));
 	h->ip.payload_len = udp_len;
 	h->udp.dst_port = res->nh_port;
 	h->udp.dgram_len = udp_len;
 	/* The length twice: the pseudo-header's and the UDP header's. */
-	sum += (uint64_t)ep->outer6_sum + sp_cksum_bytes(res->nh_ip6, sizeof(res->nh_ip6)) +
-	       res->nh_port + 2u * udp_len;
-	cksum = (uint16_t)~sp_cksum_fold(sum);
+	cksum = (uint16_t)~sp_cksum_fold(sum + run->sum + 2u * udp_len);
 	h->udp.dgram_cksum = cksum == 0 ? 0xffff : cksum; /* 0 would say "none", which IPv6 forbids */
 	return SP_REASON_NONE;
 }
@@ -282,6 +309,7 @@ sp_encap_burst(const struct sp_fastpath *fp, struct sp_neigh_cache *nc, struct r
 	const struct sp_endpoint *eps[SP_BURST];
 	struct out_map out = {.key = OUT_MAP_NONE};
 	struct outer_run run = {.h = NULL};
+	struct run6 run6 = {.ep = NULL};
 	const struct sp_endpoint *run_ep = NULL; /* the run's: none yet */
 	uint64_t run_hop = 0;
 	struct rte_ether_addr macs[SP_BURST];
@@ -320,7 +348,8 @@ sp_encap_burst(const struct sp_fastpath *fp, struct sp_neigh_cache *nc, struct r
 		meta->queue = out.queue;
 		if (unlikely(meta->result.nh_family != SP_NH_IPV4)) {
 			enum sp_reason why = meta->result.nh_family == SP_NH_IPV6
-				? encap6(fp, nc, pkts[i], out.ep, &meta->result) : SP_REASON_BAD_RESULT;
+				? encap6(fp, nc, &run6, pkts[i], out.ep, &meta->result)
+				: SP_REASON_BAD_RESULT;
 
 			if (why == SP_REASON_NONE) {
 				done++;

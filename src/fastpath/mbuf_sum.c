@@ -12,7 +12,7 @@
  * unfolded sum cut to 16 bits).
  */
 uint32_t
-sp_mbuf_sum(const struct rte_mbuf *m, uint32_t off, uint32_t len)
+sp_mbuf_sum_chain(const struct rte_mbuf *m, uint32_t off, uint32_t len)
 {
 	uint64_t sum = 0;
 	uint32_t done = 0;

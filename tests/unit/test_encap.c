@@ -452,6 +452,56 @@ test_outer6_header_bytes(void **state __rte_unused)
 	}
 }
 
+/* IPv6 next hops in a burst: runs of one hop and port, a hop's port changing, an unknown hop between. */
+static void
+test_outer6_per_packet_in_a_burst(void **state __rte_unused)
+{
+	enum { N = 10, HOPS = 3 };
+	static const unsigned int hop[N] = {0, 0, 1, 1, 0, 3, 0, 2, 2, 0};
+	static const uint16_t nh_port[N] = {6000, 6000, 6000, 6001, 6001, 6001, 6001, 6001, 7, 7};
+	uint8_t hops[HOPS + 1][16]; /* the last unknown */
+	struct rte_ether_addr mac[HOPS];
+	struct rte_mbuf *m[N];
+
+	for (unsigned int h = 0; h <= HOPS; h++) {
+		memcpy(hops[h], nh6, 16);
+		hops[h][14] = (uint8_t)(0x40 + h);
+	}
+	for (unsigned int h = 0; h < HOPS; h++) {
+		const struct sp_ip a = sp_ip_v6(hops[h]);
+
+		mac[h] = (struct rte_ether_addr){{0x02, 0, 0, 0, 6, (uint8_t)h}};
+		assert_int_equal(sp_neigh_set_ip(node.neigh, 1, &a, &mac[h], SP_NEIGH_LEARNED), 0);
+	}
+	for (unsigned int i = 0; i < N; i++) {
+		m[i] = forwarded6(1, hops[hop[i]], 20 + 7 * i, 0);
+		sp_meta(m[i])->result.nh_port = rte_cpu_to_be_16(nh_port[i]);
+	}
+	assert_int_equal(sp_encap_burst(&node.fastpath, &neigh_cache, m, N, NULL), N - 1);
+	for (unsigned int i = 0; i < N; i++) {
+		const uint8_t *p = rte_pktmbuf_mtod(m[i], const uint8_t *);
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(p + 14);
+		size_t len = 20 + 7 * i;
+
+		if (hop[i] == HOPS) {
+			assert_int_equal(sp_meta(m[i])->reason, SP_REASON_NO_NEIGHBOR);
+			continue;
+		}
+		assert_int_equal(sp_meta(m[i])->verdict, SP_FORWARD);
+		assert_int_equal(rte_pktmbuf_pkt_len(m[i]), 62 + len);
+		assert_memory_equal(p, mac[hop[i]].addr_bytes, 6);
+		assert_memory_equal(ip->dst_addr, hops[hop[i]], 16);
+		assert_int_equal(p[56] << 8 | p[57], nh_port[i]);
+		assert_int_equal(p[58] << 8 | p[59], 8 + len);
+		assert_int_equal(sp_cksum_fold((uint64_t)rte_ipv6_phdr_cksum(ip, 0) +
+					       rte_raw_cksum(p + 54, 8 + len)), 0xffff);
+	}
+	while (rte_ring_dequeue_elem(node.resolve_ring, &(struct sp_neigh_want){0},
+				     sizeof(struct sp_neigh_want)) == 0)
+		;
+	rte_pktmbuf_free_bulk(m, N);
+}
+
 /* What an IPv6 next hop cannot go out by: counted, the unresolved one asked for. */
 static void
 test_outer6_refused(void **state __rte_unused)
@@ -503,6 +553,7 @@ main(void)
 		cmocka_unit_test(test_burst_maps_each_packet_by_its_own_slice_and_result),
 		cmocka_unit_test(test_slice_gone),
 		cmocka_unit_test(test_outer6_header_bytes),
+		cmocka_unit_test(test_outer6_per_packet_in_a_burst),
 		cmocka_unit_test(test_outer6_refused),
 	};
 

@@ -222,6 +222,10 @@ test_bad_datagrams_counted(void **state)
 	/* To another address. */
 	len = build(f, other6, IPPROTO_UDP, UDP_A, 30, CKSUM_RIGHT);
 	assert_int_equal(receive(f, len, 0), SP_REASON_NOT_LOCAL);
+	/* Another next header, its payload a UDP datagram summed right as one: not UDP. */
+	len = build(f, node6, IPPROTO_UDP, UDP_A, 30, CKSUM_RIGHT);
+	f[RTE_ETHER_HDR_LEN + 6] = IPPROTO_TCP;
+	assert_int_equal(receive(f, len, 0), SP_REASON_NOT_UDP);
 }
 
 /* Extension headers and fragments: reasons of their own, whatever follows them. */
