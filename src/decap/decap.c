@@ -855,11 +855,14 @@ sp_decap_burst(struct sp_decap_table *t, uint16_t port, struct rte_mbuf **pkts,
 	st->port[port].rx.bytes += bytes;
 	if (nb_drop > 0)
 		rte_pktmbuf_free_bulk(drop, nb_drop);
-	/* The host resolves its own neighbors: it gets a copy of the ARP replies and advertisements. */
+	/* The host resolves its own neighbors: it gets a copy of the ARP replies (its path takes no IPv6). */
 	for (i = 0; a->host && i < out->nb_learn && out->nb_host < SP_BURST; i++) {
-		struct rte_mbuf *copy = rte_pktmbuf_copy(out->learn[i], out->learn[i]->pool, 0,
-							 UINT32_MAX);
+		struct rte_mbuf *copy;
 
+		if (rte_pktmbuf_mtod(out->learn[i], const struct rte_ether_hdr *)->ether_type !=
+		    RTE_BE16(RTE_ETHER_TYPE_ARP))
+			continue;
+		copy = rte_pktmbuf_copy(out->learn[i], out->learn[i]->pool, 0, UINT32_MAX);
 		if (copy != NULL)
 			out->host[out->nb_host++] = copy;
 	}
