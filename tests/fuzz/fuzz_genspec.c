@@ -21,8 +21,12 @@ check_stream(const struct gen_stream_spec *s, double duration)
 	SP_TEST_CHECK(s->name[0] != '\0' && memchr(s->name, '\0', GEN_NAME_LEN) != NULL,
 		      "a stream without a name");
 	SP_TEST_CHECK(s->pps >= 1e-3 && s->pps <= 1e9, "stream %s: %g packets/s", s->name, s->pps);
-	SP_TEST_CHECK(GEN_HDRS_LEN + s->payload <= GEN_MAX_FRAME,
+	SP_TEST_CHECK(s->outer_len + s->inner_len + s->payload <= GEN_MAX_FRAME,
 		      "stream %s: payload %u", s->name, s->payload);
+	SP_TEST_CHECK(sp_ip_is_v4(&s->src_ip) == sp_ip_is_v4(&s->dst_ip) &&
+			      s->outer_len == (sp_ip_is_v4(&s->dst_ip) ? GEN_OUTER_LEN : GEN_OUTER6_LEN),
+		      "stream %s: outer headers of %u bytes between addresses of two families",
+		      s->name, s->outer_len);
 	SP_TEST_CHECK(s->flows >= 1 && s->ttl >= 1 && s->dst_port >= 1, "stream %s: flows %u, "
 		      "ttl %u, dst_port %u", s->name, s->flows, s->ttl, s->dst_port);
 	SP_TEST_CHECK(s->tx_port < GEN_MAX_PORTS && s->rx_port < GEN_MAX_PORTS,

@@ -26,7 +26,7 @@ class GenNode:
         n.neighbor(self.p1, NH[0], NH[2])
         s = self.alpha = n.slice("alpha", 1)
         s.endpoint(self.p0, UDP)
-        out = s.endpoint(self.p1, UDP, bandwidth="1G")
+        out = self.out = s.endpoint(self.p1, UDP, bandwidth="1G")
         s.queue(0, out, share="500M")
         s.route(0, "10.9.0.0/16", endpoint=out, queue=0, next_hop=f"{NH[0]}:{NH[1]}")
 

@@ -91,6 +91,47 @@ def test_unsigned_smallest_frames_and_csv(gn):
         pytest.approx(20000, abs=64)
 
 
+def test_the_substrate_over_ipv6_both_ways(gn):
+    """Streams to p0's IPv6 address, and one to its IPv4 address, come back over IPv4 or
+    IPv6 as their filters' next hops say: the generator sends UDP over IPv6 with its
+    checksum (the node counts none bad) and finds its signatures behind either outer
+    header."""
+    n = gn.node
+    gn.p0.ipv6, gn.p1.ipv6 = "2001:db8::1", "2001:db8:1::1"
+    n.neighbor(gn.p1, "2001:db8:1::2", "02:bb:00:00:01:06")
+    gn.alpha.route(1, "10.7.0.0/16", endpoint=gn.out, queue=0, next_hop="[2001:db8:1::2]:7006")
+    n.start()
+    six = {"src_ip": "2001:db8::2", "dst_ip": "2001:db8::1"}
+    seen = {}
+
+    def read_node_then_stop():
+        seen["slice"] = n.call("stats.get", slice="alpha")
+        seen["ports"] = n.call("stats.get")["ports"]
+        n.stop()
+
+    r, out = gn.gen({"duration": 1, "interval": 0, "streams": [
+        {**gn.stream("six-four", "10.9.0.1", flows=4, payload=100, pps=5000), **six},
+        {**gn.stream("six-six", "10.7.0.1", flows=4, payload=101, pps=5000), **six},
+        gn.stream("four-six", "10.7.1.1", payload=64, pps=2000)]},
+        before_exit=read_node_then_stop)
+    assert r.returncode == 0, r.stderr
+    s = {x["name"]: x for x in out["streams"]}
+    assert s["six-four"]["tx_bytes"] == s["six-four"]["tx_pkts"] * (62 + 28 + 100)
+    assert s["six-six"]["tx_bytes"] == s["six-six"]["tx_pkts"] * (62 + 28 + 101)
+    sent = sum(x["tx_pkts"] for x in s.values())
+    assert sent >= 11_900
+    for x in s.values():
+        assert (x["rx_pkts"], x["lost"], x["reordered"]) == (x["tx_pkts"], 0, 0), x["name"]
+    counters, ports = seen["slice"], seen["ports"]
+    assert ports["p0"]["rx_pkts"] == sent
+    assert counters["slice"]["fwd_pkts"] == sent and counters["slice"]["reasons"] == {}
+    # Each packet left with the outer header of its next hop's family: 20 bytes more over IPv6.
+    assert ports["p1"]["tx_bytes"] == (s["six-four"]["tx_bytes"] - 20 * s["six-four"]["tx_pkts"] +
+                                       s["six-six"]["tx_bytes"] +
+                                       s["four-six"]["tx_bytes"] + 20 * s["four-six"]["tx_pkts"])
+    assert out["other_rx"] == {"0": 0, "1": 0}
+
+
 def test_rate_in_bits_per_second(gn):
     gn.node.start()
     r, out = gn.gen({"duration": 1, "interval": 0,
@@ -119,7 +160,7 @@ BAD_SPECS = [
     ("bad-mac", {"streams": [{"dst_mac": "02:00:00", "dst_ip": "10.0.0.1"}]},
      'streams[0]: "dst_mac": "02:00:00" is not a unicast MAC address'),
     ("no-src-ip", {"streams": [{"dst_mac": "02:00:00:00:00:10"}]},
-     'streams[0]: "src_ip" is required (an IPv4 address)'),
+     'streams[0]: "src_ip" is required (an IPv4 or IPv6 address)'),
     ("no-dst-port", {"streams": [{"dst_mac": "02:00:00:00:00:10", "dst_ip": "10.0.0.1",
                                   "src_ip": "10.0.0.2", "inner_dst": "10.9.0.1", "pps": 1}]},
      '"dst_port" is required: the endpoint\'s UDP port'),

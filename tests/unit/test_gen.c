@@ -132,6 +132,70 @@ test_i3_frame_round_trip(void **state)
 	assert_non_null(strstr(err, "\"i3_id\" must be an i3 ID: 64 hex digits"));
 }
 
+static const char SPEC6[] =
+	"{\"streams\": [{\"dst_mac\": \"02:00:00:00:00:10\", \"src_ip\": \"2001:db8::2\","
+	" \"dst_ip\": \"2001:db8::1\", \"dst_port\": 5001, \"inner_dst\": \"10.9.0.250\","
+	" \"flows\": 8, \"payload\": 101, \"bps\": \"10M\"}]}";
+
+/* Over IPv6: the outer header, its UDP checksum right for every packet, the signature found. */
+static void
+test_ipv6_frame_round_trip(void **state)
+{
+	static const uint8_t node6[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 1};
+	static const uint8_t gen6[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 2};
+	static struct gen_spec spec6;
+	struct gen_stream st = {.spec = &spec6.streams[0], .id = 4};
+	uint8_t buf[GEN_MAX_FRAME];
+	const struct rte_ipv6_hdr *ip = (const void *)(buf + 14);
+	const struct rte_ipv4_hdr *inner = (const void *)(buf + 62);
+	const struct gen_sig *sig;
+	char err[256];
+	uint64_t seq;
+
+	(void)state;
+	assert_int_equal(gen_spec_parse(SPEC6, &spec6, err, sizeof(err)), 0);
+	/* 62 + 28 + 101 = 191-byte frames, 215 on the wire: 10 Mb/s is 5813.95 frames/s. */
+	assert_true(spec6.streams[0].pps > 5813.95 && spec6.streams[0].pps < 5813.96);
+	gen_frame_build(&st);
+	assert_int_equal(st.frame_len, 62 + 28 + 101);
+	for (seq = 0; seq < 20; seq++) {
+		gen_frame_fill(&st, buf, seq, 1000 + seq);
+		assert_int_equal(buf[12] << 8 | buf[13], 0x86dd);
+		assert_int_equal(rte_be_to_cpu_32(ip->vtc_flow) >> 28, 6);
+		assert_int_equal(rte_be_to_cpu_16(ip->payload_len), 8 + 28 + 101);
+		assert_int_equal(ip->proto, IPPROTO_UDP);
+		assert_memory_equal(ip->src_addr, gen6, 16);
+		assert_memory_equal(ip->dst_addr, node6, 16);
+		assert_int_equal(buf[56] << 8 | buf[57], 5001);
+		assert_int_equal(buf[58] << 8 | buf[59], 8 + 28 + 101);
+		assert_int_not_equal(buf[60] << 8 | buf[61], 0);
+		/* Summed independently: the pseudo-header, then the datagram. */
+		assert_int_equal(rte_ipv6_udptcp_cksum_verify(ip, buf + 54), 0);
+		assert_int_equal(inner->dst_addr,
+				 rte_cpu_to_be_32(RTE_IPV4(10, 9, 0, 250) + (uint32_t)(seq % 8)));
+		assert_int_equal(rte_ipv4_cksum(inner), 0);
+		sig = gen_frame_sig(buf, st.frame_len);
+		assert_non_null(sig);
+		assert_int_equal(sig->stream, 4);
+		assert_int_equal(sig->flow, seq % 8);
+	}
+	/* Another next header: not ours. */
+	buf[20] = IPPROTO_TCP;
+	assert_null(gen_frame_sig(buf, st.frame_len));
+	/* Addresses of two families, a mapped one: refused, naming the field. */
+	assert_int_equal(gen_spec_parse("{\"streams\": [{\"dst_mac\": \"02:00:00:00:00:10\","
+					" \"src_ip\": \"10.0.0.2\", \"dst_ip\": \"2001:db8::1\","
+					" \"dst_port\": 1, \"pps\": 1, \"inner_dst\": \"10.9.0.1\"}]}",
+					&spec6, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "\"src_ip\" and \"dst_ip\" must be of one family"));
+	assert_int_equal(gen_spec_parse("{\"streams\": [{\"dst_mac\": \"02:00:00:00:00:10\","
+					" \"src_ip\": \"::ffff:10.0.0.2\", \"dst_ip\": \"10.0.0.1\","
+					" \"dst_port\": 1, \"pps\": 1, \"inner_dst\": \"10.9.0.1\"}]}",
+					&spec6, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "\"src_ip\""));
+	assert_non_null(strstr(err, "is not an IPv4 or IPv6 address"));
+}
+
 int
 main(void)
 {
@@ -139,6 +203,7 @@ main(void)
 		cmocka_unit_test(test_spec_defaults_and_rate),
 		cmocka_unit_test(test_frame_round_trip),
 		cmocka_unit_test(test_i3_frame_round_trip),
+		cmocka_unit_test(test_ipv6_frame_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The frames slicepath-gen sends and recognises: Ethernet, outer IPv4 and
- * UDP to the node's endpoint (the substrate), the slice's header (inner
- * IPv4 and UDP for the ipv4 code option, or an i3 data header with one ID
- * for the i3 code option), and the signature starting the payload after it.
- * UDP checksums are 0 (none), as slicepathd's own substrate headers.
+ * The frames slicepath-gen sends and recognises: Ethernet, outer IPv4 or
+ * IPv6 and UDP to the node's endpoint (the substrate), the slice's header
+ * (inner IPv4 and UDP for the ipv4 code option, or an i3 data header with
+ * one ID for the i3 code option), and the signature starting the payload
+ * after it. UDP checksums over IPv4 are 0 (none), as slicepathd's own
+ * substrate headers; over IPv6, which requires one, summed for each packet
+ * (its signature differs).
  */
 #include <string.h>
 
@@ -17,7 +19,6 @@
 
 #include "gen.h"
 
-#define OUTER_LEN GEN_OUTER_LEN
 #define I3_VERSION 0x10
 #define I3_DATA_FIRST_HOP 0x50 /* flags as a sender sets them */
 #define I3_ID_AT 3
@@ -36,6 +37,38 @@ ipv4_header(struct rte_ipv4_hdr *ip, uint32_t src, uint32_t dst, uint8_t ttl, ui
 		.dst_addr = dst,
 	};
 	ip->hdr_checksum = sp_ipv4_hdr_cksum(ip, rte_ipv4_hdr_len(ip));
+}
+
+static void
+ipv6_header(struct rte_ipv6_hdr *ip, const struct sp_ip *src, const struct sp_ip *dst,
+	    uint16_t payload)
+{
+	*ip = (struct rte_ipv6_hdr){
+		.vtc_flow = RTE_BE32(6u << 28),
+		.payload_len = rte_cpu_to_be_16(payload),
+		.proto = IPPROTO_UDP,
+		.hop_limits = 64,
+	};
+	memcpy(ip->src_addr, src->b, sizeof(ip->src_addr));
+	memcpy(ip->dst_addr, dst->b, sizeof(ip->dst_addr));
+}
+
+/*
+ * The outer UDP checksum over IPv6 of the frame's len bytes: the
+ * pseudo-header's addresses, the UDP header and the payload lie together
+ * (RFC 8200 8.1); 0 would say "none", which IPv6 forbids.
+ */
+static void
+udp6_cksum(uint8_t *f, uint32_t len)
+{
+	const uint32_t addrs = RTE_ETHER_HDR_LEN + 8, udp = RTE_ETHER_HDR_LEN + 40;
+	uint16_t udp_len = rte_cpu_to_be_16((uint16_t)(len - udp)), c;
+
+	memset(f + udp + 6, 0, 2);
+	c = (uint16_t)~sp_cksum_fold(sp_cksum_bytes(f + addrs, len - addrs) + udp_len +
+				     RTE_BE16(IPPROTO_UDP));
+	c = c == 0 ? 0xffff : c;
+	memcpy(f + udp + 6, &c, sizeof(c));
 }
 
 static void
@@ -68,27 +101,33 @@ gen_frame_build(struct gen_stream *s)
 	memset(s->frame, 0, sizeof(s->frame));
 	memcpy(&eth->dst_addr, sp->dst_mac, 6);
 	memcpy(&eth->src_addr, sp->src_mac, 6);
-	eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
-	ipv4_header((struct rte_ipv4_hdr *)(eth + 1), sp->src_ip, sp->dst_ip, 64,
-		    (uint16_t)(20 + 8 + inner_len));
-	udp_header((struct rte_udp_hdr *)(s->frame + RTE_ETHER_HDR_LEN + 20), sp->src_port,
+	if (sp->outer_len == GEN_OUTER6_LEN) {
+		eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
+		ipv6_header((struct rte_ipv6_hdr *)(eth + 1), &sp->src_ip, &sp->dst_ip,
+			    (uint16_t)(8 + inner_len));
+	} else {
+		eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+		ipv4_header((struct rte_ipv4_hdr *)(eth + 1), sp_ip_to_v4(&sp->src_ip),
+			    sp_ip_to_v4(&sp->dst_ip), 64, (uint16_t)(20 + 8 + inner_len));
+	}
+	udp_header((struct rte_udp_hdr *)(s->frame + sp->outer_len - 8), sp->src_port,
 		   sp->dst_port, (uint16_t)(8 + inner_len));
 	if (sp->i3) {
-		i3_header(s->frame + OUTER_LEN, sp->i3_id);
+		i3_header(s->frame + sp->outer_len, sp->i3_id);
 	} else {
-		ipv4_header((struct rte_ipv4_hdr *)(s->frame + OUTER_LEN), sp->inner_src,
+		ipv4_header((struct rte_ipv4_hdr *)(s->frame + sp->outer_len), sp->inner_src,
 			    sp->inner_dst, sp->ttl, inner_len);
-		udp_header((struct rte_udp_hdr *)(s->frame + OUTER_LEN + 20), sp->inner_sport,
+		udp_header((struct rte_udp_hdr *)(s->frame + sp->outer_len + 20), sp->inner_sport,
 			   sp->inner_dport, (uint16_t)(8 + sp->payload));
 	}
-	s->frame_len = (uint16_t)(OUTER_LEN + inner_len);
+	s->frame_len = (uint16_t)(sp->outer_len + inner_len);
 }
 
 void
 gen_frame_fill(const struct gen_stream *s, uint8_t *buf, uint64_t seq, uint64_t tsc)
 {
-	uint32_t flow = (uint32_t)(seq % s->spec->flows);
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(buf + OUTER_LEN);
+	uint32_t flow = (uint32_t)(seq % s->spec->flows), outer = s->spec->outer_len;
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(buf + outer);
 	struct gen_sig sig = {
 		.magic = rte_cpu_to_be_32(GEN_MAGIC),
 		.stream = s->id,
@@ -99,7 +138,7 @@ gen_frame_fill(const struct gen_stream *s, uint8_t *buf, uint64_t seq, uint64_t 
 
 	memcpy(buf, s->frame, s->frame_len);
 	if (flow != 0 && s->spec->i3) {
-		uint8_t *at = buf + OUTER_LEN + I3_FLOW_AT;
+		uint8_t *at = buf + outer + I3_FLOW_AT;
 		uint32_t last;
 
 		memcpy(&last, at, sizeof(last));
@@ -111,7 +150,20 @@ gen_frame_fill(const struct gen_stream *s, uint8_t *buf, uint64_t seq, uint64_t 
 		ip->hdr_checksum = sp_ipv4_hdr_cksum(ip, rte_ipv4_hdr_len(ip));
 	}
 	if (s->spec->payload >= GEN_SIG_LEN)
-		memcpy(buf + OUTER_LEN + s->spec->inner_len, &sig, sizeof(sig));
+		memcpy(buf + outer + s->spec->inner_len, &sig, sizeof(sig));
+	if (outer == GEN_OUTER6_LEN)
+		udp6_cksum(buf, s->frame_len);
+}
+
+/* Bytes of the IPv6 and UDP headers at p (len bytes left), or 0 if they are not that. */
+static uint32_t
+ipv6_udp_len(const uint8_t *p, uint32_t len)
+{
+	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)p;
+
+	if (len < 40 + 8 || (p[0] >> 4) != 6 || ip->proto != IPPROTO_UDP)
+		return 0;
+	return 40 + 8;
 }
 
 /* Bytes of the IPv4 and UDP headers at p (len bytes left), or 0 if they are not that. */
@@ -148,10 +200,15 @@ gen_frame_sig(const uint8_t *frame, uint32_t len)
 	const struct gen_sig *sig;
 	uint32_t outer, inner;
 
-	/* Outer IPv4 and UDP (what the node sent), then the slice's header as its code option left it. */
-	if (len < RTE_ETHER_HDR_LEN || eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4))
+	/* Outer IPv4 or IPv6 and UDP (what the node sent), then the slice's header as its code option left it. */
+	if (len < RTE_ETHER_HDR_LEN)
 		return NULL;
-	outer = ipv4_udp_len(frame + RTE_ETHER_HDR_LEN, len - RTE_ETHER_HDR_LEN);
+	if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV4))
+		outer = ipv4_udp_len(frame + RTE_ETHER_HDR_LEN, len - RTE_ETHER_HDR_LEN);
+	else if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6))
+		outer = ipv6_udp_len(frame + RTE_ETHER_HDR_LEN, len - RTE_ETHER_HDR_LEN);
+	else
+		return NULL;
 	if (outer == 0)
 		return NULL;
 	outer += RTE_ETHER_HDR_LEN;

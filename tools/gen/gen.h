@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/ipaddr.h"
 #include "common/latency.h"
 
 struct rte_mempool;
@@ -22,9 +23,10 @@ struct rte_mempool;
 #define GEN_MAX_PHASES 16
 #define GEN_MAX_PORTS 8
 #define GEN_NAME_LEN 32
-/* Ethernet + IPv4 + UDP (the substrate), then the slice's header: inner IPv4 + UDP, or
- * an i3 header with one ID (version, flags, stack length, 32 bytes). */
+/* Ethernet + IPv4 or IPv6 + UDP (the substrate), then the slice's header: inner IPv4 +
+ * UDP, or an i3 header with one ID (version, flags, stack length, 32 bytes). */
 #define GEN_OUTER_LEN (14 + 20 + 8)
+#define GEN_OUTER6_LEN (14 + 40 + 8)
 #define GEN_IPV4_INNER_LEN (20 + 8)
 #define GEN_I3_INNER_LEN (3 + 32)
 #define GEN_I3_ID_LEN 32
@@ -53,7 +55,9 @@ struct gen_stream_spec {
 	char name[GEN_NAME_LEN];
 	uint16_t tx_port, rx_port;
 	uint8_t src_mac[6], dst_mac[6];
-	uint32_t src_ip, dst_ip;       /* outer, network byte order */
+	/* Outer, of one family: IPv4 (mapped) or IPv6, whose UDP checksum is summed. */
+	struct sp_ip src_ip, dst_ip;
+	uint8_t outer_len; /* GEN_OUTER_LEN or GEN_OUTER6_LEN */
 	uint16_t src_port, dst_port;   /* outer UDP, host order: the node's endpoint */
 	/* An i3 stream: i3 data packets to i3_id (flows add to its last 4 bytes,
 	 * beyond the 128 bits a trigger matches) instead of inner IPv4/UDP. */

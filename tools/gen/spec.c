@@ -149,6 +149,27 @@ parse_ip(const char *s, void *out)
 	return sp_parse_ipv4(s, out);
 }
 
+/*
+ * An address of either family, IPv4 held as mapped (common/ipaddr.h); an
+ * IPv4-mapped IPv6 address is refused: is it IPv4's outer header or IPv6's?
+ */
+static int
+parse_ip_any(const char *s, void *out)
+{
+	struct sp_ip *ip = out;
+	uint8_t ip6[16];
+	uint32_t ip4;
+
+	if (sp_parse_ipv4(s, &ip4) == 0) {
+		*ip = sp_ip_v4(ip4);
+		return 0;
+	}
+	if (sp_parse_ipv6(s, ip6) != 0)
+		return -1;
+	*ip = sp_ip_v6(ip6);
+	return sp_ip_is_v4(ip) ? -1 : 0;
+}
+
 static int
 parse_mac(const char *s, void *out)
 {
@@ -206,7 +227,7 @@ get_rate(struct parse *p, json_t *o, const char *path, struct gen_stream_spec *s
 		 bits == 0)
 		return fail(p, path, "\"bps\" must be a rate such as \"100M\" or a positive integer");
 	/* What one frame takes on the wire: padded to 60 bytes, plus the overhead. */
-	frame = GEN_OUTER_LEN + st->inner_len + st->payload;
+	frame = st->outer_len + st->inner_len + st->payload;
 	wire = (double)(frame < 60 ? 60 : frame) + GEN_WIRE_OVERHEAD;
 	st->pps = (double)bits / (wire * 8);
 	if (st->pps < 1e-3 || st->pps > MAX_PPS)
@@ -269,15 +290,19 @@ parse_stream(struct parse *p, json_t *o, unsigned int i, double duration,
 		     "a unicast MAC address") < 0 ||
 	    get_text(p, o, path, "dst_mac", NULL, parse_mac, st->dst_mac,
 		     "a unicast MAC address (the node port's)") < 0 ||
-	    get_text(p, o, path, "src_ip", NULL, parse_ip, &st->src_ip, "an IPv4 address") < 0 ||
-	    get_text(p, o, path, "dst_ip", NULL, parse_ip, &st->dst_ip,
-		     "an IPv4 address (the node port's)") < 0 ||
+	    get_text(p, o, path, "src_ip", NULL, parse_ip_any, &st->src_ip,
+		     "an IPv4 or IPv6 address") < 0 ||
+	    get_text(p, o, path, "dst_ip", NULL, parse_ip_any, &st->dst_ip,
+		     "an IPv4 or IPv6 address (the node port's)") < 0 ||
 	    get_text(p, o, path, "inner_src", "192.168.0.1", parse_ip, &st->inner_src,
 		     "an IPv4 address") < 0 ||
 	    get_i3_id(p, o, path, st) < 0 ||
 	    get_text(p, o, path, "inner_dst", st->i3 ? "0.0.0.0" : NULL, parse_ip,
 		     &st->inner_dst, "an IPv4 address") < 0)
 		return -1;
+	if (sp_ip_is_v4(&st->src_ip) != sp_ip_is_v4(&st->dst_ip))
+		return fail(p, path, "\"src_ip\" and \"dst_ip\" must be of one family");
+	st->outer_len = sp_ip_is_v4(&st->dst_ip) ? GEN_OUTER_LEN : GEN_OUTER6_LEN;
 	st->inner_len = st->i3 ? GEN_I3_INNER_LEN : GEN_IPV4_INNER_LEN;
 	if (get_uint(p, o, path, "src_port", 1, 65535, 4000, &v) < 0)
 		return -1;
@@ -299,7 +324,7 @@ parse_stream(struct parse *p, json_t *o, unsigned int i, double duration,
 	if (get_uint(p, o, path, "flows", 1, 1u << 24, 1, &v) < 0)
 		return -1;
 	st->flows = (uint32_t)v;
-	if (get_uint(p, o, path, "payload", 0, GEN_MAX_FRAME - GEN_OUTER_LEN - st->inner_len, 64,
+	if (get_uint(p, o, path, "payload", 0, GEN_MAX_FRAME - st->outer_len - st->inner_len, 64,
 		     &v) < 0)
 		return -1;
 	st->payload = (uint16_t)v;
