@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Keys and filters as the engine holds them: the 14 key bytes in a 16-byte
- * word pair, the last two bytes zero. Masked compares then cost two 64-bit
- * operations, and rte_acl may read whole 4-byte groups up to byte 15.
+ * Keys and filters as the engine holds them: the key's LK_KEY_BYTES bytes
+ * in 64-bit words, zero past them. Masked compares then cost a few 64-bit
+ * operations. The engine is built at one key width: SP_KEY_BYTES (14, the
+ * ipv4 and i3 code options') unless the build says otherwise
+ * (-DLK_KEY_BYTES=40: width.h names that instance's functions apart), so
+ * that a 14-byte slice pays nothing for wider keys. At 14 bytes, two words
+ * whose last two bytes are zero: rte_acl may read whole 4-byte groups up
+ * to byte 15.
  */
 #ifndef SP_LOOKUP_BITS_H
 #define SP_LOOKUP_BITS_H
@@ -17,11 +22,14 @@
 
 #include <slicepath/codeopt.h>
 
-#define LK_BYTES 16
+#include "width.h"
+
+#define LK_WORDS ((LK_KEY_BYTES + 7) / 8)
+#define LK_BYTES (8 * LK_WORDS)
 
 struct lk_bits {
 	union {
-		uint64_t w[2];
+		uint64_t w[LK_WORDS];
 		uint8_t b[LK_BYTES];
 	};
 };
@@ -31,20 +39,26 @@ struct lk_filter {
 	struct lk_bits mask;
 };
 
-/*
- * Two 8-byte loads (bytes 0-7 and 6-13) and two 8-byte stores: building the
- * word pair byte-wise and reading it back whole stalls on store forwarding.
- */
 static inline struct lk_bits
 lk_bits_of(const struct sp_key *k)
 {
 	struct lk_bits v;
+#if LK_KEY_BYTES == 14
+	/*
+	 * Two 8-byte loads (bytes 0-7 and 6-13) and two 8-byte stores: building
+	 * the word pair byte-wise and reading it back whole stalls on store
+	 * forwarding.
+	 */
 	uint64_t hi;
 
-	RTE_BUILD_BUG_ON(SP_KEY_BYTES != 14);
 	memcpy(&v.w[0], k->b, sizeof(v.w[0]));
 	memcpy(&hi, k->b + 6, sizeof(hi));
 	v.w[1] = rte_cpu_to_le_64(rte_le_to_cpu_64(hi) >> 16); /* bytes 8-13, then two zeros */
+#else
+	RTE_BUILD_BUG_ON(LK_KEY_BYTES > (int)sizeof(k->b));
+	memset(&v, 0, sizeof(v));
+	memcpy(v.b, k->b, LK_KEY_BYTES);
+#endif
 	return v;
 }
 
@@ -53,33 +67,42 @@ lk_filter_of(const struct sp_key *key, const struct sp_key *mask)
 {
 	struct lk_filter f = {.key = lk_bits_of(key), .mask = lk_bits_of(mask)};
 
-	f.key.w[0] &= f.mask.w[0];
-	f.key.w[1] &= f.mask.w[1];
+	for (unsigned int w = 0; w < LK_WORDS; w++)
+		f.key.w[w] &= f.mask.w[w];
 	return f;
 }
 
 static inline bool
 lk_match(const struct lk_filter *f, const struct lk_bits *k)
 {
-	return ((k->w[0] & f->mask.w[0]) == f->key.w[0]) &
-	       ((k->w[1] & f->mask.w[1]) == f->key.w[1]);
+	uint64_t diff = 0;
+
+	for (unsigned int w = 0; w < LK_WORDS; w++)
+		diff |= (k->w[w] & f->mask.w[w]) ^ f->key.w[w];
+	return diff == 0;
 }
 
 /* Some key matches both. */
 static inline bool
 lk_overlap(const struct lk_filter *a, const struct lk_filter *b)
 {
-	return (((a->key.w[0] ^ b->key.w[0]) & a->mask.w[0] & b->mask.w[0]) |
-		((a->key.w[1] ^ b->key.w[1]) & a->mask.w[1] & b->mask.w[1])) == 0;
+	uint64_t diff = 0;
+
+	for (unsigned int w = 0; w < LK_WORDS; w++)
+		diff |= (a->key.w[w] ^ b->key.w[w]) & a->mask.w[w] & b->mask.w[w];
+	return diff == 0;
 }
 
 /* Every key that matches inner matches outer. */
 static inline bool
 lk_covers(const struct lk_filter *outer, const struct lk_filter *inner)
 {
-	return ((outer->mask.w[0] & ~inner->mask.w[0]) | (outer->mask.w[1] & ~inner->mask.w[1]) |
-		((outer->key.w[0] ^ inner->key.w[0]) & outer->mask.w[0]) |
-		((outer->key.w[1] ^ inner->key.w[1]) & outer->mask.w[1])) == 0;
+	uint64_t diff = 0;
+
+	for (unsigned int w = 0; w < LK_WORDS; w++)
+		diff |= (outer->mask.w[w] & ~inner->mask.w[w]) |
+			((outer->key.w[w] ^ inner->key.w[w]) & outer->mask.w[w]);
+	return diff == 0;
 }
 
 /* The keys matching both a and b, which overlap. */
@@ -87,9 +110,8 @@ static inline struct lk_filter
 lk_intersect(const struct lk_filter *a, const struct lk_filter *b)
 {
 	struct lk_filter x;
-	unsigned int w;
 
-	for (w = 0; w < 2; w++) {
+	for (unsigned int w = 0; w < LK_WORDS; w++) {
 		x.mask.w[w] = a->mask.w[w] | b->mask.w[w];
 		x.key.w[w] = a->key.w[w] | b->key.w[w];
 	}

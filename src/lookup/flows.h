@@ -34,6 +34,7 @@
 #include <nmmintrin.h>
 #endif
 
+#include "bits.h"
 #include "lookup.h"
 
 /* Entries a slice, in sets of LK_FLOW_WAYS (a power of two): 64 KiB. */
@@ -42,9 +43,12 @@
 #define LK_FLOW_PERIOD 262144
 #define LK_FLOW_PROBE 256
 
+/* A key as the cache hashes and compares it: its bytes in 64-bit words (lk_flow_words()). */
+#define LK_FLOW_WORDS LK_WORDS
+
 struct lk_flow {
 	uint64_t epoch; /* of the view whose answer this is; 0: empty */
-	struct sp_key key;
+	uint64_t key[LK_FLOW_WORDS];
 	uint32_t pos; /* SP_LOOKUP_MISS: no filter matches */
 	struct sp_result res;
 } __rte_cache_aligned;
@@ -124,28 +128,39 @@ lk_flows_count(struct lk_flows *f, uint32_t n, uint32_t hits, bool used, bool ti
 	}
 }
 
-/* The key as two overlapping 64-bit words (bytes 0-7 and 6-13): hashed and compared whole. */
+/*
+ * The key as 64-bit words, hashed and compared whole: at 14 bytes two that
+ * overlap (bytes 0-7 and 6-13), two loads; wider, its bytes in turn.
+ */
 static inline void
-lk_flow_words(const struct sp_key *k, uint64_t w[2])
+lk_flow_words(const struct sp_key *k, uint64_t w[LK_FLOW_WORDS])
 {
-	RTE_BUILD_BUG_ON(SP_KEY_BYTES != 14);
+#if LK_KEY_BYTES == 14
 	memcpy(&w[0], &k->b[0], sizeof(w[0]));
 	memcpy(&w[1], &k->b[6], sizeof(w[1]));
+#else
+	RTE_BUILD_BUG_ON(LK_KEY_BYTES % 8 != 0);
+	memcpy(w, k->b, LK_KEY_BYTES);
+#endif
 }
 
 /*
- * CRC32-C of the two words. Where the build's -march has the instruction
+ * CRC32-C of the words. Where the build's -march has the instruction
  * (DPDK's x86 default, corei7, does), it itself: rte_hash_crc_8byte() asks
  * at every call which one the CPU has.
  */
 static inline uint32_t
-lk_flow_hash(const uint64_t w[2])
+lk_flow_hash(const uint64_t w[LK_FLOW_WORDS])
 {
+	uint32_t h = 0;
+
+	for (unsigned int i = 0; i < LK_FLOW_WORDS; i++)
 #ifdef __SSE4_2__
-	return (uint32_t)_mm_crc32_u64(_mm_crc32_u64(0, w[0]), w[1]);
+		h = (uint32_t)_mm_crc32_u64(h, w[i]);
 #else
-	return rte_hash_crc_8byte(w[1], rte_hash_crc_8byte(w[0], 0));
+		h = rte_hash_crc_8byte(w[i], h);
 #endif
+	return h;
 }
 
 /* The key's set: LK_FLOW_WAYS entries. */
@@ -156,17 +171,18 @@ lk_flow_set(struct lk_flows *f, uint32_t h)
 }
 
 static inline bool
-lk_flow_holds(const struct lk_flow *e, uint64_t epoch, const uint64_t w[2])
+lk_flow_holds(const struct lk_flow *e, uint64_t epoch, const uint64_t w[LK_FLOW_WORDS])
 {
-	uint64_t ew[2];
+	uint64_t diff = e->epoch ^ epoch;
 
-	lk_flow_words(&e->key, ew);
-	return e->epoch == epoch && ew[0] == w[0] && ew[1] == w[1];
+	for (unsigned int i = 0; i < LK_FLOW_WORDS; i++)
+		diff |= e->key[i] ^ w[i];
+	return diff == 0;
 }
 
 /* The entry of the set that holds the key for the view of epoch, or NULL. */
 static inline const struct lk_flow *
-lk_flow_find(const struct lk_flow *set, uint64_t epoch, const uint64_t w[2])
+lk_flow_find(const struct lk_flow *set, uint64_t epoch, const uint64_t w[LK_FLOW_WORDS])
 {
 	for (unsigned int i = 0; i < LK_FLOW_WAYS; i++)
 		if (lk_flow_holds(&set[i], epoch, w))

@@ -466,9 +466,9 @@ sp_lookup_read(const struct sp_lookup *t, uint16_t slice, uint32_t pos, struct s
 		rc = -ENOENT;
 	if (rc == 0) {
 		slot = &s->truth[pos];
-		memcpy(f->key.b, slot->f.key.b, SP_KEY_BYTES);
-		memcpy(f->mask.b, slot->f.mask.b, SP_KEY_BYTES);
-		f->result = slot->res;
+		*f = (struct sp_filter){.result = slot->res}; /* zero past the width */
+		memcpy(f->key.b, slot->f.key.b, LK_KEY_BYTES);
+		memcpy(f->mask.b, slot->f.mask.b, LK_KEY_BYTES);
 		*hits = lk_hits_now(&s->hits, pos) - slot->hits_zero;
 	}
 	pthread_mutex_unlock(&w->lock);

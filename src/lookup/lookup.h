@@ -32,6 +32,7 @@
 #include <slicepath/codeopt.h>
 
 #include "../common/limits.h"
+#include "width.h"
 
 #define SP_LOOKUP_MISS UINT32_MAX
 #define SP_LOOKUP_DEFAULT_CAPACITY SP_DEFAULT_NPE_FILTERS

@@ -17,6 +17,7 @@
 #include "base.h"
 #include "breathe.h"
 #include "lookup.h"
+#include "tree_key.h"
 
 /* Leaves this small are scanned; a larger set is cut again (the first try: plans below). */
 #define LEAF_MAX 16
@@ -36,20 +37,13 @@
 #define REF_COUNT_MAX 0x7fu /* this count: scan up to the sentinel entry (pos LK_NONE) */
 #define REF_START_MASK ((1u << REF_COUNT_SHIFT) - 1)
 
-/* The key bytes each field stands for. */
-static const struct {
-	uint8_t first, len;
-} fields[LK_TREE_FIELDS] = {{0, 4}, {4, 4}, {8, 2}, {10, 2}, {12, 1}, {13, 1}};
-
 /*
  * A node: one cache line. Child c holds the values in [thr[c - 1], thr[c]).
- * Thresholds are stored with the top bit flipped (FLIP), as are the key's
- * fields (tkey), so that x86's signed compares order them as unsigned. The
+ * Thresholds are stored FLIPped (tree_key.h), as are the key's fields. The
  * thresholds come first, so that an AVX2 step compares them in one 32-byte
  * vector: its eighth lane, the field's word, counts for nothing (the last
  * child is the answer past the seventh threshold anyway).
  */
-#define FLIP 0x80000000u
 
 struct lk_tnode {
 	uint32_t thr[LK_TREE_WAYS - 1]; /* FLIPped */
@@ -59,26 +53,8 @@ struct lk_tnode {
 	uint32_t child[LK_TREE_WAYS];
 } __rte_aligned(64);
 
-/*
- * A leaf's entry, 32 bytes: the box as the ternary filter it is (key bytes
- * and mask bytes: a prefix in each field is a mask), compared in one
- * vector, and the answer a lookup reads, so that a match needs no other
- * line: the position and the result's index packed in 32 bits (lk_tree's
- * res_bits), split over the two vectors' spare bytes.
- */
-#define KEY_LANES 16 /* a vector: the key's SP_KEY_BYTES, then the answer's half */
-
-struct lk_tleaf {
-	uint8_t key[SP_KEY_BYTES];
-	uint16_t answer_hi;
-	uint8_t mask[SP_KEY_BYTES];
-	uint16_t answer_lo;
-};
-
+/* A leaf's entry (tree_key.h): a box as a lookup compares it, and the answer it gives. */
 #define NODE_UNITS (sizeof(struct lk_tnode) / sizeof(struct lk_tleaf)) /* a node's room in entries */
-
-/* The answer that ends a leaf scanned to its end (REF_COUNT_MAX): no position packs to it. */
-#define ANSWER_END UINT32_MAX
 
 /*
  * Boxes wide in a field are copied into every child of a cut on it. One
@@ -117,22 +93,6 @@ struct lk_tree {
 	uint32_t nb_entries;
 	struct lk_tleaf *block; /* the nodes, then the leaves' entries (REF_LEAF) */
 };
-
-static uint32_t
-field_of(const uint8_t *b, unsigned int f)
-{
-	uint32_t v = 0;
-
-	for (unsigned int j = 0; j < fields[f].len; j++)
-		v = v << 8 | b[fields[f].first + j];
-	return v;
-}
-
-static uint32_t
-field_max(unsigned int f)
-{
-	return (uint32_t)((1ull << (8 * fields[f].len)) - 1);
-}
 
 bool
 lk_tree_takes(const struct lk_filter *f)
@@ -226,27 +186,11 @@ grow(void **arr, uint32_t *cap, uint32_t need, size_t size)
 }
 
 static struct lk_tleaf
-leaf_with_answer(uint32_t answer)
-{
-	return (struct lk_tleaf){.answer_hi = (uint16_t)(answer >> 16), .answer_lo = (uint16_t)answer};
-}
-
-static struct lk_tleaf
 leaf_entry(const struct lk_tree_box *b, uint32_t res_bits)
 {
 	uint32_t res_none = (1u << res_bits) - 1;
-	struct lk_tleaf e = leaf_with_answer(b->pos << res_bits |
-					     (b->res < res_none ? b->res : res_none));
 
-	/* A prefix interval [lo, hi]: the bits lo and hi share are the key's, the others free. */
-	for (unsigned int f = 0; f < LK_TREE_FIELDS; f++)
-		for (unsigned int j = 0; j < fields[f].len; j++) {
-			unsigned int shift = 8 * (fields[f].len - 1 - j);
-
-			e.key[fields[f].first + j] = (uint8_t)(b->lo[f] >> shift);
-			e.mask[fields[f].first + j] = (uint8_t)(~(b->lo[f] ^ b->hi[f]) >> shift);
-		}
-	return e;
+	return leaf_entry_of(b, b->pos << res_bits | (b->res < res_none ? b->res : res_none));
 }
 
 /* A leaf of the boxes of rs (ascending) not shadowed within r by one before them. */
@@ -457,13 +401,13 @@ build(struct builder *bd, uint32_t *rs, uint32_t n, const struct region *r, unsi
 	return make_node(bd, rs, n, r, &best, depth);
 }
 
-/* Which tree a box goes to: narrow in field 0, else narrow in field 1, else neither. */
+/* Which tree a box goes to: narrow in the first group field, else in the second, else neither. */
 static unsigned int
 group_of(const struct lk_tree_box *b, bool grouped)
 {
-	if (!grouped || b->hi[0] - b->lo[0] < (1u << NARROW_BITS))
+	if (!grouped || b->hi[GROUP_FIELD_A] - b->lo[GROUP_FIELD_A] < (1u << NARROW_BITS))
 		return 0;
-	if (b->hi[1] - b->lo[1] < (1u << NARROW_BITS))
+	if (b->hi[GROUP_FIELD_B] - b->lo[GROUP_FIELD_B] < (1u << NARROW_BITS))
 		return 1;
 	return 2;
 }
@@ -596,61 +540,6 @@ lk_tree_entries(const struct lk_tree *t)
 
 /* ----------------------------------------------------------------------- lookup */
 
-/* A key: its fields for the nodes (FLIPped), and its bytes as a vector for the leaves (lk_tleaf). */
-struct tkey {
-	uint32_t v[LK_TREE_FIELDS];
-	uint8_t b[KEY_LANES] __rte_aligned(KEY_LANES);
-};
-
-/* In place: a struct returned would be copied into the burst's array (three vectors' loads and stores). */
-static inline void
-tkey_fill(struct tkey *k, const uint8_t *b)
-{
-	uint32_t w0, w1;
-	uint16_t h2, h3;
-
-	memcpy(&w0, b, 4);
-	memcpy(&w1, b + 4, 4);
-	memcpy(&h2, b + 8, 2);
-	memcpy(&h3, b + 10, 2);
-	k->v[0] = rte_be_to_cpu_32(w0) ^ FLIP;
-	k->v[1] = rte_be_to_cpu_32(w1) ^ FLIP;
-	k->v[2] = rte_be_to_cpu_16(h2) ^ FLIP;
-	k->v[3] = rte_be_to_cpu_16(h3) ^ FLIP;
-	k->v[4] = b[12] ^ FLIP;
-	k->v[5] = b[13] ^ FLIP;
-	memcpy(k->b, b, SP_KEY_BYTES);
-	memset(&k->b[SP_KEY_BYTES], 0, KEY_LANES - SP_KEY_BYTES);
-}
-
-/* Does the leaf entry hold the key: are the key's bits under the mask the entry's? */
-static inline bool
-leaf_holds(const struct lk_tleaf *e, const struct tkey *k)
-{
-#ifdef RTE_ARCH_X86
-	/* The vectors' last two lanes are the answer's halves: left out of the compare. */
-	const unsigned int key_lanes = (1u << SP_KEY_BYTES) - 1;
-	__m128i d = _mm_and_si128(_mm_xor_si128(_mm_loadu_si128((const __m128i *)e->key),
-						_mm_load_si128((const __m128i *)k->b)),
-				  _mm_loadu_si128((const __m128i *)e->mask));
-	unsigned int same = (unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(d, _mm_setzero_si128()));
-
-	return (same & key_lanes) == key_lanes;
-#else
-	unsigned int diff = 0;
-
-	for (unsigned int j = 0; j < SP_KEY_BYTES; j++)
-		diff |= (k->b[j] ^ e->key[j]) & e->mask[j];
-	return diff == 0;
-#endif
-}
-
-static inline uint32_t
-answer_of(const struct lk_tleaf *e)
-{
-	return (uint32_t)e->answer_hi << 16 | e->answer_lo;
-}
-
 /* The child holding the key of fields kv (tkey's v): past as many thresholds as are at most its field. */
 static __rte_always_inline uint32_t
 node_step(const struct lk_tnode *node, const uint32_t *kv)
@@ -716,21 +605,24 @@ prefetch_ref(const struct lk_tleaf *block, uint32_t ref)
 	rte_prefetch0(at + ref / REF_LEAF * RTE_CACHE_LINE_SIZE);
 }
 
+/* How a leaf's entry is compared: leaf_holds() or its AVX2 form, a constant where inlined. */
+typedef bool (*holds_fn)(const struct lk_tleaf *e, const struct tkey *k);
+
 /* The leaf's first entry holding the key, or NULL. */
-static inline const struct lk_tleaf *
-scan_leaf(const struct lk_tree *t, uint32_t ref, const struct tkey *k)
+static __rte_always_inline const struct lk_tleaf *
+scan_leaf(const struct lk_tree *t, uint32_t ref, const struct tkey *k, holds_fn holds)
 {
 	uint32_t count = (ref >> REF_COUNT_SHIFT) & REF_COUNT_MAX;
 	const struct lk_tleaf *e = ref_at(t, ref);
 
 	if (count == REF_COUNT_MAX) {
 		for (; answer_of(e) != ANSWER_END; e++)
-			if (leaf_holds(e, k))
+			if (holds(e, k))
 				return e;
 		return NULL;
 	}
 	for (uint32_t i = 0; i < count; i++)
-		if (leaf_holds(&e[i], k))
+		if (holds(&e[i], k))
 			return &e[i];
 	return NULL;
 }
@@ -776,7 +668,7 @@ lk_tree_walk(const struct lk_tree *t, const uint8_t *key, struct sp_lookup_walk 
 		uint32_t length = leaf_length(t, ref[g]), compared = 0;
 
 		if (pos > t->first[g]) {
-			const struct lk_tleaf *e = scan_leaf(t, ref[g], &k);
+			const struct lk_tleaf *e = scan_leaf(t, ref[g], &k, leaf_holds);
 
 			compared = e != NULL ? (uint32_t)(e - (const struct lk_tleaf *)ref_at(t, ref[g])) + 1
 					     : length;
@@ -796,11 +688,12 @@ lk_tree_walk(const struct lk_tree *t, const uint8_t *key, struct sp_lookup_walk 
  * one path's worth of misses, not one per key and tree in turn. Keys of
  * other slices walk together as well as a slice's own. Each pass takes the
  * walks not yet in a leaf only, listed without a branch. step: node_step()
- * or its AVX2 form, a constant where this is inlined.
+ * or its AVX2 form, and holds leaf_holds() or its, constants where this is
+ * inlined.
  */
 static __rte_always_inline void
 classify(const struct lk_tree *const *trees, const uint8_t *const *keys, struct lk_tree_hit *hits,
-	 uint32_t n, uint32_t (*step)(const struct lk_tnode *, const uint32_t *))
+	 uint32_t n, uint32_t (*step)(const struct lk_tnode *, const uint32_t *), holds_fn holds)
 {
 	struct tkey k[LK_BURST];
 	/* Walk w = g * LK_BURST + i: tree g of key i. Its block and key's fields, a load each a step. */
@@ -845,7 +738,7 @@ classify(const struct lk_tree *const *trees, const uint8_t *const *keys, struct 
 
 		hits[i].pos = LK_NONE;
 		for (uint32_t g = 0; g < t->nb_roots && hits[i].pos > t->first[g]; g++) {
-			const struct lk_tleaf *e = scan_leaf(t, ref[g * LK_BURST + i], &k[i]);
+			const struct lk_tleaf *e = scan_leaf(t, ref[g * LK_BURST + i], &k[i], holds);
 			uint32_t answer = e != NULL ? answer_of(e) : 0;
 
 			if (e != NULL && answer >> t->res_bits < hits[i].pos)
@@ -861,7 +754,7 @@ static void
 classify_default(const struct lk_tree *const *trees, const uint8_t *const *keys,
 	     struct lk_tree_hit *hits, uint32_t n)
 {
-	classify(trees, keys, hits, n, node_step);
+	classify(trees, keys, hits, n, node_step, leaf_holds);
 }
 
 #ifdef RTE_ARCH_X86
@@ -869,7 +762,7 @@ static __attribute__((target("avx2"))) void
 classify_avx2(const struct lk_tree *const *trees, const uint8_t *const *keys,
 	      struct lk_tree_hit *hits, uint32_t n)
 {
-	classify(trees, keys, hits, n, node_step_avx2);
+	classify(trees, keys, hits, n, node_step_avx2, leaf_holds_avx2);
 }
 #endif
 

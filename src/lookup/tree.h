@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A slice's filters as a decision tree (base.h): the filters whose mask is
- * a prefix within each field of the key (bytes 0-3, 4-7, 8-9, 10-11, 12,
- * 13: addresses, ports, protocol, for the ipv4 code option) are boxes in
- * those six fields. Each node cuts its part of the key space on one field
+ * a prefix within each field of the key (at 14 bytes 0-3, 4-7, 8-9, 10-11,
+ * 12, 13: addresses, ports, protocol, for the ipv4 code option; at 40 the
+ * addresses' eight words, the ports and the last word: tree_key.h) are
+ * boxes in those fields. Each node cuts its part of the key space on one field
  * into up to LK_TREE_WAYS intervals (HyperSplit's balanced splits, several
  * at once so that a node is one cache line and the tree a few lines deep);
  * a leaf lists the few boxes that reach it, in position order, so the first
@@ -23,7 +24,12 @@
 
 #include "bits.h"
 
+/* The fields of the key the nodes cut (tree_key.h): 14 bytes in 6, 40 in 11. */
+#if LK_KEY_BYTES == 14
 #define LK_TREE_FIELDS 6
+#else
+#define LK_TREE_FIELDS 11
+#endif
 #define LK_TREE_WAYS 8 /* children of a node: 7 thresholds and 8 references in 64 bytes */
 
 /*
@@ -61,8 +67,8 @@ struct lk_tree *lk_tree_build(const struct lk_tree_box *boxes, uint32_t n, int s
 void lk_tree_free(struct lk_tree *t);
 
 /*
- * hits[i]: the box of trees[i] of the lowest position holding the 14 key
- * bytes at keys[i] (pos LK_NONE if none), n <= LK_BURST. The keys walk
+ * hits[i]: the box of trees[i] of the lowest position holding the
+ * LK_KEY_BYTES key bytes at keys[i] (pos LK_NONE if none), n <= LK_BURST. The keys walk
  * their trees together, a level at a time, each key's next line prefetched
  * while the others take their step.
  */

@@ -182,7 +182,7 @@ struct lk_chunk {
 	const struct lk_base *base[LK_BURST];
 	struct lk_tree_hit hit[LK_BURST];
 	/* Each entry's key as the flow cache hashes it, and its set. */
-	uint64_t w[LK_BURST][2];
+	uint64_t w[LK_BURST][LK_FLOW_WORDS];
 	uint32_t h[LK_BURST];
 	struct lk_flow *set[LK_BURST];
 };
@@ -358,7 +358,7 @@ settle(const struct lk_batch *b, uint32_t first, const struct lk_chunk *c, struc
 			continue; /* no cache, or the run had the key before */
 		e = lk_flow_victim(c->set[i - first], v->epoch, c->h[i - first]);
 		e->epoch = v->epoch;
-		e->key = *batch_key(b, i);
+		memcpy(e->key, c->w[i - first], sizeof(e->key));
 		e->pos = pos;
 		if (pos != SP_LOOKUP_MISS)
 			e->res = *res;
