@@ -39,7 +39,7 @@ extern "C" {
 #endif
 
 /* Bump on any incompatible change of this header. */
-#define SP_CODEOPT_ABI 4
+#define SP_CODEOPT_ABI 5
 
 enum sp_verdict {
 	SP_FORWARD = 0,

@@ -14,12 +14,16 @@
 extern "C" {
 #endif
 
-/* The lookup key: 112 bits, opaque to the lookup engine. Bytes compare in
- * order, so put the field that prefixes are taken on first, in network order.
+/* The lookup key, opaque to the lookup engine: 112 bits (SP_KEY_BYTES) for
+ * the code options that say no other width, up to SP_KEY_MAX_BYTES for
+ * those that do (the ipv6 option's 37), the bytes past a slice's width
+ * zero. Bytes compare in order, so put the field that prefixes are taken
+ * on first, in network order.
  */
 #define SP_KEY_BYTES 14
+#define SP_KEY_MAX_BYTES 40
 struct sp_key {
-	uint8_t b[SP_KEY_BYTES];
+	uint8_t b[SP_KEY_MAX_BYTES];
 };
 
 #define SP_RESULT_DATA_BYTES 8

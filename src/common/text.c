@@ -212,7 +212,7 @@ sp_format_rate(uint64_t bps, char *buf, size_t len)
 int
 sp_parse_hex_key(const char *s, struct sp_key *k)
 {
-	struct sp_key tmp;
+	struct sp_key tmp = {{0}};
 	size_t n;
 
 	if (s == NULL || k == NULL || sp_parse_hex_bytes(s, tmp.b, SP_KEY_BYTES, &n) < 0 ||

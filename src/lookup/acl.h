@@ -14,6 +14,7 @@
 #ifndef SP_LOOKUP_ACL_H
 #define SP_LOOKUP_ACL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -35,6 +36,8 @@ struct lk_acl {
 	struct rte_acl_ctx **ctx;
 };
 
+#if LK_KEY_BYTES == 14
+
 /* Is the filter's mask a prefix within each of rte_acl's fields? */
 bool lk_acl_takes(const struct lk_filter *f);
 /* The lowest value of key bytes 8-11 (big-endian) a filter it takes matches. */
@@ -55,5 +58,61 @@ void lk_acl_classify(const struct lk_base *b, const struct lk_acl *a, const uint
 
 /* Which rte_acl classify method the contexts use. */
 const char *lk_acl_method(void);
+
+#else
+
+/*
+ * rte_acl's forms are laid out for 14-byte keys (their fields are the ipv4
+ * option's): a wider table has the tree (sp_lookup_create() refuses the
+ * other forms), rte_acl holds none of its filters and is never asked.
+ */
+static inline bool
+lk_acl_takes(const struct lk_filter *f)
+{
+	(void)f;
+	return false;
+}
+
+static inline uint32_t
+lk_acl_ports_lo(const struct lk_filter *f)
+{
+	(void)f;
+	return 0;
+}
+
+static inline int
+lk_acl_build(const struct lk_base *b, struct lk_acl *a, bool ranges, int socket)
+{
+	(void)b, (void)a, (void)ranges, (void)socket;
+	return -ENOTSUP;
+}
+
+static inline void
+lk_acl_free(struct lk_acl *a)
+{
+	(void)a;
+}
+
+static inline bool
+lk_acl_ranges_pay(const struct lk_base *b)
+{
+	(void)b;
+	return false;
+}
+
+static inline void
+lk_acl_classify(const struct lk_base *b, const struct lk_acl *a, const uint8_t *const *keys,
+		uint32_t *idx, uint32_t n)
+{
+	(void)b, (void)a, (void)keys, (void)idx, (void)n;
+}
+
+static inline const char *
+lk_acl_method(void)
+{
+	return "none";
+}
+
+#endif
 
 #endif

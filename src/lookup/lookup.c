@@ -63,7 +63,9 @@ sp_lookup_create(const struct sp_lookup_params *p)
 	struct sp_lookup *t;
 	int rc;
 
-	if (p == NULL || p->capacity == 0 || p->max_slices == 0) {
+	/* rte_acl's forms hold 14-byte keys only (acl.h). */
+	if (p == NULL || p->capacity == 0 || p->max_slices == 0 ||
+	    (LK_KEY_BYTES != 14 && p->form != SP_LOOKUP_FORM_AUTO && p->form != SP_LOOKUP_FORM_TREE)) {
 		rte_errno = EINVAL;
 		return NULL;
 	}

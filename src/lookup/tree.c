@@ -498,6 +498,9 @@ res_bits_for(const struct lk_tree_box *boxes, uint32_t n)
 struct lk_tree *
 lk_tree_build(const struct lk_tree_box *boxes, uint32_t n, int socket)
 {
+	/* A leaf entry: half a line at 14 bytes, a line at 40 (tree_key.h); a node, a line. */
+	RTE_BUILD_BUG_ON(sizeof(struct lk_tleaf) != (LK_KEY_BYTES == 14 ? 32 : 64) ||
+			 sizeof(struct lk_tnode) != RTE_CACHE_LINE_SIZE);
 	uint32_t *rs = malloc(((size_t)n + 1) * sizeof(*rs));
 	struct lk_tree *t = rs != NULL ? rte_malloc_socket("lk_tree", sizeof(*t), 0, socket) : NULL;
 

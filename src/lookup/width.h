@@ -19,6 +19,10 @@
 #define LK_KEY_BYTES SP_KEY_BYTES
 #endif
 
+#if LK_KEY_BYTES != SP_KEY_BYTES && LK_KEY_BYTES != SP_KEY_MAX_BYTES
+#error "the lookup engine is built for SP_KEY_BYTES or SP_KEY_MAX_BYTES keys"
+#endif
+
 #if LK_KEY_BYTES != SP_KEY_BYTES
 /* The API (lookup.h). */
 #define sp_lookup sp_lookup_wide

@@ -27,7 +27,8 @@ read_slot(const struct sp_missed_slot *s, struct sp_missed_key *k)
 		k->nth = seq / 2 - 1;
 		k->in_ep = (uint16_t)info;
 		k->injected = (info & SP_MISSED_INJECTED) != 0;
-		memcpy(k->key.b, w, sizeof(k->key.b));
+		memset(&k->key, 0, sizeof(k->key));
+		memcpy(k->key.b, w, SP_KEY_BYTES);
 		return true;
 	}
 	return false;

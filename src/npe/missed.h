@@ -74,7 +74,7 @@ sp_missed_end(struct sp_missed *m, struct sp_missed_slot *s, const struct sp_key
 {
 	uint64_t k[2] = {0, 0};
 
-	memcpy(k, key->b, sizeof(key->b));
+	memcpy(k, key->b, SP_KEY_BYTES); /* the 14 bytes of the options that record misses */
 	__atomic_store_n(&s->tsc, tsc, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->info, in_ep | (injected ? SP_MISSED_INJECTED : 0), __ATOMIC_RELAXED);
 	__atomic_store_n(&s->key[0], k[0], __ATOMIC_RELAXED);
