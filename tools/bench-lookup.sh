@@ -10,7 +10,7 @@
 # joined into all.csv and summarized at the end.
 #
 # usage: tools/bench-lookup.sh [-q] [-d SECONDS] [-n KEYS] [-S SLICES [-R]] [-b KEYS]
-#                              [-e sp|acl|both] [-U] [-w RATE] [-W] [-P] [-o DIR] [SET...]
+#                              [-e sp|acl|both] [-U] [-w RATE] [-W] [-P] [-6] [-o DIR] [SET...]
 #   -q          quick: the 1K sets only
 #   -d SECONDS  time per measurement (default 3)
 #   -n KEYS     random keys for the sets without a trace (default 100000)
@@ -27,6 +27,8 @@
 #               valgrind's callgrind, which simulates the caches and branches of one pass
 #               over every key, an engine at a time, printed a key (no PMU needed); the
 #               timed figures of such a run are valgrind's, not the machine's
+#   -6          the sets in IPv6 (a.b.c.d/n as 2001:db8:ab:cd::/(32 + n)), 37-byte keys,
+#               the engine's 40-byte build; sp only (-e sp is implied)
 #   -o DIR      logs and CSV files (default /tmp/slicepath-bench-lookup)
 #   SET...      set names (acl1_10K, fw1_100k, ...) instead of the default list
 #   environment: SLICEPATH_BUILD_DIR (default build), SLICEPATH_DATA (default
@@ -67,10 +69,11 @@ PROFILE=0
 
 SLICES=1
 ROUNDS=()
+IPV6=()
 BURST=32
 
-usage() { sed -n '3,31p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
-while getopts "qd:n:S:Rb:e:Uw:WPo:h" opt; do
+usage() { sed -n '3,33p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+while getopts "qd:n:S:Rb:e:Uw:WP6o:h" opt; do
 	case "$opt" in
 	q) QUICK=1 ;;
 	d) DURATION="$OPTARG" ;;
@@ -83,6 +86,7 @@ while getopts "qd:n:S:Rb:e:Uw:WPo:h" opt; do
 	w) WRITE_OPTS+=(-w "$OPTARG") ;;
 	W) WRITE_OPTS+=(-W) ;;
 	P) PROFILE=1 ;;
+	6) IPV6=(-6) ENGINE=sp ;;
 	o) WORK="$OPTARG" ;;
 	h) usage 0 ;;
 	*) usage 1 ;;
@@ -138,7 +142,7 @@ for s in $SETS; do
 	fi
 	# shellcheck disable=SC2086 # args is a list of options
 	if ! "${run[@]}" "${EAL[@]}" -- $args "${ROUNDS[@]}" -b "$BURST" -d "$DURATION" --engine "$ENGINE" "${UPDATES[@]}" "${WRITE_OPTS[@]}" \
-		"${profile[@]}" --csv "$WORK/$s.csv" 2>&1 | tee "$WORK/$s.log"; then
+		"${IPV6[@]}" "${profile[@]}" --csv "$WORK/$s.csv" 2>&1 | tee "$WORK/$s.log"; then
 		log "$s: FAILED (see $WORK/$s.log)"
 		status=1
 	fi

@@ -682,12 +682,22 @@ count_rx(struct sp_lcore_stats *st, uint16_t slice, uint16_t endpoint, uint32_t 
 	}
 }
 
-/* The packet is its slice's from here: the metadata the NPE starts from. */
+/*
+ * The packet is its slice's from here: the metadata the NPE starts from,
+ * all else zero but the key, which the code option's parse() writes (as
+ * wide as its key is: docs/codeopt.md), in as few stores as the compiler
+ * finds.
+ */
 static __rte_always_inline void
 hand_over(struct rte_mbuf *m, uint16_t slice, uint16_t endpoint, struct sp_decap_out *out)
 {
-	/* All else zero, in as few stores as the compiler finds. */
-	*sp_meta(m) = (struct sp_meta){.slice = slice, .in_ep = endpoint, .verdict = SP_FORWARD};
+	struct sp_meta *meta = sp_meta(m);
+
+	memset(meta, 0, offsetof(struct sp_meta, key));
+	meta->slice = slice;
+	meta->in_ep = endpoint;
+	meta->verdict = SP_FORWARD;
+	memset(&meta->result, 0, sizeof(meta->result));
 	out->fwd[out->nb_fwd++] = m;
 }
 

@@ -170,14 +170,15 @@ lk_flow_set(struct lk_flows *f, uint32_t h)
 	return &f->e[(h & (LK_FLOWS / LK_FLOW_WAYS - 1)) * LK_FLOW_WAYS];
 }
 
+/* Compared as it goes: an entry of another view, or another key's, mostly differs at once. */
 static inline bool
 lk_flow_holds(const struct lk_flow *e, uint64_t epoch, const uint64_t w[LK_FLOW_WORDS])
 {
-	uint64_t diff = e->epoch ^ epoch;
+	bool same = e->epoch == epoch;
 
 	for (unsigned int i = 0; i < LK_FLOW_WORDS; i++)
-		diff |= e->key[i] ^ w[i];
-	return diff == 0;
+		same = same && e->key[i] == w[i];
+	return same;
 }
 
 /* The entry of the set that holds the key for the view of epoch, or NULL. */

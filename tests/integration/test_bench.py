@@ -283,6 +283,28 @@ def test_lookup_profile_smoke(tmp_path):
 
 
 @pytest.mark.skipif(not (CLASSBENCH / "hypersplit").is_dir(), reason="no ClassBench data")
+def test_lookup_ipv6_smoke(tmp_path):
+    """tools/bench-lookup.sh -6: the set's trace answered by the engine's 40-byte build on
+    37-byte IPv6 keys, every key as the rules say; -6 with rte_acl is refused."""
+    env = {**os.environ, "BENCH_EAL": "--no-huge -m 512 --no-pci -l 0,1"}
+    r = subprocess.run(["bash", str(REPO / "tools" / "bench-lookup.sh"), "-6", "-U", "-d", "0.1",
+                        "-o", str(tmp_path), "fw1_1K"], capture_output=True, text=True,
+                       timeout=600, env=env)
+    print(r.stdout, r.stderr)
+    assert r.returncode == 0, r.stderr
+    assert "in IPv6: a.b.c.d/n as 2001:db8:ab:cd::/(32 + n), keys of 37 bytes" in r.stdout
+    verified = re.search(r"  sp: (\d+) of (\d+) keys verified, 0 mismatches", r.stdout)
+    assert verified and verified.group(1) == verified.group(2) and int(verified.group(1)) > 0, \
+        r.stdout
+    assert "fw1_1K.v6" in (tmp_path / "all.csv").read_text()
+    bad = subprocess.run([str(BUILD / "tools" / "bench-lookup" / "sp-bench-lookup"),
+                          "--no-huge", "-m", "512", "--no-pci", "-l", "0", "--", "-r",
+                          str(CLASSBENCH / "hypersplit" / "rules" / "fw1_1K"), "-6",
+                          "--engine", "both"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and "usage: sp-bench-lookup" in bad.stderr, bad
+
+
+@pytest.mark.skipif(not (CLASSBENCH / "hypersplit").is_dir(), reason="no ClassBench data")
 def test_lookup_rounds_smoke(tmp_path):
     """tools/bench-lookup.sh -S 8 -R: sp looks up a round of every slice's burst in one
     call, each key's answer checked against the rules; -R without slices is refused."""

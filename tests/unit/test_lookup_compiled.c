@@ -29,19 +29,26 @@
 #include <rte_memory.h>
 #include <rte_vect.h>
 
+#include <slicepath/ipv4.h>
+#include <slicepath/ipv6.h>
+
 #include "sp_test.h"
 #include "lookup/lookup.h"
 #include "common/range.h"
 
-/* Where the key's fields lie. */
+/* Where the key's fields lie: the ipv4 option's key, or the IPv6 5-tuple's. */
 #if LK_KEY_BYTES == 14
 #define ADDR_BYTES 4
-#define PORTS_AT 8
-#define PROTO_AT 12
+#define DST_AT SP_IPV4_KEY_DST
+#define SRC_AT SP_IPV4_KEY_SRC
+#define PORTS_AT SP_IPV4_KEY_SPORT
+#define PROTO_AT SP_IPV4_KEY_PROTO
 #else
 #define ADDR_BYTES 16
-#define PORTS_AT 32
-#define PROTO_AT 36
+#define DST_AT SP_IPV6_KEY_DST
+#define SRC_AT SP_IPV6_KEY_SRC
+#define PORTS_AT SP_IPV6_KEY_SPORT
+#define PROTO_AT SP_IPV6_KEY_NH
 #endif
 
 #define QUOTA 4096
@@ -121,8 +128,8 @@ make_rules(struct ref *table, struct ref *orig)
 		uint16_t lo, hi;
 		int ns, nd;
 
-		rnd_prefix(&f, 0);
-		rnd_prefix(&f, ADDR_BYTES);
+		rnd_prefix(&f, DST_AT);
+		rnd_prefix(&f, SRC_AT);
 		rnd_range(&lo, &hi);
 		ns = sp_range_to_prefixes(lo, hi, sp, SP_RANGE_MAX_PREFIXES);
 		rnd_range(&lo, &hi);

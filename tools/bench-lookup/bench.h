@@ -85,6 +85,8 @@ bench_burst_slice(const struct bench_set *s, size_t first)
 int bench_set_load(struct bench_set *s, const char *rules, const char *trace, size_t nb_random,
 		   uint16_t nb_slices, uint16_t burst, bool rounds);
 void bench_set_free(struct bench_set *s);
+/* The set's filters and keys in the IPv6 5-tuple's key instead (-6, ipv6_map.c). */
+void bench_set_to_ipv6(struct bench_set *s);
 
 struct engine;
 
@@ -130,6 +132,7 @@ struct engine {
 };
 
 extern const struct engine_ops sp_engine_ops;
+extern const struct engine_ops sp_wide_engine_ops; /* the same, the engine's 40-byte build */
 extern const struct engine_ops acl_engine_ops;        /* the filters, 14 bitmask bytes */
 extern const struct engine_ops acl_ranges_engine_ops; /* the rules, 5 native fields */
 

@@ -354,7 +354,12 @@ sp_free(struct engine *e)
 	e->priv = NULL;
 }
 
+/* Built twice (meson.build): as the daemon's 14-byte engine, and its 40-byte build for -6. */
+#if LK_KEY_BYTES == SP_KEY_BYTES
 const struct engine_ops sp_engine_ops = {
+#else
+const struct engine_ops sp_wide_engine_ops = {
+#endif
 	.name = "sp",
 	.build = sp_build,
 	.lookup = sp_lookup,
