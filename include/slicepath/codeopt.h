@@ -65,8 +65,9 @@ struct sp_meta {
 	uint16_t out_ep;   /* node endpoint it leaves from, set by the framework */
 	uint32_t queue;    /* physical queue, set by the framework */
 	uint32_t filter;   /* matched filter, set by the lookup; SP_FILTER_NONE if routed */
-	struct sp_key key; /* set by parse() */
 	struct sp_result result; /* set by the lookup */
+	uint8_t reserved2[8];    /* 0: the key starts a cache line of its own */
+	struct sp_key key;       /* set by parse() */
 };
 
 static inline struct sp_meta *

@@ -697,7 +697,6 @@ hand_over(struct rte_mbuf *m, uint16_t slice, uint16_t endpoint, struct sp_decap
 	meta->slice = slice;
 	meta->in_ep = endpoint;
 	meta->verdict = SP_FORWARD;
-	memset(&meta->result, 0, sizeof(meta->result));
 	out->fwd[out->nb_fwd++] = m;
 }
 
